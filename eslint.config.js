@@ -1,0 +1,55 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const coreOnly = {
+  // The boundary of the design card: core imports nothing but jose, valibot, node:crypto and itself.
+  regex: String.raw`^(?!(jose|valibot|node:crypto)$)(?!\.{1,2}/)`,
+  message: 'packages/core is pure: it may import only jose, valibot, node:crypto and its own modules.',
+};
+const noApps = {
+  regex: String.raw`^(@gatehouse/server)(/.*)?$|(^|/)apps/`,
+  message: 'Adapters never import an app: dependencies point inward.',
+};
+const noSiblingAdapters = {
+  regex: String.raw`^@gatehouse/(http-express|storage-sqlite|storage-postgres)(/.*)?$`,
+  message: 'An adapter does not depend on another adapter (only storage-postgres may reuse storage-sqlite\'s dialect-neutral code).',
+};
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'bench/results/**', '**/*.cjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', structuredClone: 'readonly', URLSearchParams: 'readonly', fetch: 'readonly', AbortController: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly' } },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['packages/core/src/**/*.ts'],
+    ignores: ['packages/core/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [coreOnly] }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'Time comes from the Clock port.' },
+        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'Randomness comes from the IdGenerator port.' },
+        { selector: 'Decorator', message: 'No decorators in the core.' },
+      ],
+    },
+  },
+  {
+    files: ['packages/core/src/testing/**/*.ts', 'packages/core/src/ports/clock.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ ...coreOnly, regex: String.raw`^(?!(jose|valibot|node:crypto)$)(?!\.{1,2}/)(?!@gatehouse/core)` }] }] },
+  },
+  {
+    files: ['packages/storage-sqlite/src/**/*.ts', 'packages/http-express/src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noApps, noSiblingAdapters] }] },
+  },
+  {
+    files: ['packages/storage-postgres/src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noApps, { ...noSiblingAdapters, regex: String.raw`^@gatehouse/(http-express)(/.*)?$` }] }] },
+  },
+);

@@ -1,0 +1,26 @@
+import type { Clock } from './ports/clock.js';
+import type { IdGenerator } from './ports/ids.js';
+import type { Repositories } from './ports/repositories.js';
+import type { AuditLog, MessageTransport, PasswordHasher } from './ports/services.js';
+import type { GatehouseSettings } from './settings.js';
+import type { KeyRing } from './tokens/key-ring.js';
+
+/** What every use case may depend on. `createGatehouse` builds it from the ports. */
+export interface Deps {
+  repos: Repositories;
+  clock: Clock;
+  ids: IdGenerator;
+  passwords: PasswordHasher;
+  transport: MessageTransport;
+  audit: AuditLog;
+  settings: GatehouseSettings;
+  keys: KeyRing;
+}
+
+export function secondsAfter(date: Date, seconds: number): Date {
+  return new Date(date.getTime() + seconds * 1000);
+}
+
+export function epochSeconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
+}

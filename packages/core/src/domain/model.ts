@@ -1,0 +1,116 @@
+/** The records of the domain. Times are `Date`s taken from the `Clock` port. */
+
+export type Role = 'admin' | 'member';
+
+export interface Account {
+  accountKey: string;
+  name: string;
+}
+
+export interface User {
+  userKey: string;
+  email: string;
+  givenName: string;
+  familyName: string;
+  locale: string;
+  passwordHash: string;
+}
+
+export interface Membership {
+  account: Account;
+  role: Role;
+}
+
+export interface Client {
+  clientId: string;
+  /** SHA-256 of the secret (base64url); the secret itself is never stored. */
+  clientSecretHash: string;
+  name: string;
+  redirectUris: string[];
+  scopes: string[];
+  pkceRequired: boolean;
+  ownerUserKey: string | null;
+  createdAt: Date;
+}
+
+export interface AuthorizationCode {
+  /** SHA-256 of the code (base64url). */
+  codeHash: string;
+  clientId: string;
+  userKey: string;
+  redirectUri: string;
+  scopes: string[];
+  codeChallenge: string | null;
+  sessionId: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  consumedAt: Date | null;
+  /** The grant created by the exchange that consumed the code. */
+  grantId: string | null;
+}
+
+export interface Grant {
+  grantId: string;
+  clientId: string;
+  userKey: string;
+  scopes: string[];
+  /** Sign-in session the grant was made under; product logout revokes it. */
+  sessionId: string | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface RefreshToken {
+  /** SHA-256 of the token (base64url). */
+  tokenHash: string;
+  grantId: string;
+  createdAt: Date;
+  lastUsedAt: Date;
+  /** Set when the token was exchanged under rotation. */
+  rotatedAt: Date | null;
+}
+
+export interface Session {
+  /** Opaque id of the sign-in session (a random value the cookie carries is hashed into it). */
+  sessionId: string;
+  userKey: string;
+  createdAt: Date;
+  expiresAt: Date;
+  endedAt: Date | null;
+}
+
+export interface AttributeName {
+  key: string;
+  name: string;
+}
+
+export interface UserAttributeValue {
+  key: string;
+  name: string;
+  value: string;
+}
+
+export interface Message {
+  id: string;
+  ownerPhoneNumber: string;
+  contactPhoneNumbers: string[];
+  body: string;
+  direction: 'OUT';
+  authorUserKey: string;
+  timestamp: Date;
+  status: MessageStatus;
+}
+
+export type MessageStatus = 'QUEUED' | 'SENT' | 'FAILED';
+
+export interface SigningKey {
+  kid: string;
+  alg: 'ES256';
+  /** Public JWK (no private members). */
+  publicJwk: Record<string, unknown>;
+  /** Private JWK. An adapter may encrypt it at rest. */
+  privateJwk: Record<string, unknown>;
+  createdAt: Date;
+  /** When it stopped signing; it stays published until its last token expires. */
+  retiredAt: Date | null;
+}

@@ -1,0 +1,65 @@
+/**
+ * RFC 6749 §4.1.2.1, §5.2, RFC 6750 §3.1 and RFC 7009 §2.2.1 error codes.
+ * The HTTP status is the adapter's business: the core only names the error.
+ */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'unsupported_response_type'
+  | 'invalid_scope'
+  | 'access_denied'
+  | 'server_error'
+  | 'temporarily_unavailable'
+  | 'invalid_token'
+  | 'insufficient_scope'
+  | 'unsupported_token_type';
+
+/**
+ * The one error type of the OAuth flows. `description` is public (it becomes
+ * `error_description`); `detail` is private and only ever reaches the logs.
+ *
+ * @example
+ * throw new OAuthError('invalid_grant', 'The authorization code has expired.', { detail: `code of client ${clientId}` });
+ */
+export class OAuthError extends Error {
+  readonly code: OAuthErrorCode;
+  readonly description: string;
+  /** Private detail for logs; never sent to a client. */
+  readonly detail: string | undefined;
+  /** Scope needed, for `insufficient_scope` (RFC 6750 §3). */
+  readonly scope: string | undefined;
+
+  constructor(code: OAuthErrorCode, description: string, options: { detail?: string; scope?: string; cause?: unknown } = {}) {
+    super(description, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'OAuthError';
+    this.code = code;
+    this.description = description;
+    this.detail = options.detail;
+    this.scope = options.scope;
+  }
+}
+
+/** Failure kinds of the resource and administration use cases. */
+export type DomainErrorKind = 'invalid' | 'not_found' | 'forbidden' | 'conflict' | 'unauthenticated';
+
+/**
+ * An error of the resource and admin use cases; the HTTP adapter maps `kind` to a status
+ * and an RFC 9457 problem. `field` names the input at fault, when there is one.
+ *
+ * @example
+ * throw new DomainError('conflict', 'An attribute named "department" already exists.', { field: 'name' });
+ */
+export class DomainError extends Error {
+  readonly kind: DomainErrorKind;
+  readonly field: string | undefined;
+
+  constructor(kind: DomainErrorKind, message: string, options: { field?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'DomainError';
+    this.kind = kind;
+    this.field = options.field;
+  }
+}

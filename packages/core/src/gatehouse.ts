@@ -1,0 +1,126 @@
+import type { Deps } from './deps.js';
+import type { Clock } from './ports/clock.js';
+import type { IdGenerator } from './ports/ids.js';
+import type { Repositories } from './ports/repositories.js';
+import type { AuditLog, MessageTransport, PasswordHasher } from './ports/services.js';
+import type { GatehouseSettings } from './settings.js';
+import { createScryptPasswordHasher, randomIdGenerator } from './support/crypto.js';
+import { createKeyRing, type KeyRing } from './tokens/key-ring.js';
+import { verifyAccessToken } from './tokens/access-token.js';
+import * as attributes from './use-cases/attributes.js';
+import * as authorize from './use-cases/authorize.js';
+import * as apps from './use-cases/authorized-apps.js';
+import * as clients from './use-cases/clients.js';
+import { exchangeCode } from './use-cases/exchange-code.js';
+import { introspectToken } from './use-cases/introspect.js';
+import * as messages from './use-cases/messages.js';
+import { purgeExpired } from './use-cases/purge.js';
+import { refresh } from './use-cases/refresh.js';
+import { revokeToken } from './use-cases/revoke.js';
+import * as sessions from './use-cases/sessions.js';
+import * as users from './use-cases/users.js';
+
+export interface GatehouseOptions {
+  repositories: Repositories;
+  settings: GatehouseSettings;
+  /** The source of time: in production one that reads the system clock, in tests a controllable one. */
+  clock: Clock;
+  ids?: IdGenerator;
+  passwords?: PasswordHasher;
+  /** Where sent messages go; the default records them as SENT without delivering. */
+  transport?: MessageTransport;
+  audit?: AuditLog;
+  /** A key ring of your own (by default one on `repositories.signingKeys`). */
+  keys?: KeyRing;
+}
+
+type Bound<F> = F extends (deps: never, ...args: infer A) => infer R ? (...args: A) => R : never;
+
+function bind<F extends (deps: Deps, ...args: never[]) => unknown>(deps: Deps, useCase: F): Bound<F> {
+  return ((...args: never[]) => useCase(deps, ...args)) as Bound<F>;
+}
+
+/**
+ * The use cases bound to their ports: what an adapter or an embedder calls.
+ *
+ * @example
+ * import { createGatehouse, defineSettings } from '@gatehouse/core';
+ * import { createMemoryRepositories } from '@gatehouse/core/testing';
+ *
+ * const gatehouse = createGatehouse({
+ *   repositories: createMemoryRepositories(),
+ *   settings: defineSettings({ issuer: 'https://auth.example.com' }),
+ *   clock: systemClock, // from your composition root: { now: () => current time }
+ * });
+ * const { client, clientSecret } = await gatehouse.registerClient({ name: 'Demo', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.send'] });
+ */
+export function createGatehouse(options: GatehouseOptions) {
+  const { clock } = options;
+  const ids = options.ids ?? randomIdGenerator;
+  const audit = options.audit ?? { record: () => undefined };
+  const keys =
+    options.keys ??
+    createKeyRing({ repository: options.repositories.signingKeys, clock, ids, audit, accessTokenTtlSeconds: options.settings.accessTokenTtlSeconds });
+  const deps: Deps = {
+    repos: options.repositories,
+    settings: options.settings,
+    clock,
+    ids,
+    audit,
+    keys,
+    passwords: options.passwords ?? createScryptPasswordHasher(),
+    transport: options.transport ?? { send: async () => 'SENT' },
+  };
+  return {
+    deps,
+    // Authorization (RFC 6749 §4.1)
+    checkAuthorizationRequest: bind(deps, authorize.checkAuthorizationRequest),
+    approveAuthorization: bind(deps, authorize.approveAuthorization),
+    denyAuthorization: bind(deps, authorize.denyAuthorization),
+    // Token endpoint, revocation, introspection
+    authenticateClient: bind(deps, clients.authenticateClient),
+    exchangeCode: bind(deps, exchangeCode),
+    refresh: bind(deps, refresh),
+    revokeToken: bind(deps, revokeToken),
+    introspectToken: bind(deps, introspectToken),
+    verifyAccessToken: bind(deps, verifyAccessToken),
+    jwks: () => keys.jwks(),
+    rotateSigningKey: () => keys.rotate(),
+    // Sign-in sessions
+    signIn: bind(deps, sessions.signIn),
+    resolveSession: bind(deps, sessions.resolveSession),
+    logout: bind(deps, sessions.logout),
+    // Clients (portal, CLI)
+    registerClient: bind(deps, clients.registerClient),
+    updateClient: bind(deps, clients.updateClient),
+    rotateClientSecret: bind(deps, clients.rotateClientSecret),
+    deleteClient: bind(deps, clients.deleteClient),
+    findOwnedClient: bind(deps, clients.findOwnedClient),
+    listClients: (ownerUserKey?: string) =>
+      ownerUserKey === undefined ? deps.repos.clients.listAll() : deps.repos.clients.listByOwner(ownerUserKey),
+    listAuthorizedApps: bind(deps, apps.listAuthorizedApps),
+    revokeAuthorizedApp: bind(deps, apps.revokeAuthorizedApp),
+    // Users and accounts
+    createAccount: bind(deps, users.createAccount),
+    createUser: bind(deps, users.createUser),
+    changePassword: bind(deps, users.changePassword),
+    setMembership: bind(deps, users.setMembership),
+    addPhoneNumber: bind(deps, users.addPhoneNumber),
+    currentUser: bind(deps, users.currentUser),
+    // Attribute administration
+    createAttribute: bind(deps, attributes.createAttribute),
+    listAttributes: bind(deps, attributes.listAttributes),
+    getAttribute: bind(deps, attributes.getAttribute),
+    renameAttribute: bind(deps, attributes.renameAttribute),
+    deleteAttribute: bind(deps, attributes.deleteAttribute),
+    setUserAttributes: bind(deps, attributes.setUserAttributes),
+    getUserAttributes: bind(deps, attributes.getUserAttributes),
+    // Messaging
+    sendMessage: bind(deps, messages.sendMessage),
+    listMessages: bind(deps, messages.listMessages),
+    // Housekeeping
+    purgeExpired: bind(deps, purgeExpired),
+  };
+}
+
+export type Gatehouse = ReturnType<typeof createGatehouse>;

@@ -1,0 +1,4 @@
+export type { Clock } from './clock.js';
+export type { IdGenerator } from './ids.js';
+export type * from './repositories.js';
+export type * from './services.js';

@@ -1,0 +1,150 @@
+import type {
+  Account,
+  AttributeName,
+  AuthorizationCode,
+  Client,
+  Grant,
+  Membership,
+  Message,
+  RefreshToken,
+  Role,
+  Session,
+  SigningKey,
+  User,
+  UserAttributeValue,
+} from '../domain/model.js';
+
+export interface ClientRepository {
+  create(client: Client): Promise<void>;
+  findById(clientId: string): Promise<Client | undefined>;
+  /** Returns false when there is no such client. */
+  update(clientId: string, changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired'>): Promise<boolean>;
+  updateSecretHash(clientId: string, clientSecretHash: string): Promise<boolean>;
+  /** Deletes the client with its codes, grants and refresh tokens. */
+  delete(clientId: string): Promise<boolean>;
+  listByOwner(ownerUserKey: string): Promise<Client[]>;
+  listAll(): Promise<Client[]>;
+}
+
+export interface UserRepository {
+  /** Fails with a `DomainError('conflict')` when the e-mail is taken (ignoring case). */
+  create(user: User): Promise<void>;
+  findByKey(userKey: string): Promise<User | undefined>;
+  /** E-mails compare ignoring case. */
+  findByEmail(email: string): Promise<User | undefined>;
+  updatePasswordHash(userKey: string, passwordHash: string): Promise<boolean>;
+  /** Idempotent. */
+  addPhoneNumber(userKey: string, phoneNumber: string): Promise<void>;
+  listPhoneNumbers(userKey: string): Promise<string[]>;
+}
+
+export interface AccountRepository {
+  create(account: Account): Promise<void>;
+  findByKey(accountKey: string): Promise<Account | undefined>;
+  /** Adds the membership or changes its role. */
+  setMembership(accountKey: string, userKey: string, role: Role): Promise<void>;
+  findRole(accountKey: string, userKey: string): Promise<Role | undefined>;
+  listMemberships(userKey: string): Promise<Membership[]>;
+}
+
+export interface AuthorizationCodeRepository {
+  save(code: AuthorizationCode): Promise<void>;
+  findByHash(codeHash: string): Promise<AuthorizationCode | undefined>;
+  /**
+   * RFC 6749 §4.1.2: a code is used once. Marks the code consumed by `grantId` only if it is
+   * not consumed yet, in one conditional write; true for the one caller that won.
+   */
+  consume(codeHash: string, grantId: string, at: Date): Promise<boolean>;
+  /** Deletes unused codes that expired before `expiredBefore`, and consumed codes whose grant no longer exists. */
+  purge(expiredBefore: Date): Promise<number>;
+}
+
+export interface GrantRepository {
+  create(grant: Grant): Promise<void>;
+  findById(grantId: string): Promise<Grant | undefined>;
+  /** Deletes a grant that never became usable (its code exchange lost the race). */
+  delete(grantId: string): Promise<void>;
+  /** True when this call revoked it (false when unknown or already revoked). */
+  revoke(grantId: string, at: Date): Promise<boolean>;
+  /** Revokes every live grant of the session; returns their ids. */
+  revokeBySession(sessionId: string, at: Date): Promise<string[]>;
+  revokeByUser(userKey: string, at: Date): Promise<string[]>;
+  revokeByUserAndClient(userKey: string, clientId: string, at: Date): Promise<string[]>;
+  /** Live grants of a user, newest first. */
+  listActiveByUser(userKey: string): Promise<Grant[]>;
+  /** Deletes grants revoked before `revokedBefore`, with their refresh tokens and codes. */
+  purge(revokedBefore: Date): Promise<number>;
+}
+
+export interface RefreshTokenRepository {
+  save(token: RefreshToken): Promise<void>;
+  findByHash(tokenHash: string): Promise<RefreshToken | undefined>;
+  /** Marks the token rotated only if it was not already, in one conditional write; true for the winner. */
+  markRotated(tokenHash: string, at: Date): Promise<boolean>;
+  touch(tokenHash: string, at: Date): Promise<void>;
+}
+
+export interface SessionRepository {
+  create(session: Session): Promise<void>;
+  findById(sessionId: string): Promise<Session | undefined>;
+  /** True when this call ended it. */
+  end(sessionId: string, at: Date): Promise<boolean>;
+  /** Deletes sessions that expired or ended before `before`. */
+  purge(before: Date): Promise<number>;
+}
+
+export type CreateAttributeResult = 'created' | 'duplicate-name' | 'limit-reached';
+export type RenameAttributeResult = 'renamed' | 'not-found' | 'duplicate-name';
+
+export interface AttributeRepository {
+  /** Creates the name unless another name of the account equals it ignoring case, or the account has `maxPerAccount` names already. */
+  create(accountKey: string, attribute: AttributeName, maxPerAccount: number): Promise<CreateAttributeResult>;
+  /** Names of an account in creation order. */
+  list(accountKey: string, page: { offset: number; limit: number }): Promise<{ results: AttributeName[]; total: number }>;
+  find(accountKey: string, key: string): Promise<AttributeName | undefined>;
+  rename(accountKey: string, key: string, name: string): Promise<RenameAttributeResult>;
+  /** Deletes the name and every user's value of it, in one transaction. */
+  delete(accountKey: string, key: string): Promise<boolean>;
+  /**
+   * Sets (`value` a string) or removes (`value` null) a user's values, all or nothing:
+   * when a key is not an attribute of the account, nothing is written and the unknown keys are returned.
+   */
+  setUserValues(
+    accountKey: string,
+    userKey: string,
+    changes: ReadonlyArray<{ key: string; value: string | null }>,
+  ): Promise<{ unknownKeys: string[] }>;
+  /** A user's values in the account, in the names' creation order. */
+  listUserValues(accountKey: string, userKey: string): Promise<UserAttributeValue[]>;
+}
+
+export interface MessageRepository {
+  save(message: Message): Promise<void>;
+  /** Messages of an owner number, newest first, strictly after the `before` cursor when given. */
+  listByOwner(
+    ownerPhoneNumber: string,
+    page: { limit: number; before?: { timestamp: Date; id: string } },
+  ): Promise<Message[]>;
+}
+
+export interface SigningKeyRepository {
+  list(): Promise<SigningKey[]>;
+  save(key: SigningKey): Promise<void>;
+  retire(kid: string, at: Date): Promise<void>;
+  /** Deletes keys retired before `before`. */
+  purgeRetiredBefore(before: Date): Promise<number>;
+}
+
+/** Every repository the core needs; a storage adapter provides them all. */
+export interface Repositories {
+  clients: ClientRepository;
+  users: UserRepository;
+  accounts: AccountRepository;
+  codes: AuthorizationCodeRepository;
+  grants: GrantRepository;
+  refreshTokens: RefreshTokenRepository;
+  sessions: SessionRepository;
+  attributes: AttributeRepository;
+  messages: MessageRepository;
+  signingKeys: SigningKeyRepository;
+}

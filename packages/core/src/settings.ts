@@ -1,0 +1,46 @@
+/** Per-deployment settings of the core. */
+export interface GatehouseSettings {
+  /** RFC 8414 issuer identifier: the `iss` of tokens and authorization responses (RFC 9207). */
+  issuer: string;
+  /** `aud` of access tokens: the resource APIs' identifier. Defaults to the issuer. */
+  audience: string;
+  accessTokenTtlSeconds: number;
+  codeTtlSeconds: number;
+  sessionTtlSeconds: number;
+  refreshToken: {
+    /** Issue a new refresh token on each use (default off: the seed's token stays valid until logout). */
+    rotate: boolean;
+    /** Under rotation, a rotated token may be presented again within this many seconds (a lost response's retry). */
+    reuseGraceSeconds: number;
+    /** A refresh token unused for this long stops working (null: no limit). */
+    idleTtlSeconds: number | null;
+    /** A grant's refresh tokens stop working this long after the grant was made (null: no limit). */
+    absoluteTtlSeconds: number | null;
+  };
+  maxAttributesPerAccount: number;
+}
+
+/**
+ * Settings with the SPEC's defaults.
+ *
+ * @example
+ * const settings = defineSettings({ issuer: 'https://auth.example.com' });
+ * settings.accessTokenTtlSeconds; // 3600
+ */
+export function defineSettings(
+  overrides: Partial<Omit<GatehouseSettings, 'refreshToken'>> & {
+    issuer: string;
+    refreshToken?: Partial<GatehouseSettings['refreshToken']>;
+  },
+): GatehouseSettings {
+  const { refreshToken, ...rest } = overrides;
+  return {
+    audience: overrides.audience ?? overrides.issuer,
+    accessTokenTtlSeconds: 3600,
+    codeTtlSeconds: 60,
+    sessionTtlSeconds: 12 * 3600,
+    maxAttributesPerAccount: 500,
+    ...rest,
+    refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null, ...refreshToken },
+  };
+}

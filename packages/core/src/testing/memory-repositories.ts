@@ -1,0 +1,361 @@
+import type {
+  Account,
+  AttributeName,
+  AuthorizationCode,
+  Client,
+  Grant,
+  Message,
+  RefreshToken,
+  Role,
+  Session,
+  SigningKey,
+  User,
+} from '../domain/model.js';
+import { DomainError } from '../errors.js';
+import type { Repositories } from '../ports/repositories.js';
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+/**
+ * Every repository of the core, in memory: for unit tests and for embedders' tests.
+ * It keeps the same rules as the storage adapters (the contract suite proves it).
+ *
+ * @example
+ * const repositories = createMemoryRepositories();
+ * const gatehouse = createGatehouse({ repositories, settings: defineSettings({ issuer: 'http://localhost' }), clock: createControllableClock() });
+ */
+export function createMemoryRepositories(): Repositories {
+  const clients = new Map<string, Client>();
+  const users = new Map<string, User>();
+  const phones = new Map<string, Set<string>>();
+  const accounts = new Map<string, Account>();
+  const memberships = new Map<string, Map<string, Role>>(); // accountKey → userKey → role
+  const codes = new Map<string, AuthorizationCode>();
+  const grants = new Map<string, Grant>();
+  const refreshTokens = new Map<string, RefreshToken>();
+  const sessions = new Map<string, Session>();
+  const attributeNames = new Map<string, AttributeName[]>(); // accountKey → names in creation order
+  const attributeValues = new Map<string, Map<string, string>>(); // `${accountKey}\n${userKey}` → key → value
+  const messages: Message[] = [];
+  const signingKeys = new Map<string, SigningKey>();
+
+  const liveGrants = (predicate: (grant: Grant) => boolean): Grant[] =>
+    [...grants.values()].filter((grant) => grant.revokedAt === null && predicate(grant));
+  const revokeAll = (list: Grant[], at: Date): string[] =>
+    list.map((grant) => {
+      grant.revokedAt = at;
+      return grant.grantId;
+    });
+  const deleteGrant = (grantId: string): void => {
+    grants.delete(grantId);
+    for (const [hash, token] of refreshTokens) if (token.grantId === grantId) refreshTokens.delete(hash);
+    for (const [hash, code] of codes) if (code.grantId === grantId) codes.delete(hash);
+  };
+  const valuesOf = (accountKey: string, userKey: string): Map<string, string> => {
+    const id = `${accountKey}\n${userKey}`;
+    let values = attributeValues.get(id);
+    if (!values) attributeValues.set(id, (values = new Map()));
+    return values;
+  };
+  const sameName = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+
+  return {
+    clients: {
+      async create(client) {
+        if (clients.has(client.clientId)) throw new DomainError('conflict', 'client id taken');
+        clients.set(client.clientId, copy(client));
+      },
+      async findById(clientId) {
+        const client = clients.get(clientId);
+        return client && copy(client);
+      },
+      async update(clientId, changes) {
+        const client = clients.get(clientId);
+        if (!client) return false;
+        Object.assign(client, copy(changes));
+        return true;
+      },
+      async updateSecretHash(clientId, clientSecretHash) {
+        const client = clients.get(clientId);
+        if (!client) return false;
+        client.clientSecretHash = clientSecretHash;
+        return true;
+      },
+      async delete(clientId) {
+        if (!clients.delete(clientId)) return false;
+        for (const grant of [...grants.values()]) if (grant.clientId === clientId) deleteGrant(grant.grantId);
+        for (const [hash, code] of codes) if (code.clientId === clientId) codes.delete(hash);
+        return true;
+      },
+      async listByOwner(ownerUserKey) {
+        return [...clients.values()].filter((client) => client.ownerUserKey === ownerUserKey).map(copy);
+      },
+      async listAll() {
+        return [...clients.values()].map(copy);
+      },
+    },
+
+    users: {
+      async create(user) {
+        if ([...users.values()].some((other) => sameName(other.email, user.email))) {
+          throw new DomainError('conflict', 'A user with this e-mail exists.', { field: 'email' });
+        }
+        users.set(user.userKey, copy(user));
+      },
+      async findByKey(userKey) {
+        const user = users.get(userKey);
+        return user && copy(user);
+      },
+      async findByEmail(email) {
+        const user = [...users.values()].find((candidate) => sameName(candidate.email, email));
+        return user && copy(user);
+      },
+      async updatePasswordHash(userKey, passwordHash) {
+        const user = users.get(userKey);
+        if (!user) return false;
+        user.passwordHash = passwordHash;
+        return true;
+      },
+      async addPhoneNumber(userKey, phoneNumber) {
+        let numbers = phones.get(userKey);
+        if (!numbers) phones.set(userKey, (numbers = new Set()));
+        numbers.add(phoneNumber);
+      },
+      async listPhoneNumbers(userKey) {
+        return [...(phones.get(userKey) ?? [])];
+      },
+    },
+
+    accounts: {
+      async create(account) {
+        accounts.set(account.accountKey, copy(account));
+      },
+      async findByKey(accountKey) {
+        const account = accounts.get(accountKey);
+        return account && copy(account);
+      },
+      async setMembership(accountKey, userKey, role) {
+        let members = memberships.get(accountKey);
+        if (!members) memberships.set(accountKey, (members = new Map()));
+        members.set(userKey, role);
+      },
+      async findRole(accountKey, userKey) {
+        if (!accounts.has(accountKey)) return undefined;
+        return memberships.get(accountKey)?.get(userKey);
+      },
+      async listMemberships(userKey) {
+        const result = [];
+        for (const [accountKey, members] of memberships) {
+          const role = members.get(userKey);
+          const account = accounts.get(accountKey);
+          if (role && account) result.push({ account: copy(account), role });
+        }
+        return result;
+      },
+    },
+
+    codes: {
+      async save(code) {
+        codes.set(code.codeHash, copy(code));
+      },
+      async findByHash(codeHash) {
+        const code = codes.get(codeHash);
+        return code && copy(code);
+      },
+      async consume(codeHash, grantId, at) {
+        const code = codes.get(codeHash);
+        if (!code || code.consumedAt) return false;
+        code.consumedAt = at;
+        code.grantId = grantId;
+        return true;
+      },
+      async purge(expiredBefore) {
+        let removed = 0;
+        for (const [hash, code] of codes) {
+          const dead = code.consumedAt === null ? code.expiresAt < expiredBefore : !code.grantId || !grants.has(code.grantId);
+          if (dead) {
+            codes.delete(hash);
+            removed += 1;
+          }
+        }
+        return removed;
+      },
+    },
+
+    grants: {
+      async create(grant) {
+        grants.set(grant.grantId, copy(grant));
+      },
+      async findById(grantId) {
+        const grant = grants.get(grantId);
+        return grant && copy(grant);
+      },
+      async delete(grantId) {
+        deleteGrant(grantId);
+      },
+      async revoke(grantId, at) {
+        const grant = grants.get(grantId);
+        if (!grant || grant.revokedAt) return false;
+        grant.revokedAt = at;
+        return true;
+      },
+      async revokeBySession(sessionId, at) {
+        return revokeAll(liveGrants((grant) => grant.sessionId === sessionId), at);
+      },
+      async revokeByUser(userKey, at) {
+        return revokeAll(liveGrants((grant) => grant.userKey === userKey), at);
+      },
+      async revokeByUserAndClient(userKey, clientId, at) {
+        return revokeAll(liveGrants((grant) => grant.userKey === userKey && grant.clientId === clientId), at);
+      },
+      async listActiveByUser(userKey) {
+        return liveGrants((grant) => grant.userKey === userKey)
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+          .map(copy);
+      },
+      async purge(revokedBefore) {
+        const dead = [...grants.values()].filter((grant) => grant.revokedAt !== null && grant.revokedAt < revokedBefore);
+        dead.forEach((grant) => deleteGrant(grant.grantId));
+        return dead.length;
+      },
+    },
+
+    refreshTokens: {
+      async save(token) {
+        refreshTokens.set(token.tokenHash, copy(token));
+      },
+      async findByHash(tokenHash) {
+        const token = refreshTokens.get(tokenHash);
+        return token && copy(token);
+      },
+      async markRotated(tokenHash, at) {
+        const token = refreshTokens.get(tokenHash);
+        if (!token || token.rotatedAt) return false;
+        token.rotatedAt = at;
+        return true;
+      },
+      async touch(tokenHash, at) {
+        const token = refreshTokens.get(tokenHash);
+        if (token) token.lastUsedAt = at;
+      },
+    },
+
+    sessions: {
+      async create(session) {
+        sessions.set(session.sessionId, copy(session));
+      },
+      async findById(sessionId) {
+        const session = sessions.get(sessionId);
+        return session && copy(session);
+      },
+      async end(sessionId, at) {
+        const session = sessions.get(sessionId);
+        if (!session || session.endedAt) return false;
+        session.endedAt = at;
+        return true;
+      },
+      async purge(before) {
+        let removed = 0;
+        for (const [id, session] of sessions) {
+          if (session.expiresAt < before || (session.endedAt && session.endedAt < before)) {
+            sessions.delete(id);
+            removed += 1;
+          }
+        }
+        return removed;
+      },
+    },
+
+    attributes: {
+      async create(accountKey, attribute, maxPerAccount) {
+        const names = attributeNames.get(accountKey) ?? [];
+        if (names.some((existing) => sameName(existing.name, attribute.name))) return 'duplicate-name';
+        if (names.length >= maxPerAccount) return 'limit-reached';
+        names.push(copy(attribute));
+        attributeNames.set(accountKey, names);
+        return 'created';
+      },
+      async list(accountKey, page) {
+        const names = attributeNames.get(accountKey) ?? [];
+        return { results: names.slice(page.offset, page.offset + page.limit).map(copy), total: names.length };
+      },
+      async find(accountKey, key) {
+        const found = attributeNames.get(accountKey)?.find((attribute) => attribute.key === key);
+        return found && copy(found);
+      },
+      async rename(accountKey, key, name) {
+        const names = attributeNames.get(accountKey) ?? [];
+        const target = names.find((attribute) => attribute.key === key);
+        if (!target) return 'not-found';
+        if (names.some((other) => other.key !== key && sameName(other.name, name))) return 'duplicate-name';
+        target.name = name;
+        return 'renamed';
+      },
+      async delete(accountKey, key) {
+        const names = attributeNames.get(accountKey) ?? [];
+        const index = names.findIndex((attribute) => attribute.key === key);
+        if (index < 0) return false;
+        names.splice(index, 1);
+        for (const [id, values] of attributeValues) if (id.startsWith(`${accountKey}\n`)) values.delete(key);
+        return true;
+      },
+      async setUserValues(accountKey, userKey, changes) {
+        const known = new Set((attributeNames.get(accountKey) ?? []).map((attribute) => attribute.key));
+        const unknownKeys = changes.map((change) => change.key).filter((key) => !known.has(key));
+        if (unknownKeys.length > 0) return { unknownKeys };
+        const values = valuesOf(accountKey, userKey);
+        for (const change of changes) {
+          if (change.value === null) values.delete(change.key);
+          else values.set(change.key, change.value);
+        }
+        return { unknownKeys: [] };
+      },
+      async listUserValues(accountKey, userKey) {
+        const values = valuesOf(accountKey, userKey);
+        return (attributeNames.get(accountKey) ?? [])
+          .filter((attribute) => values.has(attribute.key))
+          .map((attribute) => ({ key: attribute.key, name: attribute.name, value: values.get(attribute.key) as string }));
+      },
+    },
+
+    messages: {
+      async save(message) {
+        messages.push(copy(message));
+      },
+      async listByOwner(ownerPhoneNumber, page) {
+        const newestFirst = (a: Message, b: Message): number =>
+          b.timestamp.getTime() - a.timestamp.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+        const before = page.before;
+        return messages
+          .filter((message) => message.ownerPhoneNumber === ownerPhoneNumber)
+          .filter((message) => !before || newestFirst(message, { ...message, timestamp: before.timestamp, id: before.id }) > 0)
+          .sort(newestFirst)
+          .slice(0, page.limit)
+          .map(copy);
+      },
+    },
+
+    signingKeys: {
+      async list() {
+        return [...signingKeys.values()].map(copy);
+      },
+      async save(key) {
+        signingKeys.set(key.kid, copy(key));
+      },
+      async retire(kid, at) {
+        const key = signingKeys.get(kid);
+        if (key && !key.retiredAt) key.retiredAt = at;
+      },
+      async purgeRetiredBefore(before) {
+        let removed = 0;
+        for (const [kid, key] of signingKeys) {
+          if (key.retiredAt && key.retiredAt < before) {
+            signingKeys.delete(kid);
+            removed += 1;
+          }
+        }
+        return removed;
+      },
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import type { Client } from '../domain/model.js';
+import { KNOWN_SCOPES, formatScope, isValidScopeToken, parseScope } from '../domain/scopes.js';
+import { secondsAfter, type Deps } from '../deps.js';
+import { OAuthError } from '../errors.js';
+import { sha256 } from '../support/crypto.js';
+
+/** Query parameters as the HTTP adapter parsed them; a repeated parameter arrives as an array. */
+export type RawParameters = Record<string, string | string[] | undefined>;
+
+/** A validated authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3). */
+export interface AuthorizationRequest {
+  clientId: string;
+  /** The redirect URI the response goes to: the one sent, or the client's only registered one. */
+  redirectUri: string;
+  scopes: string[];
+  state: string | undefined;
+  codeChallenge: string | undefined;
+}
+
+export type AuthorizationRequestCheck =
+  | { kind: 'valid'; request: AuthorizationRequest; client: Client }
+  /** The client or redirect URI cannot be trusted: show an error page, never redirect (RFC 6749 §4.1.2.1). */
+  | { kind: 'show-error'; error: OAuthError }
+  /** Any other error goes back to the client's redirect URI. */
+  | { kind: 'redirect-error'; error: OAuthError; redirectTo: string };
+
+const OAUTH_PARAMETERS = [
+  'client_id',
+  'response_type',
+  'redirect_uri',
+  'state',
+  'scope',
+  'code_challenge',
+  'code_challenge_method',
+] as const;
+
+/** RFC 7636 §4.2: a S256 challenge is the base64url SHA-256 of the verifier, 43 characters. */
+const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Checks an authorization request. `client_id` and `redirect_uri` come first: while they are
+ * not trusted, nothing is redirected (RFC 6749 §4.1.2.1, RFC 9700 §4.11). Unknown parameters are ignored.
+ *
+ * @example
+ * const check = await checkAuthorizationRequest(deps, { client_id: 'abc', response_type: 'code', redirect_uri: 'https://app.example/cb' });
+ * if (check.kind === 'valid') showConsent(check.client, check.request.scopes);
+ */
+export async function checkAuthorizationRequest(
+  deps: Pick<Deps, 'repos' | 'settings'>,
+  params: RawParameters,
+): Promise<AuthorizationRequestCheck> {
+  const clientId = params.client_id;
+  if (Array.isArray(clientId) || Array.isArray(params.redirect_uri)) {
+    return showError('client_id and redirect_uri must not be repeated.');
+  }
+  if (!clientId) return showError('The request has no client_id.');
+  const client = await deps.repos.clients.findById(clientId);
+  if (!client) return showError('The client is not known.', `unknown client_id ${clientId}`);
+
+  let redirectUri: string;
+  if (params.redirect_uri === undefined) {
+    if (client.redirectUris.length !== 1) {
+      return showError('The request must name a redirect_uri: the client has registered several.');
+    }
+    redirectUri = client.redirectUris[0] as string;
+  } else {
+    // RFC 9700 §4.1.3: exact string comparison against a registered URI.
+    if (!client.redirectUris.includes(params.redirect_uri)) {
+      return showError('The redirect_uri is not registered for this client.', `client ${clientId}`);
+    }
+    redirectUri = params.redirect_uri;
+  }
+
+  const state = typeof params.state === 'string' ? params.state : undefined;
+  const fail = (code: ConstructorParameters<typeof OAuthError>[0], description: string): AuthorizationRequestCheck => {
+    const error = new OAuthError(code, description);
+    return { kind: 'redirect-error', error, redirectTo: authorizationResponseUrl(deps.settings.issuer, redirectUri, { error: code, error_description: description, state }) };
+  };
+
+  const repeated = OAUTH_PARAMETERS.find((name) => Array.isArray(params[name]));
+  if (repeated) return fail('invalid_request', `The parameter ${repeated} is repeated.`);
+
+  const responseType = params.response_type as string | undefined;
+  if (!responseType) return fail('invalid_request', 'The request has no response_type.');
+  if (responseType !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
+
+  const scopeParameter = params.scope as string | undefined;
+  let scopes: string[];
+  if (scopeParameter === undefined || scopeParameter.trim() === '') {
+    // SPEC §3: no scope parameter means all of the client's registered scopes.
+    scopes = [...client.scopes];
+  } else {
+    scopes = parseScope(scopeParameter);
+    const bad = scopes.find((scope) => !isValidScopeToken(scope) || !KNOWN_SCOPES.has(scope) || !client.scopes.includes(scope));
+    if (bad !== undefined) return fail('invalid_scope', `The scope ${JSON.stringify(bad)} is not available to this client.`);
+  }
+  if (scopes.length === 0) return fail('invalid_scope', 'The client has no scopes to request.');
+
+  const challenge = params.code_challenge as string | undefined;
+  const method = params.code_challenge_method as string | undefined;
+  if (challenge === undefined) {
+    if (method !== undefined) return fail('invalid_request', 'code_challenge_method was sent without code_challenge.');
+    if (client.pkceRequired) return fail('invalid_request', 'This client must send a PKCE code_challenge (S256).');
+  } else {
+    // RFC 9700 §2.1.1: plain is refused; S256 must be named (RFC 7636 §4.3 defaults to plain).
+    if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256.');
+    if (!CODE_CHALLENGE.test(challenge)) return fail('invalid_request', 'code_challenge is not a S256 challenge.');
+  }
+
+  return {
+    kind: 'valid',
+    client,
+    request: { clientId, redirectUri, scopes, state, codeChallenge: challenge },
+  };
+}
+
+function showError(description: string, detail?: string): AuthorizationRequestCheck {
+  return { kind: 'show-error', error: new OAuthError('invalid_request', description, detail === undefined ? {} : { detail }) };
+}
+
+/**
+ * Builds the redirect of an authorization response. RFC 9207 §2: `iss` is always added.
+ *
+ * @example
+ * authorizationResponseUrl('https://auth.example', 'https://app.example/cb', { code: 'x', state: 's' });
+ * // 'https://app.example/cb?code=x&state=s&iss=https%3A%2F%2Fauth.example'
+ */
+export function authorizationResponseUrl(
+  issuer: string,
+  redirectUri: string,
+  params: Record<string, string | undefined>,
+): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined) url.searchParams.append(name, value);
+  }
+  url.searchParams.append('iss', issuer);
+  return url.toString();
+}
+
+/**
+ * The user pressed Allow: issues a single-use code bound to client, user, redirect URI,
+ * scopes, PKCE challenge and sign-in session, and returns where to send the browser.
+ */
+export async function approveAuthorization(
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit'>,
+  input: { request: AuthorizationRequest; userKey: string; sessionId: string | null },
+): Promise<{ redirectTo: string }> {
+  const { request } = input;
+  const code = deps.ids.secret();
+  const now = deps.clock.now();
+  await deps.repos.codes.save({
+    codeHash: sha256(code),
+    clientId: request.clientId,
+    userKey: input.userKey,
+    redirectUri: request.redirectUri,
+    scopes: request.scopes,
+    codeChallenge: request.codeChallenge ?? null,
+    sessionId: input.sessionId,
+    createdAt: now,
+    expiresAt: secondsAfter(now, deps.settings.codeTtlSeconds),
+    consumedAt: null,
+    grantId: null,
+  });
+  deps.audit.record({ type: 'consent.granted', at: now, userKey: input.userKey, clientId: request.clientId, reason: formatScope(request.scopes) });
+  return { redirectTo: authorizationResponseUrl(deps.settings.issuer, request.redirectUri, { code, state: request.state }) };
+}
+
+/** The user pressed Deny: RFC 6749 §4.1.2.1 `access_denied` goes back to the client. */
+export function denyAuthorization(
+  deps: Pick<Deps, 'clock' | 'settings' | 'audit'>,
+  input: { request: AuthorizationRequest; userKey: string },
+): { redirectTo: string } {
+  deps.audit.record({ type: 'consent.denied', at: deps.clock.now(), userKey: input.userKey, clientId: input.request.clientId });
+  return {
+    redirectTo: authorizationResponseUrl(deps.settings.issuer, input.request.redirectUri, {
+      error: 'access_denied',
+      error_description: 'The user denied the request.',
+      state: input.request.state,
+    }),
+  };
+}

@@ -1,0 +1,92 @@
+import type { Client, Grant } from '../domain/model.js';
+import type { Deps } from '../deps.js';
+import { OAuthError } from '../errors.js';
+import { constantTimeEqual, sha256 } from '../support/crypto.js';
+import { buildTokenResponse, type TokenResponse } from './token-response.js';
+
+/** RFC 7636 §4.1: code_verifier = 43*128 unreserved characters. */
+const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+
+const INVALID_CODE = 'The authorization code is invalid, expired or already used.';
+
+/**
+ * RFC 6749 §4.1.3: exchanges an authorization code for tokens. The code must belong to the
+ * authenticated client, the redirect URI must equal the one of the authorization request and
+ * the PKCE verifier must match the challenge. Single use is decided by one conditional write.
+ *
+ * @example
+ * const tokens = await exchangeCode(deps, { client, code, redirectUri: 'https://app.example/cb' });
+ * tokens.token_type; // 'Bearer'
+ */
+export async function exchangeCode(
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'audit'>,
+  input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined },
+): Promise<TokenResponse> {
+  if (!input.redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.');
+  const codeHash = sha256(input.code);
+  const code = await deps.repos.codes.findByHash(codeHash);
+  const now = deps.clock.now();
+  if (!code) throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'unknown code' });
+
+  if (code.consumedAt) {
+    await revokeReplayedGrant(deps, code.grantId, code.clientId, code.userKey, now);
+    throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code replayed' });
+  }
+  // RFC 6749 §4.1.3: the code was issued to the authenticated client.
+  if (code.clientId !== input.client.clientId) {
+    throw new OAuthError('invalid_grant', INVALID_CODE, { detail: `code of client ${code.clientId} presented by ${input.client.clientId}` });
+  }
+  if (code.expiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code expired' });
+  // RFC 6749 §4.1.3: redirect_uri identical to the authorization request's.
+  if (!constantTimeEqual(code.redirectUri, input.redirectUri)) {
+    throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request.');
+  }
+  verifyPkce(code.codeChallenge, input.codeVerifier);
+
+  // The grant is written first and the code consumed by it in one conditional update:
+  // a replay that loses the race then always finds the grant to revoke.
+  const grant: Grant = {
+    grantId: deps.ids.id(),
+    clientId: code.clientId,
+    userKey: code.userKey,
+    scopes: code.scopes,
+    sessionId: code.sessionId,
+    createdAt: now,
+    revokedAt: null,
+  };
+  await deps.repos.grants.create(grant);
+  const won = await deps.repos.codes.consume(codeHash, grant.grantId, now);
+  if (!won) {
+    await deps.repos.grants.delete(grant.grantId);
+    const consumed = await deps.repos.codes.findByHash(codeHash);
+    await revokeReplayedGrant(deps, consumed?.grantId ?? null, code.clientId, code.userKey, now);
+    throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code replayed concurrently' });
+  }
+
+  const refreshToken = deps.ids.secret();
+  await deps.repos.refreshTokens.save({ tokenHash: sha256(refreshToken), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null });
+  return buildTokenResponse(deps, grant, grant.scopes, refreshToken);
+}
+
+function verifyPkce(challenge: string | null, verifier: string | undefined): void {
+  if (challenge === null) {
+    // RFC 9700 §2.1.1: a verifier without a challenge is a downgrade attempt.
+    if (verifier !== undefined) throw new OAuthError('invalid_grant', 'code_verifier was sent but no code_challenge was.');
+    return;
+  }
+  if (verifier === undefined) throw new OAuthError('invalid_grant', 'code_verifier is required.');
+  if (!CODE_VERIFIER.test(verifier)) throw new OAuthError('invalid_grant', 'code_verifier is malformed.');
+  if (!constantTimeEqual(sha256(verifier), challenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
+}
+
+/** RFC 6749 §4.1.2 / RFC 9700 §4.5: a reused code revokes the grant it produced. */
+async function revokeReplayedGrant(
+  deps: Pick<Deps, 'repos' | 'audit'>,
+  grantId: string | null,
+  clientId: string,
+  userKey: string,
+  now: Date,
+): Promise<void> {
+  if (grantId) await deps.repos.grants.revoke(grantId, now);
+  deps.audit.record({ type: 'code.replayed', at: now, clientId, userKey, ...(grantId ? { grantIds: [grantId] } : {}) });
+}

@@ -1,0 +1,19 @@
+import type { Deps } from '../deps.js';
+
+/** How long revoked grants and consumed codes are kept, so late replays are still recognized. */
+export const REVOKED_RETENTION_SECONDS = 24 * 3600;
+
+/**
+ * Deletes what can no longer be used: expired codes, long-revoked grants with their tokens,
+ * ended sessions, retired keys whose tokens expired. The server calls it on a timer.
+ */
+export async function purgeExpired(deps: Pick<Deps, 'repos' | 'clock' | 'settings' | 'keys'>): Promise<Record<string, number>> {
+  const now = deps.clock.now().getTime();
+  // A revoked grant is kept until its last access token expired and a day more.
+  const grantsBefore = new Date(now - (deps.settings.accessTokenTtlSeconds + REVOKED_RETENTION_SECONDS) * 1000);
+  const grants = await deps.repos.grants.purge(grantsBefore);
+  const codes = await deps.repos.codes.purge(new Date(now));
+  const sessions = await deps.repos.sessions.purge(new Date(now));
+  const keys = await deps.keys.purge();
+  return { grants, codes, sessions, keys };
+}

@@ -1,0 +1,70 @@
+import type { Client } from '../domain/model.js';
+import { KNOWN_SCOPES, isValidScopeToken, parseScope } from '../domain/scopes.js';
+import type { Deps } from '../deps.js';
+import { OAuthError } from '../errors.js';
+import { sha256 } from '../support/crypto.js';
+import { buildTokenResponse, type TokenResponse } from './token-response.js';
+
+const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
+
+/**
+ * RFC 6749 §6: a refresh token buys a new access token, optionally for fewer scopes.
+ * With rotation on (RFC 9700 §4.14.2), each use returns a new refresh token and a rotated
+ * token presented again after the grace period revokes the whole grant.
+ *
+ * @example
+ * const tokens = await refresh(deps, { client, refreshToken, scope: 'messaging.v1.read' });
+ */
+export async function refresh(
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'audit'>,
+  input: { client: Client; refreshToken: string; scope: string | undefined },
+): Promise<TokenResponse> {
+  const now = deps.clock.now();
+  const tokenHash = sha256(input.refreshToken);
+  const stored = await deps.repos.refreshTokens.findByHash(tokenHash);
+  if (!stored) throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'unknown refresh token' });
+  const grant = await deps.repos.grants.findById(stored.grantId);
+  if (!grant || grant.revokedAt) throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'grant revoked' });
+  // RFC 6749 §6: the refresh token was issued to the authenticated client.
+  if (grant.clientId !== input.client.clientId) {
+    throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: `refresh token of ${grant.clientId} presented by ${input.client.clientId}` });
+  }
+  const { idleTtlSeconds, absoluteTtlSeconds, rotate, reuseGraceSeconds } = deps.settings.refreshToken;
+  if (absoluteTtlSeconds !== null && now.getTime() >= grant.createdAt.getTime() + absoluteTtlSeconds * 1000) {
+    throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'absolute lifetime over' });
+  }
+  if (idleTtlSeconds !== null && now.getTime() >= stored.lastUsedAt.getTime() + idleTtlSeconds * 1000) {
+    throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'idle lifetime over' });
+  }
+
+  const scopes = narrowScopes(grant.scopes, input.scope);
+
+  if (!rotate) {
+    if (idleTtlSeconds !== null) await deps.repos.refreshTokens.touch(tokenHash, now);
+    // The seed: the refresh token stays valid until logout, so the same one is returned.
+    return buildTokenResponse(deps, grant, scopes, input.refreshToken);
+  }
+
+  const won = stored.rotatedAt === null && (await deps.repos.refreshTokens.markRotated(tokenHash, now));
+  if (!won) {
+    const rotated = stored.rotatedAt ?? (await deps.repos.refreshTokens.findByHash(tokenHash))?.rotatedAt ?? now;
+    if (now.getTime() > rotated.getTime() + reuseGraceSeconds * 1000) {
+      // RFC 9700 §4.14.2: reuse of a rotated refresh token revokes the grant.
+      await deps.repos.grants.revoke(grant.grantId, now);
+      deps.audit.record({ type: 'refresh_token.reused', at: now, clientId: grant.clientId, userKey: grant.userKey, grantIds: [grant.grantId] });
+      throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'rotated refresh token reused' });
+    }
+  }
+  const next = deps.ids.secret();
+  await deps.repos.refreshTokens.save({ tokenHash: sha256(next), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null });
+  return buildTokenResponse(deps, grant, scopes, next);
+}
+
+/** RFC 6749 §6: the requested scope must not include any scope not originally granted. */
+function narrowScopes(granted: readonly string[], requested: string | undefined): string[] {
+  if (requested === undefined || requested.trim() === '') return [...granted];
+  const scopes = parseScope(requested);
+  const extra = scopes.find((scope) => !isValidScopeToken(scope) || !KNOWN_SCOPES.has(scope) || !granted.includes(scope));
+  if (extra !== undefined) throw new OAuthError('invalid_scope', `The scope ${JSON.stringify(extra)} was not granted.`);
+  return scopes;
+}

@@ -1,0 +1,78 @@
+import type { Session, User } from '../domain/model.js';
+import { secondsAfter, type Deps } from '../deps.js';
+import { DomainError } from '../errors.js';
+import { sha256 } from '../support/crypto.js';
+
+/** A signed-in browser: `sessionToken` goes in the cookie; only its hash is stored. */
+export interface SignedIn {
+  sessionToken: string;
+  session: Session;
+  user: User;
+}
+
+/** A hash that takes as long to check as a real one, so unknown e-mails cost the same time. */
+let decoyHash: Promise<string> | undefined;
+
+/**
+ * Signs a user in with e-mail and password. Throws `DomainError('unauthenticated')` with the
+ * same message whether the e-mail or the password was wrong.
+ *
+ * @example
+ * const { sessionToken } = await signIn(deps, { email: 'ada@example.com', password: 'correct horse' });
+ */
+export async function signIn(
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'passwords' | 'settings' | 'audit'>,
+  credentials: { email: string; password: string },
+): Promise<SignedIn> {
+  const user = await deps.repos.users.findByEmail(credentials.email.trim());
+  decoyHash ??= deps.passwords.hash('decoy password');
+  const ok = user
+    ? await deps.passwords.verify(credentials.password, user.passwordHash)
+    : await deps.passwords.verify(credentials.password, await decoyHash).then(() => false);
+  const now = deps.clock.now();
+  if (!user || !ok) {
+    deps.audit.record({ type: 'sign_in.failed', at: now, ...(user ? { userKey: user.userKey } : {}), reason: user ? 'wrong password' : 'unknown e-mail' });
+    throw new DomainError('unauthenticated', 'The e-mail or password is not right.');
+  }
+  const sessionToken = deps.ids.secret();
+  const session: Session = {
+    sessionId: sha256(sessionToken),
+    userKey: user.userKey,
+    createdAt: now,
+    expiresAt: secondsAfter(now, deps.settings.sessionTtlSeconds),
+    endedAt: null,
+  };
+  await deps.repos.sessions.create(session);
+  deps.audit.record({ type: 'sign_in.succeeded', at: now, userKey: user.userKey });
+  return { sessionToken, session, user };
+}
+
+/** The live session behind a cookie value, with its user; undefined when ended, expired or unknown. */
+export async function resolveSession(
+  deps: Pick<Deps, 'repos' | 'clock'>,
+  sessionToken: string,
+): Promise<{ session: Session; user: User } | undefined> {
+  if (sessionToken === '') return undefined;
+  const session = await deps.repos.sessions.findById(sha256(sessionToken));
+  if (!session || session.endedAt || session.expiresAt.getTime() <= deps.clock.now().getTime()) return undefined;
+  const user = await deps.repos.users.findByKey(session.userKey);
+  return user ? { session, user } : undefined;
+}
+
+/**
+ * Product logout: ends the sign-in session and revokes every grant made under it, so their
+ * refresh tokens (valid "until product logout") and access tokens stop working.
+ */
+export async function logout(
+  deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
+  sessionToken: string,
+): Promise<{ revokedGrantIds: string[] }> {
+  const sessionId = sha256(sessionToken);
+  const session = await deps.repos.sessions.findById(sessionId);
+  if (!session) return { revokedGrantIds: [] };
+  const now = deps.clock.now();
+  const revokedGrantIds = await deps.repos.grants.revokeBySession(sessionId, now);
+  await deps.repos.sessions.end(sessionId, now);
+  deps.audit.record({ type: 'logout', at: now, userKey: session.userKey, grantIds: revokedGrantIds });
+  return { revokedGrantIds };
+}

@@ -1,0 +1,34 @@
+import type { Grant } from '../domain/model.js';
+import { formatScope } from '../domain/scopes.js';
+import type { Deps } from '../deps.js';
+import { OAuthError } from '../errors.js';
+import { issueAccessToken } from '../tokens/access-token.js';
+
+/** RFC 6749 §5.1 token response, with the seed's `principal`. */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  refresh_token: string;
+  expires_in: number;
+  scope: string;
+  principal: string;
+}
+
+export async function buildTokenResponse(
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys'>,
+  grant: Grant,
+  scopes: readonly string[],
+  refreshToken: string,
+): Promise<TokenResponse> {
+  const user = await deps.repos.users.findByKey(grant.userKey);
+  if (!user) throw new OAuthError('invalid_grant', 'The grant is no longer valid.', { detail: `user ${grant.userKey} is gone` });
+  const { token, expiresIn } = await issueAccessToken(deps, grant, user.email, scopes);
+  return {
+    access_token: token,
+    token_type: 'Bearer',
+    refresh_token: refreshToken,
+    expires_in: expiresIn,
+    scope: formatScope(scopes),
+    principal: user.email,
+  };
+}

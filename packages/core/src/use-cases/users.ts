@@ -1,0 +1,93 @@
+import type { Account, Membership, Role, User } from '../domain/model.js';
+import type { Deps } from '../deps.js';
+import { DomainError } from '../errors.js';
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+/** E.164: a plus, then up to 15 digits, not starting with 0. */
+export const E164 = /^\+[1-9]\d{1,14}$/;
+
+export async function createAccount(deps: Pick<Deps, 'repos' | 'ids'>, input: { name: string }): Promise<Account> {
+  const name = input.name.trim();
+  if (name.length < 1 || name.length > 200) throw new DomainError('invalid', 'The account name must be 1 to 200 characters.', { field: 'name' });
+  const account = { accountKey: deps.ids.id(), name };
+  await deps.repos.accounts.create(account);
+  return account;
+}
+
+export interface NewUser {
+  email: string;
+  password: string;
+  givenName?: string;
+  familyName?: string;
+  locale?: string;
+}
+
+/**
+ * Creates a user with a hashed password.
+ *
+ * @example
+ * const user = await createUser(deps, { email: 'ada@example.com', password: 'correct horse', givenName: 'Ada' });
+ */
+export async function createUser(deps: Pick<Deps, 'repos' | 'ids' | 'passwords'>, input: NewUser): Promise<User> {
+  const email = input.email.trim();
+  if (!EMAIL.test(email) || email.length > 254) throw new DomainError('invalid', 'The e-mail address is not valid.', { field: 'email' });
+  checkPassword(input.password);
+  if (await deps.repos.users.findByEmail(email)) throw new DomainError('conflict', 'A user with this e-mail exists.', { field: 'email' });
+  const user: User = {
+    userKey: deps.ids.id(),
+    email,
+    givenName: input.givenName?.trim() ?? '',
+    familyName: input.familyName?.trim() ?? '',
+    locale: input.locale ?? 'en-US',
+    passwordHash: await deps.passwords.hash(input.password),
+  };
+  await deps.repos.users.create(user);
+  return user;
+}
+
+function checkPassword(password: string): void {
+  if (password.length < 8 || password.length > 1024) {
+    throw new DomainError('invalid', 'The password must be 8 to 1024 characters.', { field: 'password' });
+  }
+}
+
+/** Changes a password; every grant of the user is revoked (SPEC §2). */
+export async function changePassword(
+  deps: Pick<Deps, 'repos' | 'clock' | 'passwords' | 'audit'>,
+  input: { userKey: string; newPassword: string },
+): Promise<{ revokedGrantIds: string[] }> {
+  checkPassword(input.newPassword);
+  const updated = await deps.repos.users.updatePasswordHash(input.userKey, await deps.passwords.hash(input.newPassword));
+  if (!updated) throw new DomainError('not_found', 'No such user.');
+  const now = deps.clock.now();
+  const revokedGrantIds = await deps.repos.grants.revokeByUser(input.userKey, now);
+  deps.audit.record({ type: 'password.changed', at: now, userKey: input.userKey, grantIds: revokedGrantIds });
+  return { revokedGrantIds };
+}
+
+export async function setMembership(
+  deps: Pick<Deps, 'repos'>,
+  input: { accountKey: string; userKey: string; role: Role },
+): Promise<void> {
+  if (!(await deps.repos.accounts.findByKey(input.accountKey))) throw new DomainError('not_found', 'No such account.', { field: 'account' });
+  if (!(await deps.repos.users.findByKey(input.userKey))) throw new DomainError('not_found', 'No such user.');
+  await deps.repos.accounts.setMembership(input.accountKey, input.userKey, input.role);
+}
+
+export async function addPhoneNumber(deps: Pick<Deps, 'repos'>, input: { userKey: string; phoneNumber: string }): Promise<void> {
+  if (!E164.test(input.phoneNumber)) throw new DomainError('invalid', 'The phone number must be in E.164 form (+15551234567).', { field: 'phone' });
+  await deps.repos.users.addPhoneNumber(input.userKey, input.phoneNumber);
+}
+
+/** What `GET /identity/v1/Users/me` shows. */
+export interface CurrentUser {
+  user: Omit<User, 'passwordHash'>;
+  memberships: Membership[];
+}
+
+export async function currentUser(deps: Pick<Deps, 'repos'>, userKey: string): Promise<CurrentUser> {
+  const user = await deps.repos.users.findByKey(userKey);
+  if (!user) throw new DomainError('not_found', 'No such user.');
+  const { passwordHash: _omitted, ...visible } = user;
+  return { user: visible, memberships: await deps.repos.accounts.listMemberships(userKey) };
+}
