@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { createTestGatehouse, s256Challenge, type TestGatehouse } from '@gatehouse/core/testing';
+import type { Client, User } from '../domain/model.js';
+import { OAuthError } from '../errors.js';
+import { sha256 } from '../support/crypto.js';
+
+const REDIRECT = 'https://client.example/callback';
+const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+
+async function setup() {
+  const t = await createTestGatehouse();
+  const user = await t.seedUser({ email: 'ada@example.com' });
+  const { client } = await t.seedClient({ scopes: ['messaging.v1.send', 'messaging.v1.read'] });
+  return { t, user, client };
+}
+
+/** Authorize and approve; returns the code from the redirect. */
+async function issueCode(t: TestGatehouse, client: Client, user: User, extra: Record<string, string> = {}): Promise<string> {
+  const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0], ...extra });
+  if (check.kind !== 'valid') throw check.error;
+  const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: null });
+  return new URL(redirectTo).searchParams.get('code') as string;
+}
+
+async function expectOAuthError(promise: Promise<unknown>, code: string): Promise<OAuthError> {
+  const error = await promise.then(
+    () => undefined,
+    (failure: unknown) => failure,
+  );
+  expect(error).toBeInstanceOf(OAuthError);
+  expect((error as OAuthError).code).toBe(code);
+  return error as OAuthError;
+}
+
+describe('exchangeCode', () => {
+  it('returns the token response of SPEC §2.3 and stores only the refresh token hash', async () => {
+    const { t, user, client } = await setup();
+    const code = await issueCode(t, client, user, { scope: 'messaging.v1.send' });
+    const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined });
+    expect(tokens).toEqual({
+      access_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+      token_type: 'Bearer',
+      refresh_token: expect.stringMatching(/^[A-Za-z0-9]{43,}$/),
+      expires_in: 3600,
+      scope: 'messaging.v1.send',
+      principal: 'ada@example.com',
+    });
+    const stored = await t.repositories.refreshTokens.findByHash(sha256(tokens.refresh_token));
+    expect(stored).toMatchObject({ rotatedAt: null });
+    expect(await t.repositories.refreshTokens.findByHash(tokens.refresh_token)).toBeUndefined();
+    const grant = await t.repositories.grants.findById(stored?.grantId ?? '');
+    expect(grant).toMatchObject({ clientId: client.clientId, userKey: user.userKey, scopes: ['messaging.v1.send'], revokedAt: null });
+  });
+
+  it('works once: a second exchange is invalid_grant, revokes the first grant and its access token', async () => {
+    const { t, user, client } = await setup();
+    const code = await issueCode(t, client, user);
+    const first = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined });
+    expect((await t.gatehouse.verifyAccessToken(first.access_token)).userKey).toBe(user.userKey);
+
+    t.clock.advance(5);
+    await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+
+    await expectOAuthError(t.gatehouse.verifyAccessToken(first.access_token), 'invalid_token');
+    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined }), 'invalid_grant');
+    const replay = t.audit.ofType('code.replayed');
+    expect(replay).toHaveLength(1);
+    expect(replay[0]).toMatchObject({ clientId: client.clientId, userKey: user.userKey, grantIds: [expect.any(String)] });
+  });
+
+  it('detects a late replay long after the code would have expired', async () => {
+    const { t, user, client } = await setup();
+    const code = await issueCode(t, client, user);
+    const first = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined });
+    t.clock.advance(3000);
+    await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    await expectOAuthError(t.gatehouse.verifyAccessToken(first.access_token), 'invalid_token');
+  });
+
+  it('yields exactly one token response when 20 exchanges race, and the racing replays revoke that grant', async () => {
+    const { t, user, client } = await setup();
+    const code = await issueCode(t, client, user);
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined })),
+    );
+    const fulfilled = results.filter((result) => result.status === 'fulfilled');
+    const rejected = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    expect(fulfilled).toHaveLength(1);
+    expect(rejected).toHaveLength(19);
+    for (const failure of rejected) expect((failure.reason as OAuthError).code).toBe('invalid_grant');
+    // RFC 6749 §4.1.2: the replays found the winner's grant and revoked it; the losers' own grants were removed.
+    expect(await t.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
+    const winner = (fulfilled[0] as PromiseFulfilledResult<{ access_token: string }>).value;
+    await expectOAuthError(t.gatehouse.verifyAccessToken(winner.access_token), 'invalid_token');
+  });
+
+  it('refuses an expired code (60 s by default) and accepts it just before', async () => {
+    const { t, user, client } = await setup();
+    const late = await issueCode(t, client, user);
+    t.clock.advance(60);
+    await expectOAuthError(t.gatehouse.exchangeCode({ client, code: late, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+
+    const inTime = await issueCode(t, client, user);
+    t.clock.advance(59);
+    const tokens = await t.gatehouse.exchangeCode({ client, code: inTime, redirectUri: REDIRECT, codeVerifier: undefined });
+    expect(tokens.token_type).toBe('Bearer');
+  });
+
+  it('refuses an unknown code', async () => {
+    const { t, client } = await setup();
+    const error = await expectOAuthError(t.gatehouse.exchangeCode({ client, code: 'not-a-code', redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    expect(error.description).toBe('The authorization code is invalid, expired or already used.');
+  });
+
+  it('refuses a code presented by another client, and the code still works for its own client', async () => {
+    const { t, user, client } = await setup();
+    const { client: other } = await t.seedClient({ name: 'Other', redirectUris: [REDIRECT] });
+    const code = await issueCode(t, client, user);
+    await expectOAuthError(t.gatehouse.exchangeCode({ client: other, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined });
+    expect(tokens.principal).toBe('ada@example.com');
+  });
+
+  it('refuses a redirect URI that differs from the authorization request, and a missing one', async () => {
+    const { t, user } = await setup();
+    const { client } = await t.seedClient({ redirectUris: [REDIRECT, 'https://client.example/other'] });
+    const code = await issueCode(t, client, user);
+    await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: 'https://client.example/other', codeVerifier: undefined }), 'invalid_grant');
+    await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: undefined, codeVerifier: undefined }), 'invalid_request');
+    await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: '', codeVerifier: undefined }), 'invalid_request');
+  });
+
+  describe('PKCE (RFC 7636)', () => {
+    it('accepts the right verifier', async () => {
+      const { t, user, client } = await setup();
+      const code = await issueCode(t, client, user, { code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' });
+      const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: VERIFIER });
+      expect(tokens.token_type).toBe('Bearer');
+    });
+
+    it('matches the RFC 7636 Appendix B example', () => {
+      expect(s256Challenge(VERIFIER)).toBe('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
+    });
+
+    it('refuses a missing, wrong or malformed verifier', async () => {
+      const { t, user, client } = await setup();
+      const code = await issueCode(t, client, user, { code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' });
+      await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+      await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: 'x'.repeat(43) }), 'invalid_grant');
+      await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: 'short' }), 'invalid_grant');
+      await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: `${VERIFIER}!` }), 'invalid_grant');
+      // The challenge itself is not a verifier.
+      await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: s256Challenge(VERIFIER) }), 'invalid_grant');
+    });
+
+    it('refuses a verifier when the authorization request had no challenge (downgrade)', async () => {
+      const { t, user, client } = await setup();
+      const code = await issueCode(t, client, user);
+      await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: VERIFIER }), 'invalid_grant');
+    });
+  });
+});

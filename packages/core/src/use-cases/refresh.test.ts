@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { createTestGatehouse } from '@gatehouse/core/testing';
+import type { GatehouseSettings } from '../settings.js';
+import { OAuthError } from '../errors.js';
+
+type RefreshSettings = Partial<GatehouseSettings['refreshToken']>;
+
+async function setup(refreshToken: RefreshSettings = {}) {
+  const t = await createTestGatehouse({ settings: { refreshToken } });
+  const user = await t.seedUser({ email: 'ada@example.com', password: 'password123' });
+  const { client } = await t.seedClient({ scopes: ['messaging.v1.send', 'messaging.v1.read'] });
+  const tokens = await t.obtainTokens({ client, user });
+  return { t, user, client, tokens };
+}
+
+async function refreshError(promise: Promise<unknown>): Promise<OAuthError> {
+  const error = await promise.then(
+    () => undefined,
+    (failure: unknown) => failure,
+  );
+  expect(error).toBeInstanceOf(OAuthError);
+  return error as OAuthError;
+}
+
+describe('refresh without rotation (the default)', () => {
+  it('returns a new access token and the same refresh token, which keeps working', async () => {
+    const { t, client, tokens } = await setup();
+    t.clock.advance(10);
+    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    expect(first).toMatchObject({ token_type: 'Bearer', refresh_token: tokens.refresh_token, scope: 'messaging.v1.send messaging.v1.read', principal: 'ada@example.com', expires_in: 3600 });
+    expect(first.access_token).not.toBe(tokens.access_token);
+    t.clock.advance(30 * 24 * 3600);
+    const later = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    expect(later.refresh_token).toBe(tokens.refresh_token);
+    expect((await t.gatehouse.verifyAccessToken(later.access_token)).scopes).toEqual(['messaging.v1.send', 'messaging.v1.read']);
+  });
+
+  it('narrows the scope on request, and the narrower token carries only it', async () => {
+    const { t, client, tokens } = await setup();
+    const narrow = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'messaging.v1.read' });
+    expect(narrow.scope).toBe('messaging.v1.read');
+    expect((await t.gatehouse.verifyAccessToken(narrow.access_token)).scopes).toEqual(['messaging.v1.read']);
+    // RFC 6749 §6: narrowing does not shrink the grant; a later refresh may ask for the full scope again.
+    const full = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    expect(full.scope).toBe('messaging.v1.send messaging.v1.read');
+  });
+
+  it('refuses to widen the scope beyond the grant', async () => {
+    const t = await createTestGatehouse();
+    const user = await t.seedUser();
+    const { client } = await t.seedClient({ scopes: ['messaging.v1.send', 'messaging.v1.read'] });
+    const tokens = await t.obtainTokens({ client, user, scope: 'messaging.v1.read' });
+    const widened = await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'messaging.v1.read messaging.v1.send' }));
+    expect(widened.code).toBe('invalid_scope');
+    expect(widened.description).toContain('messaging.v1.send');
+    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'admin.v1.attributes.read' }))).code).toBe('invalid_scope');
+  });
+
+  it('refuses an unknown refresh token and another client\'s refresh token', async () => {
+    const { t, tokens } = await setup();
+    const { client: other } = await t.seedClient({ name: 'Other' });
+    expect((await refreshError(t.gatehouse.refresh({ client: other, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await refreshError(t.gatehouse.refresh({ client: other, refreshToken: 'unknown', scope: undefined }))).code).toBe('invalid_grant');
+  });
+
+  it('is refused after product logout of the session the grant was made under', async () => {
+    const t = await createTestGatehouse();
+    const user = await t.seedUser({ password: 'password123' });
+    const { client } = await t.seedClient();
+    const signedIn = await t.gatehouse.signIn({ email: user.email, password: 'password123' });
+    const tokens = await t.obtainTokens({ client, user, sessionId: signedIn.session.sessionId });
+    await t.gatehouse.logout(signedIn.sessionToken);
+    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+  });
+
+  it('is refused after revocation', async () => {
+    const { t, client, tokens } = await setup();
+    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
+    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+  });
+
+  it('is refused after a password change', async () => {
+    const { t, user, client, tokens } = await setup();
+    await t.gatehouse.changePassword({ userKey: user.userKey, newPassword: 'another password' });
+    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+  });
+
+  it('stops after the idle limit, and each use restarts it', async () => {
+    const { t, client, tokens } = await setup({ idleTtlSeconds: 100 });
+    t.clock.advance(99);
+    await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    t.clock.advance(99);
+    await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    t.clock.advance(100);
+    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+  });
+
+  it('stops after the absolute limit however often it is used', async () => {
+    const { t, client, tokens } = await setup({ absoluteTtlSeconds: 1000 });
+    for (let i = 0; i < 9; i += 1) {
+      t.clock.advance(100);
+      await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    }
+    t.clock.advance(100);
+    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+  });
+});
+
+describe('refresh with rotation', () => {
+  it('returns a new refresh token each time, and the new one works', async () => {
+    const { t, client, tokens } = await setup({ rotate: true });
+    const second = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    expect(second.refresh_token).not.toBe(tokens.refresh_token);
+    const third = await t.gatehouse.refresh({ client, refreshToken: second.refresh_token, scope: undefined });
+    expect(third.refresh_token).not.toBe(second.refresh_token);
+    expect((await t.gatehouse.verifyAccessToken(third.access_token)).clientId).toBe(client.clientId);
+  });
+
+  it('accepts a retry of the rotated token within the grace period', async () => {
+    const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
+    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    t.clock.advance(10);
+    const retry = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    expect(retry.refresh_token).not.toBe(first.refresh_token);
+    expect(t.audit.ofType('refresh_token.reused')).toEqual([]);
+    // Both descendants live on the same, unrevoked grant.
+    await t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined });
+  });
+
+  it('revokes the grant when a rotated token is reused after the grace period', async () => {
+    const { t, user, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
+    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    t.clock.advance(11);
+    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    // RFC 9700 §4.14.2: the legitimate holder's new token dies with the grant.
+    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await refreshError(t.gatehouse.verifyAccessToken(first.access_token))).code).toBe('invalid_token');
+    expect(t.audit.ofType('refresh_token.reused')).toEqual([
+      expect.objectContaining({ clientId: client.clientId, userKey: user.userKey, grantIds: [expect.any(String)] }),
+    ]);
+  });
+
+  it('treats simultaneous retries as within the grace period: each gets its own new token', async () => {
+    const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined })),
+    );
+    expect(new Set(results.map((result) => result.refresh_token)).size).toBe(5);
+    expect(t.audit.ofType('refresh_token.reused')).toEqual([]);
+  });
+
+  it('with no grace period, a reuse one second later revokes the grant', async () => {
+    const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 0 });
+    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    t.clock.advance(1);
+    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+  });
+});
