@@ -1,6 +1,7 @@
 import type { Session, User } from '../domain/model.js';
 import { secondsAfter, type Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
+import type { PasswordHasher } from '../ports/services.js';
 import { sha256 } from '../support/crypto.js';
 
 /** A signed-in browser: `sessionToken` goes in the cookie; only its hash is stored. */
@@ -10,8 +11,17 @@ export interface SignedIn {
   user: User;
 }
 
-/** A hash that takes as long to check as a real one, so unknown e-mails cost the same time. */
-let decoyHash: Promise<string> | undefined;
+/**
+ * Per hasher, a hash that takes as long to check as a real one, so unknown e-mails cost the same time.
+ * Keyed by hasher: a decoy made by another hasher (another format) would be refused without any work.
+ */
+const decoyHashes = new WeakMap<PasswordHasher, Promise<string>>();
+
+function decoyHashOf(passwords: PasswordHasher): Promise<string> {
+  let decoy = decoyHashes.get(passwords);
+  if (!decoy) decoyHashes.set(passwords, (decoy = passwords.hash('decoy password')));
+  return decoy;
+}
 
 /**
  * Signs a user in with e-mail and password. Throws `DomainError('unauthenticated')` with the
@@ -25,10 +35,9 @@ export async function signIn(
   credentials: { email: string; password: string },
 ): Promise<SignedIn> {
   const user = await deps.repos.users.findByEmail(credentials.email.trim());
-  decoyHash ??= deps.passwords.hash('decoy password');
   const ok = user
     ? await deps.passwords.verify(credentials.password, user.passwordHash)
-    : await deps.passwords.verify(credentials.password, await decoyHash).then(() => false);
+    : await deps.passwords.verify(credentials.password, await decoyHashOf(deps.passwords)).then(() => false);
   const now = deps.clock.now();
   if (!user || !ok) {
     deps.audit.record({ type: 'sign_in.failed', at: now, ...(user ? { userKey: user.userKey } : {}), reason: user ? 'wrong password' : 'unknown e-mail' });
