@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { createControllableClock, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
+import { DomainError, OAuthError } from '../errors.js';
+import { createGatehouse } from '../gatehouse.js';
+import type { PasswordHasher } from '../ports/services.js';
+import { defineSettings } from '../settings.js';
+import { sha256 } from '../support/crypto.js';
+
+async function setup() {
+  const t = await createTestGatehouse();
+  const user = await t.seedUser({ email: 'ada@example.com', password: 'correct horse' });
+  return { t, user };
+}
+
+async function signInError(promise: Promise<unknown>): Promise<DomainError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(DomainError);
+  expect((error as DomainError).kind).toBe('unauthenticated');
+  return error as DomainError;
+}
+
+describe('signIn', () => {
+  it('creates a session whose id is the hash of the cookie value', async () => {
+    const { t, user } = await setup();
+    const signedIn = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    expect(signedIn.user.userKey).toBe(user.userKey);
+    expect(signedIn.sessionToken).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(signedIn.session).toEqual({
+      sessionId: sha256(signedIn.sessionToken),
+      userKey: user.userKey,
+      createdAt: t.clock.now(),
+      expiresAt: new Date(t.clock.now().getTime() + 12 * 3600 * 1000),
+      endedAt: null,
+    });
+    expect(await t.repositories.sessions.findById(sha256(signedIn.sessionToken))).toEqual(signedIn.session);
+    expect(t.audit.ofType('sign_in.succeeded')).toEqual([{ type: 'sign_in.succeeded', at: t.clock.now(), userKey: user.userKey }]);
+  });
+
+  it('matches the e-mail ignoring case and surrounding spaces', async () => {
+    const { t, user } = await setup();
+    expect((await t.gatehouse.signIn({ email: '  ADA@Example.com ', password: 'correct horse' })).user.userKey).toBe(user.userKey);
+  });
+
+  it('gives the same error for a wrong password and an unknown e-mail', async () => {
+    const { t, user } = await setup();
+    const wrongPassword = await signInError(t.gatehouse.signIn({ email: 'ada@example.com', password: 'wrong horse' }));
+    const unknownEmail = await signInError(t.gatehouse.signIn({ email: 'nobody@example.com', password: 'correct horse' }));
+    expect(wrongPassword.message).toBe(unknownEmail.message);
+    expect(wrongPassword.field).toBe(unknownEmail.field);
+    expect(t.audit.ofType('sign_in.failed')).toEqual([
+      { type: 'sign_in.failed', at: t.clock.now(), userKey: user.userKey, reason: 'wrong password' },
+      { type: 'sign_in.failed', at: t.clock.now(), reason: 'unknown e-mail' },
+    ]);
+    expect(JSON.stringify(t.audit.events)).not.toContain('horse');
+  });
+
+  it('checks a password hash of the gatehouse\'s own hasher for an unknown e-mail, so it costs the same time', async () => {
+    const seen: string[] = [];
+    const hasher = (prefix: string): PasswordHasher => ({
+      hash: async (password) => `${prefix}:${password}`,
+      verify: async (password, hash) => {
+        seen.push(hash);
+        return hash === `${prefix}:${password}`;
+      },
+    });
+    for (const prefix of ['first', 'second']) {
+      const gatehouse = createGatehouse({
+        repositories: createMemoryRepositories(),
+        settings: defineSettings({ issuer: 'http://localhost:3000' }),
+        clock: createControllableClock(),
+        passwords: hasher(prefix),
+      });
+      await signInError(gatehouse.signIn({ email: 'nobody@example.com', password: 'whatever1' }));
+    }
+    expect(seen).toHaveLength(2);
+    expect(seen[0]?.startsWith('first:')).toBe(true);
+    expect(seen[1]?.startsWith('second:')).toBe(true);
+  });
+});
+
+describe('resolveSession', () => {
+  it('finds a live session with its user', async () => {
+    const { t, user } = await setup();
+    const { sessionToken, session } = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    expect(await t.gatehouse.resolveSession(sessionToken)).toEqual({ session, user });
+  });
+
+  it('refuses an expired, an ended, an unknown and an empty session token', async () => {
+    const { t } = await setup();
+    const { sessionToken } = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    t.clock.advance(12 * 3600 - 1);
+    expect(await t.gatehouse.resolveSession(sessionToken)).toBeDefined();
+    t.clock.advance(1);
+    expect(await t.gatehouse.resolveSession(sessionToken)).toBeUndefined();
+
+    const second = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    await t.gatehouse.logout(second.sessionToken);
+    expect(await t.gatehouse.resolveSession(second.sessionToken)).toBeUndefined();
+    expect(await t.gatehouse.resolveSession('unknown')).toBeUndefined();
+    expect(await t.gatehouse.resolveSession('')).toBeUndefined();
+  });
+});
+
+describe('logout (product logout)', () => {
+  it('revokes every grant made under the session and only those', async () => {
+    const { t, user } = await setup();
+    const { client } = await t.seedClient();
+    const { client: other } = await t.seedClient({ name: 'Other' });
+    const browser = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    const phone = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    const a = await t.obtainTokens({ client, user, sessionId: browser.session.sessionId });
+    const b = await t.obtainTokens({ client: other, user, sessionId: browser.session.sessionId });
+    const c = await t.obtainTokens({ client, user, sessionId: phone.session.sessionId });
+
+    const { revokedGrantIds } = await t.gatehouse.logout(browser.sessionToken);
+    expect(revokedGrantIds).toHaveLength(2);
+    for (const tokens of [a, b]) {
+      const error = await t.gatehouse.verifyAccessToken(tokens.access_token).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(OAuthError);
+      expect((error as OAuthError).code).toBe('invalid_token');
+    }
+    expect((await t.gatehouse.verifyAccessToken(c.access_token)).userKey).toBe(user.userKey);
+    expect(await t.gatehouse.resolveSession(phone.sessionToken)).toBeDefined();
+    expect(t.audit.ofType('logout')).toEqual([{ type: 'logout', at: t.clock.now(), userKey: user.userKey, grantIds: revokedGrantIds }]);
+  });
+
+  it('is a no-op for an unknown session', async () => {
+    const { t } = await setup();
+    expect(await t.gatehouse.logout('unknown')).toEqual({ revokedGrantIds: [] });
+    expect(t.audit.ofType('logout')).toEqual([]);
+  });
+});
