@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+function failure(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('loadConfig accepted the environment');
+}
+
+describe('loadConfig', () => {
+  it('takes the documented defaults from an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      host: undefined,
+      port: 3000,
+      issuer: 'http://localhost:3000',
+      database: { kind: 'sqlite', filename: './data/gatehouse.db' },
+      keySecret: undefined,
+      trustProxy: false,
+      logLevel: 'info',
+      accessTokenTtlSeconds: 3600,
+      codeTtlSeconds: 60,
+      refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
+      rateLimit: { maxFailures: 10, windowSeconds: 900 },
+      purgeIntervalMinutes: 15,
+      demo: true,
+    });
+  });
+
+  it('derives the default issuer from PORT and uses GATEHOUSE_ISSUER verbatim', () => {
+    expect(loadConfig({ PORT: '8080' }).issuer).toBe('http://localhost:8080');
+    expect(loadConfig({ PORT: '8080', GATEHOUSE_ISSUER: 'https://auth.example.com/tenant' }).issuer).toBe('https://auth.example.com/tenant');
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '4000',
+      GATEHOUSE_ISSUER: 'http://127.0.0.1:4000',
+      GATEHOUSE_DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
+      GATEHOUSE_DATABASE_POOL_SIZE: '5',
+      GATEHOUSE_KEY_SECRET: 'k'.repeat(32),
+      GATEHOUSE_TRUST_PROXY: 'loopback, 10.0.0.0/8',
+      GATEHOUSE_LOG_LEVEL: 'warn',
+      GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS: '600',
+      GATEHOUSE_CODE_TTL_SECONDS: '30',
+      GATEHOUSE_SESSION_TTL_SECONDS: '3600',
+      GATEHOUSE_REFRESH_ROTATION: 'true',
+      GATEHOUSE_REFRESH_REUSE_GRACE_SECONDS: '5',
+      GATEHOUSE_REFRESH_IDLE_TTL_SECONDS: '86400',
+      GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS: '0',
+      GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '3',
+      GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS: '60',
+      GATEHOUSE_PURGE_INTERVAL_MINUTES: '5',
+      GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: '3',
+      GATEHOUSE_DEMO: 'off',
+    });
+    expect(config).toEqual({
+      host: '127.0.0.1',
+      port: 4000,
+      issuer: 'http://127.0.0.1:4000',
+      database: { kind: 'postgres', connectionString: 'postgres://postgres@127.0.0.1:5432/test', poolSize: 5 },
+      keySecret: 'k'.repeat(32),
+      trustProxy: 'loopback, 10.0.0.0/8',
+      logLevel: 'warn',
+      accessTokenTtlSeconds: 600,
+      codeTtlSeconds: 30,
+      sessionTtlSeconds: 3600,
+      refreshToken: { rotate: true, reuseGraceSeconds: 5, idleTtlSeconds: 86400, absoluteTtlSeconds: null },
+      rateLimit: { maxFailures: 3, windowSeconds: 60 },
+      purgeIntervalMinutes: 5,
+      shutdownTimeoutSeconds: 3,
+      demo: false,
+    });
+  });
+
+  it('reads GATEHOUSE_TRUST_PROXY as Express does: booleans, hop counts, address lists', () => {
+    expect(loadConfig({ GATEHOUSE_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ GATEHOUSE_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ GATEHOUSE_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ GATEHOUSE_TRUST_PROXY: 'loopback' }).trustProxy).toBe('loopback');
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ PORT: '', GATEHOUSE_ISSUER: ' ' }).issuer).toBe('http://localhost:3000');
+  });
+
+  // Each bad value stops start-up with one line naming the variable.
+  it.each([
+    [{ PORT: 'abc' }, 'PORT', 'PORT must be a whole number from 1 to 65535 (got "abc").'],
+    [{ PORT: '70000' }, 'PORT', 'PORT must be a whole number from 1 to 65535 (got "70000").'],
+    [{ PORT: '0' }, 'PORT', 'PORT must be a whole number from 1 to 65535 (got "0").'],
+    [{ HOST: 'bad host!' }, 'HOST', 'HOST must be a host name or an IP address (got "bad host!").'],
+    [{ GATEHOUSE_ISSUER: 'not a url' }, 'GATEHOUSE_ISSUER', 'GATEHOUSE_ISSUER must be an absolute URL such as https://auth.example.com (got "not a url").'],
+    [{ GATEHOUSE_ISSUER: 'http://auth.example.com' }, 'GATEHOUSE_ISSUER', 'GATEHOUSE_ISSUER must be https (http is allowed on loopback only) (got "http://auth.example.com").'],
+    [{ GATEHOUSE_ISSUER: 'ftp://auth.example.com' }, 'GATEHOUSE_ISSUER', 'GATEHOUSE_ISSUER must be an https URL (got "ftp://auth.example.com").'],
+    [{ GATEHOUSE_ISSUER: 'https://auth.example.com?x=1' }, 'GATEHOUSE_ISSUER', 'GATEHOUSE_ISSUER must not have a query or fragment (RFC 8414 §2) (got "https://auth.example.com?x=1").'],
+    [{ GATEHOUSE_ISSUER: 'https://auth.example.com/' }, 'GATEHOUSE_ISSUER', 'GATEHOUSE_ISSUER must not end with a slash (got "https://auth.example.com/").'],
+    [{ GATEHOUSE_DATABASE_URL: 'mysql://root:hunter2@db/x' }, 'GATEHOUSE_DATABASE_URL', 'GATEHOUSE_DATABASE_URL must be a postgres:// or postgresql:// connection string.'],
+    [{ GATEHOUSE_DATABASE_POOL_SIZE: '0' }, 'GATEHOUSE_DATABASE_POOL_SIZE', 'GATEHOUSE_DATABASE_POOL_SIZE must be a whole number from 1 to 1000 (got "0").'],
+    [{ GATEHOUSE_KEY_SECRET: 'short-secret' }, 'GATEHOUSE_KEY_SECRET', 'GATEHOUSE_KEY_SECRET must be at least 32 characters (for example: openssl rand -base64 32).'],
+    [{ GATEHOUSE_TRUST_PROXY: 'every$one' }, 'GATEHOUSE_TRUST_PROXY', 'GATEHOUSE_TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses, subnets or loopback/linklocal/uniquelocal (got "every$one").'],
+    [{ GATEHOUSE_LOG_LEVEL: 'verbose' }, 'GATEHOUSE_LOG_LEVEL', 'GATEHOUSE_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "verbose").'],
+    [{ GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS: '10' }, 'GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS', 'GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS must be a whole number from 60 to 86400 (got "10").'],
+    [{ GATEHOUSE_CODE_TTL_SECONDS: '1h' }, 'GATEHOUSE_CODE_TTL_SECONDS', 'GATEHOUSE_CODE_TTL_SECONDS must be a whole number from 10 to 600 (got "1h").'],
+    [{ GATEHOUSE_SESSION_TTL_SECONDS: '-5' }, 'GATEHOUSE_SESSION_TTL_SECONDS', 'GATEHOUSE_SESSION_TTL_SECONDS must be a whole number from 60 to 2592000 (got "-5").'],
+    [{ GATEHOUSE_REFRESH_ROTATION: 'maybe' }, 'GATEHOUSE_REFRESH_ROTATION', 'GATEHOUSE_REFRESH_ROTATION must be true or false (got "maybe").'],
+    [{ GATEHOUSE_REFRESH_REUSE_GRACE_SECONDS: '1000' }, 'GATEHOUSE_REFRESH_REUSE_GRACE_SECONDS', 'GATEHOUSE_REFRESH_REUSE_GRACE_SECONDS must be a whole number from 0 to 300 (got "1000").'],
+    [{ GATEHOUSE_REFRESH_IDLE_TTL_SECONDS: 'x' }, 'GATEHOUSE_REFRESH_IDLE_TTL_SECONDS', 'GATEHOUSE_REFRESH_IDLE_TTL_SECONDS must be a whole number from 0 to 315360000 (got "x").'],
+    [{ GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS: '1.5' }, 'GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS', 'GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS must be a whole number from 0 to 315360000 (got "1.5").'],
+    [
+      { GATEHOUSE_REFRESH_IDLE_TTL_SECONDS: '7200', GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS: '3600' },
+      'GATEHOUSE_REFRESH_IDLE_TTL_SECONDS',
+      'GATEHOUSE_REFRESH_IDLE_TTL_SECONDS must not exceed GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS.',
+    ],
+    [{ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '0' }, 'GATEHOUSE_RATE_LIMIT_MAX_FAILURES', 'GATEHOUSE_RATE_LIMIT_MAX_FAILURES must be a whole number from 1 to 100000 (got "0").'],
+    [{ GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS: 'ten' }, 'GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS', 'GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS must be a whole number from 1 to 86400 (got "ten").'],
+    [{ GATEHOUSE_PURGE_INTERVAL_MINUTES: '0' }, 'GATEHOUSE_PURGE_INTERVAL_MINUTES', 'GATEHOUSE_PURGE_INTERVAL_MINUTES must be a whole number from 1 to 10080 (got "0").'],
+    [{ GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: '0' }, 'GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS', 'GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS must be a whole number from 1 to 600 (got "0").'],
+    [{ GATEHOUSE_DEMO: 'sometimes' }, 'GATEHOUSE_DEMO', 'GATEHOUSE_DEMO must be true or false (got "sometimes").'],
+  ])('refuses %o with one line naming the variable', (env, variable, message) => {
+    const error = failure(env);
+    expect(error.variable).toBe(variable);
+    expect(error.message).toBe(message);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('never echoes a secret variable in its error', () => {
+    expect(failure({ GATEHOUSE_KEY_SECRET: 'hunter2-hunter2' }).message).not.toContain('hunter2');
+    expect(failure({ GATEHOUSE_DATABASE_URL: 'mysql://root:hunter2@db/x' }).message).not.toContain('hunter2');
+  });
+
+  it('accepts https issuers anywhere and http ones on loopback only', () => {
+    expect(loadConfig({ GATEHOUSE_ISSUER: 'http://127.0.0.1:3000' }).issuer).toBe('http://127.0.0.1:3000');
+    expect(loadConfig({ GATEHOUSE_ISSUER: 'http://[::1]:3000' }).issuer).toBe('http://[::1]:3000');
+    expect(loadConfig({ GATEHOUSE_ISSUER: 'https://auth.example.com' }).issuer).toBe('https://auth.example.com');
+  });
+});

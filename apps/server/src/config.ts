@@ -1,0 +1,182 @@
+import * as v from 'valibot';
+import { isLoopbackHost } from '@gatehouse/core';
+
+/** The server's configuration, read from the environment once at start-up. */
+export interface Config {
+  host: string | undefined;
+  port: number;
+  issuer: string;
+  database: { kind: 'sqlite'; filename: string } | { kind: 'postgres'; connectionString: string; poolSize: number };
+  /** Encrypts private signing keys at rest when set. */
+  keySecret: string | undefined;
+  /** Express `trust proxy` value (false: do not trust `X-Forwarded-*`). */
+  trustProxy: boolean | number | string;
+  logLevel: LogLevel;
+  accessTokenTtlSeconds: number;
+  codeTtlSeconds: number;
+  sessionTtlSeconds: number;
+  refreshToken: { rotate: boolean; reuseGraceSeconds: number; idleTtlSeconds: number | null; absoluteTtlSeconds: number | null };
+  rateLimit: { maxFailures: number; windowSeconds: number };
+  purgeIntervalMinutes: number;
+  shutdownTimeoutSeconds: number;
+  /** Seed a demo account, admin and client into an empty database, and serve /demo/callback. */
+  demo: boolean;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A configuration value that cannot be used; `message` is one line naming the variable. */
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(message);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Variables whose values are never echoed in an error message. */
+const SECRET_VARIABLES = new Set(['GATEHOUSE_KEY_SECRET', 'GATEHOUSE_DATABASE_URL']);
+
+function integer(min: number, max: number) {
+  return v.pipe(
+    v.string(),
+    v.regex(/^\d+$/, `must be a whole number from ${min} to ${max}`),
+    v.transform(Number),
+    v.minValue(min, `must be a whole number from ${min} to ${max}`),
+    v.maxValue(max, `must be a whole number from ${min} to ${max}`),
+  );
+}
+
+const TRUE = ['true', '1', 'yes', 'on'];
+const FALSE = ['false', '0', 'no', 'off'];
+const boolean = v.pipe(
+  v.string(),
+  v.toLowerCase(),
+  v.check((value) => TRUE.includes(value) || FALSE.includes(value), 'must be true or false'),
+  v.transform((value) => TRUE.includes(value)),
+);
+
+/** 0 (the variable's "off") or a number of seconds. */
+const optionalLimit = v.pipe(integer(0, 10 * 365 * 86400), v.transform((value) => (value === 0 ? null : value)));
+
+/** RFC 8414 §2: the issuer is an https URL with no query or fragment (http is tolerated on loopback, for development). */
+const issuer = v.pipe(
+  v.string(),
+  v.check((value) => URL.canParse(value), 'must be an absolute URL such as https://auth.example.com'),
+  v.check((value) => /^https?:$/.test(new URL(value).protocol), 'must be an https URL'),
+  v.check((value) => new URL(value).protocol === 'https:' || isLoopbackHost(new URL(value).hostname), 'must be https (http is allowed on loopback only)'),
+  v.check((value) => !value.includes('?') && !value.includes('#'), 'must not have a query or fragment (RFC 8414 §2)'),
+  v.check((value) => !value.endsWith('/'), 'must not end with a slash'),
+);
+
+/** Express `trust proxy`: true/false, a hop count, or addresses / subnets / loopback|linklocal|uniquelocal names. */
+const trustProxy = v.pipe(
+  v.string(),
+  v.regex(/^[\w.:/,\s-]+$/, 'must be true, false, a hop count, or a comma-separated list of addresses, subnets or loopback/linklocal/uniquelocal'),
+  v.transform((value): boolean | number | string => {
+    const trimmed = value.trim();
+    if (trimmed === 'true') return true;
+    if (trimmed === 'false' || trimmed === '') return false;
+    if (/^\d+$/.test(trimmed)) return Number(trimmed);
+    return trimmed;
+  }),
+);
+
+const databaseUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// connection string'));
+
+/** Every variable the server reads, with its rule; absent variables take the defaults below. */
+const schema = {
+  HOST: v.pipe(v.string(), v.regex(/^[\w.:[\]-]+$/, 'must be a host name or an IP address')),
+  PORT: integer(1, 65535),
+  GATEHOUSE_ISSUER: issuer,
+  GATEHOUSE_DB: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
+  GATEHOUSE_DATABASE_URL: databaseUrl,
+  GATEHOUSE_DATABASE_POOL_SIZE: integer(1, 1000),
+  GATEHOUSE_KEY_SECRET: v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters (for example: openssl rand -base64 32)')),
+  GATEHOUSE_TRUST_PROXY: trustProxy,
+  GATEHOUSE_LOG_LEVEL: v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`),
+  GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS: integer(60, 86400),
+  GATEHOUSE_CODE_TTL_SECONDS: integer(10, 600),
+  GATEHOUSE_SESSION_TTL_SECONDS: integer(60, 30 * 86400),
+  GATEHOUSE_REFRESH_ROTATION: boolean,
+  GATEHOUSE_REFRESH_REUSE_GRACE_SECONDS: integer(0, 300),
+  GATEHOUSE_REFRESH_IDLE_TTL_SECONDS: optionalLimit,
+  GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS: optionalLimit,
+  GATEHOUSE_RATE_LIMIT_MAX_FAILURES: integer(1, 100000),
+  GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS: integer(1, 86400),
+  GATEHOUSE_PURGE_INTERVAL_MINUTES: integer(1, 7 * 24 * 60),
+  GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: integer(1, 600),
+  GATEHOUSE_DEMO: boolean,
+} as const;
+
+type Schema = typeof schema;
+type Parsed = { [K in keyof Schema]: v.InferOutput<Schema[K]> | undefined };
+
+/** The variables `loadConfig` reads, for documentation and `--help`. */
+export const CONFIG_VARIABLES = Object.keys(schema) as Array<keyof Schema>;
+
+function read(env: Env): Parsed {
+  const parsed: Partial<Record<keyof Schema, unknown>> = {};
+  for (const name of CONFIG_VARIABLES) {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') continue;
+    const result = v.safeParse(schema[name] as v.GenericSchema<string, unknown>, raw.trim(), { abortPipeEarly: true });
+    if (!result.success) {
+      const shown = SECRET_VARIABLES.has(name) ? '' : ` (got ${JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw)})`;
+      throw new ConfigError(name, `${name} ${result.issues[0].message}${shown}.`);
+    }
+    parsed[name] = result.output;
+  }
+  return parsed as Parsed;
+}
+
+/**
+ * Reads and validates the configuration. Throws a `ConfigError` whose message is one line
+ * naming the variable at fault.
+ *
+ * @example
+ * const config = loadConfig(process.env);
+ * config.issuer; // 'http://localhost:3000' unless GATEHOUSE_ISSUER or PORT say otherwise
+ */
+export function loadConfig(env: Env): Config {
+  const e = read(env);
+  const port = e.PORT ?? 3000;
+  const idle = e.GATEHOUSE_REFRESH_IDLE_TTL_SECONDS ?? null;
+  const absolute = e.GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS ?? null;
+  if (idle !== null && absolute !== null && idle > absolute) {
+    throw new ConfigError('GATEHOUSE_REFRESH_IDLE_TTL_SECONDS', 'GATEHOUSE_REFRESH_IDLE_TTL_SECONDS must not exceed GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS.');
+  }
+  return {
+    host: e.HOST,
+    port,
+    issuer: e.GATEHOUSE_ISSUER ?? `http://localhost:${port}`,
+    database: e.GATEHOUSE_DATABASE_URL
+      ? { kind: 'postgres', connectionString: e.GATEHOUSE_DATABASE_URL, poolSize: e.GATEHOUSE_DATABASE_POOL_SIZE ?? 10 }
+      : { kind: 'sqlite', filename: e.GATEHOUSE_DB ?? './data/gatehouse.db' },
+    keySecret: e.GATEHOUSE_KEY_SECRET,
+    trustProxy: e.GATEHOUSE_TRUST_PROXY ?? false,
+    logLevel: e.GATEHOUSE_LOG_LEVEL ?? 'info',
+    accessTokenTtlSeconds: e.GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS ?? 3600,
+    codeTtlSeconds: e.GATEHOUSE_CODE_TTL_SECONDS ?? 60,
+    sessionTtlSeconds: e.GATEHOUSE_SESSION_TTL_SECONDS ?? 12 * 3600,
+    refreshToken: {
+      rotate: e.GATEHOUSE_REFRESH_ROTATION ?? false,
+      reuseGraceSeconds: e.GATEHOUSE_REFRESH_REUSE_GRACE_SECONDS ?? 10,
+      idleTtlSeconds: idle,
+      absoluteTtlSeconds: absolute,
+    },
+    rateLimit: { maxFailures: e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES ?? 10, windowSeconds: e.GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS ?? 900 },
+    purgeIntervalMinutes: e.GATEHOUSE_PURGE_INTERVAL_MINUTES ?? 15,
+    shutdownTimeoutSeconds: e.GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS ?? 10,
+    demo: e.GATEHOUSE_DEMO ?? true,
+  };
+}
+
+/** Where the data lives, for messages (never the connection string: it may hold a password). */
+export function describeDatabase(config: Config): string {
+  return config.database.kind === 'sqlite' ? `SQLite file ${config.database.filename}` : 'PostgreSQL (GATEHOUSE_DATABASE_URL)';
+}
