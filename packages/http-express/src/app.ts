@@ -1,0 +1,96 @@
+import type { Gatehouse } from '@gatehouse/core';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { requestContext, requestLogger, silentLogger, type HttpLogger } from './logger.js';
+import { OAUTH_PATHS } from './oauth/metadata.js';
+import { createOAuthRouter } from './oauth/router.js';
+import { createAssetsRouter } from './pages/assets.js';
+import { errorPage } from './pages/error.js';
+import { sendPage } from './pages/send.js';
+import { securityHeaders, setApiCsp } from './security/headers.js';
+import type { RateLimitSettings } from './security/rate-limit.js';
+// TODO(resource helper): switch this on once src/resource/index.ts exists.
+// import { createResourceRouter } from './resource/index.js';
+
+export interface GatehouseHttpOptions {
+  /** The core, from `createGatehouse` (its settings give the issuer). */
+  gatehouse: Gatehouse;
+  /** Where request and security lines go (a pino logger fits); default: silent. */
+  logger?: HttpLogger;
+  /** Express `trust proxy`: which proxies' X-Forwarded-* headers to believe (default: none). */
+  trustProxy?: boolean | number | string;
+  /** Failed sign-ins and failed client authentications (default 5 per 300 s per key, 25 per IP). */
+  rateLimit?: RateLimitSettings;
+  /** Routers mounted after Gatehouse's own and before the 404 handler (health checks, demo pages, the portal). */
+  extraRouters?: express.Router[];
+}
+
+/** Paths whose errors are OAuth JSON (RFC 6749 §5.2) rather than a page. */
+const OAUTH_JSON_PATHS: readonly string[] = [OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.introspect, OAUTH_PATHS.jwks, OAUTH_PATHS.metadata];
+
+function wantsHtml(req: Request): boolean {
+  return req.method === 'GET' || req.method === 'HEAD' ? req.accepts(['json', 'html']) === 'html' : req.is('application/x-www-form-urlencoded') === 'application/x-www-form-urlencoded';
+}
+
+function isPagePath(req: Request): boolean {
+  return req.path.startsWith('/oauth/') || req.path.startsWith('/portal') || req.path === '/';
+}
+
+/**
+ * The Gatehouse HTTP application: request ids and access log, security headers, the OAuth
+ * endpoints and pages, the resource APIs, `extraRouters`, then 404 and a last-resort error handler
+ * that never shows a stack (the detail goes to the logger only).
+ *
+ * @example
+ * const app = createGatehouseApp({ gatehouse, logger: pino(), trustProxy: 'loopback' });
+ * app.listen(3000);
+ */
+export function createGatehouseApp(options: GatehouseHttpOptions): express.Express {
+  const logger = options.logger ?? silentLogger;
+  const issuer = options.gatehouse.deps.settings.issuer;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy ?? false);
+  // Express 5's default, stated: repeated query parameters become arrays, which the core refuses.
+  app.set('query parser', 'simple');
+
+  app.use(requestContext(logger));
+  app.use(securityHeaders(issuer), (_req: Request, res: Response, next: NextFunction) => {
+    setApiCsp(res);
+    next();
+  });
+  app.use(createAssetsRouter());
+  app.use(createOAuthRouter(options));
+  // app.use(createResourceRouter(options));
+  for (const router of options.extraRouters ?? []) app.use(router);
+
+  app.use((req: Request, res: Response) => {
+    if (OAUTH_JSON_PATHS.includes(req.path) || !(wantsHtml(req) || isPagePath(req))) {
+      res.status(404).type('application/problem+json').send(
+        JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404, detail: 'There is nothing at this address.', errorCode: 'NOT_FOUND' }),
+      );
+      return;
+    }
+    sendPage(res, 404, errorPage({ title: 'Page not found', message: 'There is nothing at this address.' }));
+  });
+
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    requestLogger(logger, res).error({ err: error, method: req.method, path: req.path }, 'unhandled error');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (OAUTH_JSON_PATHS.includes(req.path)) {
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(500).json({ error: 'server_error', error_description: 'The server could not handle the request.' });
+      return;
+    }
+    if (wantsHtml(req) || isPagePath(req)) {
+      sendPage(res, 500, errorPage({ title: 'Something went wrong', message: 'The server could not handle the request. Please try again later.' }));
+      return;
+    }
+    res.status(500).type('application/problem+json').send(
+      JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'The server could not handle the request.', errorCode: 'INTERNAL' }),
+    );
+  });
+  return app;
+}

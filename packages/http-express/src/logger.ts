@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+
+type LogMethod = (obj: object, msg?: string) => void;
+
+/** The subset of a pino logger the HTTP adapter writes to (a pino instance fits as is). */
+export interface HttpLogger {
+  info: LogMethod;
+  warn: LogMethod;
+  error: LogMethod;
+}
+
+/** The default: writes nothing. */
+export const silentLogger: HttpLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** An incoming `X-Request-Id` is echoed only when it is short and plain; otherwise one is generated. */
+const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request id of this request (set by `requestContext`). */
+export function requestIdOf(res: Response): string {
+  return typeof res.locals.requestId === 'string' ? res.locals.requestId : 'unknown';
+}
+
+/**
+ * Gives every request an id (the caller's `X-Request-Id` when acceptable, else a UUID), echoes it in
+ * the response and writes one access-log line when the response is finished. Only the path is
+ * logged, never the query string (it may carry codes or state) nor any header or body.
+ */
+export function requestContext(logger: HttpLogger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const incoming = req.get('x-request-id');
+    const requestId = incoming !== undefined && ACCEPTABLE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info(
+        { reqId: requestId, method: req.method, path: req.path, status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10 },
+        'request',
+      );
+    });
+    next();
+  };
+}
+
+/** A logger whose lines carry the request id of `res`. */
+export function requestLogger(logger: HttpLogger, res: Response): HttpLogger {
+  const reqId = requestIdOf(res);
+  return {
+    info: (obj, msg) => logger.info({ reqId, ...obj }, msg),
+    warn: (obj, msg) => logger.warn({ reqId, ...obj }, msg),
+    error: (obj, msg) => logger.error({ reqId, ...obj }, msg),
+  };
+}

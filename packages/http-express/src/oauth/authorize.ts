@@ -1,0 +1,123 @@
+import { OAuthError, type AuthorizationRequestCheck, type RawParameters } from '@gatehouse/core';
+import type { Request, Response } from 'express';
+import { requestLogger } from '../logger.js';
+import { consentPage } from '../pages/consent.js';
+import { errorPage } from '../pages/error.js';
+import { sendPage } from '../pages/send.js';
+import { CSRF_FIELD, csrfTokenMatches } from '../security/csrf.js';
+import type { FormFields } from '../security/form-body.js';
+import { loginUrl } from '../security/session.js';
+import type { OAuthContext } from './context.js';
+import { OAUTH_PATHS } from './metadata.js';
+import { sendCsrfFailure } from './page-forms.js';
+
+/** The raw query string of the request (without `?`), carried unchanged from authorize to decision. */
+function rawQuery(req: Request): string {
+  const index = req.originalUrl.indexOf('?');
+  return index < 0 ? '' : req.originalUrl.slice(index + 1);
+}
+
+function authorizeUrl(req: Request): string {
+  const query = rawQuery(req);
+  return query === '' ? OAUTH_PATHS.authorize : `${OAUTH_PATHS.authorize}?${query}`;
+}
+
+/**
+ * Answers a request that failed the check: an untrusted client or redirect URI is a 400 page
+ * and never a redirect (RFC 6749 §4.1.2.1); any other error goes back to the client (302).
+ * Returns true when it answered.
+ */
+function answerFailedCheck(ctx: OAuthContext, res: Response, check: AuthorizationRequestCheck): boolean {
+  if (check.kind === 'show-error') {
+    requestLogger(ctx.logger, res).info({ oauthError: check.error.code, detail: check.error.detail }, 'authorization request refused');
+    sendPage(
+      res,
+      400,
+      errorPage({
+        title: 'This sign-in link is not valid',
+        message: `${check.error.description} Please tell the developer of the app that sent you here.`,
+        code: check.error.code,
+      }),
+    );
+    return true;
+  }
+  if (check.kind === 'redirect-error') {
+    requestLogger(ctx.logger, res).info({ oauthError: check.error.code }, 'authorization request refused with a redirect');
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(302, check.redirectTo);
+    return true;
+  }
+  return false;
+}
+
+/**
+ * GET /oauth/authorize (RFC 6749 §4.1.1). Checked first; then the login page when nobody is
+ * signed in; then the consent page, whose form posts the same query string to the decision URL.
+ */
+export function authorizeEndpoint(ctx: OAuthContext) {
+  return async (req: Request, res: Response): Promise<void> => {
+    // Express 5's "simple" query parser gives arrays for repeated parameters; the core refuses them.
+    const check = await ctx.gatehouse.checkAuthorizationRequest(req.query as RawParameters);
+    if (answerFailedCheck(ctx, res, check) || check.kind !== 'valid') return;
+    const signedIn = res.locals.signedIn;
+    if (!signedIn) {
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(302, loginUrl(authorizeUrl(req)));
+      return;
+    }
+    const query = rawQuery(req);
+    sendPage(
+      res,
+      200,
+      consentPage({
+        csrfToken: res.locals.csrfToken as string,
+        clientName: check.client.name,
+        scopes: check.request.scopes,
+        redirectUri: check.request.redirectUri,
+        formAction: `${OAUTH_PATHS.decision}?${query}`,
+        userEmail: signedIn.user.email,
+      }),
+    );
+  };
+}
+
+/**
+ * POST /oauth/authorize/decision?<the authorize parameters>: the consent form's answer. The CSRF
+ * token is checked, the parameters are checked again, then Allow issues a code and Deny sends
+ * `access_denied` (RFC 6749 §4.1.2.1), both as a redirect to the client.
+ */
+export function decisionEndpoint(ctx: OAuthContext) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const form = req.body as FormFields;
+    const backToAuthorize = authorizeUrl(req);
+    if (!csrfTokenMatches(req, form[CSRF_FIELD])) {
+      requestLogger(ctx.logger, res).warn({ event: 'csrf_refused', form: 'consent' }, 'consent form without a valid CSRF token');
+      return sendCsrfFailure(res, { href: backToAuthorize, label: 'Back to the request' });
+    }
+    const check = await ctx.gatehouse.checkAuthorizationRequest(req.query as RawParameters);
+    if (answerFailedCheck(ctx, res, check) || check.kind !== 'valid') return;
+    const signedIn = res.locals.signedIn;
+    if (!signedIn) {
+      res.redirect(303, loginUrl(backToAuthorize));
+      return;
+    }
+    const decision = form.decision;
+    res.setHeader('Cache-Control', 'no-store');
+    if (decision === 'allow') {
+      const { redirectTo } = await ctx.gatehouse.approveAuthorization({
+        request: check.request,
+        userKey: signedIn.user.userKey,
+        sessionId: signedIn.session.sessionId,
+      });
+      res.redirect(302, redirectTo);
+      return;
+    }
+    if (decision === 'deny') {
+      const { redirectTo } = ctx.gatehouse.denyAuthorization({ request: check.request, userKey: signedIn.user.userKey });
+      res.redirect(302, redirectTo);
+      return;
+    }
+    const error = new OAuthError('invalid_request', 'Choose Allow or Deny.');
+    sendPage(res, 400, errorPage({ title: 'No choice was made', message: error.description, link: { href: backToAuthorize, label: 'Back to the request' } }));
+  };
+}

@@ -1,0 +1,125 @@
+import { OAuthError, type Client } from '@gatehouse/core';
+import type { Request, Response } from 'express';
+import { requestLogger } from '../logger.js';
+import type { FormFields } from '../security/form-body.js';
+import { clientIp, type OAuthContext } from './context.js';
+import { sendOAuthError } from './json-errors.js';
+
+export interface ClientCredentials {
+  method: 'client_secret_basic' | 'client_secret_post';
+  clientId: string;
+  clientSecret: string;
+}
+
+export type CredentialsReading =
+  | { ok: true; credentials: ClientCredentials }
+  /** `clientId` is what the request claimed to be, when it said (for rate limiting). */
+  | { ok: false; error: OAuthError; clientId: string | undefined };
+
+/** Longer ids or secrets are not ours; refusing them early bounds the work of a request. */
+const MAX_CREDENTIAL_LENGTH = 512;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** RFC 6749 §2.3.1 / Appendix B: each of id and secret is application/x-www-form-urlencoded before base64. */
+function formUrlDecode(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+function refuse(description: string, clientId: string | undefined, code: 'invalid_client' | 'invalid_request' = 'invalid_client'): CredentialsReading {
+  return { ok: false, error: new OAuthError(code, description), clientId };
+}
+
+/**
+ * Reads the client's credentials from `Authorization: Basic` (client_secret_basic) or from the
+ * body (client_secret_post). Both at once is `invalid_request` (RFC 6749 §2.3: one method per
+ * request); none, or a header that does not decode, is `invalid_client`. Never throws.
+ */
+export function readClientCredentials(req: Request, form: FormFields): CredentialsReading {
+  const header = req.get('authorization');
+  const postedId = form.client_id;
+  const postedSecret = form.client_secret;
+
+  if (header !== undefined) {
+    const match = /^([A-Za-z]+) +(\S*) *$/.exec(header);
+    if (!match || match[1]?.toLowerCase() !== 'basic') {
+      return refuse('Client authentication must use HTTP Basic or client_secret_post.', postedId);
+    }
+    if (postedSecret !== undefined) {
+      return refuse('The client must use only one authentication method.', postedId, 'invalid_request');
+    }
+    const encoded = match[2] ?? '';
+    if (encoded.length === 0 || encoded.length > 4 * MAX_CREDENTIAL_LENGTH || !BASE64.test(encoded)) {
+      return refuse('The Basic credentials are malformed.', postedId);
+    }
+    let decoded: string;
+    try {
+      decoded = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(encoded, 'base64'));
+    } catch {
+      return refuse('The Basic credentials are malformed.', postedId);
+    }
+    const colon = decoded.indexOf(':');
+    if (colon < 0) return refuse('The Basic credentials are malformed.', postedId);
+    const clientId = formUrlDecode(decoded.slice(0, colon));
+    const clientSecret = formUrlDecode(decoded.slice(colon + 1));
+    if (clientId === undefined || clientSecret === undefined || clientId === '' || clientSecret === '') {
+      return refuse('The Basic credentials are malformed.', clientId || postedId);
+    }
+    // RFC 6749 §3.2.1: a client_id in the body must name the same client.
+    if (postedId !== undefined && postedId !== clientId) {
+      return refuse('client_id in the body differs from the authenticated client.', clientId, 'invalid_request');
+    }
+    if (clientId.length > MAX_CREDENTIAL_LENGTH || clientSecret.length > MAX_CREDENTIAL_LENGTH) {
+      return refuse('Client authentication failed.', undefined);
+    }
+    return { ok: true, credentials: { method: 'client_secret_basic', clientId, clientSecret } };
+  }
+
+  if (postedId === undefined || postedSecret === undefined) {
+    return refuse('Client authentication is required (HTTP Basic or client_secret_post).', postedId);
+  }
+  if (postedId.length > MAX_CREDENTIAL_LENGTH || postedSecret.length > MAX_CREDENTIAL_LENGTH) {
+    return refuse('Client authentication failed.', undefined);
+  }
+  return { ok: true, credentials: { method: 'client_secret_post', clientId: postedId, clientSecret: postedSecret } };
+}
+
+/**
+ * Authenticates the client of a token, revocation or introspection request, first of all
+ * (SPEC §4). Failures count toward the rate limit per client_id (from this IP) and per IP; once
+ * over it, the answer is 429 with `Retry-After` before any secret is checked. Answers the
+ * request itself and returns undefined when the client is not authenticated.
+ */
+export async function authenticateClientOf(ctx: OAuthContext, req: Request, res: Response): Promise<Client | undefined> {
+  const form = req.body as FormFields;
+  const ip = clientIp(req);
+  const reading = readClientCredentials(req, form);
+  const claimedId = reading.ok ? reading.credentials.clientId : reading.clientId;
+  const limit = ctx.limits.clientAuth.check(claimedId, ip);
+  if (limit.limited) {
+    res.setHeader('Retry-After', String(limit.retryAfterSeconds));
+    requestLogger(ctx.logger, res).warn({ event: 'rate_limited', limit: 'client_auth', clientId: claimedId?.slice(0, 64) }, 'client authentication rate limited');
+    sendOAuthError(res, 'temporarily_unavailable', `Too many failed client authentications. Retry after ${limit.retryAfterSeconds} seconds.`, 429);
+    return undefined;
+  }
+  if (!reading.ok) {
+    if (reading.error.code === 'invalid_client') ctx.limits.clientAuth.recordFailure(claimedId, ip);
+    requestLogger(ctx.logger, res).info({ oauthError: reading.error.code, clientId: claimedId?.slice(0, 64) }, reading.error.description);
+    sendOAuthError(res, reading.error.code, reading.error.description);
+    return undefined;
+  }
+  try {
+    return await ctx.gatehouse.authenticateClient(reading.credentials);
+  } catch (error) {
+    if (error instanceof OAuthError && error.code === 'invalid_client') {
+      ctx.limits.clientAuth.recordFailure(claimedId, ip);
+      requestLogger(ctx.logger, res).info({ oauthError: error.code, clientId: claimedId?.slice(0, 64), detail: error.detail }, 'client authentication failed');
+      sendOAuthError(res, 'invalid_client', error.description);
+      return undefined;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,4 @@
+export { createOAuthRouter } from './router.js';
+export { authorizationServerMetadata, OAUTH_PATHS } from './metadata.js';
+export { readClientCredentials, type ClientCredentials } from './client-auth.js';
+export { sendOAuthError, setNoStore } from './json-errors.js';

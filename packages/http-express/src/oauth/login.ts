@@ -1,0 +1,78 @@
+import { DomainError } from '@gatehouse/core';
+import type { Request, Response } from 'express';
+import * as v from 'valibot';
+import { requestLogger } from '../logger.js';
+import { loginPage, signedInPage } from '../pages/login.js';
+import { sendPage } from '../pages/send.js';
+import { CSRF_FIELD, csrfTokenMatches, issueCsrfToken } from '../security/csrf.js';
+import type { FormFields } from '../security/form-body.js';
+import { LOGIN_PATH, safeReturnTo, setSessionCookie } from '../security/session.js';
+import { clientIp, type OAuthContext } from './context.js';
+import { SignInForm, issueMessage } from './params.js';
+
+const WRONG_CREDENTIALS = 'The e-mail or password is not right.';
+
+/** GET /oauth/login: the sign-in form, or straight on to `return_to` when already signed in. */
+export function loginForm(_ctx: OAuthContext) {
+  return (req: Request, res: Response): void => {
+    const returnTo = safeReturnTo(req.query.return_to);
+    const signedIn = res.locals.signedIn;
+    if (signedIn) {
+      if (returnTo !== undefined) {
+        res.setHeader('Cache-Control', 'no-store');
+        res.redirect(302, returnTo);
+        return;
+      }
+      sendPage(res, 200, signedInPage({ email: signedIn.user.email }));
+      return;
+    }
+    sendPage(res, 200, loginPage({ csrfToken: res.locals.csrfToken as string, returnTo }));
+  };
+}
+
+/**
+ * POST /oauth/login: checks the CSRF token, the rate limit (failed sign-ins per e-mail and per
+ * IP; only failures count), then the password. Success sets the session cookie, rotates the CSRF
+ * token and goes to `return_to` (a same-origin path only). Failure shows the form again (401)
+ * with one message whichever of e-mail or password was wrong.
+ */
+export function loginSubmit(ctx: OAuthContext) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const form = req.body as FormFields;
+    const returnTo = safeReturnTo(form.return_to);
+    const log = requestLogger(ctx.logger, res);
+    const again = (status: number, message: string, email?: string) =>
+      sendPage(res, status, loginPage({ csrfToken: res.locals.csrfToken as string, returnTo, message, ...(email === undefined ? {} : { email }) }));
+
+    if (!csrfTokenMatches(req, form[CSRF_FIELD])) {
+      log.warn({ event: 'csrf_refused', form: 'login' }, 'login form without a valid CSRF token');
+      return again(403, 'The sign-in form had expired. Please try again.', form.email);
+    }
+    const parsed = v.safeParse(SignInForm, form);
+    if (!parsed.success) return again(400, issueMessage(parsed.issues[0]), form.email);
+    const { email, password } = parsed.output;
+
+    const ip = clientIp(req);
+    const limit = ctx.limits.signIn.check(email, ip);
+    if (limit.limited) {
+      log.warn({ event: 'rate_limited', limit: 'sign_in' }, 'sign-in rate limited');
+      res.setHeader('Retry-After', String(limit.retryAfterSeconds));
+      const minutes = Math.ceil(limit.retryAfterSeconds / 60);
+      return again(429, `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, email);
+    }
+
+    try {
+      const { sessionToken, user } = await ctx.gatehouse.signIn({ email, password });
+      setSessionCookie(res, ctx.issuer, sessionToken);
+      issueCsrfToken(res, ctx.issuer);
+      log.info({ event: 'sign_in', userKey: user.userKey }, 'signed in');
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(303, returnTo ?? LOGIN_PATH);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.kind !== 'unauthenticated') throw error;
+      ctx.limits.signIn.recordFailure(email, ip);
+      log.info({ event: 'sign_in_failed' }, 'sign-in failed');
+      again(401, WRONG_CREDENTIALS, email);
+    }
+  };
+}

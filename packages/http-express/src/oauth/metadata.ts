@@ -1,0 +1,58 @@
+import { SCOPE_CATALOGUE } from '@gatehouse/core';
+import type { Request, Response } from 'express';
+import { endpointUrl, type OAuthContext } from './context.js';
+
+/** Paths of the OAuth endpoints (relative to the issuer). */
+export const OAUTH_PATHS = {
+  authorize: '/oauth/authorize',
+  decision: '/oauth/authorize/decision',
+  token: '/oauth/token',
+  revoke: '/oauth/revoke',
+  introspect: '/oauth/introspect',
+  jwks: '/oauth/jwks',
+  login: '/oauth/login',
+  logout: '/oauth/logout',
+  metadata: '/.well-known/oauth-authorization-server',
+} as const;
+
+/**
+ * RFC 8414 §2 authorization server metadata: exactly what is implemented, URLs built from the
+ * issuer (never from the Host header).
+ */
+export function authorizationServerMetadata(issuer: string): Record<string, unknown> {
+  return {
+    issuer,
+    authorization_endpoint: endpointUrl(issuer, OAUTH_PATHS.authorize),
+    token_endpoint: endpointUrl(issuer, OAUTH_PATHS.token),
+    jwks_uri: endpointUrl(issuer, OAUTH_PATHS.jwks),
+    revocation_endpoint: endpointUrl(issuer, OAUTH_PATHS.revoke),
+    introspection_endpoint: endpointUrl(issuer, OAUTH_PATHS.introspect),
+    scopes_supported: SCOPE_CATALOGUE.map((entry) => entry.scope),
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    code_challenge_methods_supported: ['S256'],
+    // RFC 9207 §3: every authorization response carries iss.
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+export function metadataEndpoint(ctx: OAuthContext) {
+  const body = authorizationServerMetadata(ctx.issuer);
+  return (_req: Request, res: Response): void => {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.status(200).json(body);
+  };
+}
+
+/** GET /oauth/jwks: the public signing keys with their kids (RFC 7517 §5); old keys stay while their tokens live. */
+export function jwksEndpoint(ctx: OAuthContext) {
+  return async (_req: Request, res: Response): Promise<void> => {
+    const jwks = await ctx.gatehouse.jwks();
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.status(200).type('application/json').send(JSON.stringify(jwks));
+  };
+}

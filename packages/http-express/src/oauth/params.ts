@@ -1,0 +1,50 @@
+import { OAuthError } from '@gatehouse/core';
+import * as v from 'valibot';
+import type { FormFields } from '../security/form-body.js';
+
+const text = (name: string, max: number) =>
+  v.pipe(v.string(`${name} must be a string.`), v.maxLength(max, `${name} is longer than ${max} characters.`));
+
+/** RFC 6749 §4.1.3 (+ RFC 7636 §4.5 code_verifier). */
+export const AuthorizationCodeGrant = v.object({
+  code: text('code', 512),
+  redirect_uri: text('redirect_uri', 2048),
+  code_verifier: v.optional(text('code_verifier', 128)),
+});
+
+/** RFC 6749 §6. */
+export const RefreshTokenGrant = v.object({
+  refresh_token: text('refresh_token', 512),
+  scope: v.optional(text('scope', 1024)),
+});
+
+/** RFC 7009 §2.1 and RFC 7662 §2.1: the token and an optional hint. */
+export const TokenParameters = v.object({
+  // An access token is a JWT of a few hundred bytes; 4096 leaves room and bounds the work.
+  token: text('token', 4096),
+  token_type_hint: v.optional(text('token_type_hint', 64)),
+});
+
+/** The sign-in form. */
+export const SignInForm = v.object({
+  email: v.pipe(v.string(), v.trim(), v.minLength(1, 'Enter your e-mail address.'), v.maxLength(254, 'That e-mail address is too long.')),
+  password: v.pipe(v.string(), v.minLength(1, 'Enter your password.'), v.maxLength(1024, 'That password is too long.')),
+});
+
+/**
+ * Validates form fields against a schema; a failure is `invalid_request` naming the parameter
+ * (a missing one reads "<name> is required.").
+ */
+export function parseParameters<S extends v.GenericSchema<unknown, unknown>>(schema: S, fields: FormFields): v.InferOutput<S> {
+  const result = v.safeParse(schema, fields);
+  if (result.success) return result.output;
+  throw new OAuthError('invalid_request', issueMessage(result.issues[0]));
+}
+
+/** The first issue as a sentence for the user. */
+export function issueMessage(issue: v.BaseIssue<unknown> | undefined): string {
+  if (!issue) return 'The request is malformed.';
+  const key = issue.path?.[0]?.key;
+  if (typeof key === 'string' && issue.input === undefined) return `${key} is required.`;
+  return issue.message;
+}

@@ -1,0 +1,63 @@
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import type { GatehouseHttpOptions } from '../app.js';
+import { silentLogger } from '../logger.js';
+import { provideCsrfToken } from '../security/csrf.js';
+import { formBody } from '../security/form-body.js';
+import { createAttemptLimits, DEFAULT_RATE_LIMIT } from '../security/rate-limit.js';
+import { loadSignedIn } from '../security/session.js';
+import { authorizeEndpoint, decisionEndpoint } from './authorize.js';
+import type { OAuthContext } from './context.js';
+import { introspectionEndpoint } from './introspect.js';
+import { sendJsonFailure, sendOAuthError } from './json-errors.js';
+import { loginForm, loginSubmit } from './login.js';
+import { logoutForm, logoutSubmit } from './logout.js';
+import { OAUTH_PATHS, jwksEndpoint, metadataEndpoint } from './metadata.js';
+import { pageFormBody } from './page-forms.js';
+import { revocationEndpoint } from './revoke.js';
+import { tokenEndpoint } from './token.js';
+
+/** RFC 6749 §5.2: a body the token, revocation or introspection endpoint cannot accept is invalid_request. */
+const oauthFormBody = formBody({
+  onError: (_req, res, failure) => sendOAuthError(res, 'invalid_request', failure.description, failure.status === 413 ? 413 : 400),
+});
+
+function onlyPost(req: Request, res: Response): void {
+  res.setHeader('Allow', 'POST');
+  sendOAuthError(res, 'invalid_request', `${req.method} is not allowed here; use POST.`, 405);
+}
+
+/**
+ * The OAuth side of SPEC §4: authorize with its login and consent pages, token, revocation,
+ * introspection, logout, RFC 8414 metadata and the JWKS.
+ */
+export function createOAuthRouter(options: GatehouseHttpOptions): Router {
+  const { gatehouse } = options;
+  const issuer = gatehouse.deps.settings.issuer.replace(/\/+$/, '');
+  const ctx: OAuthContext = {
+    gatehouse,
+    logger: options.logger ?? silentLogger,
+    limits: createAttemptLimits(gatehouse.deps.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT),
+    issuer,
+  };
+  const router = Router();
+  const page = [loadSignedIn(gatehouse), provideCsrfToken(issuer)];
+
+  router.get(OAUTH_PATHS.metadata, metadataEndpoint(ctx));
+  router.get(OAUTH_PATHS.jwks, jwksEndpoint(ctx));
+
+  router.post(OAUTH_PATHS.token, oauthFormBody, tokenEndpoint(ctx));
+  router.post(OAUTH_PATHS.revoke, oauthFormBody, revocationEndpoint(ctx));
+  router.post(OAUTH_PATHS.introspect, oauthFormBody, introspectionEndpoint(ctx));
+  router.all([OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.introspect], onlyPost);
+  router.use([OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.introspect, OAUTH_PATHS.jwks, OAUTH_PATHS.metadata],
+    (error: unknown, _req: Request, res: Response, _next: NextFunction) => sendJsonFailure(res, ctx.logger, error));
+
+  router.get(OAUTH_PATHS.authorize, ...page, authorizeEndpoint(ctx));
+  router.post(OAUTH_PATHS.decision, pageFormBody, ...page, decisionEndpoint(ctx));
+  router.get(OAUTH_PATHS.login, ...page, loginForm(ctx));
+  router.post(OAUTH_PATHS.login, pageFormBody, ...page, loginSubmit(ctx));
+  router.get(OAUTH_PATHS.logout, ...page, logoutForm(ctx));
+  router.post(OAUTH_PATHS.logout, pageFormBody, ...page, logoutSubmit(ctx));
+
+  return router;
+}

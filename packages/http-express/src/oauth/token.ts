@@ -1,0 +1,40 @@
+import { OAuthError, type Client, type TokenResponse } from '@gatehouse/core';
+import type { Request, Response } from 'express';
+import type { FormFields } from '../security/form-body.js';
+import { authenticateClientOf } from './client-auth.js';
+import type { OAuthContext } from './context.js';
+import { sendJsonFailure, setNoStore } from './json-errors.js';
+import { AuthorizationCodeGrant, RefreshTokenGrant, parseParameters } from './params.js';
+
+/**
+ * POST /oauth/token (RFC 6749 §4.1.3 and §6). The client is authenticated before any grant
+ * parameter is looked at; the answer is JSON whatever `Accept` says, and never cached (§5.1).
+ */
+export function tokenEndpoint(ctx: OAuthContext) {
+  return async (req: Request, res: Response): Promise<void> => {
+    try {
+      const client = await authenticateClientOf(ctx, req, res);
+      if (!client) return;
+      const tokens = await grant(ctx, client, req.body as FormFields);
+      setNoStore(res);
+      res.status(200).json(tokens);
+    } catch (error) {
+      // invalid_grant and the other grant errors never count toward the rate limit (SPEC §4).
+      sendJsonFailure(res, ctx.logger, error);
+    }
+  };
+}
+
+async function grant(ctx: OAuthContext, client: Client, form: FormFields): Promise<TokenResponse> {
+  const grantType = form.grant_type;
+  if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
+  if (grantType === 'authorization_code') {
+    const params = parseParameters(AuthorizationCodeGrant, form);
+    return ctx.gatehouse.exchangeCode({ client, code: params.code, redirectUri: params.redirect_uri, codeVerifier: params.code_verifier });
+  }
+  if (grantType === 'refresh_token') {
+    const params = parseParameters(RefreshTokenGrant, form);
+    return ctx.gatehouse.refresh({ client, refreshToken: params.refresh_token, scope: params.scope });
+  }
+  throw new OAuthError('unsupported_grant_type', 'Only authorization_code and refresh_token grants are supported.');
+}

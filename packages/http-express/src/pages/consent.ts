@@ -1,0 +1,39 @@
+import { describeScope } from '@gatehouse/core';
+import { CSRF_FIELD } from '../security/csrf.js';
+import { html, type SafeHtml } from './html.js';
+import { layout } from './layout.js';
+
+export interface ConsentPageInput {
+  csrfToken: string;
+  clientName: string;
+  scopes: readonly string[];
+  /** Where the answer goes back to: the host is shown so the user can recognise the app. */
+  redirectUri: string;
+  /** The form's action: the decision URL carrying the original authorization parameters. */
+  formAction: string;
+  userEmail: string;
+}
+
+/**
+ * The consent page: the client's name, each requested scope in words, and the two buttons
+ * `decision=allow` / `decision=deny`. Consent grants exactly the listed scopes (SPEC §4).
+ */
+export function consentPage(input: ConsentPageInput): SafeHtml {
+  const host = new URL(input.redirectUri).host;
+  return layout({
+    title: `Allow ${input.clientName}?`,
+    user: { email: input.userEmail },
+    body: html`<h1><span class="mono">${input.clientName}</span> wants to access your account</h1>
+<p>Signed in as <strong>${input.userEmail}</strong>. If you allow it, this app will be able to:</p>
+<ul class="scopes">${input.scopes.map((scope) => html`<li>${describeScope(scope)}<code>${scope}</code></li>`)}</ul>
+<p class="muted">You will be sent back to <span class="mono">${host}</span>. You can withdraw this access later by signing out or under “Authorized apps”.</p>
+<form method="post" action="${input.formAction}">
+<input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
+<div class="actions">
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+<button type="submit" name="decision" value="allow">Allow</button>
+</div>
+</form>
+<p class="muted">Not you? <a href="/oauth/logout">Sign out</a>.</p>`,
+  });
+}

@@ -1,0 +1,43 @@
+import type { User } from '@gatehouse/core';
+import { html, type SafeHtml } from './html.js';
+import { STYLESHEET_PATH } from './styles.js';
+
+export interface LayoutOptions {
+  title: string;
+  body: SafeHtml;
+  /** Shown in the header ("Signed in as …"). */
+  user?: Pick<User, 'email'> | undefined;
+  /** Header links (the portal adds its menu). */
+  nav?: ReadonlyArray<{ href: string; label: string }>;
+  /** `card` (default) for narrow forms, `wide` for tables. */
+  width?: 'card' | 'wide';
+}
+
+/**
+ * The page frame: doctype, viewport meta for phones, the served stylesheet, a header.
+ *
+ * @example
+ * sendPage(res, 200, layout({ title: 'Sign in', body: html`<form>…</form>` }));
+ */
+export function layout(options: LayoutOptions): SafeHtml {
+  const nav = options.nav ?? [];
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${options.title} · Gatehouse</title>
+<link rel="stylesheet" href="${STYLESHEET_PATH}">
+</head>
+<body>
+<header class="site"><span class="brand">Gatehouse</span>${
+    nav.length > 0 ? html`<nav>${nav.map((item) => html`<a href="${item.href}">${item.label}</a>`)}</nav>` : ''
+  }${options.user ? html`<span class="who">Signed in as ${options.user.email}</span>` : ''}</header>
+<main><div class="card${options.width === 'wide' ? ' wide' : ''}">
+${options.body}
+</div></main>
+</body>
+</html>
+`;
+}

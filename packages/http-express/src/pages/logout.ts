@@ -1,0 +1,27 @@
+import { CSRF_FIELD } from '../security/csrf.js';
+import { html, type SafeHtml } from './html.js';
+import { layout } from './layout.js';
+
+/** GET /oauth/logout: asks before signing out (only the POST signs out). */
+export function logoutConfirmPage(input: { csrfToken: string; email: string }): SafeHtml {
+  return layout({
+    title: 'Sign out',
+    user: { email: input.email },
+    body: html`<h1>Sign out?</h1>
+<p>You are signed in as <strong>${input.email}</strong>. Signing out also withdraws the access you gave to apps during this sign-in: their tokens stop working.</p>
+<form method="post" action="/oauth/logout">
+<input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
+<div class="actions"><button type="submit" class="danger">Sign out</button></div>
+</form>`,
+  });
+}
+
+/** After POST /oauth/logout, or GET when nobody is signed in. */
+export function signedOutPage(input: { wasSignedIn: boolean }): SafeHtml {
+  return layout({
+    title: 'Signed out',
+    body: html`<h1>${input.wasSignedIn ? 'You are signed out' : 'You are not signed in'}</h1>
+${input.wasSignedIn ? html`<p class="notice ok" role="status">Your session has ended and the apps you allowed during it no longer have access.</p>` : ''}
+<div class="actions"><a class="button secondary" href="/oauth/login">Sign in</a></div>`,
+  });
+}

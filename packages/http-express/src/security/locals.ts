@@ -1,0 +1,21 @@
+import type { Session, User } from '@gatehouse/core';
+
+/** Who is signed in on this browser, set by `loadSignedIn` (undefined: nobody). */
+export interface SignedInState {
+  session: Session;
+  user: User;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Locals {
+      /** Set by `requestContext`. */
+      requestId?: string;
+      /** Set by `loadSignedIn`. */
+      signedIn?: SignedInState;
+      /** Set by `provideCsrfToken`: the value every form of the page must post back as `csrf_token`. */
+      csrfToken?: string;
+    }
+  }
+}
