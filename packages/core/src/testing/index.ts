@@ -9,3 +9,4 @@ export {
   type RecordingTransport,
 } from './doubles.js';
 export { createTestGatehouse, s256Challenge, type TestGatehouse } from './fixtures.js';
+export { describeRepositoryContract, type ContractSubject, type ContractRunner, type ContractMatchers } from './contract.js';

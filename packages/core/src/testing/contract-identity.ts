@@ -1,0 +1,164 @@
+import { DomainError } from '../errors.js';
+import {
+  aClient,
+  aCode,
+  aGrant,
+  anAccount,
+  aRefreshToken,
+  at,
+  aUser,
+  rejectionOf,
+  seedBasics,
+  sorted,
+  type ContractContext,
+} from './contract-support.js';
+
+/** Clients, users, accounts and memberships. */
+export function describeIdentityContract({ runner, repos }: ContractContext): void {
+  const { describe, it, expect } = runner;
+
+  describe('clients', () => {
+    it('round-trips every field: dates to the millisecond, arrays in order, null owner', async () => {
+      const client = aClient('c1', { pkceRequired: true, createdAt: at(3, 999) });
+      await repos().clients.create(client);
+      expect(await repos().clients.findById('c1')).toEqual(client);
+      const found = await repos().clients.findById('c1');
+      expect(found?.createdAt).toBeInstanceOf(Date);
+      expect(found?.createdAt.getTime()).toBe(client.createdAt.getTime());
+      expect(await repos().clients.findById('nope')).toBeUndefined();
+    });
+
+    it('refuses a client id that is taken with a conflict', async () => {
+      await repos().clients.create(aClient('c1'));
+      const error = await rejectionOf(repos().clients.create(aClient('c1', { name: 'Other' })));
+      expect(error).toBeInstanceOf(DomainError);
+      expect(error).toMatchObject({ kind: 'conflict' });
+      expect((await repos().clients.findById('c1'))?.name).toBe('Client c1');
+    });
+
+    it('updates name, redirect URIs, scopes and PKCE but not the secret, owner or creation time', async () => {
+      await repos().users.create(aUser(1));
+      await repos().clients.create(aClient('c1', { ownerUserKey: 'user1' }));
+      const changes = { name: 'Renamed', redirectUris: ['https://z.example/cb', 'https://a.example/cb'], scopes: ['messaging.v1.read'], pkceRequired: true };
+      expect(await repos().clients.update('c1', changes)).toBe(true);
+      expect(await repos().clients.findById('c1')).toEqual({ ...aClient('c1', { ownerUserKey: 'user1' }), ...changes });
+      expect(await repos().clients.update('unknown', changes)).toBe(false);
+      expect(await repos().clients.findById('unknown')).toBeUndefined();
+    });
+
+    it('replaces the secret hash', async () => {
+      await repos().clients.create(aClient('c1'));
+      expect(await repos().clients.updateSecretHash('c1', 'new-hash')).toBe(true);
+      expect((await repos().clients.findById('c1'))?.clientSecretHash).toBe('new-hash');
+      expect(await repos().clients.updateSecretHash('unknown', 'x')).toBe(false);
+    });
+
+    it('lists clients by owner and all clients', async () => {
+      await repos().users.create(aUser(1));
+      await repos().users.create(aUser(2));
+      await repos().clients.create(aClient('c1', { ownerUserKey: 'user1', createdAt: at(1) }));
+      await repos().clients.create(aClient('c2', { ownerUserKey: 'user2', createdAt: at(2) }));
+      await repos().clients.create(aClient('c3', { ownerUserKey: 'user1', createdAt: at(3) }));
+      await repos().clients.create(aClient('c4', { ownerUserKey: null, createdAt: at(4) }));
+      const owned = await repos().clients.listByOwner('user1');
+      expect(sorted(owned.map((client) => client.clientId))).toEqual(['c1', 'c3']);
+      expect(owned.find((client) => client.clientId === 'c3')).toEqual(aClient('c3', { ownerUserKey: 'user1', createdAt: at(3) }));
+      expect(await repos().clients.listByOwner('user3')).toEqual([]);
+      expect(sorted((await repos().clients.listAll()).map((client) => client.clientId))).toEqual(['c1', 'c2', 'c3', 'c4']);
+    });
+
+    it('deletes a client with its codes, grants and refresh tokens, and nothing of other clients', async () => {
+      await seedBasics(repos());
+      await repos().grants.create(aGrant('gA'));
+      await repos().grants.create(aGrant('gB', { clientId: 'clientB' }));
+      await repos().refreshTokens.save(aRefreshToken('rA', 'gA'));
+      await repos().refreshTokens.save(aRefreshToken('rB', 'gB'));
+      await repos().codes.save(aCode('codeUnused'));
+      await repos().codes.save(aCode('codeUsed'));
+      expect(await repos().codes.consume('codeUsed', 'gA', at(30))).toBe(true);
+      await repos().codes.save(aCode('codeOfB', { clientId: 'clientB' }));
+
+      expect(await repos().clients.delete('clientA')).toBe(true);
+
+      expect(await repos().clients.findById('clientA')).toBeUndefined();
+      expect(await repos().grants.findById('gA')).toBeUndefined();
+      expect(await repos().refreshTokens.findByHash('rA')).toBeUndefined();
+      expect(await repos().codes.findByHash('codeUnused')).toBeUndefined();
+      expect(await repos().codes.findByHash('codeUsed')).toBeUndefined();
+      expect((await repos().grants.findById('gB'))?.clientId).toBe('clientB');
+      expect((await repos().refreshTokens.findByHash('rB'))?.grantId).toBe('gB');
+      expect((await repos().codes.findByHash('codeOfB'))?.clientId).toBe('clientB');
+      expect(await repos().clients.delete('clientA')).toBe(false);
+    });
+  });
+
+  describe('users', () => {
+    it('round-trips a user and finds it by key and by e-mail ignoring case', async () => {
+      const user = aUser(1, { email: 'Ada.Lovelace@Example.COM' });
+      await repos().users.create(user);
+      expect(await repos().users.findByKey('user1')).toEqual(user);
+      expect(await repos().users.findByEmail('ada.lovelace@example.com')).toEqual(user);
+      expect(await repos().users.findByEmail('ADA.LOVELACE@EXAMPLE.COM')).toEqual(user);
+      expect(await repos().users.findByEmail('ada@example.com')).toBeUndefined();
+      expect(await repos().users.findByKey('user2')).toBeUndefined();
+    });
+
+    it('refuses an e-mail that is taken, ignoring case, with a conflict', async () => {
+      await repos().users.create(aUser(1, { email: 'ada@example.com' }));
+      const error = await rejectionOf(repos().users.create(aUser(2, { email: 'ADA@example.com' })));
+      expect(error).toBeInstanceOf(DomainError);
+      expect(error).toMatchObject({ kind: 'conflict' });
+      expect(await repos().users.findByKey('user2')).toBeUndefined();
+      expect((await repos().users.findByEmail('ada@EXAMPLE.com'))?.userKey).toBe('user1');
+    });
+
+    it('updates the password hash of a known user only', async () => {
+      await repos().users.create(aUser(1));
+      expect(await repos().users.updatePasswordHash('user1', 'scrypt$new')).toBe(true);
+      expect(await repos().users.findByKey('user1')).toEqual({ ...aUser(1), passwordHash: 'scrypt$new' });
+      expect(await repos().users.updatePasswordHash('user9', 'x')).toBe(false);
+    });
+
+    it('adds phone numbers idempotently, per user', async () => {
+      await repos().users.create(aUser(1));
+      await repos().users.create(aUser(2));
+      await repos().users.addPhoneNumber('user1', '+15551234567');
+      await repos().users.addPhoneNumber('user1', '+15551234567');
+      await repos().users.addPhoneNumber('user1', '+4930123456');
+      expect(sorted(await repos().users.listPhoneNumbers('user1'))).toEqual(['+15551234567', '+4930123456']);
+      expect(await repos().users.listPhoneNumbers('user2')).toEqual([]);
+    });
+  });
+
+  describe('accounts and memberships', () => {
+    it('round-trips an account', async () => {
+      await repos().accounts.create(anAccount(1));
+      expect(await repos().accounts.findByKey('account1')).toEqual(anAccount(1));
+      expect(await repos().accounts.findByKey('account9')).toBeUndefined();
+    });
+
+    it('sets a membership, changes its role, and finds no role for non-members or unknown accounts', async () => {
+      await seedBasics(repos());
+      await repos().accounts.setMembership('account1', 'user1', 'member');
+      expect(await repos().accounts.findRole('account1', 'user1')).toBe('member');
+      await repos().accounts.setMembership('account1', 'user1', 'admin');
+      expect(await repos().accounts.findRole('account1', 'user1')).toBe('admin');
+      expect(await repos().accounts.findRole('account1', 'user2')).toBeUndefined();
+      expect(await repos().accounts.findRole('account2', 'user1')).toBeUndefined();
+      expect(await repos().accounts.findRole('account9', 'user1')).toBeUndefined();
+    });
+
+    it('lists the memberships of a user with their accounts', async () => {
+      await seedBasics(repos());
+      await repos().accounts.setMembership('account2', 'user1', 'admin');
+      await repos().accounts.setMembership('account1', 'user1', 'member');
+      await repos().accounts.setMembership('account1', 'user2', 'admin');
+      const memberships = await repos().accounts.listMemberships('user1');
+      expect([...memberships].sort((a, b) => a.account.accountKey.localeCompare(b.account.accountKey))).toEqual([
+        { account: anAccount(1), role: 'member' },
+        { account: anAccount(2), role: 'admin' },
+      ]);
+      expect(await repos().accounts.listMemberships('user9')).toEqual([]);
+    });
+  });
+}

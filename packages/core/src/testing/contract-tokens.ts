@@ -1,0 +1,246 @@
+import { aCode, aGrant, aRefreshToken, aSession, at, seedBasics, sorted, type ContractContext } from './contract-support.js';
+
+const CONCURRENT_CALLS = 50;
+
+/** Authorization codes, grants, refresh tokens and sign-in sessions. */
+export function describeTokenContract({ runner, repos }: ContractContext): void {
+  const { describe, it, expect, beforeEach } = runner;
+
+  beforeEach(async () => {
+    await seedBasics(repos());
+  });
+
+  describe('authorization codes', () => {
+    it('round-trips a code with and without its optional parts', async () => {
+      const bare = aCode('hash-bare');
+      const full = aCode('hash-full', { codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', sessionId: 'session1', scopes: ['messaging.v1.read'] });
+      await repos().codes.save(bare);
+      await repos().codes.save(full);
+      expect(await repos().codes.findByHash('hash-bare')).toEqual(bare);
+      expect(await repos().codes.findByHash('hash-full')).toEqual(full);
+      expect(await repos().codes.findByHash('hash-none')).toBeUndefined();
+    });
+
+    it('is consumed once: the first consume wins and records its grant, later ones fail', async () => {
+      await repos().grants.create(aGrant('g1'));
+      await repos().grants.create(aGrant('g2'));
+      await repos().codes.save(aCode('h'));
+      expect(await repos().codes.consume('h', 'g1', at(30, 5))).toBe(true);
+      expect(await repos().codes.consume('h', 'g2', at(31))).toBe(false);
+      expect(await repos().codes.findByHash('h')).toEqual(aCode('h', { consumedAt: at(30, 5), grantId: 'g1' }));
+      expect(await repos().codes.consume('unknown', 'g2', at(31))).toBe(false);
+    });
+
+    it(`gives exactly one winner among ${CONCURRENT_CALLS} concurrent consumes of one code`, async () => {
+      const grantIds = Array.from({ length: CONCURRENT_CALLS }, (_, index) => `race${index}`);
+      for (const grantId of grantIds) await repos().grants.create(aGrant(grantId));
+      await repos().codes.save(aCode('contested'));
+      const results = await Promise.all(grantIds.map((grantId) => repos().codes.consume('contested', grantId, at(30))));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = grantIds[results.indexOf(true)];
+      expect((await repos().codes.findByHash('contested'))?.grantId).toBe(winner);
+    }, 30_000);
+
+    it('purges unused codes that expired before the cutoff and keeps consumed codes while their grant lives', async () => {
+      await repos().grants.create(aGrant('g1'));
+      await repos().codes.save(aCode('expired', { expiresAt: at(60) }));
+      await repos().codes.save(aCode('expiring-at-cutoff', { expiresAt: at(100) }));
+      await repos().codes.save(aCode('fresh', { expiresAt: at(160) }));
+      await repos().codes.save(aCode('consumed', { expiresAt: at(60) }));
+      expect(await repos().codes.consume('consumed', 'g1', at(30))).toBe(true);
+
+      expect(await repos().codes.purge(at(100))).toBe(1);
+
+      expect(await repos().codes.findByHash('expired')).toBeUndefined();
+      expect((await repos().codes.findByHash('expiring-at-cutoff'))?.codeHash).toBe('expiring-at-cutoff');
+      expect((await repos().codes.findByHash('fresh'))?.codeHash).toBe('fresh');
+      // SPEC §4: a consumed code is kept as long as its grant lives, so a late replay is still detected.
+      expect((await repos().codes.findByHash('consumed'))?.grantId).toBe('g1');
+      expect(await repos().codes.purge(at(100))).toBe(0);
+    });
+
+    it('drops a consumed code once its grant is gone', async () => {
+      await repos().grants.create(aGrant('g1'));
+      await repos().codes.save(aCode('consumed', { expiresAt: at(60) }));
+      expect(await repos().codes.consume('consumed', 'g1', at(30))).toBe(true);
+      await repos().grants.delete('g1');
+      await repos().codes.purge(at(100));
+      expect(await repos().codes.findByHash('consumed')).toBeUndefined();
+    });
+  });
+
+  describe('grants', () => {
+    it('round-trips a grant', async () => {
+      const grant = aGrant('g1', { sessionId: 'session1', scopes: ['messaging.v1.read', 'messaging.v1.send'] });
+      await repos().grants.create(grant);
+      expect(await repos().grants.findById('g1')).toEqual(grant);
+      expect(await repos().grants.findById('g9')).toBeUndefined();
+    });
+
+    it('is revoked once', async () => {
+      await repos().grants.create(aGrant('g1'));
+      expect(await repos().grants.revoke('g1', at(40, 4))).toBe(true);
+      expect(await repos().grants.revoke('g1', at(41))).toBe(false);
+      expect((await repos().grants.findById('g1'))?.revokedAt).toEqual(at(40, 4));
+      expect(await repos().grants.revoke('g9', at(41))).toBe(false);
+    });
+
+    it('revokes the live grants of a session, returning their ids and skipping revoked ones', async () => {
+      await repos().grants.create(aGrant('s1', { sessionId: 'sessionX' }));
+      await repos().grants.create(aGrant('s2', { sessionId: 'sessionX', clientId: 'clientB' }));
+      await repos().grants.create(aGrant('s3', { sessionId: 'sessionX' }));
+      await repos().grants.create(aGrant('other', { sessionId: 'sessionY' }));
+      await repos().grants.create(aGrant('none'));
+      await repos().grants.revoke('s3', at(30));
+
+      expect(sorted(await repos().grants.revokeBySession('sessionX', at(40)))).toEqual(['s1', 's2']);
+      expect((await repos().grants.findById('s1'))?.revokedAt).toEqual(at(40));
+      expect((await repos().grants.findById('s3'))?.revokedAt).toEqual(at(30));
+      expect((await repos().grants.findById('other'))?.revokedAt).toBe(null);
+      expect((await repos().grants.findById('none'))?.revokedAt).toBe(null);
+      expect(await repos().grants.revokeBySession('sessionX', at(41))).toEqual([]);
+    });
+
+    it('revokes the live grants of a user, and of a user with one client', async () => {
+      await repos().grants.create(aGrant('a1'));
+      await repos().grants.create(aGrant('a2'));
+      await repos().grants.create(aGrant('b1', { clientId: 'clientB' }));
+      await repos().grants.create(aGrant('u2', { userKey: 'user2' }));
+      await repos().grants.revoke('a2', at(30));
+
+      expect(await repos().grants.revokeByUserAndClient('user1', 'clientA', at(40))).toEqual(['a1']);
+      expect((await repos().grants.findById('b1'))?.revokedAt).toBe(null);
+      expect((await repos().grants.findById('a2'))?.revokedAt).toEqual(at(30));
+      expect(await repos().grants.revokeByUserAndClient('user1', 'clientA', at(41))).toEqual([]);
+
+      expect(await repos().grants.revokeByUser('user1', at(50))).toEqual(['b1']);
+      expect((await repos().grants.findById('b1'))?.revokedAt).toEqual(at(50));
+      expect((await repos().grants.findById('u2'))?.revokedAt).toBe(null);
+      expect(await repos().grants.revokeByUser('user1', at(51))).toEqual([]);
+    });
+
+    it('lists the live grants of a user, newest first', async () => {
+      await repos().grants.create(aGrant('old', { createdAt: at(1) }));
+      await repos().grants.create(aGrant('newest', { createdAt: at(3), clientId: 'clientB' }));
+      await repos().grants.create(aGrant('middle', { createdAt: at(2) }));
+      await repos().grants.create(aGrant('revoked', { createdAt: at(4) }));
+      await repos().grants.create(aGrant('someone-else', { createdAt: at(5), userKey: 'user2' }));
+      await repos().grants.revoke('revoked', at(6));
+      const active = await repos().grants.listActiveByUser('user1');
+      expect(active.map((grant) => grant.grantId)).toEqual(['newest', 'middle', 'old']);
+      expect(active[0]).toEqual(aGrant('newest', { createdAt: at(3), clientId: 'clientB' }));
+      expect(await repos().grants.listActiveByUser('user9')).toEqual([]);
+    });
+
+    it('deletes a grant with its refresh tokens and the code it consumed', async () => {
+      await repos().grants.create(aGrant('lost'));
+      await repos().grants.create(aGrant('kept'));
+      await repos().refreshTokens.save(aRefreshToken('r-lost', 'lost'));
+      await repos().refreshTokens.save(aRefreshToken('r-kept', 'kept'));
+      await repos().codes.save(aCode('code-lost'));
+      await repos().codes.consume('code-lost', 'lost', at(30));
+      await repos().codes.save(aCode('code-kept'));
+      await repos().codes.consume('code-kept', 'kept', at(30));
+
+      await repos().grants.delete('lost');
+      await repos().grants.delete('never-existed');
+
+      expect(await repos().grants.findById('lost')).toBeUndefined();
+      expect(await repos().refreshTokens.findByHash('r-lost')).toBeUndefined();
+      expect(await repos().codes.findByHash('code-lost')).toBeUndefined();
+      expect((await repos().grants.findById('kept'))?.grantId).toBe('kept');
+      expect((await repos().refreshTokens.findByHash('r-kept'))?.grantId).toBe('kept');
+      expect((await repos().codes.findByHash('code-kept'))?.grantId).toBe('kept');
+    });
+
+    it('purges grants revoked before the cutoff with their refresh tokens and codes', async () => {
+      for (const id of ['old-revoked', 'recent-revoked', 'live']) {
+        await repos().grants.create(aGrant(id));
+        await repos().refreshTokens.save(aRefreshToken(`r-${id}`, id));
+        await repos().codes.save(aCode(`c-${id}`));
+        await repos().codes.consume(`c-${id}`, id, at(30));
+      }
+      await repos().grants.revoke('old-revoked', at(100));
+      await repos().grants.revoke('recent-revoked', at(200));
+
+      expect(await repos().grants.purge(at(200))).toBe(1);
+
+      expect(await repos().grants.findById('old-revoked')).toBeUndefined();
+      expect(await repos().refreshTokens.findByHash('r-old-revoked')).toBeUndefined();
+      expect(await repos().codes.findByHash('c-old-revoked')).toBeUndefined();
+      for (const id of ['recent-revoked', 'live']) {
+        expect((await repos().grants.findById(id))?.grantId).toBe(id);
+        expect((await repos().refreshTokens.findByHash(`r-${id}`))?.grantId).toBe(id);
+        expect((await repos().codes.findByHash(`c-${id}`))?.grantId).toBe(id);
+      }
+      expect(await repos().grants.purge(at(200))).toBe(0);
+    });
+  });
+
+  describe('refresh tokens', () => {
+    beforeEach(async () => {
+      await repos().grants.create(aGrant('g1'));
+    });
+
+    it('round-trips a refresh token', async () => {
+      const token = aRefreshToken('r1', 'g1', { lastUsedAt: at(25, 5) });
+      await repos().refreshTokens.save(token);
+      expect(await repos().refreshTokens.findByHash('r1')).toEqual(token);
+      expect(await repos().refreshTokens.findByHash('r9')).toBeUndefined();
+    });
+
+    it('is marked rotated once', async () => {
+      await repos().refreshTokens.save(aRefreshToken('r1', 'g1'));
+      expect(await repos().refreshTokens.markRotated('r1', at(50, 50))).toBe(true);
+      expect(await repos().refreshTokens.markRotated('r1', at(51))).toBe(false);
+      expect((await repos().refreshTokens.findByHash('r1'))?.rotatedAt).toEqual(at(50, 50));
+      expect(await repos().refreshTokens.markRotated('r9', at(51))).toBe(false);
+    });
+
+    it(`gives exactly one winner among ${CONCURRENT_CALLS} concurrent rotations of one token`, async () => {
+      await repos().refreshTokens.save(aRefreshToken('contested', 'g1'));
+      const results = await Promise.all(
+        Array.from({ length: CONCURRENT_CALLS }, (_, index) => repos().refreshTokens.markRotated('contested', at(50, index))),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect((await repos().refreshTokens.findByHash('contested'))?.rotatedAt).toEqual(at(50, results.indexOf(true)));
+    }, 30_000);
+
+    it('is touched: only the last-use time changes', async () => {
+      await repos().refreshTokens.save(aRefreshToken('r1', 'g1'));
+      await repos().refreshTokens.touch('r1', at(90, 9));
+      expect(await repos().refreshTokens.findByHash('r1')).toEqual(aRefreshToken('r1', 'g1', { lastUsedAt: at(90, 9) }));
+      await repos().refreshTokens.touch('r9', at(91));
+      expect(await repos().refreshTokens.findByHash('r9')).toBeUndefined();
+    });
+  });
+
+  describe('sessions', () => {
+    it('round-trips a session and ends it once', async () => {
+      await repos().sessions.create(aSession('s1'));
+      expect(await repos().sessions.findById('s1')).toEqual(aSession('s1'));
+      expect(await repos().sessions.end('s1', at(60, 6))).toBe(true);
+      expect(await repos().sessions.end('s1', at(61))).toBe(false);
+      expect(await repos().sessions.findById('s1')).toEqual(aSession('s1', { endedAt: at(60, 6) }));
+      expect(await repos().sessions.end('s9', at(61))).toBe(false);
+      expect(await repos().sessions.findById('s9')).toBeUndefined();
+    });
+
+    it('purges sessions that expired or ended before the cutoff', async () => {
+      await repos().sessions.create(aSession('expired', { expiresAt: at(100) }));
+      await repos().sessions.create(aSession('ended', { expiresAt: at(900) }));
+      await repos().sessions.end('ended', at(150));
+      await repos().sessions.create(aSession('ended-later', { expiresAt: at(900) }));
+      await repos().sessions.end('ended-later', at(250));
+      await repos().sessions.create(aSession('live', { expiresAt: at(900) }));
+
+      expect(await repos().sessions.purge(at(200))).toBe(2);
+
+      expect(await repos().sessions.findById('expired')).toBeUndefined();
+      expect(await repos().sessions.findById('ended')).toBeUndefined();
+      expect((await repos().sessions.findById('ended-later'))?.endedAt).toEqual(at(250));
+      expect((await repos().sessions.findById('live'))?.endedAt).toBe(null);
+      expect(await repos().sessions.purge(at(200))).toBe(0);
+    });
+  });
+}
