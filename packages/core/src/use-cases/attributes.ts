@@ -102,7 +102,8 @@ export async function setUserAttributes(
   input.values.forEach((entry, index) => {
     if (seen.has(entry.key)) throw new DomainError('invalid', `The key ${entry.key} is listed twice.`, { field: `[${index}].key` });
     seen.add(entry.key);
-    if (entry.value !== null && entry.value.length > MAX_ATTRIBUTE_VALUE_LENGTH) {
+    // Characters (code points), as for names: an emoji counts once.
+    if (entry.value !== null && [...entry.value].length > MAX_ATTRIBUTE_VALUE_LENGTH) {
       throw new DomainError('invalid', `value must be at most ${MAX_ATTRIBUTE_VALUE_LENGTH} characters.`, { field: `[${index}].value` });
     }
   });
