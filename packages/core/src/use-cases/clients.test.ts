@@ -1,0 +1,274 @@
+import { describe, expect, it } from 'vitest';
+import { createControllableClock, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
+import { DomainError, OAuthError } from '../errors.js';
+import { createGatehouse } from '../gatehouse.js';
+import { defineSettings } from '../settings.js';
+import { sha256 } from '../support/crypto.js';
+import { validateRegistration } from './clients.js';
+
+const valid = { name: 'Demo', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.send'] };
+
+function invalid(run: () => unknown, field: string): DomainError {
+  let error: unknown;
+  try {
+    run();
+  } catch (caught) {
+    error = caught;
+  }
+  expect(error).toBeInstanceOf(DomainError);
+  expect((error as DomainError).kind).toBe('invalid');
+  expect((error as DomainError).field).toBe(field);
+  return error as DomainError;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+}
+
+describe('validateRegistration', () => {
+  it('accepts https URIs and http on loopback, trimming and deduplicating', () => {
+    const result = validateRegistration({
+      name: '  Demo app ',
+      redirectUris: ['https://app.example/cb', ' http://localhost:8080/cb ', 'http://127.0.0.1/cb', 'http://[::1]:3000/cb', 'https://app.example/cb', ''],
+      scopes: ['messaging.v1.send', 'messaging.v1.send', 'admin.v1.attributes.read'],
+    });
+    expect(result).toEqual({
+      name: 'Demo app',
+      redirectUris: ['https://app.example/cb', 'http://localhost:8080/cb', 'http://127.0.0.1/cb', 'http://[::1]:3000/cb'],
+      scopes: ['messaging.v1.send', 'admin.v1.attributes.read'],
+    });
+  });
+
+  it('refuses redirect URIs that are not absolute https (or loopback http), or carry a fragment or user information', () => {
+    for (const uri of [
+      '/relative/cb',
+      'app.example/cb',
+      'http://app.example/cb',
+      'http://localhost.evil.example/cb',
+      'http://127.0.0.1.nip.io/cb',
+      'ftp://app.example/cb',
+      'javascript:alert(1)',
+      'com.example.app:/cb',
+      'https://app.example/cb#fragment',
+      'https://app.example/cb#',
+      'https://user:pass@app.example/cb',
+    ]) {
+      const error = invalid(() => validateRegistration({ ...valid, redirectUris: [uri] }), 'redirectUris');
+      expect(error.message).toContain(uri);
+    }
+  });
+
+  it('refuses no redirect URI and more than 20', () => {
+    invalid(() => validateRegistration({ ...valid, redirectUris: [] }), 'redirectUris');
+    invalid(() => validateRegistration({ ...valid, redirectUris: ['  '] }), 'redirectUris');
+    const many = Array.from({ length: 21 }, (_, i) => `https://app.example/cb${i}`);
+    invalid(() => validateRegistration({ ...valid, redirectUris: many }), 'redirectUris');
+    expect(validateRegistration({ ...valid, redirectUris: many.slice(0, 20) }).redirectUris).toHaveLength(20);
+  });
+
+  it('takes scopes only from the catalogue, at least one', () => {
+    invalid(() => validateRegistration({ ...valid, scopes: [] }), 'scopes');
+    expect(invalid(() => validateRegistration({ ...valid, scopes: ['messaging.v1.send', 'messaging.v2.send'] }), 'scopes').message).toContain('messaging.v2.send');
+  });
+
+  it('wants a name of 1 to 100 characters without control characters', () => {
+    invalid(() => validateRegistration({ ...valid, name: '   ' }), 'name');
+    invalid(() => validateRegistration({ ...valid, name: 'x'.repeat(101) }), 'name');
+    invalid(() => validateRegistration({ ...valid, name: 'bad\u0007name' }), 'name');
+    expect(validateRegistration({ ...valid, name: 'x'.repeat(100) }).name).toHaveLength(100);
+  });
+});
+
+describe('registerClient', () => {
+  it('returns the secret once and stores only its SHA-256', async () => {
+    const t = await createTestGatehouse();
+    const owner = await t.seedUser();
+    const { client, clientSecret } = await t.gatehouse.registerClient({ ...valid, ownerUserKey: owner.userKey });
+    expect(clientSecret).toMatch(/^[A-Za-z0-9]{43,}$/);
+    const stored = await t.repositories.clients.findById(client.clientId);
+    expect(stored).toEqual({
+      clientId: client.clientId,
+      clientSecretHash: sha256(clientSecret),
+      name: 'Demo',
+      redirectUris: ['https://app.example/cb'],
+      scopes: ['messaging.v1.send'],
+      pkceRequired: false,
+      ownerUserKey: owner.userKey,
+      createdAt: t.clock.now(),
+    });
+    expect(JSON.stringify(stored)).not.toContain(clientSecret);
+    expect(t.audit.ofType('client.created')).toEqual([{ type: 'client.created', at: t.clock.now(), clientId: client.clientId, userKey: owner.userKey }]);
+  });
+
+  it('generates alphanumeric ids and secrets by default (Basic credentials need no encoding)', async () => {
+    const gatehouse = createGatehouse({
+      repositories: createMemoryRepositories(),
+      settings: defineSettings({ issuer: 'http://localhost:3000' }),
+      clock: createControllableClock(),
+    });
+    const first = await gatehouse.registerClient(valid);
+    const second = await gatehouse.registerClient(valid);
+    expect(first.client.clientId).toMatch(/^[A-Za-z0-9]{22}$/);
+    expect(first.clientSecret).toMatch(/^[A-Za-z0-9]{43}$/);
+    expect(second.client.clientId).not.toBe(first.client.clientId);
+    expect(second.clientSecret).not.toBe(first.clientSecret);
+  });
+
+  it('does not store an invalid registration', async () => {
+    const t = await createTestGatehouse();
+    const error = await rejection(t.gatehouse.registerClient({ ...valid, redirectUris: ['http://app.example/cb'] }));
+    expect(error).toBeInstanceOf(DomainError);
+    expect(await t.gatehouse.listClients()).toEqual([]);
+  });
+});
+
+describe('authenticateClient', () => {
+  it('returns the client for the right secret', async () => {
+    const t = await createTestGatehouse();
+    const { client, clientSecret } = await t.seedClient();
+    expect(await t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret })).toEqual(client);
+  });
+
+  it('fails the same way for a wrong secret, an unknown client and an empty secret', async () => {
+    const t = await createTestGatehouse();
+    const { client, clientSecret } = await t.seedClient();
+    const attempts = [
+      { clientId: client.clientId, clientSecret: `${clientSecret}x` },
+      { clientId: client.clientId, clientSecret: clientSecret.slice(1) },
+      { clientId: client.clientId, clientSecret: '' },
+      { clientId: 'unknown-client', clientSecret },
+    ];
+    const errors = [];
+    for (const attempt of attempts) errors.push(await rejection(t.gatehouse.authenticateClient(attempt)));
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(OAuthError);
+      expect(error).toMatchObject({ code: 'invalid_client', description: 'Client authentication failed.' });
+    }
+    expect((errors[0] as OAuthError).detail).toBe('wrong secret');
+    expect((errors[3] as OAuthError).detail).toBe('unknown client');
+    const failures = t.audit.ofType('client.authentication_failed');
+    expect(failures.map((event) => event.clientId)).toEqual([client.clientId, client.clientId, client.clientId, 'unknown-client']);
+    expect(JSON.stringify(t.audit.events)).not.toContain(clientSecret);
+  });
+
+  it('cuts a long presented client id in the audit record', async () => {
+    const t = await createTestGatehouse();
+    await rejection(t.gatehouse.authenticateClient({ clientId: 'x'.repeat(500), clientSecret: 's' }));
+    expect(t.audit.ofType('client.authentication_failed')[0]?.clientId).toHaveLength(64);
+  });
+});
+
+describe('rotateClientSecret', () => {
+  it('makes the old secret fail and the new one work', async () => {
+    const t = await createTestGatehouse();
+    const owner = await t.seedUser();
+    const { client, clientSecret: oldSecret } = await t.seedClient({ ownerUserKey: owner.userKey });
+    const rotated = await t.gatehouse.rotateClientSecret({ ownerUserKey: owner.userKey, clientId: client.clientId });
+    expect(rotated.clientSecret).not.toBe(oldSecret);
+    expect(rotated.client.clientSecretHash).toBe(sha256(rotated.clientSecret));
+    const error = await rejection(t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret: oldSecret }));
+    expect((error as OAuthError).code).toBe('invalid_client');
+    expect((await t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret: rotated.clientSecret })).clientId).toBe(client.clientId);
+    expect(t.audit.ofType('client.secret_rotated')).toEqual([{ type: 'client.secret_rotated', at: t.clock.now(), clientId: client.clientId, userKey: owner.userKey }]);
+  });
+
+  it('keeps the grants issued before the rotation', async () => {
+    const t = await createTestGatehouse();
+    const user = await t.seedUser();
+    const { client } = await t.seedClient();
+    const tokens = await t.obtainTokens({ client, user });
+    await t.gatehouse.rotateClientSecret({ ownerUserKey: null, clientId: client.clientId });
+    expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).clientId).toBe(client.clientId);
+  });
+
+  it('is not_found for another user\'s client and for an unknown client', async () => {
+    const t = await createTestGatehouse();
+    const owner = await t.seedUser();
+    const stranger = await t.seedUser();
+    const { client, clientSecret } = await t.seedClient({ ownerUserKey: owner.userKey });
+    expect(await rejection(t.gatehouse.rotateClientSecret({ ownerUserKey: stranger.userKey, clientId: client.clientId }))).toMatchObject({ kind: 'not_found' });
+    expect(await rejection(t.gatehouse.rotateClientSecret({ ownerUserKey: null, clientId: 'unknown' }))).toMatchObject({ kind: 'not_found' });
+    expect((await t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret })).clientId).toBe(client.clientId);
+  });
+});
+
+describe('updateClient', () => {
+  it('changes name, redirect URIs, scopes and PKCE, validated', async () => {
+    const t = await createTestGatehouse();
+    const owner = await t.seedUser();
+    const { client } = await t.seedClient({ ownerUserKey: owner.userKey });
+    const updated = await t.gatehouse.updateClient({
+      ownerUserKey: owner.userKey,
+      clientId: client.clientId,
+      name: 'Renamed',
+      redirectUris: ['https://new.example/cb'],
+      scopes: ['messaging.v1.read'],
+      pkceRequired: true,
+    });
+    expect(updated).toMatchObject({ name: 'Renamed', redirectUris: ['https://new.example/cb'], scopes: ['messaging.v1.read'], pkceRequired: true });
+    expect(await t.repositories.clients.findById(client.clientId)).toEqual(updated);
+    const error = await rejection(
+      t.gatehouse.updateClient({ ownerUserKey: owner.userKey, clientId: client.clientId, name: 'x', redirectUris: ['https://a.example/#f'], scopes: ['messaging.v1.read'] }),
+    );
+    expect(error).toMatchObject({ kind: 'invalid', field: 'redirectUris' });
+    expect((await t.repositories.clients.findById(client.clientId))?.name).toBe('Renamed');
+  });
+
+  it('keeps pkceRequired when not given, and refuses another owner', async () => {
+    const t = await createTestGatehouse();
+    const owner = await t.seedUser();
+    const stranger = await t.seedUser();
+    const { client } = await t.seedClient({ ownerUserKey: owner.userKey, pkceRequired: true });
+    const updated = await t.gatehouse.updateClient({ ownerUserKey: owner.userKey, clientId: client.clientId, ...valid });
+    expect(updated.pkceRequired).toBe(true);
+    expect(await rejection(t.gatehouse.updateClient({ ownerUserKey: stranger.userKey, clientId: client.clientId, ...valid }))).toMatchObject({ kind: 'not_found' });
+  });
+});
+
+describe('deleteClient', () => {
+  it('removes the client; its tokens and codes stop working', async () => {
+    const t = await createTestGatehouse();
+    const owner = await t.seedUser();
+    const { client, clientSecret } = await t.seedClient({ ownerUserKey: owner.userKey });
+    const tokens = await t.obtainTokens({ client, user: owner });
+    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code' });
+    if (check.kind !== 'valid') throw check.error;
+    const code = new URL((await t.gatehouse.approveAuthorization({ request: check.request, userKey: owner.userKey, sessionId: null })).redirectTo).searchParams.get('code') as string;
+
+    await t.gatehouse.deleteClient({ ownerUserKey: owner.userKey, clientId: client.clientId });
+
+    expect(await rejection(t.gatehouse.verifyAccessToken(tokens.access_token))).toMatchObject({ code: 'invalid_token' });
+    expect(await rejection(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).toMatchObject({ code: 'invalid_grant' });
+    expect(await rejection(t.gatehouse.exchangeCode({ client, code, redirectUri: client.redirectUris[0], codeVerifier: undefined }))).toMatchObject({ code: 'invalid_grant' });
+    expect(await rejection(t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret }))).toMatchObject({ code: 'invalid_client' });
+    expect((await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code' })).kind).toBe('show-error');
+    expect(await t.gatehouse.listClients(owner.userKey)).toEqual([]);
+    expect(t.audit.ofType('client.deleted')).toHaveLength(1);
+  });
+
+  it('is not_found for another owner (nothing deleted) and for an unknown client', async () => {
+    const t = await createTestGatehouse();
+    const owner = await t.seedUser();
+    const stranger = await t.seedUser();
+    const { client } = await t.seedClient({ ownerUserKey: owner.userKey });
+    expect(await rejection(t.gatehouse.deleteClient({ ownerUserKey: stranger.userKey, clientId: client.clientId }))).toMatchObject({ kind: 'not_found' });
+    expect(await t.repositories.clients.findById(client.clientId)).toBeDefined();
+    expect(await rejection(t.gatehouse.deleteClient({ ownerUserKey: null, clientId: 'unknown' }))).toMatchObject({ kind: 'not_found' });
+  });
+});
+
+describe('listClients and findOwnedClient', () => {
+  it('lists by owner, or all', async () => {
+    const t = await createTestGatehouse();
+    const owner = await t.seedUser();
+    const { client: mine } = await t.seedClient({ ownerUserKey: owner.userKey });
+    const { client: unowned } = await t.seedClient();
+    expect((await t.gatehouse.listClients(owner.userKey)).map((client) => client.clientId)).toEqual([mine.clientId]);
+    expect((await t.gatehouse.listClients()).map((client) => client.clientId).sort()).toEqual([mine.clientId, unowned.clientId].sort());
+    expect(await t.gatehouse.findOwnedClient(owner.userKey, mine.clientId)).toEqual(mine);
+    expect(await rejection(t.gatehouse.findOwnedClient(owner.userKey, unowned.clientId))).toMatchObject({ kind: 'not_found' });
+  });
+});
