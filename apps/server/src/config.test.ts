@@ -25,7 +25,7 @@ describe('loadConfig', () => {
       accessTokenTtlSeconds: 3600,
       codeTtlSeconds: 60,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
-      rateLimit: { maxFailures: 10, windowSeconds: 900 },
+      rateLimit: { maxFailures: 5, windowSeconds: 300, maxFailuresPerIp: 25 },
       purgeIntervalMinutes: 15,
       demo: true,
     });
@@ -55,6 +55,7 @@ describe('loadConfig', () => {
       GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS: '0',
       GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '3',
       GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS: '60',
+      GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP: '100',
       GATEHOUSE_PURGE_INTERVAL_MINUTES: '5',
       GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: '3',
       GATEHOUSE_DEMO: 'off',
@@ -71,7 +72,7 @@ describe('loadConfig', () => {
       codeTtlSeconds: 30,
       sessionTtlSeconds: 3600,
       refreshToken: { rotate: true, reuseGraceSeconds: 5, idleTtlSeconds: 86400, absoluteTtlSeconds: null },
-      rateLimit: { maxFailures: 3, windowSeconds: 60 },
+      rateLimit: { maxFailures: 3, windowSeconds: 60, maxFailuresPerIp: 100 },
       purgeIntervalMinutes: 5,
       shutdownTimeoutSeconds: 3,
       demo: false,
@@ -83,6 +84,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ GATEHOUSE_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ GATEHOUSE_TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ GATEHOUSE_TRUST_PROXY: 'loopback' }).trustProxy).toBe('loopback');
+  });
+
+  it('allows five times the per-key failures per IP unless told otherwise', () => {
+    expect(loadConfig({ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '8' }).rateLimit).toEqual({ maxFailures: 8, windowSeconds: 300, maxFailuresPerIp: 40 });
   });
 
   it('treats an empty variable as unset', () => {
@@ -119,6 +124,7 @@ describe('loadConfig', () => {
     ],
     [{ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '0' }, 'GATEHOUSE_RATE_LIMIT_MAX_FAILURES', 'GATEHOUSE_RATE_LIMIT_MAX_FAILURES must be a whole number from 1 to 100000 (got "0").'],
     [{ GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS: 'ten' }, 'GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS', 'GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS must be a whole number from 1 to 86400 (got "ten").'],
+    [{ GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP: '-1' }, 'GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP', 'GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP must be a whole number from 1 to 1000000 (got "-1").'],
     [{ GATEHOUSE_PURGE_INTERVAL_MINUTES: '0' }, 'GATEHOUSE_PURGE_INTERVAL_MINUTES', 'GATEHOUSE_PURGE_INTERVAL_MINUTES must be a whole number from 1 to 10080 (got "0").'],
     [{ GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: '0' }, 'GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS', 'GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS must be a whole number from 1 to 600 (got "0").'],
     [{ GATEHOUSE_DEMO: 'sometimes' }, 'GATEHOUSE_DEMO', 'GATEHOUSE_DEMO must be true or false (got "sometimes").'],

@@ -16,7 +16,8 @@ export interface Config {
   codeTtlSeconds: number;
   sessionTtlSeconds: number;
   refreshToken: { rotate: boolean; reuseGraceSeconds: number; idleTtlSeconds: number | null; absoluteTtlSeconds: number | null };
-  rateLimit: { maxFailures: number; windowSeconds: number };
+  /** Failed sign-ins / client authentications per e-mail or client_id (and per IP) in a window. */
+  rateLimit: { maxFailures: number; windowSeconds: number; maxFailuresPerIp: number };
   purgeIntervalMinutes: number;
   shutdownTimeoutSeconds: number;
   /** Seed a demo account, admin and client into an empty database, and serve /demo/callback. */
@@ -108,6 +109,7 @@ const schema = {
   GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS: optionalLimit,
   GATEHOUSE_RATE_LIMIT_MAX_FAILURES: integer(1, 100000),
   GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS: integer(1, 86400),
+  GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP: integer(1, 1000000),
   GATEHOUSE_PURGE_INTERVAL_MINUTES: integer(1, 7 * 24 * 60),
   GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: integer(1, 600),
   GATEHOUSE_DEMO: boolean,
@@ -169,7 +171,11 @@ export function loadConfig(env: Env): Config {
       idleTtlSeconds: idle,
       absoluteTtlSeconds: absolute,
     },
-    rateLimit: { maxFailures: e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES ?? 10, windowSeconds: e.GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS ?? 900 },
+    rateLimit: {
+      maxFailures: e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES ?? 5,
+      windowSeconds: e.GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS ?? 300,
+      maxFailuresPerIp: e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP ?? 5 * (e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES ?? 5),
+    },
     purgeIntervalMinutes: e.GATEHOUSE_PURGE_INTERVAL_MINUTES ?? 15,
     shutdownTimeoutSeconds: e.GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS ?? 10,
     demo: e.GATEHOUSE_DEMO ?? true,

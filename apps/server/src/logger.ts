@@ -33,7 +33,7 @@ const REDACTED = [
 ].flatMap((field) => [field, `*.${field}`]);
 
 /**
- * A pino logger writing JSON lines; inside a request each line carries `requestId`.
+ * A pino logger writing JSON lines; inside a request each line carries `reqId`.
  *
  * @example
  * const logger = createLogger({ level: 'info', destination: process.stdout });
@@ -49,7 +49,7 @@ export function createLogger(options: { level: LogLevel; destination: LogDestina
       redact: { paths: REDACTED, censor: '[redacted]' },
       mixin: () => {
         const context = requestContext.getStore();
-        return context ? { requestId: context.requestId } : {};
+        return context ? { reqId: context.requestId } : {};
       },
     },
     options.destination as pino.DestinationStream,

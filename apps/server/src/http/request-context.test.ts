@@ -1,0 +1,55 @@
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { createPinoAuditLog } from '../audit-log.js';
+import { createLogger } from '../logger.js';
+import { withRequestContext } from './request-context.js';
+
+function capture() {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger({ level: 'info', destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  return { lines, logger };
+}
+
+describe('withRequestContext', () => {
+  it('hands each request an id the app sees, and tags every line logged while handling it (audit events too)', async () => {
+    const { lines, logger } = capture();
+    const audit = createPinoAuditLog(logger);
+    const handler = withRequestContext(async (req, res) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      audit.record({ type: 'sign_in.succeeded', at: new Date('2025-01-02T03:04:05Z'), userKey: 'u1', clientId: 'c1' });
+      res.setHeader('X-Request-Id', req.headers['x-request-id'] as string);
+      res.end('ok');
+    });
+    const first = await request(handler).get('/a');
+    const second = await request(handler).get('/b');
+    const ids = [first.headers['x-request-id'], second.headers['x-request-id']];
+    expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ids[1]).not.toBe(ids[0]);
+    expect(lines).toEqual([
+      expect.objectContaining({ audit: true, event: 'sign_in.succeeded', at: '2025-01-02T03:04:05.000Z', userKey: 'u1', clientId: 'c1', reqId: ids[0], level: 'info' }),
+      expect.objectContaining({ audit: true, reqId: ids[1] }),
+    ]);
+  });
+
+  it('keeps a well-formed incoming X-Request-Id and replaces a malformed one', async () => {
+    const echo = withRequestContext((req, res) => void res.end(req.headers['x-request-id']));
+    expect((await request(echo).get('/').set('X-Request-Id', 'proxy-abc.123')).text).toBe('proxy-abc.123');
+    expect((await request(echo).get('/').set('X-Request-Id', 'bad id <script>')).text).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('logs nothing outside a request context beyond what was logged', () => {
+    const { lines, logger } = capture();
+    logger.info({ port: 1 }, 'listening');
+    expect(lines[0]).not.toHaveProperty('reqId');
+    expect(lines[0]).toMatchObject({ level: 'info', msg: 'listening', port: 1, service: 'gatehouse' });
+  });
+});
+
+describe('createLogger', () => {
+  it('redacts secret-looking fields should one be logged by mistake', () => {
+    const { lines, logger } = capture();
+    logger.info({ password: 'hunter2', nested: { client_secret: 's3cret', refresh_token: 'rt' } }, 'oops');
+    expect(lines[0]).toMatchObject({ password: '[redacted]', nested: { client_secret: '[redacted]', refresh_token: '[redacted]' } });
+    expect(JSON.stringify(lines)).not.toMatch(/hunter2|s3cret/);
+  });
+});
