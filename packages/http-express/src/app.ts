@@ -8,8 +8,7 @@ import { errorPage } from './pages/error.js';
 import { sendPage } from './pages/send.js';
 import { securityHeaders, setApiCsp } from './security/headers.js';
 import type { RateLimitSettings } from './security/rate-limit.js';
-// TODO(resource helper): switch this on once src/resource/index.ts exists.
-// import { createResourceRouter } from './resource/index.js';
+import { createResourceRouter } from './resource/index.js';
 
 export interface GatehouseHttpOptions {
   /** The core, from `createGatehouse` (its settings give the issuer). */
@@ -60,7 +59,7 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
   });
   app.use(createAssetsRouter());
   app.use(createOAuthRouter(options));
-  // app.use(createResourceRouter(options));
+  app.use(createResourceRouter(options));
   for (const router of options.extraRouters ?? []) app.use(router);
 
   app.use((req: Request, res: Response) => {

@@ -1,0 +1,40 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { HttpProblem, problem } from './problem.js';
+import { sendProblem } from './send.js';
+import { toProblem } from './to-problem.js';
+
+/** The part of a logger the error handler needs (pino's `Logger` fits). */
+export interface ProblemLogger {
+  error(details: object, message: string): void;
+}
+
+/**
+ * Express error middleware answering every error as an RFC 9457 problem. A 5xx is logged with
+ * the error (method and path only: the query string may carry a token); the body never says why.
+ */
+export function problemErrorHandler(options: { logger?: ProblemLogger | undefined } = {}): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const { problem: body, headers, unexpected } = toProblem(error);
+    if (unexpected) {
+      const reqId = typeof res.locals.requestId === 'string' ? res.locals.requestId : undefined;
+      options.logger?.error({ reqId, err: error, method: req.method, path: req.path, status: body.status }, 'request failed');
+    }
+    sendProblem(res, body, headers);
+  };
+}
+
+/** The last handler of an API prefix: no route matched. */
+export const notFoundProblem: RequestHandler = (req, _res, next) => {
+  next(new HttpProblem(problem('not-found', `No resource matches ${req.method} on this path.`)));
+};
+
+/** `.all()` of a route: the path exists, the method does not (RFC 9110 §15.5.6 wants `Allow`). */
+export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
+  return (req, _res, next) => {
+    next(new HttpProblem(problem('method-not-allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`), { Allow: allowed.join(', ') }));
+  };
+}

@@ -1,0 +1,107 @@
+import type { Gatehouse } from '@gatehouse/core';
+import { Router, type Response } from 'express';
+import * as v from 'valibot';
+import { accessTokenOf, bearerAuth, requireScope } from '../bearer/bearer.js';
+import { methodNotAllowed } from '../problem/error-handler.js';
+import { parseJsonBody, parsePathParam, parseQuery, wholeNumberParam } from './validation.js';
+
+export const ACCOUNT_PATH = '/admin/rest/v1/accounts/:accountKey';
+export const READ_SCOPE = 'admin.v1.attributes.read';
+export const WRITE_SCOPE = 'admin.v1.attributes.write';
+
+/** Name rules (trimmed, 1..64, no control characters, unique ignoring case) are the core's; the edge checks the shape. */
+const AttributeNameBody = v.strictObject({ name: v.string('must be a string') }, 'must be a JSON object with a name');
+
+const UserValuesBody = v.array(
+  v.strictObject(
+    { key: v.string('must be a string (an attribute key)'), value: v.nullable(v.string('must be a string, or null to remove the value')) },
+    'must be an object { key, value }',
+  ),
+  'must be a JSON array of { key, value }',
+);
+
+const ListQuery = v.object({
+  offset: v.optional(wholeNumberParam('offset', 0, 2_147_483_647)),
+  pageSize: v.optional(wholeNumberParam('pageSize', 1, 1000)),
+});
+
+/**
+ * The seven attribute routes of SPEC §4 under `/admin/rest/v1/accounts/{accountKey}`. Reading
+ * needs `admin.v1.attributes.read`, writing `admin.v1.attributes.write` (write does not imply read,
+ * ADR 0032); the core lets only an admin of the account through (member 403, others 404).
+ */
+export function attributesRouter(gatehouse: Gatehouse): Router {
+  const router = Router();
+  const authenticated = bearerAuth(gatehouse);
+  const canRead = [authenticated, requireScope(READ_SCOPE)];
+  const canWrite = [authenticated, requireScope(WRITE_SCOPE)];
+
+  router
+    .route(`${ACCOUNT_PATH}/attributes`)
+    .post(...canWrite, async (req, res) => {
+      const { name } = parseJsonBody(req, AttributeNameBody);
+      const accountKey = parsePathParam(req, 'accountKey');
+      const attribute = await gatehouse.createAttribute({ ...actor(res), accountKey, name });
+      res.status(201).location(`${accountPath(accountKey)}/attributes/${encodeURIComponent(attribute.key)}`).json(attribute);
+    })
+    .get(...canRead, async (req, res) => {
+      const { offset, pageSize } = parseQuery(req, ListQuery);
+      const page = await gatehouse.listAttributes({
+        ...actor(res),
+        accountKey: parsePathParam(req, 'accountKey'),
+        ...(offset === undefined ? {} : { offset }),
+        ...(pageSize === undefined ? {} : { pageSize }),
+      });
+      noStore(res).json({ results: page.results, total: page.total });
+    })
+    .all(methodNotAllowed(['GET', 'POST']));
+
+  router
+    .route(`${ACCOUNT_PATH}/attributes/:attributeKey`)
+    .get(...canRead, async (req, res) => {
+      const attribute = await gatehouse.getAttribute({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), key: parsePathParam(req, 'attributeKey') });
+      noStore(res).json(attribute);
+    })
+    .put(...canWrite, async (req, res) => {
+      const { name } = parseJsonBody(req, AttributeNameBody);
+      const attribute = await gatehouse.renameAttribute({
+        ...actor(res),
+        accountKey: parsePathParam(req, 'accountKey'),
+        key: parsePathParam(req, 'attributeKey'),
+        name,
+      });
+      res.json(attribute);
+    })
+    .delete(...canWrite, async (req, res) => {
+      await gatehouse.deleteAttribute({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), key: parsePathParam(req, 'attributeKey') });
+      res.status(204).end();
+    })
+    .all(methodNotAllowed(['GET', 'PUT', 'DELETE']));
+
+  router
+    .route(`${ACCOUNT_PATH}/users/:userKey/attributes`)
+    .put(...canWrite, async (req, res) => {
+      const values = parseJsonBody(req, UserValuesBody);
+      await gatehouse.setUserAttributes({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), userKey: parsePathParam(req, 'userKey'), values });
+      res.status(204).end();
+    })
+    .get(...canRead, async (req, res) => {
+      const values = await gatehouse.getUserAttributes({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), userKey: parsePathParam(req, 'userKey') });
+      noStore(res).json(values.map(({ key, name, value }) => ({ key, name, value })));
+    })
+    .all(methodNotAllowed(['GET', 'PUT']));
+
+  return router;
+}
+
+function actor(res: Response): { actorUserKey: string } {
+  return { actorUserKey: accessTokenOf(res).userKey };
+}
+
+function accountPath(accountKey: string): string {
+  return `/admin/rest/v1/accounts/${encodeURIComponent(accountKey)}`;
+}
+
+function noStore(res: Response): Response {
+  return res.setHeader('Cache-Control', 'no-store');
+}

@@ -1,0 +1,54 @@
+import type { CurrentUser, Gatehouse } from '@gatehouse/core';
+import { Router } from 'express';
+import { accessTokenOf, bearerAuth } from '../bearer/bearer.js';
+import { methodNotAllowed } from '../problem/error-handler.js';
+
+export const SCIM_USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+export const ACCOUNTS_EXTENSION_SCHEMA = 'urn:gatehouse:scim:schemas:extension:accounts:1.0';
+
+/** RFC 7644 §3.1: the SCIM media type, sent when the client asks for it. */
+const SCIM_MEDIA_TYPE = 'application/scim+json';
+
+/** The SCIM-style user of SPEC §4 (RFC 7643 §4.1 attribute names, plus the accounts extension). */
+export interface ScimUser {
+  schemas: [typeof SCIM_USER_SCHEMA, typeof ACCOUNTS_EXTENSION_SCHEMA];
+  id: string;
+  userName: string;
+  name: { givenName: string; familyName: string };
+  displayName: string;
+  emails: Array<{ value: string; primary: true }>;
+  locale: string;
+  [ACCOUNTS_EXTENSION_SCHEMA]: { accounts: Array<{ value: string; display: string; roles: string[] }> };
+}
+
+export function toScimUser({ user, memberships }: CurrentUser): ScimUser {
+  const fullName = `${user.givenName} ${user.familyName}`.trim();
+  return {
+    schemas: [SCIM_USER_SCHEMA, ACCOUNTS_EXTENSION_SCHEMA],
+    id: user.userKey,
+    userName: user.email,
+    name: { givenName: user.givenName, familyName: user.familyName },
+    displayName: fullName === '' ? user.email : fullName,
+    emails: [{ value: user.email, primary: true }],
+    locale: user.locale,
+    [ACCOUNTS_EXTENSION_SCHEMA]: {
+      accounts: memberships.map(({ account, role }) => ({ value: account.accountKey, display: account.name, roles: [role] })),
+    },
+  };
+}
+
+/** `GET /identity/v1/Users/me`: any valid token, no particular scope (SPEC §3). */
+export function identityRouter(gatehouse: Gatehouse): Router {
+  const router = Router();
+  router
+    .route('/identity/v1/Users/me')
+    .get(bearerAuth(gatehouse), async (req, res) => {
+      const body = toScimUser(await gatehouse.currentUser(accessTokenOf(res).userKey));
+      // application/json unless the client prefers the SCIM type (the seed's clients send Accept: application/json).
+      const type = req.accepts(['application/json', SCIM_MEDIA_TYPE]) === SCIM_MEDIA_TYPE ? SCIM_MEDIA_TYPE : 'application/json';
+      res.setHeader('Cache-Control', 'no-store');
+      res.type(type).send(JSON.stringify(body));
+    })
+    .all(methodNotAllowed(['GET']));
+  return router;
+}

@@ -1,0 +1,31 @@
+import { Router } from 'express';
+import type { GatehouseHttpOptions } from '../app.js';
+import { notFoundProblem, problemErrorHandler } from '../problem/error-handler.js';
+import { attributesRouter } from './attributes.js';
+import { apiBodyParsers } from './body.js';
+import { identityRouter } from './identity.js';
+import { messagingRouter } from './messaging.js';
+import { openApiRouter } from './openapi.js';
+
+/** The prefixes this router owns: everything under them answers in RFC 9457 problems. */
+export const RESOURCE_PREFIXES = ['/identity', '/messaging', '/admin'];
+
+/**
+ * The bearer-protected APIs of SPEC §4 (identity, messaging, attribute administration) and
+ * `GET /openapi.json`. Unknown routes under its prefixes are 404 problems; every error under
+ * them is a problem, whatever the app's own error handler does.
+ *
+ * @example
+ * app.use(createResourceRouter({ gatehouse }));
+ */
+export function createResourceRouter(options: Pick<GatehouseHttpOptions, 'gatehouse' | 'logger'>): Router {
+  const router = Router();
+  router.use(openApiRouter());
+  router.use(RESOURCE_PREFIXES, ...apiBodyParsers());
+  router.use(identityRouter(options.gatehouse));
+  router.use(messagingRouter(options.gatehouse));
+  router.use(attributesRouter(options.gatehouse));
+  router.use(RESOURCE_PREFIXES, notFoundProblem);
+  router.use([...RESOURCE_PREFIXES, '/openapi.json'], problemErrorHandler({ logger: options.logger }));
+  return router;
+}
