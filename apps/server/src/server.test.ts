@@ -1,0 +1,84 @@
+import { request as httpRequest } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from './logger.js';
+import { startServer } from './server.js';
+
+const silent = createLogger({ level: 'silent', destination: { write: () => undefined } });
+
+function get(port: number, path: string): Promise<{ status: number; body: string; connection: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, connection: res.headers.connection }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('startServer', () => {
+  it('finishes an in-flight request on stop, then refuses new connections', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
+    const server = await startServer({
+      handler: (req, res) => {
+        if (req.url === '/slow') {
+          arrived();
+          void released.then(() => res.end('finished'));
+        } else res.end('fast');
+      },
+      host: '127.0.0.1',
+      port: 0,
+      logger: silent,
+      purge: async () => ({}),
+      purgeIntervalMinutes: 60,
+      shutdownTimeoutSeconds: 30,
+    });
+    const slow = get(server.port, '/slow');
+    await inFlight;
+    let stopped = false;
+    const stopping = server.stop().then(() => (stopped = true));
+    await expect(get(server.port, '/fast')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect(stopped).toBe(false);
+    release();
+    const response = await slow;
+    expect(response).toMatchObject({ status: 200, body: 'finished' });
+    await stopping;
+    expect(stopped).toBe(true);
+  });
+
+  it('runs the purge on its timer and logs what it removed', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) } });
+    let purged!: () => void;
+    const purgedOnce = new Promise<void>((resolve) => (purged = resolve));
+    const server = await startServer({
+      handler: (_req, res) => res.end(),
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      purge: async () => {
+        purged();
+        return { codes: 2 };
+      },
+      // A fraction of a minute, so the test does not wait: 6 ms.
+      purgeIntervalMinutes: 0.0001,
+      shutdownTimeoutSeconds: 1,
+    });
+    await purgedOnce;
+    await server.stop();
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'purged expired records', removed: { codes: 2 } }));
+  });
+
+  it('rejects when the port is taken', async () => {
+    const first = await startServer({ handler: (_req, res) => res.end(), host: '127.0.0.1', port: 0, logger: silent, purge: async () => ({}), purgeIntervalMinutes: 60, shutdownTimeoutSeconds: 1 });
+    await expect(
+      startServer({ handler: (_req, res) => res.end(), host: '127.0.0.1', port: first.port, logger: silent, purge: async () => ({}), purgeIntervalMinutes: 60, shutdownTimeoutSeconds: 1 }),
+    ).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    await first.stop();
+  });
+});

@@ -1,0 +1,81 @@
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from './logger.js';
+import { withRequestContext } from './http/request-context.js';
+
+export interface RunningServer {
+  /** The port actually bound (useful with port 0 in tests). */
+  port: number;
+  /**
+   * Graceful stop: stops accepting connections, lets in-flight requests finish (closing idle
+   * keep-alive connections at once, and every connection after `shutdownTimeoutSeconds`),
+   * stops the purge timer and waits for a purge in progress.
+   */
+  stop(): Promise<void>;
+}
+
+export interface ServerOptions {
+  handler: RequestListener;
+  host: string | undefined;
+  port: number;
+  logger: Logger;
+  /** Housekeeping run every `purgeIntervalMinutes` (the timer does not keep the process alive). */
+  purge: () => Promise<Record<string, number>>;
+  purgeIntervalMinutes: number;
+  shutdownTimeoutSeconds: number;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { logger } = options;
+  let stopping = false;
+  const handler = withRequestContext((req, res) => {
+    // Keep-alive connections are not reused once the server stops.
+    if (stopping) res.setHeader('Connection', 'close');
+    options.handler(req, res);
+  });
+  const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, handler);
+
+  let purging: Promise<unknown> = Promise.resolve();
+  const purgeTimer = setInterval(() => {
+    purging = options
+      .purge()
+      .then((removed) => logger.info({ removed }, 'purged expired records'))
+      .catch((error: unknown) => logger.error({ err: error instanceof Error ? error.message : String(error) }, 'purge failed'));
+  }, options.purgeIntervalMinutes * 60_000);
+  purgeTimer.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: unknown) => {
+    clearInterval(purgeTimer);
+    throw error;
+  });
+  server.on('error', (error) => logger.error({ err: error.message }, 'server error'));
+  const port = (server.address() as AddressInfo).port;
+
+  let stopped: Promise<void> | undefined;
+  return {
+    port,
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        clearInterval(purgeTimer);
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const force = setTimeout(() => {
+          logger.warn({ afterSeconds: options.shutdownTimeoutSeconds }, 'closing connections still open');
+          server.closeAllConnections();
+        }, options.shutdownTimeoutSeconds * 1000);
+        force.unref();
+        await closed;
+        clearTimeout(force);
+        await purging;
+      })();
+      return stopped;
+    },
+  };
+}
