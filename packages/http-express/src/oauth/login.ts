@@ -48,7 +48,8 @@ export function loginSubmit(ctx: OAuthContext) {
       log.warn({ event: 'csrf_refused', form: 'login' }, 'login form without a valid CSRF token');
       return again(403, 'The sign-in form had expired. Please try again.', form.email);
     }
-    const parsed = v.safeParse(SignInForm, form);
+    // Empty fields were dropped as omitted; the form's own words say what is missing.
+    const parsed = v.safeParse(SignInForm, { email: form.email ?? '', password: form.password ?? '' });
     if (!parsed.success) return again(400, issueMessage(parsed.issues[0]), form.email);
     const { email, password } = parsed.output;
 

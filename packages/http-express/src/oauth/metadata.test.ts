@@ -1,0 +1,78 @@
+import { SCOPE_CATALOGUE } from '@gatehouse/core';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { createTestApp } from '../test-support/index.js';
+
+describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
+  it('lists exactly what is implemented, with URLs built from the issuer', async () => {
+    const t = await createTestApp({ settings: { issuer: 'https://auth.example.com' } });
+    const res = await request(t.app).get('/.well-known/oauth-authorization-server').set('Host', 'evil.example').expect(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual({
+      issuer: 'https://auth.example.com',
+      authorization_endpoint: 'https://auth.example.com/oauth/authorize',
+      token_endpoint: 'https://auth.example.com/oauth/token',
+      jwks_uri: 'https://auth.example.com/oauth/jwks',
+      revocation_endpoint: 'https://auth.example.com/oauth/revoke',
+      introspection_endpoint: 'https://auth.example.com/oauth/introspect',
+      scopes_supported: SCOPE_CATALOGUE.map((entry) => entry.scope),
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+    });
+    expect(res.text).not.toContain('evil.example');
+  });
+
+  it('every endpoint it names answers (none is advertised without being served)', async () => {
+    const t = await createTestApp();
+    const { body } = await request(t.app).get('/.well-known/oauth-authorization-server').expect(200);
+    for (const name of ['token_endpoint', 'revocation_endpoint', 'introspection_endpoint']) {
+      const path = new URL(body[name] as string).pathname;
+      const res = await request(t.app).post(path).type('form').send('');
+      expect(res.status, name).toBe(401);
+      expect(res.body.error, name).toBe('invalid_client');
+    }
+    expect((await request(t.app).get(new URL(body.jwks_uri as string).pathname)).status).toBe(200);
+    const authorize = await request(t.app).get(new URL(body.authorization_endpoint as string).pathname);
+    expect(authorize.status).toBe(400);
+  });
+
+  it('is the same document when the issuer has a trailing slash (no double slash in URLs)', async () => {
+    const t = await createTestApp({ settings: { issuer: 'http://localhost:3000/' } });
+    const { body } = await request(t.app).get('/.well-known/oauth-authorization-server').expect(200);
+    expect(body.token_endpoint).toBe('http://localhost:3000/oauth/token');
+  });
+});
+
+describe('GET /oauth/jwks', () => {
+  it('publishes the public signing key with its kid, cacheable for a short time', async () => {
+    const t = await createTestApp();
+    const user = await t.seedUser();
+    const { client } = await t.seedClient();
+    const tokens = await t.obtainTokens({ client, user });
+    const res = await request(t.app).get('/oauth/jwks').expect(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['cache-control']).toBe('public, max-age=300');
+    const keys = res.body.keys as Array<Record<string, unknown>>;
+    expect(keys.length).toBeGreaterThanOrEqual(1);
+    const kid = JSON.parse(Buffer.from(tokens.access_token.split('.')[0] as string, 'base64url').toString()).kid;
+    const key = keys.find((entry) => entry.kid === kid);
+    expect(key).toBeDefined();
+    expect(key).not.toHaveProperty('d');
+  });
+
+  it('keeps the old key published after a rotation', async () => {
+    const t = await createTestApp();
+    await t.gatehouse.jwks();
+    const before = (await request(t.app).get('/oauth/jwks')).body.keys.map((key: { kid: string }) => key.kid);
+    await t.gatehouse.rotateSigningKey();
+    const after = (await request(t.app).get('/oauth/jwks')).body.keys.map((key: { kid: string }) => key.kid);
+    expect(after).toEqual(expect.arrayContaining(before));
+    expect(after.length).toBe(before.length + 1);
+  });
+});
