@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { constantTimeEqual, createScryptPasswordHasher, randomAlphanumeric, randomIdGenerator, sha256 } from './crypto.js';
+
+describe('crypto helpers', () => {
+  it('sha256 is the base64url SHA-256 of the UTF-8 value', () => {
+    expect(sha256('abc')).toBe(createHash('sha256').update('abc').digest('base64url'));
+    expect(sha256('abc')).toBe('ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0');
+  });
+
+  it('constantTimeEqual compares whole strings of any length', () => {
+    expect(constantTimeEqual('same', 'same')).toBe(true);
+    expect(constantTimeEqual('same', 'sane')).toBe(false);
+    expect(constantTimeEqual('short', 'longer value')).toBe(false);
+    expect(constantTimeEqual('', '')).toBe(true);
+  });
+
+  it('generates [A-Za-z0-9] ids of 22 and secrets of 43 characters, all different', () => {
+    const secrets = new Set(Array.from({ length: 200 }, () => randomIdGenerator.secret()));
+    expect(secrets.size).toBe(200);
+    for (const secret of secrets) expect(secret).toMatch(/^[A-Za-z0-9]{43}$/);
+    expect(randomIdGenerator.id()).toMatch(/^[A-Za-z0-9]{22}$/);
+    expect(randomAlphanumeric(1000)).toMatch(/^[A-Za-z0-9]{1000}$/);
+  });
+
+  it('uses every alphanumeric character (no truncated alphabet)', () => {
+    expect(new Set(randomAlphanumeric(5000)).size).toBe(62);
+  });
+});
+
+describe('scrypt password hasher', () => {
+  // Small cost parameters keep the test fast; the format and the verification are the same.
+  const hasher = createScryptPasswordHasher({ N: 1024, r: 8, p: 1 });
+
+  it('verifies the right password only, with a salt per hash', async () => {
+    const first = await hasher.hash('correct horse');
+    const second = await hasher.hash('correct horse');
+    expect(first).toMatch(/^scrypt\$1024\$8\$1\$[\w-]+\$[\w-]+$/);
+    expect(first).not.toBe(second);
+    expect(first).not.toContain('correct horse');
+    expect(await hasher.verify('correct horse', first)).toBe(true);
+    expect(await hasher.verify('correct horse', second)).toBe(true);
+    expect(await hasher.verify('wrong horse', first)).toBe(false);
+  });
+
+  it('reads the cost from the stored hash, so raising it later keeps old hashes working', async () => {
+    const stored = await hasher.hash('correct horse');
+    expect(await createScryptPasswordHasher({ N: 2048, r: 8, p: 1 }).verify('correct horse', stored)).toBe(true);
+  });
+
+  it('normalizes the password (NFKC) and refuses malformed hashes', async () => {
+    const stored = await hasher.hash('caf\u00e9');
+    expect(await hasher.verify('cafe\u0301', stored)).toBe(true);
+    for (const bad of ['', 'bcrypt$x', 'scrypt$1024$8$1$salt', 'plain']) expect(await hasher.verify('x', bad)).toBe(false);
+  });
+});

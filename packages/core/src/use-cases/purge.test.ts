@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { createTestGatehouse } from '@gatehouse/core/testing';
+import { sha256 } from '../support/crypto.js';
+import { REVOKED_RETENTION_SECONDS } from './purge.js';
+
+async function approve(t: Awaited<ReturnType<typeof createTestGatehouse>>, clientId: string, userKey: string): Promise<string> {
+  const check = await t.gatehouse.checkAuthorizationRequest({ client_id: clientId, response_type: 'code' });
+  if (check.kind !== 'valid') throw check.error;
+  const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey, sessionId: null });
+  return new URL(redirectTo).searchParams.get('code') as string;
+}
+
+describe('purgeExpired', () => {
+  it('removes expired unused codes and keeps live ones', async () => {
+    const t = await createTestGatehouse();
+    const user = await t.seedUser();
+    const { client } = await t.seedClient();
+    const old = await approve(t, client.clientId, user.userKey);
+    t.clock.advance(61);
+    const fresh = await approve(t, client.clientId, user.userKey);
+    expect(await t.gatehouse.purgeExpired()).toMatchObject({ codes: 1 });
+    expect(await t.repositories.codes.findByHash(sha256(old))).toBeUndefined();
+    expect(await t.repositories.codes.findByHash(sha256(fresh))).toBeDefined();
+  });
+
+  it('keeps a consumed code while its grant lives, so a late replay is still caught', async () => {
+    const t = await createTestGatehouse();
+    const user = await t.seedUser();
+    const { client } = await t.seedClient();
+    const code = await approve(t, client.clientId, user.userKey);
+    const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: client.redirectUris[0], codeVerifier: undefined });
+    t.clock.advance(7 * 24 * 3600);
+    expect(await t.gatehouse.purgeExpired()).toMatchObject({ codes: 0, grants: 0 });
+    await expect(t.gatehouse.exchangeCode({ client, code, redirectUri: client.redirectUris[0], codeVerifier: undefined })).rejects.toMatchObject({ code: 'invalid_grant' });
+    await expect(t.gatehouse.verifyAccessToken(tokens.access_token)).rejects.toMatchObject({ code: 'invalid_token' });
+  });
+
+  it('removes a revoked grant with its refresh token and code once its access tokens expired and a day passed', async () => {
+    const t = await createTestGatehouse();
+    const user = await t.seedUser();
+    const { client } = await t.seedClient();
+    const code = await approve(t, client.clientId, user.userKey);
+    const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: client.redirectUris[0], codeVerifier: undefined });
+    const { grantId } = await t.gatehouse.verifyAccessToken(tokens.access_token);
+    const live = await t.obtainTokens({ client, user });
+    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
+
+    t.clock.advance(3600 + REVOKED_RETENTION_SECONDS);
+    expect(await t.gatehouse.purgeExpired()).toMatchObject({ grants: 0 });
+    expect(await t.repositories.grants.findById(grantId)).toBeDefined();
+
+    t.clock.advance(1);
+    expect(await t.gatehouse.purgeExpired()).toMatchObject({ grants: 1 });
+    expect(await t.repositories.grants.findById(grantId)).toBeUndefined();
+    expect(await t.repositories.refreshTokens.findByHash(sha256(tokens.refresh_token))).toBeUndefined();
+    expect(await t.repositories.codes.findByHash(sha256(code))).toBeUndefined();
+    // The unrevoked grant stays, its refresh token still works.
+    expect((await t.gatehouse.refresh({ client, refreshToken: live.refresh_token, scope: undefined })).token_type).toBe('Bearer');
+  });
+
+  it('removes ended and expired sessions and retired keys whose tokens expired', async () => {
+    const t = await createTestGatehouse();
+    const user = await t.seedUser({ password: 'password123' });
+    const ended = await t.gatehouse.signIn({ email: user.email, password: 'password123' });
+    await t.gatehouse.logout(ended.sessionToken);
+    const expiring = await t.gatehouse.signIn({ email: user.email, password: 'password123' });
+    await t.gatehouse.deps.keys.signingKey();
+    await t.gatehouse.rotateSigningKey();
+    expect((await t.gatehouse.jwks()).keys).toHaveLength(2);
+    t.clock.advance(1);
+    const live = await t.gatehouse.signIn({ email: user.email, password: 'password123' });
+    expect(await t.gatehouse.purgeExpired()).toEqual({ grants: 0, codes: 0, sessions: 1, keys: 0 });
+    expect(await t.repositories.sessions.findById(ended.session.sessionId)).toBeUndefined();
+
+    t.clock.advance(12 * 3600);
+    expect(await t.gatehouse.purgeExpired()).toEqual({ grants: 0, codes: 0, sessions: 1, keys: 1 });
+    expect(await t.repositories.sessions.findById(expiring.session.sessionId)).toBeUndefined();
+    expect(await t.repositories.sessions.findById(live.session.sessionId)).toBeDefined();
+    expect((await t.gatehouse.jwks()).keys).toHaveLength(1);
+  });
+});
