@@ -1,4 +1,4 @@
-import type { GatehouseSettings } from '@gatehouse/core';
+import type { Client, GatehouseSettings } from '@gatehouse/core';
 import { createTestGatehouse, type TestGatehouse } from '@gatehouse/core/testing';
 import type express from 'express';
 import request from 'supertest';
@@ -28,7 +28,7 @@ export interface TestApp extends TestGatehouse {
    * The whole code flow over HTTP: sign in, authorize, Allow, exchange at /oauth/token with Basic.
    * Returns the token response body and the sign-in browser.
    */
-  tokensOverHttp(input: { client: import('@gatehouse/core').Client; clientSecret: string; email: string; password?: string; extra?: Record<string, string | undefined>; codeVerifier?: string }): Promise<{ body: Record<string, unknown>; browser: TestBrowser }>;
+  tokensOverHttp(input: { client: Client; clientSecret: string; email: string; password?: string; extra?: Record<string, string | undefined>; codeVerifier?: string }): Promise<{ body: Record<string, unknown>; browser: TestBrowser }>;
 }
 
 /**
