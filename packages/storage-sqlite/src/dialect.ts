@@ -1,0 +1,25 @@
+import type { ColumnDataType, Expression, Transaction } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * What differs between the SQL databases under the shared kysely repositories. Everything
+ * else (queries, upserts, `RETURNING`, migrations) is written once against kysely's builders
+ * and runs unchanged on SQLite ≥ 3.35 and PostgreSQL ≥ 12 (docs/decisions/0013-one-kysely-code-base-for-two-dialects.md).
+ * How a transaction begins is the dialect's driver's business: SQLite begins `IMMEDIATE`,
+ * PostgreSQL `READ COMMITTED`.
+ */
+export interface StorageDialect {
+  readonly name: 'sqlite' | 'postgres' | (string & {});
+  /**
+   * Column type of keys, ids and hashes. They must compare and sort byte-wise, as JavaScript
+   * compares ASCII strings (message pages break timestamp ties by id).
+   */
+  readonly keyType: ColumnDataType | Expression<unknown>;
+  /** True when `error` is a violated primary-key or unique constraint. */
+  isUniqueViolation(error: unknown): boolean;
+  /**
+   * Serializes writers of one account's attribute names and values until `trx` ends: the
+   * per-account limit and the all-or-nothing value check read before they write.
+   */
+  lockAccountAttributes(trx: Transaction<Database>, accountKey: string): Promise<void>;
+}

@@ -1,0 +1,29 @@
+/**
+ * Times are stored as integer epoch milliseconds (exactly what a `Date` holds), lists and JWKs
+ * as JSON text: the same encoding on SQLite and PostgreSQL (docs/decisions/0012-time-and-list-encoding.md).
+ */
+export const toMs = (date: Date): number => date.getTime();
+
+export const toMsOrNull = (date: Date | null): number | null => (date === null ? null : date.getTime());
+
+/** PostgreSQL's int8 arrives as a number (the pool parses it); `Number` also accepts a numeric string. */
+export const fromMs = (ms: number | string): Date => new Date(Number(ms));
+
+export const fromMsOrNull = (ms: number | string | null): Date | null => (ms === null ? null : fromMs(ms));
+
+export const toJson = (value: unknown): string => JSON.stringify(value);
+
+export function fromJson<T>(text: string): T {
+  return JSON.parse(text) as T;
+}
+
+/** Case-insensitive uniqueness key, the same fold the in-memory repositories use. */
+export const fold = (text: string): string => text.toLowerCase();
+
+export const toFlag = (value: boolean): number => (value ? 1 : 0);
+
+/** Rows changed by an UPDATE/DELETE result (kysely reports a bigint). */
+export const changed = (count: bigint | undefined): boolean => (count ?? 0n) > 0n;
+
+/** Rows an UPDATE/DELETE changed, as a number. */
+export const affected = (count: bigint | undefined): number => Number(count ?? 0n);

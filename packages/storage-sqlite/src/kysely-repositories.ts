@@ -1,0 +1,36 @@
+import type { Repositories } from '@gatehouse/core';
+import type { Kysely } from 'kysely';
+import type { StorageDialect } from './dialect.js';
+import { createAccountRepository } from './repositories/accounts.js';
+import { createAttributeRepository } from './repositories/attributes.js';
+import { createClientRepository } from './repositories/clients.js';
+import { createAuthorizationCodeRepository } from './repositories/codes.js';
+import { createGrantRepository } from './repositories/grants.js';
+import { createMessageRepository } from './repositories/messages.js';
+import { createRefreshTokenRepository } from './repositories/refresh-tokens.js';
+import { createSessionRepository } from './repositories/sessions.js';
+import { createSigningKeyRepository } from './repositories/signing-keys.js';
+import { createUserRepository } from './repositories/users.js';
+import type { Database } from './schema.js';
+
+/**
+ * Every repository of the core on a kysely database, for any dialect that has the schema of
+ * `migrateToLatest`. Only `dialect` differs between SQLite and PostgreSQL.
+ *
+ * @example
+ * const repositories = createKyselyRepositories(db, sqliteDialect);
+ */
+export function createKyselyRepositories(db: Kysely<Database>, dialect: StorageDialect): Repositories {
+  return {
+    clients: createClientRepository(db, dialect),
+    users: createUserRepository(db, dialect),
+    accounts: createAccountRepository(db),
+    codes: createAuthorizationCodeRepository(db),
+    grants: createGrantRepository(db),
+    refreshTokens: createRefreshTokenRepository(db),
+    sessions: createSessionRepository(db),
+    attributes: createAttributeRepository(db, dialect),
+    messages: createMessageRepository(db),
+    signingKeys: createSigningKeyRepository(db),
+  };
+}

@@ -1,0 +1,218 @@
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { StorageDialect } from './dialect.js';
+import type { Database } from './schema.js';
+
+/**
+ * The schema, in code (no migration files to ship), written once with kysely's schema builder
+ * for every dialect. A migration is never edited once released; changes are new entries.
+ */
+export function createMigrationProvider(dialect: StorageDialect): MigrationProvider {
+  const migrations: Record<string, Migration> = {
+    '0001_initial': { up: (db) => createInitialSchema(db, dialect) },
+  };
+  return { getMigrations: async () => migrations };
+}
+
+export const MIGRATION_TABLE = 'gatehouse_migration';
+export const MIGRATION_LOCK_TABLE = 'gatehouse_migration_lock';
+
+/**
+ * Applies pending migrations. Running it again, or from several processes at once, is
+ * harmless: the migrator runs them in one transaction under its lock and records what ran.
+ */
+export async function migrateToLatest(
+  db: Kysely<Database>,
+  dialect: StorageDialect,
+  options: { migrationTableSchema?: string } = {},
+): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: createMigrationProvider(dialect),
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+    ...(options.migrationTableSchema === undefined ? {} : { migrationTableSchema: options.migrationTableSchema }),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName;
+    throw new Error(`Database migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+// The schema builder is untyped on purpose: migrations describe the tables, they do not use them.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type SchemaDb = Kysely<any>;
+
+async function createInitialSchema(db: SchemaDb, dialect: StorageDialect): Promise<void> {
+  const key = dialect.keyType;
+  const time = 'bigint'; // epoch ms; SQLite gives "bigint" INTEGER affinity
+  const cascade = 'cascade';
+
+  await db.schema
+    .createTable('users')
+    .addColumn('user_key', key, (c) => c.primaryKey())
+    .addColumn('email', 'text', (c) => c.notNull())
+    .addColumn('email_folded', 'text', (c) => c.notNull())
+    .addColumn('given_name', 'text', (c) => c.notNull())
+    .addColumn('family_name', 'text', (c) => c.notNull())
+    .addColumn('locale', 'text', (c) => c.notNull())
+    .addColumn('password_hash', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('users_email_folded').unique().on('users').column('email_folded').execute();
+
+  await db.schema
+    .createTable('user_phone_numbers')
+    .addColumn('user_key', key, (c) => c.notNull().references('users.user_key').onDelete(cascade))
+    .addColumn('phone_number', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('user_phone_numbers_pk', ['user_key', 'phone_number'])
+    .execute();
+
+  await db.schema
+    .createTable('accounts')
+    .addColumn('account_key', key, (c) => c.primaryKey())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('memberships')
+    .addColumn('account_key', key, (c) => c.notNull().references('accounts.account_key').onDelete(cascade))
+    .addColumn('user_key', key, (c) => c.notNull().references('users.user_key').onDelete(cascade))
+    .addColumn('role', 'text', (c) => c.notNull().check(sql`role in ('admin', 'member')`))
+    .addPrimaryKeyConstraint('memberships_pk', ['account_key', 'user_key'])
+    .execute();
+  await db.schema.createIndex('memberships_by_user').on('memberships').column('user_key').execute();
+
+  await db.schema
+    .createTable('clients')
+    .addColumn('client_id', key, (c) => c.primaryKey())
+    .addColumn('client_secret_hash', 'text', (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('redirect_uris', 'text', (c) => c.notNull())
+    .addColumn('scopes', 'text', (c) => c.notNull())
+    .addColumn('pkce_required', 'integer', (c) => c.notNull())
+    .addColumn('owner_user_key', key)
+    .addColumn('created_at', time, (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('clients_by_owner').on('clients').column('owner_user_key').execute();
+
+  // A client's grants, codes and refresh tokens go with it (ON DELETE CASCADE).
+  await db.schema
+    .createTable('grants')
+    .addColumn('grant_id', key, (c) => c.primaryKey())
+    .addColumn('client_id', key, (c) => c.notNull().references('clients.client_id').onDelete(cascade))
+    .addColumn('user_key', key, (c) => c.notNull())
+    .addColumn('scopes', 'text', (c) => c.notNull())
+    .addColumn('session_id', key)
+    .addColumn('created_at', time, (c) => c.notNull())
+    .addColumn('revoked_at', time)
+    .execute();
+  await db.schema.createIndex('grants_by_user').on('grants').columns(['user_key', 'created_at']).execute();
+  await db.schema.createIndex('grants_by_client').on('grants').column('client_id').execute();
+  await db.schema.createIndex('grants_by_session').on('grants').column('session_id').where('session_id', 'is not', null).execute();
+  await db.schema.createIndex('grants_revoked').on('grants').column('revoked_at').where('revoked_at', 'is not', null).execute();
+
+  // A consumed code keeps a reference to its grant and is deleted with it, so a replay is
+  // detected as long as the grant lives and the table stays bounded.
+  await db.schema
+    .createTable('authorization_codes')
+    .addColumn('code_hash', key, (c) => c.primaryKey())
+    .addColumn('client_id', key, (c) => c.notNull().references('clients.client_id').onDelete(cascade))
+    .addColumn('user_key', key, (c) => c.notNull())
+    .addColumn('redirect_uri', 'text', (c) => c.notNull())
+    .addColumn('scopes', 'text', (c) => c.notNull())
+    .addColumn('code_challenge', 'text')
+    .addColumn('session_id', key)
+    .addColumn('created_at', time, (c) => c.notNull())
+    .addColumn('expires_at', time, (c) => c.notNull())
+    .addColumn('consumed_at', time)
+    .addColumn('grant_id', key, (c) => c.references('grants.grant_id').onDelete(cascade))
+    .execute();
+  await db.schema.createIndex('authorization_codes_by_client').on('authorization_codes').column('client_id').execute();
+  await db.schema
+    .createIndex('authorization_codes_by_grant')
+    .on('authorization_codes')
+    .column('grant_id')
+    .where('grant_id', 'is not', null)
+    .execute();
+  await db.schema
+    .createIndex('authorization_codes_unused_by_expiry')
+    .on('authorization_codes')
+    .column('expires_at')
+    .where(sql.ref('consumed_at'), 'is', null)
+    .execute();
+
+  await db.schema
+    .createTable('refresh_tokens')
+    .addColumn('token_hash', key, (c) => c.primaryKey())
+    .addColumn('grant_id', key, (c) => c.notNull().references('grants.grant_id').onDelete(cascade))
+    .addColumn('created_at', time, (c) => c.notNull())
+    .addColumn('last_used_at', time, (c) => c.notNull())
+    .addColumn('rotated_at', time)
+    .execute();
+  await db.schema.createIndex('refresh_tokens_by_grant').on('refresh_tokens').column('grant_id').execute();
+
+  await db.schema
+    .createTable('sessions')
+    .addColumn('session_id', key, (c) => c.primaryKey())
+    .addColumn('user_key', key, (c) => c.notNull())
+    .addColumn('created_at', time, (c) => c.notNull())
+    .addColumn('expires_at', time, (c) => c.notNull())
+    .addColumn('ended_at', time)
+    .execute();
+  await db.schema.createIndex('sessions_by_expiry').on('sessions').column('expires_at').execute();
+  await db.schema.createIndex('sessions_ended').on('sessions').column('ended_at').where('ended_at', 'is not', null).execute();
+
+  // Names are unique per account ignoring case through the folded column (the same fold as
+  // the in-memory adapter, on every dialect); `position` keeps the creation order.
+  await db.schema
+    .createTable('attribute_names')
+    .addColumn('account_key', key, (c) => c.notNull())
+    .addColumn('attribute_key', key, (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('name_folded', 'text', (c) => c.notNull())
+    .addColumn('position', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('attribute_names_pk', ['account_key', 'attribute_key'])
+    .execute();
+  await db.schema.createIndex('attribute_names_unique_name').unique().on('attribute_names').columns(['account_key', 'name_folded']).execute();
+  await db.schema.createIndex('attribute_names_by_position').unique().on('attribute_names').columns(['account_key', 'position']).execute();
+
+  await db.schema
+    .createTable('user_attribute_values')
+    .addColumn('account_key', key, (c) => c.notNull())
+    .addColumn('user_key', key, (c) => c.notNull())
+    .addColumn('attribute_key', key, (c) => c.notNull())
+    .addColumn('value', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('user_attribute_values_pk', ['account_key', 'user_key', 'attribute_key'])
+    .addForeignKeyConstraint('user_attribute_values_name_fk', ['account_key', 'attribute_key'], 'attribute_names', ['account_key', 'attribute_key'], (fk) =>
+      fk.onDelete(cascade),
+    )
+    .execute();
+  await db.schema
+    .createIndex('user_attribute_values_by_attribute')
+    .on('user_attribute_values')
+    .columns(['account_key', 'attribute_key'])
+    .execute();
+
+  await db.schema
+    .createTable('messages')
+    .addColumn('id', key, (c) => c.primaryKey())
+    .addColumn('owner_phone_number', 'text', (c) => c.notNull())
+    .addColumn('contact_phone_numbers', 'text', (c) => c.notNull())
+    .addColumn('body', 'text', (c) => c.notNull())
+    .addColumn('direction', 'text', (c) => c.notNull())
+    .addColumn('author_user_key', key, (c) => c.notNull())
+    .addColumn('sent_at', time, (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('messages_by_owner').on('messages').columns(['owner_phone_number', 'sent_at', 'id']).execute();
+
+  await db.schema
+    .createTable('signing_keys')
+    .addColumn('kid', key, (c) => c.primaryKey())
+    .addColumn('alg', 'text', (c) => c.notNull())
+    .addColumn('public_jwk', 'text', (c) => c.notNull())
+    .addColumn('private_jwk', 'text', (c) => c.notNull())
+    .addColumn('created_at', time, (c) => c.notNull())
+    .addColumn('retired_at', time)
+    .execute();
+}

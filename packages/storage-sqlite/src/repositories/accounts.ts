@@ -1,0 +1,46 @@
+import type { AccountRepository, Role } from '@gatehouse/core';
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+
+export function createAccountRepository(db: Kysely<Database>): AccountRepository {
+  return {
+    async create(account) {
+      await db.insertInto('accounts').values({ account_key: account.accountKey, name: account.name }).execute();
+    },
+
+    async findByKey(accountKey) {
+      const row = await db.selectFrom('accounts').selectAll().where('account_key', '=', accountKey).executeTakeFirst();
+      return row && { accountKey: row.account_key, name: row.name };
+    },
+
+    async setMembership(accountKey, userKey, role) {
+      await db
+        .insertInto('memberships')
+        .values({ account_key: accountKey, user_key: userKey, role })
+        .onConflict((conflict) => conflict.columns(['account_key', 'user_key']).doUpdateSet({ role }))
+        .execute();
+    },
+
+    async findRole(accountKey, userKey) {
+      // A membership cannot outlive its account (foreign key), so no join is needed.
+      const row = await db
+        .selectFrom('memberships')
+        .select('role')
+        .where('account_key', '=', accountKey)
+        .where('user_key', '=', userKey)
+        .executeTakeFirst();
+      return row?.role as Role | undefined;
+    },
+
+    async listMemberships(userKey) {
+      const rows = await db
+        .selectFrom('memberships')
+        .innerJoin('accounts', 'accounts.account_key', 'memberships.account_key')
+        .select(['accounts.account_key', 'accounts.name', 'memberships.role'])
+        .where('memberships.user_key', '=', userKey)
+        .orderBy('accounts.account_key')
+        .execute();
+      return rows.map((row) => ({ account: { accountKey: row.account_key, name: row.name }, role: row.role as Role }));
+    },
+  };
+}

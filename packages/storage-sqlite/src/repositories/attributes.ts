@@ -1,0 +1,133 @@
+import type { AttributeRepository, CreateAttributeResult, RenameAttributeResult } from '@gatehouse/core';
+import type { Kysely } from 'kysely';
+import type { StorageDialect } from '../dialect.js';
+import { changed, fold } from '../encoding.js';
+import type { Database } from '../schema.js';
+
+export function createAttributeRepository(db: Kysely<Database>, dialect: StorageDialect): AttributeRepository {
+  const nameTaken = async (accountKey: string, folded: string): Promise<boolean> =>
+    (await db
+      .selectFrom('attribute_names')
+      .select('attribute_key')
+      .where('account_key', '=', accountKey)
+      .where('name_folded', '=', folded)
+      .executeTakeFirst()) !== undefined;
+
+  return {
+    async create(accountKey, attribute, maxPerAccount): Promise<CreateAttributeResult> {
+      const folded = fold(attribute.name);
+      try {
+        // Uniqueness, the limit and the insert in one transaction, under the account's write lock.
+        return await db.transaction().execute(async (trx): Promise<CreateAttributeResult> => {
+          await dialect.lockAccountAttributes(trx, accountKey);
+          const names = trx.selectFrom('attribute_names').where('account_key', '=', accountKey);
+          if (await names.select('attribute_key').where('name_folded', '=', folded).executeTakeFirst()) return 'duplicate-name';
+          const { total, last } = await names
+            .select((eb) => [eb.fn.countAll<number | string>().as('total'), eb.fn.max<number | null>('position').as('last')])
+            .executeTakeFirstOrThrow();
+          if (Number(total) >= maxPerAccount) return 'limit-reached';
+          await trx
+            .insertInto('attribute_names')
+            .values({ account_key: accountKey, attribute_key: attribute.key, name: attribute.name, name_folded: folded, position: Number(last ?? 0) + 1 })
+            .execute();
+          return 'created';
+        });
+      } catch (error) {
+        // A concurrent rename took the name between the check and the insert: the unique index said no.
+        if (dialect.isUniqueViolation(error) && (await nameTaken(accountKey, folded))) return 'duplicate-name';
+        throw error;
+      }
+    },
+
+    async list(accountKey, page) {
+      const names = db.selectFrom('attribute_names').where('account_key', '=', accountKey);
+      const [rows, count] = await Promise.all([
+        names.select(['attribute_key', 'name']).orderBy('position').limit(page.limit).offset(page.offset).execute(),
+        names.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
+      ]);
+      return { results: rows.map((row) => ({ key: row.attribute_key, name: row.name })), total: Number(count.total) };
+    },
+
+    async find(accountKey, key) {
+      const row = await db
+        .selectFrom('attribute_names')
+        .select(['attribute_key', 'name'])
+        .where('account_key', '=', accountKey)
+        .where('attribute_key', '=', key)
+        .executeTakeFirst();
+      return row && { key: row.attribute_key, name: row.name };
+    },
+
+    async rename(accountKey, key, name): Promise<RenameAttributeResult> {
+      const folded = fold(name);
+      try {
+        const result = await db
+          .updateTable('attribute_names')
+          .set({ name, name_folded: folded })
+          .where('account_key', '=', accountKey)
+          .where('attribute_key', '=', key)
+          .executeTakeFirst();
+        return changed(result.numUpdatedRows) ? 'renamed' : 'not-found';
+      } catch (error) {
+        // The unique index on (account, folded name) refuses a name another attribute has.
+        if (dialect.isUniqueViolation(error)) return 'duplicate-name';
+        throw error;
+      }
+    },
+
+    async delete(accountKey, key) {
+      return db.transaction().execute(async (trx) => {
+        await dialect.lockAccountAttributes(trx, accountKey);
+        await trx.deleteFrom('user_attribute_values').where('account_key', '=', accountKey).where('attribute_key', '=', key).execute();
+        const result = await trx.deleteFrom('attribute_names').where('account_key', '=', accountKey).where('attribute_key', '=', key).executeTakeFirst();
+        return changed(result.numDeletedRows);
+      });
+    },
+
+    async setUserValues(accountKey, userKey, changes) {
+      if (changes.length === 0) return { unknownKeys: [] };
+      return db.transaction().execute(async (trx) => {
+        await dialect.lockAccountAttributes(trx, accountKey);
+        const keys = [...new Set(changes.map((change) => change.key))];
+        const known = new Set(
+          (await trx.selectFrom('attribute_names').select('attribute_key').where('account_key', '=', accountKey).where('attribute_key', 'in', keys).execute()).map(
+            (row) => row.attribute_key,
+          ),
+        );
+        const unknownKeys = changes.map((change) => change.key).filter((changeKey) => !known.has(changeKey));
+        // All or nothing: an unknown key means no write at all.
+        if (unknownKeys.length > 0) return { unknownKeys };
+        for (const { key, value } of changes) {
+          const target = { account_key: accountKey, user_key: userKey, attribute_key: key };
+          if (value === null) {
+            await trx
+              .deleteFrom('user_attribute_values')
+              .where('account_key', '=', accountKey)
+              .where('user_key', '=', userKey)
+              .where('attribute_key', '=', key)
+              .execute();
+          } else {
+            await trx
+              .insertInto('user_attribute_values')
+              .values({ ...target, value })
+              .onConflict((conflict) => conflict.columns(['account_key', 'user_key', 'attribute_key']).doUpdateSet({ value }))
+              .execute();
+          }
+        }
+        return { unknownKeys: [] };
+      });
+    },
+
+    async listUserValues(accountKey, userKey) {
+      const rows = await db
+        .selectFrom('user_attribute_values as v')
+        .innerJoin('attribute_names as n', (join) => join.onRef('n.account_key', '=', 'v.account_key').onRef('n.attribute_key', '=', 'v.attribute_key'))
+        .select(['n.attribute_key', 'n.name', 'v.value'])
+        .where('v.account_key', '=', accountKey)
+        .where('v.user_key', '=', userKey)
+        .orderBy('n.position')
+        .execute();
+      return rows.map((row) => ({ key: row.attribute_key, name: row.name, value: row.value }));
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { DomainError, type Client, type ClientRepository } from '@gatehouse/core';
+import type { Kysely, Selectable } from 'kysely';
+import type { StorageDialect } from '../dialect.js';
+import { changed, fromJson, fromMs, toFlag, toJson, toMs } from '../encoding.js';
+import type { ClientTable, Database } from '../schema.js';
+
+export function createClientRepository(db: Kysely<Database>, dialect: StorageDialect): ClientRepository {
+  return {
+    async create(client) {
+      try {
+        await db.insertInto('clients').values(toRow(client)).execute();
+      } catch (error) {
+        if (dialect.isUniqueViolation(error)) throw new DomainError('conflict', 'The client id is taken.', { field: 'clientId', cause: error });
+        throw error;
+      }
+    },
+
+    async findById(clientId) {
+      const row = await db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+      return row && fromRow(row);
+    },
+
+    async update(clientId, changes) {
+      const result = await db
+        .updateTable('clients')
+        .set({
+          name: changes.name,
+          redirect_uris: toJson(changes.redirectUris),
+          scopes: toJson(changes.scopes),
+          pkce_required: toFlag(changes.pkceRequired),
+        })
+        .where('client_id', '=', clientId)
+        .executeTakeFirst();
+      return changed(result.numUpdatedRows);
+    },
+
+    async updateSecretHash(clientId, clientSecretHash) {
+      const result = await db.updateTable('clients').set({ client_secret_hash: clientSecretHash }).where('client_id', '=', clientId).executeTakeFirst();
+      return changed(result.numUpdatedRows);
+    },
+
+    async delete(clientId) {
+      // Its codes, grants and the grants' refresh tokens go by ON DELETE CASCADE, in this one statement.
+      const result = await db.deleteFrom('clients').where('client_id', '=', clientId).executeTakeFirst();
+      return changed(result.numDeletedRows);
+    },
+
+    async listByOwner(ownerUserKey) {
+      const rows = await db
+        .selectFrom('clients')
+        .selectAll()
+        .where('owner_user_key', '=', ownerUserKey)
+        .orderBy('created_at')
+        .orderBy('client_id')
+        .execute();
+      return rows.map(fromRow);
+    },
+
+    async listAll() {
+      const rows = await db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('client_id').execute();
+      return rows.map(fromRow);
+    },
+  };
+}
+
+function toRow(client: Client): ClientTable {
+  return {
+    client_id: client.clientId,
+    client_secret_hash: client.clientSecretHash,
+    name: client.name,
+    redirect_uris: toJson(client.redirectUris),
+    scopes: toJson(client.scopes),
+    pkce_required: toFlag(client.pkceRequired),
+    owner_user_key: client.ownerUserKey,
+    created_at: toMs(client.createdAt),
+  };
+}
+
+function fromRow(row: Selectable<ClientTable>): Client {
+  return {
+    clientId: row.client_id,
+    clientSecretHash: row.client_secret_hash,
+    name: row.name,
+    redirectUris: fromJson<string[]>(row.redirect_uris),
+    scopes: fromJson<string[]>(row.scopes),
+    pkceRequired: Number(row.pkce_required) === 1,
+    ownerUserKey: row.owner_user_key,
+    createdAt: fromMs(row.created_at),
+  };
+}

@@ -1,0 +1,72 @@
+import type { AuthorizationCode, AuthorizationCodeRepository } from '@gatehouse/core';
+import type { Kysely, Selectable } from 'kysely';
+import { affected, fromJson, fromMs, fromMsOrNull, toJson, toMs, toMsOrNull } from '../encoding.js';
+import type { AuthorizationCodeTable, Database } from '../schema.js';
+
+export function createAuthorizationCodeRepository(db: Kysely<Database>): AuthorizationCodeRepository {
+  return {
+    async save(code) {
+      await db.insertInto('authorization_codes').values(toRow(code)).execute();
+    },
+
+    async findByHash(codeHash) {
+      const row = await db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+      return row && fromRow(row);
+    },
+
+    async consume(codeHash, grantId, at) {
+      // RFC 6749 §4.1.2: single use is this one conditional write; the database lets exactly
+      // one writer see `consumed_at IS NULL` (a row lock on PostgreSQL, the write lock on SQLite).
+      const won = await db
+        .updateTable('authorization_codes')
+        .set({ consumed_at: toMs(at), grant_id: grantId })
+        .where('code_hash', '=', codeHash)
+        .where('consumed_at', 'is', null)
+        .returning('code_hash')
+        .executeTakeFirst();
+      return won !== undefined;
+    },
+
+    async purge(expiredBefore) {
+      // Consumed codes go with their grant (ON DELETE CASCADE), so only unused expired ones remain to delete.
+      const result = await db
+        .deleteFrom('authorization_codes')
+        .where('consumed_at', 'is', null)
+        .where('expires_at', '<', toMs(expiredBefore))
+        .executeTakeFirst();
+      return affected(result.numDeletedRows);
+    },
+  };
+}
+
+function toRow(code: AuthorizationCode): AuthorizationCodeTable {
+  return {
+    code_hash: code.codeHash,
+    client_id: code.clientId,
+    user_key: code.userKey,
+    redirect_uri: code.redirectUri,
+    scopes: toJson(code.scopes),
+    code_challenge: code.codeChallenge,
+    session_id: code.sessionId,
+    created_at: toMs(code.createdAt),
+    expires_at: toMs(code.expiresAt),
+    consumed_at: toMsOrNull(code.consumedAt),
+    grant_id: code.grantId,
+  };
+}
+
+function fromRow(row: Selectable<AuthorizationCodeTable>): AuthorizationCode {
+  return {
+    codeHash: row.code_hash,
+    clientId: row.client_id,
+    userKey: row.user_key,
+    redirectUri: row.redirect_uri,
+    scopes: fromJson<string[]>(row.scopes),
+    codeChallenge: row.code_challenge,
+    sessionId: row.session_id,
+    createdAt: fromMs(row.created_at),
+    expiresAt: fromMs(row.expires_at),
+    consumedAt: fromMsOrNull(row.consumed_at),
+    grantId: row.grant_id,
+  };
+}

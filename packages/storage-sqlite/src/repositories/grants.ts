@@ -1,0 +1,80 @@
+import type { Grant, GrantRepository } from '@gatehouse/core';
+import type { Kysely, Selectable } from 'kysely';
+import { affected, fromJson, fromMs, fromMsOrNull, toJson, toMs, toMsOrNull } from '../encoding.js';
+import type { Database, GrantTable } from '../schema.js';
+
+export function createGrantRepository(db: Kysely<Database>): GrantRepository {
+  /** Revokes the live grants the filter selects, in one statement; returns their ids. */
+  const revokeLive = async (at: Date, filter: Partial<Pick<GrantTable, 'grant_id' | 'session_id' | 'user_key' | 'client_id'>>): Promise<string[]> => {
+    let query = db.updateTable('grants').set({ revoked_at: toMs(at) }).where('revoked_at', 'is', null);
+    for (const [column, value] of Object.entries(filter) as Array<[keyof typeof filter, string]>) query = query.where(column, '=', value);
+    const rows = await query.returning('grant_id').execute();
+    return rows.map((row) => row.grant_id);
+  };
+
+  return {
+    async create(grant) {
+      await db.insertInto('grants').values(toRow(grant)).execute();
+    },
+
+    async findById(grantId) {
+      const row = await db.selectFrom('grants').selectAll().where('grant_id', '=', grantId).executeTakeFirst();
+      return row && fromRow(row);
+    },
+
+    async delete(grantId) {
+      // Its refresh tokens and the code it consumed go by ON DELETE CASCADE.
+      await db.deleteFrom('grants').where('grant_id', '=', grantId).execute();
+    },
+
+    async revoke(grantId, at) {
+      return (await revokeLive(at, { grant_id: grantId })).length > 0;
+    },
+
+    revokeBySession: (sessionId, at) => revokeLive(at, { session_id: sessionId }),
+    revokeByUser: (userKey, at) => revokeLive(at, { user_key: userKey }),
+    revokeByUserAndClient: (userKey, clientId, at) => revokeLive(at, { user_key: userKey, client_id: clientId }),
+
+    async listActiveByUser(userKey) {
+      const rows = await db
+        .selectFrom('grants')
+        .selectAll()
+        .where('user_key', '=', userKey)
+        .where('revoked_at', 'is', null)
+        .orderBy('created_at', 'desc')
+        .orderBy('grant_id', 'desc')
+        .execute();
+      return rows.map(fromRow);
+    },
+
+    async purge(revokedBefore) {
+      // Refresh tokens and consumed codes of the purged grants go by ON DELETE CASCADE.
+      const result = await db.deleteFrom('grants').where('revoked_at', '<', toMs(revokedBefore)).executeTakeFirst();
+      return affected(result.numDeletedRows);
+    },
+  };
+}
+
+function toRow(grant: Grant): GrantTable {
+  return {
+    grant_id: grant.grantId,
+    client_id: grant.clientId,
+    user_key: grant.userKey,
+    scopes: toJson(grant.scopes),
+    session_id: grant.sessionId,
+    created_at: toMs(grant.createdAt),
+    revoked_at: toMsOrNull(grant.revokedAt),
+  };
+}
+
+function fromRow(row: Selectable<GrantTable>): Grant {
+  return {
+    grantId: row.grant_id,
+    clientId: row.client_id,
+    userKey: row.user_key,
+    scopes: fromJson<string[]>(row.scopes),
+    sessionId: row.session_id,
+    createdAt: fromMs(row.created_at),
+    revokedAt: fromMsOrNull(row.revoked_at),
+  };
+}

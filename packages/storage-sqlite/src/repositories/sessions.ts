@@ -1,0 +1,56 @@
+import type { Session, SessionRepository } from '@gatehouse/core';
+import type { Kysely, Selectable } from 'kysely';
+import { affected, fromMs, fromMsOrNull, toMs, toMsOrNull } from '../encoding.js';
+import type { Database, SessionTable } from '../schema.js';
+
+export function createSessionRepository(db: Kysely<Database>): SessionRepository {
+  return {
+    async create(session) {
+      await db
+        .insertInto('sessions')
+        .values({
+          session_id: session.sessionId,
+          user_key: session.userKey,
+          created_at: toMs(session.createdAt),
+          expires_at: toMs(session.expiresAt),
+          ended_at: toMsOrNull(session.endedAt),
+        })
+        .execute();
+    },
+
+    async findById(sessionId) {
+      const row = await db.selectFrom('sessions').selectAll().where('session_id', '=', sessionId).executeTakeFirst();
+      return row && fromRow(row);
+    },
+
+    async end(sessionId, at) {
+      const ended = await db
+        .updateTable('sessions')
+        .set({ ended_at: toMs(at) })
+        .where('session_id', '=', sessionId)
+        .where('ended_at', 'is', null)
+        .returning('session_id')
+        .executeTakeFirst();
+      return ended !== undefined;
+    },
+
+    async purge(before) {
+      const cutoff = toMs(before);
+      const result = await db
+        .deleteFrom('sessions')
+        .where((eb) => eb.or([eb('expires_at', '<', cutoff), eb('ended_at', '<', cutoff)]))
+        .executeTakeFirst();
+      return affected(result.numDeletedRows);
+    },
+  };
+}
+
+function fromRow(row: Selectable<SessionTable>): Session {
+  return {
+    sessionId: row.session_id,
+    userKey: row.user_key,
+    createdAt: fromMs(row.created_at),
+    expiresAt: fromMs(row.expires_at),
+    endedAt: fromMsOrNull(row.ended_at),
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * The tables, as kysely sees them. Times are integer epoch milliseconds; lists and JWKs are
+ * JSON text; booleans are 0/1 integers: one encoding for SQLite and PostgreSQL alike
+ * (docs/decisions/0012-time-and-list-encoding.md).
+ */
+export interface Database {
+  clients: ClientTable;
+  users: UserTable;
+  user_phone_numbers: UserPhoneNumberTable;
+  accounts: AccountTable;
+  memberships: MembershipTable;
+  authorization_codes: AuthorizationCodeTable;
+  grants: GrantTable;
+  refresh_tokens: RefreshTokenTable;
+  sessions: SessionTable;
+  attribute_names: AttributeNameTable;
+  user_attribute_values: UserAttributeValueTable;
+  messages: MessageTable;
+  signing_keys: SigningKeyTable;
+}
+
+/** Epoch milliseconds (SQLite INTEGER, PostgreSQL int8 parsed to a number). */
+export type EpochMs = number;
+/** `JSON.stringify` of a list or object. */
+export type JsonText = string;
+
+export interface ClientTable {
+  client_id: string;
+  client_secret_hash: string;
+  name: string;
+  redirect_uris: JsonText;
+  scopes: JsonText;
+  pkce_required: number;
+  owner_user_key: string | null;
+  created_at: EpochMs;
+}
+
+export interface UserTable {
+  user_key: string;
+  email: string;
+  /** `email.toLowerCase()`: the unique, case-insensitive look-up key. */
+  email_folded: string;
+  given_name: string;
+  family_name: string;
+  locale: string;
+  password_hash: string;
+}
+
+export interface UserPhoneNumberTable {
+  user_key: string;
+  phone_number: string;
+}
+
+export interface AccountTable {
+  account_key: string;
+  name: string;
+}
+
+export interface MembershipTable {
+  account_key: string;
+  user_key: string;
+  role: string;
+}
+
+export interface AuthorizationCodeTable {
+  code_hash: string;
+  client_id: string;
+  user_key: string;
+  redirect_uri: string;
+  scopes: JsonText;
+  code_challenge: string | null;
+  session_id: string | null;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+  consumed_at: EpochMs | null;
+  grant_id: string | null;
+}
+
+export interface GrantTable {
+  grant_id: string;
+  client_id: string;
+  user_key: string;
+  scopes: JsonText;
+  session_id: string | null;
+  created_at: EpochMs;
+  revoked_at: EpochMs | null;
+}
+
+export interface RefreshTokenTable {
+  token_hash: string;
+  grant_id: string;
+  created_at: EpochMs;
+  last_used_at: EpochMs;
+  rotated_at: EpochMs | null;
+}
+
+export interface SessionTable {
+  session_id: string;
+  user_key: string;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+  ended_at: EpochMs | null;
+}
+
+export interface AttributeNameTable {
+  account_key: string;
+  attribute_key: string;
+  name: string;
+  /** `name.toLowerCase()`: unique per account, so names are unique ignoring case. */
+  name_folded: string;
+  /** Creation order within the account (1, 2, …). */
+  position: number;
+}
+
+export interface UserAttributeValueTable {
+  account_key: string;
+  user_key: string;
+  attribute_key: string;
+  value: string;
+}
+
+export interface MessageTable {
+  id: string;
+  owner_phone_number: string;
+  contact_phone_numbers: JsonText;
+  body: string;
+  direction: string;
+  author_user_key: string;
+  sent_at: EpochMs;
+  status: string;
+}
+
+export interface SigningKeyTable {
+  kid: string;
+  alg: string;
+  public_jwk: JsonText;
+  private_jwk: JsonText;
+  created_at: EpochMs;
+  retired_at: EpochMs | null;
+}

@@ -1,0 +1,85 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type TransactionSettings,
+} from 'kysely';
+import type { AsyncLock } from './async-lock.js';
+import type { StorageDialect } from './dialect.js';
+
+/** The SQLite side of the shared repositories. */
+export const sqliteDialect: StorageDialect = {
+  name: 'sqlite',
+  // SQLite compares text byte-wise (BINARY collation) by default.
+  keyType: 'text',
+  isUniqueViolation(error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  },
+  // BEGIN IMMEDIATE already holds the database's only write lock for the whole transaction.
+  lockAccountAttributes: async () => undefined,
+};
+
+/**
+ * kysely's better-sqlite3 dialect with two changes (docs/decisions/0011-sqlite-begin-immediate.md):
+ * - transactions begin IMMEDIATE, taking the write lock up front, so a transaction that reads
+ *   then writes waits on `busy_timeout` instead of failing with SQLITE_BUSY when another
+ *   connection (the CLI, another process) wrote in between;
+ * - the connection is held under `lock`, which every storage of the same file in this process
+ *   shares: better-sqlite3 blocks the event loop while it waits for a lock, so two connections of
+ *   one process must never wait on each other.
+ * It also lets the migrator run migrations in a transaction (SQLite's DDL is transactional).
+ */
+export function createSqliteKyselyDialect(database: BetterSqlite3.Database, lock: AsyncLock): Dialect {
+  return {
+    createAdapter: () => new TransactionalDdlSqliteAdapter(),
+    createDriver: () => new ImmediateSqliteDriver({ database }, lock),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+}
+
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #lock: AsyncLock;
+
+  constructor(config: ConstructorParameters<typeof SqliteDriver>[0], lock: AsyncLock) {
+    super(config);
+    this.#lock = lock;
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#lock.acquire();
+    try {
+      return await super.acquireConnection();
+    } catch (error) {
+      this.#lock.release();
+      throw error;
+    }
+  }
+
+  override async releaseConnection(): Promise<void> {
+    try {
+      await super.releaseConnection();
+    } finally {
+      this.#lock.release();
+    }
+  }
+
+  override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings = {}): Promise<void> {
+    if (settings.isolationLevel !== undefined || settings.accessMode !== undefined) {
+      throw new Error('SQLite transactions are always serializable; no isolation level or access mode can be set.');
+    }
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
