@@ -2,6 +2,7 @@ import type { Message, MessageStatus } from '../domain/model.js';
 import type { IdGenerator } from '../ports/ids.js';
 import type { AuditEvent, AuditLog, MessageTransport, PasswordHasher } from '../ports/services.js';
 import { constantTimeEqual, randomAlphanumeric } from '../support/crypto.js';
+import { copyRecord } from './copy.js';
 
 /** Readable, predictable ids (`id1`, `id2`…) with real random secrets. */
 export function createSequentialIds(prefix = 'id'): IdGenerator {
@@ -45,7 +46,7 @@ export function createRecordingTransport(status: MessageStatus = 'SENT'): Record
   return {
     sent,
     send: async (message) => {
-      sent.push(structuredClone(message));
+      sent.push(copyRecord(message));
       return status;
     },
   };

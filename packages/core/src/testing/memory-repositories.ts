@@ -13,8 +13,9 @@ import type {
 } from '../domain/model.js';
 import { DomainError } from '../errors.js';
 import type { Repositories } from '../ports/repositories.js';
+import { copyRecord } from './copy.js';
 
-const copy = <T>(value: T): T => structuredClone(value);
+const copy = copyRecord;
 
 /**
  * Every repository of the core, in memory: for unit tests and for embedders' tests.
