@@ -1,0 +1,84 @@
+import type { Client, User } from '@gatehouse/core';
+import { describe, expect, it } from 'vitest';
+import { createResourceHarness, type ResourceHarness } from './test-support/harness.js';
+import { expectMatchesOpenApi } from './test-support/openapi.js';
+
+/** The OAuth endpoints' answers, checked against docs/openapi.yaml (their behaviour is tested beside the OAuth router). */
+
+async function issueCode(h: ResourceHarness, client: Client, user: User): Promise<string> {
+  const check = await h.t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] });
+  if (check.kind !== 'valid') throw new Error('authorization request refused');
+  const { redirectTo } = await h.t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: null });
+  return new URL(redirectTo).searchParams.get('code') as string;
+}
+
+async function withClient() {
+  const h = await createResourceHarness();
+  const { client, clientSecret } = await h.t.seedClient({ name: 'Contract client' });
+  return { h, client, clientSecret };
+}
+
+describe('OAuth endpoints match docs/openapi.yaml', () => {
+  it('token: code exchange, refresh and their errors', async () => {
+    const { h, client, clientSecret } = await withClient();
+    const code = await issueCode(h, client, h.admin);
+    const exchange = await h.http
+      .post('/oauth/token')
+      .auth(client.clientId, clientSecret)
+      .type('form')
+      .send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUris[0] });
+    expect(exchange.status).toBe(200);
+    expectMatchesOpenApi(exchange, 'post', '/oauth/token');
+
+    const refresh = await h.http
+      .post('/oauth/token')
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: exchange.body.refresh_token, client_id: client.clientId, client_secret: clientSecret });
+    expect(refresh.status).toBe(200);
+    expectMatchesOpenApi(refresh, 'post', '/oauth/token');
+
+    const replay = await h.http
+      .post('/oauth/token')
+      .auth(client.clientId, clientSecret)
+      .type('form')
+      .send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUris[0] });
+    expect(replay.status).toBe(400);
+    expect(replay.body.error).toBe('invalid_grant');
+    expectMatchesOpenApi(replay, 'post', '/oauth/token');
+
+    const badClient = await h.http.post('/oauth/token').auth(client.clientId, 'wrong-secret').type('form').send({ grant_type: 'refresh_token', refresh_token: 'x' });
+    expect(badClient.status).toBe(401);
+    expectMatchesOpenApi(badClient, 'post', '/oauth/token');
+  });
+
+  it('introspect and revoke', async () => {
+    const { h, client, clientSecret } = await withClient();
+    const tokens = await h.t.obtainTokens({ client, user: h.member });
+    for (const token of [tokens.access_token, tokens.refresh_token, 'unknown']) {
+      const response = await h.http.post('/oauth/introspect').auth(client.clientId, clientSecret).type('form').send({ token });
+      expect(response.status).toBe(200);
+      expect(response.body.active).toBe(token !== 'unknown');
+      expectMatchesOpenApi(response, 'post', '/oauth/introspect');
+    }
+    const revoke = await h.http.post('/oauth/revoke').auth(client.clientId, clientSecret).type('form').send({ token: tokens.refresh_token });
+    expect(revoke.status).toBe(200);
+    expectMatchesOpenApi(revoke, 'post', '/oauth/revoke');
+    const missing = await h.http.post('/oauth/revoke').auth(client.clientId, clientSecret).type('form').send({});
+    expect(missing.status).toBe(400);
+    expectMatchesOpenApi(missing, 'post', '/oauth/revoke');
+    const unauthenticated = await h.http.post('/oauth/introspect').type('form').send({ token: tokens.access_token });
+    expect(unauthenticated.status).toBe(401);
+    expectMatchesOpenApi(unauthenticated, 'post', '/oauth/introspect');
+  });
+
+  it('metadata and JWKS', async () => {
+    const { h } = await withClient();
+    await h.tokenFor(h.admin); // a signing key exists once a token was signed
+    const metadata = await h.http.get('/.well-known/oauth-authorization-server');
+    expect(metadata.status).toBe(200);
+    expectMatchesOpenApi(metadata, 'get', '/.well-known/oauth-authorization-server');
+    const jwks = await h.http.get('/oauth/jwks');
+    expect(jwks.status).toBe(200);
+    expectMatchesOpenApi(jwks, 'get', '/oauth/jwks');
+  });
+});
