@@ -1,0 +1,98 @@
+import express from 'express';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { createTestApp } from './test-support/index.js';
+
+function failingRouter(): express.Router {
+  const router = express.Router();
+  router.get('/boom', () => {
+    throw new Error('secret detail: database password is hunter2');
+  });
+  router.post('/oauth/token-like-but-not', () => {
+    throw new Error('nope');
+  });
+  return router;
+}
+
+describe('createGatehouseApp', () => {
+  it('echoes an acceptable X-Request-Id, generates one otherwise, and logs it with each request', async () => {
+    const t = await createTestApp();
+    const echoed = await request(t.app).get('/oauth/jwks').set('X-Request-Id', 'abc-123');
+    expect(echoed.headers['x-request-id']).toBe('abc-123');
+    const generated = await request(t.app).get('/oauth/jwks').set('X-Request-Id', 'bad id with spaces <>');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const line = t.logger.lines.find((entry) => (entry.obj as { reqId?: string }).reqId === 'abc-123');
+    expect(line?.obj).toMatchObject({ method: 'GET', path: '/oauth/jwks', status: 200 });
+  });
+
+  it('sends no X-Powered-By', async () => {
+    const t = await createTestApp();
+    const res = await request(t.app).get('/oauth/jwks');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('404: an HTML page for browsers, problem JSON for API callers', async () => {
+    const t = await createTestApp();
+    const page = await request(t.app).get('/nothing').set('Accept', 'text/html,application/xhtml+xml');
+    expect(page.status).toBe(404);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).toContain('Page not found');
+    const api = await request(t.app).get('/nothing').set('Accept', 'application/json');
+    expect(api.status).toBe(404);
+    expect(api.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(api.body).toMatchObject({ status: 404, errorCode: 'NOT_FOUND' });
+  });
+
+  it('an unexpected error: a page without any detail; the detail only in the log', async () => {
+    const t = await createTestApp({ extraRouters: () => [failingRouter()] });
+    const page = await request(t.app).get('/boom').set('Accept', 'text/html');
+    expect(page.status).toBe(500);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).not.toContain('hunter2');
+    expect(page.text).not.toMatch(/at .*\.ts:\d+/);
+    const api = await request(t.app).get('/boom').set('Accept', 'application/json');
+    expect(api.status).toBe(500);
+    expect(api.body).toMatchObject({ status: 500, errorCode: 'INTERNAL' });
+    expect(api.text).not.toContain('hunter2');
+    const logged = t.logger.lines.filter((line) => line.level === 'error');
+    expect(logged.length).toBe(2);
+    expect(t.logger.text()).toContain('hunter2');
+    expect((logged[0]?.obj as { reqId?: string }).reqId).toBe(page.headers['x-request-id']);
+  });
+
+  it('an unexpected error in the token endpoint is {"error":"server_error"} JSON', async () => {
+    const t = await createTestApp();
+    const user = await t.seedUser();
+    const { client, clientSecret } = await t.seedClient();
+    const { refresh_token } = await t.obtainTokens({ client, user });
+    // Break the storage under the endpoint.
+    t.repositories.refreshTokens.findByHash = async () => {
+      throw new Error('disk on fire');
+    };
+    const res = await request(t.app).post('/oauth/token').auth(client.clientId, clientSecret).type('form').send({ grant_type: 'refresh_token', refresh_token });
+    expect(res.status).toBe(500);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body.error).toBe('server_error');
+    expect(res.text).not.toContain('disk on fire');
+    expect(t.logger.text()).toContain('disk on fire');
+  });
+
+  it('no secret, code, token or password ever reaches a log line', async () => {
+    const t = await createTestApp();
+    await t.seedUser({ email: 'ada@example.com', password: 'correct horse battery' });
+    const { client, clientSecret } = await t.seedClient();
+    const { body, browser } = await t.tokensOverHttp({ client, clientSecret, email: 'ada@example.com', password: 'correct horse battery', extra: { state: 'state-value-42' } });
+    await request(t.app).post('/oauth/token').auth(client.clientId, clientSecret).type('form').send({ grant_type: 'refresh_token', refresh_token: body.refresh_token as string }).expect(200);
+    await request(t.app).post('/oauth/token').auth(client.clientId, 'wrong-secret-value').type('form').send({ grant_type: 'refresh_token', refresh_token: body.refresh_token as string }).expect(401);
+    await request(t.app).post('/oauth/introspect').auth(client.clientId, clientSecret).type('form').send({ token: body.access_token as string }).expect(200);
+    const sessionToken = browser.sessionToken();
+    const { code } = await browser.authorize(client);
+    await browser.signIn('ada@example.com', 'wrong password attempt');
+    await browser.postForm('/oauth/logout', {});
+    const text = t.logger.text();
+    expect(t.logger.lines.length).toBeGreaterThan(5);
+    for (const secret of [clientSecret, body.access_token, body.refresh_token, 'correct horse battery', 'wrong-secret-value', 'wrong password attempt', 'state-value-42', browser.csrfToken(), sessionToken, code]) {
+      expect(text).not.toContain(secret as string);
+    }
+  });
+});
