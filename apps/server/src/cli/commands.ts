@@ -1,0 +1,221 @@
+import { E164, parseScope, type Client, type Gatehouse, type Role } from '@gatehouse/core';
+import { describeDatabase, type Config } from '../config.js';
+import { UsageError } from './usage.js';
+
+/** What a command prints: one JSON object for `--json`, readable lines otherwise. */
+export interface CommandOutput {
+  json: Record<string, unknown>;
+  text: string;
+}
+
+export interface CommandContext {
+  gatehouse: Gatehouse;
+  config: Config;
+}
+
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+}
+
+export interface Command {
+  path: readonly string[];
+  usage: string;
+  options: Record<string, OptionSpec>;
+  /** Names of the positional arguments after the command path, all required. */
+  positionals: readonly string[];
+  run(context: CommandContext, values: OptionValues, positionals: string[]): Promise<CommandOutput>;
+}
+
+function required(values: OptionValues, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function optional(values: OptionValues, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function list(values: OptionValues, name: string): string[] {
+  const value = values[name];
+  return Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+}
+
+const clientJson = (client: Client) => ({
+  clientId: client.clientId,
+  name: client.name,
+  redirectUris: client.redirectUris,
+  scopes: client.scopes,
+  pkceRequired: client.pkceRequired,
+  ownerUserKey: client.ownerUserKey,
+  createdAt: client.createdAt.toISOString(),
+});
+
+export const COMMANDS: readonly Command[] = [
+  {
+    path: ['migrate'],
+    usage: 'gatehouse migrate [--json]',
+    options: {},
+    positionals: [],
+    // The runner migrates before every command: nothing is left to do here.
+    run: async ({ config }) => ({
+      json: { migrated: true, database: config.database.kind },
+      text: `Database is up to date (${describeDatabase(config)}).`,
+    }),
+  },
+  {
+    path: ['accounts', 'create'],
+    usage: 'gatehouse accounts create --name N [--json]',
+    options: { name: { type: 'string' } },
+    positionals: [],
+    async run({ gatehouse }, values) {
+      const account = await gatehouse.createAccount({ name: required(values, 'name') });
+      return { json: { accountKey: account.accountKey, name: account.name }, text: `Created account "${account.name}": accountKey ${account.accountKey}` };
+    },
+  },
+  {
+    path: ['users', 'create'],
+    usage:
+      'gatehouse users create --email E --password P [--given-name G] [--family-name F] [--account KEY [--role admin|member]] [--phone +15551234567] [--json]',
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'given-name': { type: 'string' },
+      'family-name': { type: 'string' },
+      account: { type: 'string' },
+      role: { type: 'string' },
+      phone: { type: 'string', multiple: true },
+    },
+    positionals: [],
+    async run({ gatehouse }, values) {
+      const email = required(values, 'email');
+      const password = required(values, 'password');
+      const accountKey = optional(values, 'account');
+      const role = optional(values, 'role');
+      if (role !== undefined && role !== 'admin' && role !== 'member') throw new UsageError('--role must be admin or member');
+      if (role !== undefined && accountKey === undefined) throw new UsageError('--role needs --account');
+      const phones = list(values, 'phone');
+      const badPhone = phones.find((phone) => !E164.test(phone));
+      if (badPhone !== undefined) throw new UsageError(`--phone ${badPhone} is not an E.164 number (like +15551234567)`);
+      // Check the account before writing anything, so a typo leaves no half-made user behind.
+      if (accountKey !== undefined && !(await gatehouse.deps.repos.accounts.findByKey(accountKey))) {
+        throw new UsageError(`--account ${accountKey}: no such account`);
+      }
+      const user = await gatehouse.createUser({
+        email,
+        password,
+        givenName: optional(values, 'given-name'),
+        familyName: optional(values, 'family-name'),
+      });
+      if (accountKey !== undefined) await gatehouse.setMembership({ accountKey, userKey: user.userKey, role: (role ?? 'member') as Role });
+      for (const phoneNumber of phones) await gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber });
+      const extras = [
+        accountKey === undefined ? undefined : `${role ?? 'member'} of account ${accountKey}`,
+        phones.length === 0 ? undefined : `phone ${phones.join(', ')}`,
+      ].filter((part) => part !== undefined);
+      return {
+        json: { userKey: user.userKey, email: user.email },
+        text: `Created user ${user.email}: userKey ${user.userKey}${extras.length ? ` (${extras.join('; ')})` : ''}`,
+      };
+    },
+  },
+  {
+    path: ['clients', 'create'],
+    usage: 'gatehouse clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required] [--json]',
+    options: {
+      name: { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+      scope: { type: 'string', multiple: true },
+      owner: { type: 'string' },
+      'pkce-required': { type: 'boolean' },
+    },
+    positionals: [],
+    async run({ gatehouse }, values) {
+      const name = required(values, 'name');
+      const redirectUris = list(values, 'redirect-uri');
+      if (redirectUris.length === 0) throw new UsageError('--redirect-uri is required');
+      const scopes = parseScope(list(values, 'scope').join(' '));
+      if (scopes.length === 0) throw new UsageError('--scope is required (for example --scope "messaging.v1.send messaging.v1.read")');
+      const ownerEmail = optional(values, 'owner');
+      let ownerUserKey: string | null = null;
+      if (ownerEmail !== undefined) {
+        const owner = await gatehouse.deps.repos.users.findByEmail(ownerEmail);
+        if (!owner) throw new UsageError(`--owner ${ownerEmail}: no user with this e-mail`);
+        ownerUserKey = owner.userKey;
+      }
+      const { client, clientSecret } = await gatehouse.registerClient({
+        name,
+        redirectUris,
+        scopes,
+        ownerUserKey,
+        pkceRequired: values['pkce-required'] === true,
+      });
+      return {
+        json: { clientId: client.clientId, clientSecret, name: client.name, redirectUris: client.redirectUris, scopes: client.scopes },
+        text: [
+          `Created client "${client.name}"`,
+          `  client_id:     ${client.clientId}`,
+          `  client_secret: ${clientSecret}   (shown once: only its hash is stored)`,
+          `  redirect URIs: ${client.redirectUris.join(' ')}`,
+          `  scopes:        ${client.scopes.join(' ')}`,
+        ].join('\n'),
+      };
+    },
+  },
+  {
+    path: ['clients', 'list'],
+    usage: 'gatehouse clients list [--json]',
+    options: {},
+    positionals: [],
+    async run({ gatehouse }) {
+      const clients = await gatehouse.listClients();
+      return {
+        json: { clients: clients.map(clientJson) },
+        text:
+          clients.length === 0
+            ? 'No clients.'
+            : clients.map((client) => `${client.clientId}  ${client.name}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}`).join('\n'),
+      };
+    },
+  },
+  {
+    path: ['clients', 'rotate-secret'],
+    usage: 'gatehouse clients rotate-secret CLIENT_ID [--json]',
+    options: {},
+    positionals: ['CLIENT_ID'],
+    async run({ gatehouse }, _values, [clientId]) {
+      const { client, clientSecret } = await gatehouse.rotateClientSecret({ ownerUserKey: null, clientId: clientId as string });
+      return {
+        json: { clientId: client.clientId, clientSecret },
+        text: `New secret for client ${client.clientId} (the old one no longer works):\n  client_secret: ${clientSecret}   (shown once)`,
+      };
+    },
+  },
+  {
+    path: ['clients', 'delete'],
+    usage: 'gatehouse clients delete CLIENT_ID [--json]',
+    options: {},
+    positionals: ['CLIENT_ID'],
+    async run({ gatehouse }, _values, [clientId]) {
+      await gatehouse.deleteClient({ ownerUserKey: null, clientId: clientId as string });
+      return { json: { clientId, deleted: true }, text: `Deleted client ${clientId} with its grants and tokens.` };
+    },
+  },
+  {
+    path: ['keys', 'rotate'],
+    usage: 'gatehouse keys rotate [--json]',
+    options: {},
+    positionals: [],
+    async run({ gatehouse, config }) {
+      const { kid } = await gatehouse.rotateSigningKey();
+      return {
+        json: { kid },
+        text: `New signing key ${kid}. The previous key stays in the JWKS for ${config.accessTokenTtlSeconds} s, until its tokens expire. Restart running servers so they sign with the new key.`,
+      };
+    },
+  },
+];

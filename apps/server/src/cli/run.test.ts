@@ -1,0 +1,235 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Gatehouse } from '@gatehouse/core';
+import { openSqliteStorage } from '@gatehouse/storage-sqlite';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config.js';
+import { createContainer, resolve, TOKENS } from '../container.js';
+import { runCli } from './run.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let env: Record<string, string>;
+let counter = 0;
+beforeEach(() => {
+  counter += 1;
+  // Each test its own database, in a directory that does not exist yet.
+  env = { GATEHOUSE_DB: join(dir, `t${counter}`, 'gatehouse.db'), GATEHOUSE_LOG_LEVEL: 'info' };
+});
+
+async function cli(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, { env, stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } });
+  return { code, stdout, stderr };
+}
+
+/** Runs with --json and returns the one object printed (asserting it is exactly one line of JSON). */
+async function json<T = Record<string, unknown>>(...argv: string[]): Promise<T> {
+  const result = await cli(...argv, '--json');
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stdout.endsWith('\n')).toBe(true);
+  expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
+  return JSON.parse(result.stdout) as T;
+}
+
+async function withGatehouse<T>(use: (gatehouse: Gatehouse) => Promise<T>): Promise<T> {
+  const container = await createContainer(loadConfig(env), { logDestination: { write: () => undefined } });
+  try {
+    return await use(resolve(container, TOKENS.gatehouse));
+  } finally {
+    await resolve(container, TOKENS.storage).close();
+  }
+}
+
+describe('gatehouse CLI', () => {
+  it('--help prints the commands and exits 0 without touching a database', async () => {
+    const result = await cli('--help');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: gatehouse <command> [options]');
+    for (const command of ['serve', 'migrate', 'accounts create', 'users create', 'clients create', 'clients list', 'clients rotate-secret', 'clients delete', 'keys rotate']) {
+      expect(result.stdout).toContain(command);
+    }
+    expect(existsSync(env.GATEHOUSE_DB as string)).toBe(false);
+    const sub = await cli('users', 'create', '--help');
+    expect(sub).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: gatehouse users create --email E --password P') });
+  });
+
+  it('migrate creates the database file (and its directory) and says so', async () => {
+    expect(await json('migrate')).toEqual({ migrated: true, database: 'sqlite' });
+    expect(existsSync(env.GATEHOUSE_DB as string)).toBe(true);
+    const text = await cli('migrate');
+    expect(text).toMatchObject({ code: 0, stdout: `Database is up to date (SQLite file ${env.GATEHOUSE_DB}).\n` });
+  });
+
+  it('accounts create → {accountKey, name}, or readable text without --json', async () => {
+    const account = await json('accounts', 'create', '--name', 'Acme');
+    expect(account).toEqual({ accountKey: expect.stringMatching(/^[A-Za-z0-9]+$/), name: 'Acme' });
+    const text = await cli('accounts', 'create', '--name', 'Globex');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^Created account "Globex": accountKey [A-Za-z0-9]+\n$/);
+  });
+
+  it('users create with an account role and a phone number', async () => {
+    const { accountKey } = await json<{ accountKey: string }>('accounts', 'create', '--name', 'Acme');
+    const user = await json<{ userKey: string; email: string }>(
+      'users', 'create', '--email', 'ada@example.com', '--password', 'correct horse', '--given-name', 'Ada', '--family-name', 'Lovelace',
+      '--account', accountKey, '--role', 'admin', '--phone', '+15551234567',
+    );
+    expect(user).toEqual({ userKey: expect.any(String), email: 'ada@example.com' });
+    await withGatehouse(async (gatehouse) => {
+      const current = await gatehouse.currentUser(user.userKey);
+      expect(current.user).toMatchObject({ email: 'ada@example.com', givenName: 'Ada', familyName: 'Lovelace' });
+      expect(current.memberships).toEqual([{ account: { accountKey, name: 'Acme' }, role: 'admin' }]);
+      expect(await gatehouse.deps.repos.users.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
+      // The password was hashed, and signs in.
+      const { user: signedIn } = await gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+      expect(signedIn.userKey).toBe(user.userKey);
+    });
+  });
+
+  it('users create refuses bad input before writing anything', async () => {
+    const noRole = await cli('users', 'create', '--email', 'a@example.com', '--password', 'correct horse', '--role', 'admin', '--account', 'nope');
+    expect(noRole).toEqual({ code: 2, stdout: '', stderr: 'gatehouse users create: --account nope: no such account\n' });
+    const badRole = await cli('users', 'create', '--email', 'a@example.com', '--password', 'correct horse', '--role', 'owner');
+    expect(badRole.stderr).toBe('gatehouse users create: --role must be admin or member\n');
+    const badPhone = await cli('users', 'create', '--email', 'a@example.com', '--password', 'correct horse', '--phone', '555-1234');
+    expect(badPhone).toMatchObject({ code: 2, stderr: 'gatehouse users create: --phone 555-1234 is not an E.164 number (like +15551234567)\n' });
+    await withGatehouse(async (gatehouse) => expect(await gatehouse.deps.repos.users.findByEmail('a@example.com')).toBeUndefined());
+
+    const shortPassword = await cli('users', 'create', '--email', 'a@example.com', '--password', 'short');
+    expect(shortPassword).toMatchObject({ code: 1, stderr: 'gatehouse users create: The password must be 8 to 1024 characters.\n' });
+    await json('users', 'create', '--email', 'a@example.com', '--password', 'correct horse');
+    const duplicate = await cli('users', 'create', '--email', 'A@example.com', '--password', 'correct horse', '--json');
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toBe('gatehouse users create: A user with this e-mail exists.\n');
+    expect(JSON.parse(duplicate.stdout)).toEqual({ error: { code: 'conflict', message: 'A user with this e-mail exists.' } });
+  });
+
+  it('clients create → {clientId, clientSecret, name, redirectUris, scopes}; list shows no secret', async () => {
+    await json('users', 'create', '--email', 'dev@example.com', '--password', 'correct horse');
+    const client = await json<{ clientId: string; clientSecret: string }>(
+      'clients', 'create', '--name', 'My app', '--redirect-uri', 'https://app.example/cb', '--redirect-uri', 'http://127.0.0.1:8080/cb',
+      '--scope', 'messaging.v1.send messaging.v1.read', '--owner', 'dev@example.com',
+    );
+    expect(client).toEqual({
+      clientId: expect.stringMatching(/^[A-Za-z0-9]+$/),
+      clientSecret: expect.stringMatching(/^[A-Za-z0-9]{43,}$/),
+      name: 'My app',
+      redirectUris: ['https://app.example/cb', 'http://127.0.0.1:8080/cb'],
+      scopes: ['messaging.v1.send', 'messaging.v1.read'],
+    });
+    const list = await json<{ clients: Array<Record<string, unknown>> }>('clients', 'list');
+    expect(list.clients).toEqual([
+      {
+        clientId: client.clientId,
+        name: 'My app',
+        redirectUris: ['https://app.example/cb', 'http://127.0.0.1:8080/cb'],
+        scopes: ['messaging.v1.send', 'messaging.v1.read'],
+        pkceRequired: false,
+        ownerUserKey: expect.any(String),
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
+    ]);
+    const text = await cli('clients', 'list');
+    expect(text.stdout).toContain(`${client.clientId}  My app`);
+    expect(text.stdout + list.clients.map((c) => JSON.stringify(c)).join('')).not.toContain(client.clientSecret);
+    await withGatehouse(async (gatehouse) => {
+      const authenticated = await gatehouse.authenticateClient({ clientId: client.clientId, clientSecret: client.clientSecret });
+      expect(authenticated.name).toBe('My app');
+    });
+  });
+
+  it('clients create refuses what the core refuses, with one line', async () => {
+    const http = await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'http://app.example/cb', '--scope', 'messaging.v1.send');
+    expect(http).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The redirect URI http://app.example/cb must use https (http is allowed on loopback only).\n' });
+    const scope = await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://app.example/cb', '--scope', 'openid');
+    expect(scope).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The scope openid is not in the catalogue.\n' });
+    const owner = await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://app.example/cb', '--scope', 'messaging.v1.send', '--owner', 'nobody@example.com');
+    expect(owner).toMatchObject({ code: 2, stderr: 'gatehouse clients create: --owner nobody@example.com: no user with this e-mail\n' });
+    const missing = await cli('clients', 'create', '--name', 'X', '--scope', 'messaging.v1.send');
+    expect(missing).toMatchObject({ code: 2, stderr: 'gatehouse clients create: --redirect-uri is required\n' });
+    expect(await json('clients', 'list')).toEqual({ clients: [] });
+  });
+
+  it('clients rotate-secret makes the old secret stop working; clients delete removes the client', async () => {
+    const client = await json<{ clientId: string; clientSecret: string }>('clients', 'create', '--name', 'App', '--redirect-uri', 'https://app.example/cb', '--scope', 'messaging.v1.send');
+    const rotated = await json<{ clientId: string; clientSecret: string }>('clients', 'rotate-secret', client.clientId);
+    expect(rotated).toEqual({ clientId: client.clientId, clientSecret: expect.stringMatching(/^[A-Za-z0-9]{43,}$/) });
+    expect(rotated.clientSecret).not.toBe(client.clientSecret);
+    await withGatehouse(async (gatehouse) => {
+      await expect(gatehouse.authenticateClient({ clientId: client.clientId, clientSecret: client.clientSecret })).rejects.toMatchObject({ code: 'invalid_client' });
+      await expect(gatehouse.authenticateClient({ clientId: client.clientId, clientSecret: rotated.clientSecret })).resolves.toMatchObject({ clientId: client.clientId });
+    });
+    expect(await json('clients', 'delete', client.clientId)).toEqual({ clientId: client.clientId, deleted: true });
+    expect(await json('clients', 'list')).toEqual({ clients: [] });
+    const again = await cli('clients', 'delete', client.clientId);
+    expect(again).toMatchObject({ code: 1, stderr: 'gatehouse clients delete: No such client.\n' });
+    const noId = await cli('clients', 'rotate-secret');
+    expect(noId).toMatchObject({ code: 2, stderr: 'gatehouse clients rotate-secret: expected CLIENT_ID (usage: gatehouse clients rotate-secret CLIENT_ID [--json])\n' });
+  });
+
+  it('keys rotate adds a signing key and keeps the old one published', async () => {
+    const first = await json<{ kid: string }>('keys', 'rotate');
+    const second = await json<{ kid: string }>('keys', 'rotate');
+    expect(second.kid).not.toBe(first.kid);
+    await withGatehouse(async (gatehouse) => {
+      const { keys } = await gatehouse.jwks();
+      expect(keys.map((key) => key.kid).sort()).toEqual([first.kid, second.kid].sort());
+      expect((await gatehouse.deps.keys.signingKey()).kid).toBe(second.kid);
+    });
+  });
+
+  it('writes logs (audit events too) to stderr, never to stdout', async () => {
+    const result = await cli('clients', 'create', '--name', 'App', '--redirect-uri', 'https://app.example/cb', '--scope', 'messaging.v1.send', '--json');
+    const { clientSecret } = JSON.parse(result.stdout) as { clientSecret: string };
+    const lines = result.stderr.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toContainEqual(expect.objectContaining({ audit: true, event: 'client.created', level: 'info' }));
+    expect(result.stderr).not.toContain(clientSecret);
+  });
+
+  it('stores private signing keys encrypted with GATEHOUSE_KEY_SECRET, and a wrong secret is a clear error', async () => {
+    env.GATEHOUSE_KEY_SECRET = 'an example key secret, 32+ characters long';
+    const { kid } = await json<{ kid: string }>('keys', 'rotate');
+    const raw = await openSqliteStorage({ filename: env.GATEHOUSE_DB as string });
+    const stored = (await raw.repositories.signingKeys.list()).find((key) => key.kid === kid);
+    await raw.close();
+    expect(stored?.privateJwk).toMatchObject({ enc: 'gatehouse-aes-256-gcm-v1', ciphertext: expect.any(String) });
+    expect(stored?.privateJwk).not.toHaveProperty('d');
+
+    env.GATEHOUSE_KEY_SECRET = 'a different secret, also 32+ characters';
+    const wrong = await cli('keys', 'rotate');
+    expect(wrong).toMatchObject({
+      code: 1,
+      stderr: `gatehouse keys rotate: GATEHOUSE_KEY_SECRET does not decrypt signing key ${kid}: it is not the secret the key was stored with.\n`,
+    });
+    delete env.GATEHOUSE_KEY_SECRET;
+    const none = await cli('keys', 'rotate');
+    expect(none).toMatchObject({ code: 1, stderr: `gatehouse keys rotate: Signing key ${kid} is encrypted: set GATEHOUSE_KEY_SECRET to the secret it was stored with.\n` });
+  });
+
+  it('answers bad usage with exit code 2 and one line (and one JSON object with --json)', async () => {
+    expect(await cli()).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: a command is needed; run gatehouse --help\n' });
+    expect(await cli('frobnicate')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: unknown command "frobnicate"; run gatehouse --help\n' });
+    expect((await cli('clients', 'frob')).stderr).toBe(
+      'gatehouse: unknown command "clients frob"; try: clients create, clients list, clients rotate-secret, clients delete\n',
+    );
+    expect(await cli('accounts', 'create', '--nmae', 'X')).toEqual({ code: 2, stdout: '', stderr: "gatehouse: Unknown option '--nmae'\n" });
+    expect(await cli('accounts', 'create')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse accounts create: --name is required\n' });
+    const withJson = await cli('accounts', 'create', '--json');
+    expect(withJson.code).toBe(2);
+    expect(JSON.parse(withJson.stdout)).toEqual({ error: { code: 'usage', message: '--name is required' } });
+    expect(await cli('clients', 'list', 'extra')).toMatchObject({ code: 2, stderr: 'gatehouse clients list: unexpected argument "extra"\n' });
+  });
+
+  it('stops on a bad configuration value with one line naming the variable', async () => {
+    env.GATEHOUSE_ISSUER = 'http://auth.example.com';
+    expect(await cli('migrate')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'gatehouse migrate: GATEHOUSE_ISSUER must be https (http is allowed on loopback only) (got "http://auth.example.com").\n',
+    });
+  });
+});

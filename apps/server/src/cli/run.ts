@@ -1,0 +1,114 @@
+import { parseArgs } from 'node:util';
+import { DomainError, OAuthError } from '@gatehouse/core';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { createContainer, resolve, TOKENS } from '../container.js';
+import { KeyDecryptionError } from '../key-encryption.js';
+import { COMMANDS, type Command, type OptionSpec, type OptionValues } from './commands.js';
+import { serve, type SignalSource } from './serve.js';
+import { GENERAL_HELP, UsageError } from './usage.js';
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  /** Where `serve` listens for SIGTERM / SIGINT (the process by default). */
+  signals?: SignalSource;
+  /** Called by `serve` once it listens (tests use it to learn the port). */
+  onListening?: (info: { port: number }) => void;
+}
+
+const GLOBAL_OPTIONS: Record<string, OptionSpec> = { json: { type: 'boolean' }, help: { type: 'boolean' } };
+
+/** Every option of every command, so the first pass reads option values as values, not as positionals. */
+const ALL_OPTIONS: Record<string, OptionSpec> = Object.assign({}, GLOBAL_OPTIONS, ...COMMANDS.map((command) => command.options));
+
+const SERVE: Pick<Command, 'path' | 'usage' | 'options' | 'positionals'> = { path: ['serve'], usage: 'gatehouse serve', options: {}, positionals: [] };
+
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+function parse(argv: string[], options: Record<string, OptionSpec>): { values: OptionValues; positionals: string[] } {
+  try {
+    return parseArgs({ args: argv, options: { ...options, ...GLOBAL_OPTIONS, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    // node:util parseArgs errors are one line ("Unknown option '--nmae'. …"): keep the first sentence.
+    throw new UsageError(error instanceof Error ? (error.message.split('. ')[0] as string).replace(/\.$/, '') : String(error));
+  }
+}
+
+function findCommand(positionals: string[]): { command: Command | typeof SERVE; rest: string[] } {
+  if (positionals[0] === 'serve') return { command: SERVE, rest: positionals.slice(1) };
+  for (const command of COMMANDS) {
+    if (command.path.every((part, index) => positionals[index] === part)) return { command, rest: positionals.slice(command.path.length) };
+  }
+  const tried = positionals.slice(0, 2).join(' ');
+  const group = COMMANDS.filter((command) => command.path[0] === positionals[0]).map((command) => command.path.join(' '));
+  throw new UsageError(
+    group.length > 0 ? `unknown command "${tried}"; try: ${group.join(', ')}` : `unknown command "${positionals[0]}"; run gatehouse --help`,
+  );
+}
+
+/** One line for the person at the terminal; internal errors say no more than their message. */
+function describe(error: unknown): { code: string; message: string; exitCode: number } {
+  if (error instanceof UsageError) return { code: 'usage', message: error.message, exitCode: EXIT.usage };
+  if (error instanceof ConfigError) return { code: 'config', message: error.message, exitCode: EXIT.failure };
+  if (error instanceof KeyDecryptionError) return { code: 'key_secret', message: error.message, exitCode: EXIT.failure };
+  if (error instanceof DomainError) return { code: error.kind, message: error.message, exitCode: EXIT.failure };
+  if (error instanceof OAuthError) return { code: error.code, message: error.description, exitCode: EXIT.failure };
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'internal', message: message.split('\n')[0] as string, exitCode: EXIT.failure };
+}
+
+/**
+ * The `gatehouse` command line, callable in-process: returns the exit code instead of exiting.
+ *
+ * @example
+ * const code = await runCli(['accounts', 'create', '--name', 'Acme', '--json'], { env: process.env, stdout: process.stdout, stderr: process.stderr });
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let json = argv.includes('--json');
+  let label = 'gatehouse';
+  try {
+    const first = parse(argv, ALL_OPTIONS);
+    json = first.values.json === true;
+    if (first.positionals.length === 0) {
+      if (first.values.help) {
+        io.stdout.write(`${GENERAL_HELP}\n`);
+        return EXIT.ok;
+      }
+      throw new UsageError('a command is needed; run gatehouse --help');
+    }
+    const { command, rest } = findCommand(first.positionals);
+    label = `gatehouse ${command.path.join(' ')}`;
+    const { values } = parse(argv, command.options);
+    if (values.help) {
+      io.stdout.write(`Usage: ${command.usage}\n`);
+      return EXIT.ok;
+    }
+    if (rest.length !== command.positionals.length) {
+      throw new UsageError(
+        command.positionals.length === 0 ? `unexpected argument "${rest[0]}"` : `expected ${command.positionals.join(' ')} (usage: ${command.usage})`,
+      );
+    }
+    const config: Config = loadConfig(io.env);
+    if (command === SERVE) return await serve(config, io);
+    return await runCommand(command as Command, config, values, rest, io, json);
+  } catch (error) {
+    const { code, message, exitCode } = describe(error);
+    io.stderr.write(`${label}: ${message}\n`);
+    if (json) io.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
+    return exitCode;
+  }
+}
+
+async function runCommand(command: Command, config: Config, values: OptionValues, positionals: string[], io: CliIo, json: boolean): Promise<number> {
+  // Logs (audit events included) go to stderr: stdout is the command's answer.
+  const container = await createContainer(config, { logDestination: io.stderr });
+  const storage = resolve(container, TOKENS.storage);
+  try {
+    const output = await command.run({ gatehouse: resolve(container, TOKENS.gatehouse), config }, values, positionals);
+    io.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
+    return EXIT.ok;
+  } finally {
+    await storage.close();
+  }
+}

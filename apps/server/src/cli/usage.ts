@@ -1,0 +1,33 @@
+/** Wrong use of the command line: exit code 2 and a one-line message. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const GENERAL_HELP = `gatehouse: the Gatehouse OAuth 2.0 authorization server
+
+Usage: gatehouse <command> [options]
+
+Commands:
+  serve                                   migrate the database, then serve HTTP on $HOST:$PORT
+  migrate                                 create the database and apply pending migrations
+  accounts create --name N                create an account
+  users create --email E --password P     create a user
+      [--given-name G] [--family-name F] [--account KEY [--role admin|member]] [--phone +15551234567]
+  clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required]
+  clients list                            list every client (no secrets)
+  clients rotate-secret CLIENT_ID         issue a new secret; the old one stops working
+  clients delete CLIENT_ID                delete a client with its grants and tokens
+  keys rotate                             new signing key; the old one stays published until its tokens expire
+
+Options:
+  --json    print exactly one JSON object on stdout (logs go to stderr)
+  --help    show help (also: gatehouse <command> --help)
+
+Every command creates the database and applies pending migrations first. The database is
+$GATEHOUSE_DATABASE_URL (postgres://…) when set, else the SQLite file $GATEHOUSE_DB
+(default ./data/gatehouse.db). Configuration variables: see README.md "Configuration".
+
+Exit codes: 0 success, 1 failure (bad configuration, refused by the server's rules), 2 wrong usage.`;

@@ -1,0 +1,100 @@
+// tsyringe checks for the Reflect metadata API when it loads, even without decorators.
+import 'reflect-metadata';
+import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import { createGatehouse, defineSettings, type AuditLog, type Clock, type Gatehouse, type GatehouseSettings, type Repositories } from '@gatehouse/core';
+import type { Express } from 'express';
+import { createPinoAuditLog } from './audit-log.js';
+import type { Config } from './config.js';
+import { createHttpApp } from './http/app.js';
+import { encryptSigningKeys } from './key-encryption.js';
+import { createLogger, type LogDestination, type Logger } from './logger.js';
+import { openStorage, type Storage } from './storage.js';
+
+/** A symbol that remembers the type it resolves to. */
+export type Token<T> = symbol & { readonly __resolvesTo?: T };
+const token = <T>(description: string): Token<T> => Symbol(description) as Token<T>;
+
+/** Every service of the server, by token. */
+export const TOKENS = {
+  config: token<Config>('Config'),
+  logger: token<Logger>('Logger'),
+  clock: token<Clock>('Clock'),
+  storage: token<Storage>('Storage'),
+  repositories: token<Repositories>('Repositories'),
+  auditLog: token<AuditLog>('AuditLog'),
+  settings: token<GatehouseSettings>('GatehouseSettings'),
+  gatehouse: token<Gatehouse>('Gatehouse'),
+  httpApp: token<Express>('HttpApp'),
+} as const;
+
+export function resolve<T>(container: DependencyContainer, key: Token<T>): T {
+  return container.resolve<T>(key);
+}
+
+/** The system clock: the one place the server reads the time for the core. */
+export const systemClock: Clock = { now: () => new Date() };
+
+export function settingsFrom(config: Config): GatehouseSettings {
+  return defineSettings({
+    issuer: config.issuer,
+    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+    codeTtlSeconds: config.codeTtlSeconds,
+    sessionTtlSeconds: config.sessionTtlSeconds,
+    refreshToken: config.refreshToken,
+  });
+}
+
+/**
+ * The composition root: opens (and migrates) the database the configuration names and
+ * registers every service on a child container. The CLI commands and `serve` all start here.
+ *
+ * @example
+ * const services = await createContainer(loadConfig(process.env), { logDestination: process.stderr });
+ * const gatehouse = resolve(services, TOKENS.gatehouse);
+ */
+export async function createContainer(
+  config: Config,
+  options: { logDestination: LogDestination; clock?: Clock },
+): Promise<DependencyContainer> {
+  const logger = createLogger({ level: config.logLevel, destination: options.logDestination });
+  const storage = await openStorage(config.database);
+  const c = rootContainer.createChildContainer();
+  const once = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
+
+  c.register(TOKENS.config, { useValue: config });
+  c.register(TOKENS.logger, { useValue: logger });
+  c.register(TOKENS.clock, { useValue: options.clock ?? systemClock });
+  c.register(TOKENS.storage, { useValue: storage });
+  c.register(TOKENS.settings, once(() => settingsFrom(config)));
+  c.register(TOKENS.auditLog, once((d) => createPinoAuditLog(resolve(d, TOKENS.logger))));
+  c.register(
+    TOKENS.repositories,
+    once((d): Repositories => {
+      const { repositories } = resolve(d, TOKENS.storage);
+      return { ...repositories, signingKeys: encryptSigningKeys(repositories.signingKeys, resolve(d, TOKENS.config).keySecret) };
+    }),
+  );
+  c.register(
+    TOKENS.gatehouse,
+    once((d) =>
+      createGatehouse({
+        repositories: resolve(d, TOKENS.repositories),
+        settings: resolve(d, TOKENS.settings),
+        clock: resolve(d, TOKENS.clock),
+        audit: resolve(d, TOKENS.auditLog),
+      }),
+    ),
+  );
+  c.register(
+    TOKENS.httpApp,
+    once((d) =>
+      createHttpApp({
+        config: resolve(d, TOKENS.config),
+        gatehouse: resolve(d, TOKENS.gatehouse),
+        storage: resolve(d, TOKENS.storage),
+        logger: resolve(d, TOKENS.logger),
+      }),
+    ),
+  );
+  return c;
+}
