@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config.js';
 
 export type { Logger } from 'pino';
@@ -52,6 +52,6 @@ export function createLogger(options: { level: LogLevel; destination: LogDestina
         return context ? { reqId: context.requestId } : {};
       },
     },
-    options.destination as pino.DestinationStream,
+    options.destination as DestinationStream,
   );
 }
