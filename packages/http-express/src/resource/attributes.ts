@@ -3,6 +3,7 @@ import { Router, type Response } from 'express';
 import * as v from 'valibot';
 import { accessTokenOf, bearerAuth, requireScope } from '../bearer/bearer.js';
 import { methodNotAllowed } from '../problem/error-handler.js';
+import { jsonBody } from './body.js';
 import { parseJsonBody, parsePathParam, parseQuery, wholeNumberParam } from './validation.js';
 
 export const ACCOUNT_PATH = '/admin/rest/v1/accounts/:accountKey';
@@ -35,10 +36,11 @@ export function attributesRouter(gatehouse: Gatehouse): Router {
   const authenticated = bearerAuth(gatehouse);
   const canRead = [authenticated, requireScope(READ_SCOPE)];
   const canWrite = [authenticated, requireScope(WRITE_SCOPE)];
+  const canWriteJson = [...canWrite, jsonBody];
 
   router
     .route(`${ACCOUNT_PATH}/attributes`)
-    .post(...canWrite, async (req, res) => {
+    .post(...canWriteJson, async (req, res) => {
       const { name } = parseJsonBody(req, AttributeNameBody);
       const accountKey = parsePathParam(req, 'accountKey');
       const attribute = await gatehouse.createAttribute({ ...actor(res), accountKey, name });
@@ -62,7 +64,7 @@ export function attributesRouter(gatehouse: Gatehouse): Router {
       const attribute = await gatehouse.getAttribute({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), key: parsePathParam(req, 'attributeKey') });
       noStore(res).json(attribute);
     })
-    .put(...canWrite, async (req, res) => {
+    .put(...canWriteJson, async (req, res) => {
       const { name } = parseJsonBody(req, AttributeNameBody);
       const attribute = await gatehouse.renameAttribute({
         ...actor(res),
@@ -80,7 +82,7 @@ export function attributesRouter(gatehouse: Gatehouse): Router {
 
   router
     .route(`${ACCOUNT_PATH}/users/:userKey/attributes`)
-    .put(...canWrite, async (req, res) => {
+    .put(...canWriteJson, async (req, res) => {
       const values = parseJsonBody(req, UserValuesBody);
       await gatehouse.setUserAttributes({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), userKey: parsePathParam(req, 'userKey'), values });
       res.status(204).end();

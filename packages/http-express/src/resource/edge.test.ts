@@ -50,6 +50,17 @@ describe('request bodies at the edge', () => {
     expect((await h.t.repositories.attributes.list(h.account.accountKey, { offset: 0, limit: 10 })).total).toBe(0);
   });
 
+  it('authenticates before reading a JSON body: no token and a broken body is still 401', async () => {
+    const h = await createResourceHarness();
+    const response = await h.http
+      .post(`/admin/rest/v1/accounts/${h.account.accountKey}/attributes`)
+      .set('Content-Type', 'application/json')
+      .send('{"name": ');
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="gatehouse"');
+    expectMatchesOpenApi(response, 'post', COLLECTION);
+  });
+
   it('refuses a body that is not JSON with 415, writing nothing', async () => {
     const h = await createResourceHarness();
     const token = await h.tokenFor(h.admin);

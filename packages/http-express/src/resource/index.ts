@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { GatehouseHttpOptions } from '../app.js';
 import { notFoundProblem, problemErrorHandler } from '../problem/error-handler.js';
 import { attributesRouter } from './attributes.js';
-import { apiBodyParsers } from './body.js';
+import { formBody } from './body.js';
 import { identityRouter } from './identity.js';
 import { messagingRouter } from './messaging.js';
 import { openApiRouter } from './openapi.js';
@@ -21,7 +21,7 @@ export const RESOURCE_PREFIXES = ['/identity', '/messaging', '/admin'];
 export function createResourceRouter(options: Pick<GatehouseHttpOptions, 'gatehouse' | 'logger'>): Router {
   const router = Router();
   router.use(openApiRouter());
-  router.use(RESOURCE_PREFIXES, ...apiBodyParsers());
+  router.use(RESOURCE_PREFIXES, formBody);
   router.use(identityRouter(options.gatehouse));
   router.use(messagingRouter(options.gatehouse));
   router.use(attributesRouter(options.gatehouse));

@@ -3,6 +3,7 @@ import { Router } from 'express';
 import * as v from 'valibot';
 import { accessTokenOf, bearerAuth, requireScope } from '../bearer/bearer.js';
 import { methodNotAllowed } from '../problem/error-handler.js';
+import { jsonBody } from './body.js';
 import { parseJsonBody, parseQuery, wholeNumberParam } from './validation.js';
 
 export const MESSAGES_PATH = '/messaging/v1/messages';
@@ -42,7 +43,7 @@ export function messagingRouter(gatehouse: Gatehouse): Router {
   const router = Router();
   router
     .route(MESSAGES_PATH)
-    .post(bearerAuth(gatehouse), requireScope('messaging.v1.send'), async (req, res) => {
+    .post(bearerAuth(gatehouse), requireScope('messaging.v1.send'), jsonBody, async (req, res) => {
       const input = parseJsonBody(req, SendMessageBody);
       const message = await gatehouse.sendMessage(accessTokenOf(res).userKey, input);
       res.status(201).json(toMessageJson(message));
