@@ -35,7 +35,7 @@ export interface TestGatehouse {
  * t.clock.advance(3601); // the access token has expired now
  */
 export async function createTestGatehouse(
-  options: { repositories?: Repositories; settings?: Partial<GatehouseSettings> & { refreshToken?: Partial<GatehouseSettings['refreshToken']> } } = {},
+  options: { repositories?: Repositories; settings?: Partial<Omit<GatehouseSettings, 'refreshToken'>> & { refreshToken?: Partial<GatehouseSettings['refreshToken']> } } = {},
 ): Promise<TestGatehouse> {
   const repositories = options.repositories ?? createMemoryRepositories();
   const clock = createControllableClock();
