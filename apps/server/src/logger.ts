@@ -20,7 +20,6 @@ const REDACTED = [
   'password',
   'clientSecret',
   'client_secret',
-  'code',
   'code_verifier',
   'access_token',
   'refresh_token',
@@ -30,7 +29,10 @@ const REDACTED = [
   'keySecret',
   'connectionString',
   'privateJwk',
-].flatMap((field) => [field, `*.${field}`]);
+]
+  .flatMap((field) => [field, `*.${field}`])
+  // `code` at the top level only: one level down it is an error's code (`err.code`), worth keeping.
+  .concat('code');
 
 /**
  * A pino logger writing JSON lines; inside a request each line carries `reqId`.

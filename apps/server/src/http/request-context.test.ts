@@ -52,4 +52,12 @@ describe('createLogger', () => {
     expect(lines[0]).toMatchObject({ password: '[redacted]', nested: { client_secret: '[redacted]', refresh_token: '[redacted]' } });
     expect(JSON.stringify(lines)).not.toMatch(/hunter2|s3cret/);
   });
+
+  it("keeps an error's code, and redacts a top-level code", () => {
+    const { lines, logger } = capture();
+    logger.error({ err: Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }) }, 'unexpected error');
+    logger.info({ code: 'an-authorization-code' }, 'oops');
+    expect(lines[0]).toMatchObject({ err: { message: 'database is locked', code: 'SQLITE_BUSY' } });
+    expect(lines[1]).toMatchObject({ code: '[redacted]' });
+  });
 });
