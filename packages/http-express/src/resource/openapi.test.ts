@@ -53,6 +53,8 @@ describe('docs/openapi.yaml', () => {
         'PUT /admin/rest/v1/accounts/{accountKey}/users/{userKey}/attributes',
         'GET /admin/rest/v1/accounts/{accountKey}/users/{userKey}/attributes',
         'GET /openapi.json',
+        'GET /healthz',
+        'GET /readyz',
       ].sort(),
     );
   });

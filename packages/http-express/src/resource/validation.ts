@@ -8,11 +8,9 @@ import { HttpProblem, invalidRequest, problem, type InvalidParam } from '../prob
  */
 export function parseJsonBody<TSchema extends v.GenericSchema>(req: Request, schema: TSchema): v.InferOutput<TSchema> {
   if (!isJsonRequest(req)) {
-    throw new HttpProblem(problem('unsupported-media-type', 'The request body must be JSON, sent with Content-Type: application/json.'), {
-      'Accept-Post': 'application/json',
-    });
+    throw new HttpProblem(problem('unsupported-media-type', 'The request body must be JSON, sent with Content-Type: application/json.'));
   }
-  return parseWith(schema, req.body, '');
+  return parseWith(schema, req.body);
 }
 
 /**
@@ -25,7 +23,7 @@ export function parseQuery<TSchema extends v.GenericSchema>(req: Request, schema
   if (repeated.length > 0) {
     throw invalidRequest(repeated.map((name) => ({ name, reason: 'must be given once, as a plain value' })));
   }
-  return parseWith(schema, query, '');
+  return parseWith(schema, query);
 }
 
 /** A path parameter's schema check (keys are opaque, but not unbounded). */
@@ -37,15 +35,15 @@ export function parsePathParam(req: Request, name: string): string {
   return value;
 }
 
+/** The types `jsonBody` parses; anything else never reached a schema. */
 function isJsonRequest(req: Request): boolean {
-  // Body-parser sets `req.body` only for the types it parsed; an empty JSON request has no body to check.
   return Boolean(req.is(['application/json', 'application/*+json']));
 }
 
-function parseWith<TSchema extends v.GenericSchema>(schema: TSchema, input: unknown, prefix: string): v.InferOutput<TSchema> {
+function parseWith<TSchema extends v.GenericSchema>(schema: TSchema, input: unknown): v.InferOutput<TSchema> {
   const result = v.safeParse(schema, input, { abortEarly: false });
   if (result.success) return result.output;
-  throw invalidRequest(dedupe(result.issues.map((issue) => toInvalidParam(issue, prefix))));
+  throw invalidRequest(dedupe(result.issues.map(toInvalidParam)));
 }
 
 /** Query parameter values are strings: a whole number in a range, written in digits only. */
@@ -59,9 +57,9 @@ export function wholeNumberParam(name: string, min: number, max: number) {
   );
 }
 
-function toInvalidParam(issue: v.BaseIssue<unknown>, prefix: string): InvalidParam {
+function toInvalidParam(issue: v.BaseIssue<unknown>): InvalidParam {
   const path = issue.path ?? [];
-  const name = prefix + pathName(path);
+  const name = pathName(path);
   const last = path[path.length - 1];
   if (last && last.type === 'object' && last.origin === 'key') return { name: name || 'body', reason: 'is not a known field' };
   if (last && last.type === 'object' && issue.input === undefined) return { name, reason: 'is required' };
