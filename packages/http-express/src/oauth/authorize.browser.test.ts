@@ -52,7 +52,7 @@ describe('the code flow in a real browser (headless Chromium)', () => {
       // The consent page, styled by the served stylesheet (the CSP allowed it).
       expect(await page.textContent('h1')).toContain('Browser Test App');
       expect(await page.textContent('ul.scopes')).toContain('Read the messages sent from your phone numbers');
-      const buttonRadius = await page.$eval('button[value="allow"]', (element) => getComputedStyle(element).borderRadius);
+      const buttonRadius = await page.evaluate<string>(`getComputedStyle(document.querySelector('button[value="allow"]')).borderRadius`);
       expect(buttonRadius).toBe('8px');
 
       await Promise.all([page.waitForURL((url) => url.pathname === '/callback'), page.click('button[name="decision"][value="allow"]')]);
@@ -82,7 +82,7 @@ describe('the code flow in a real browser (headless Chromium)', () => {
     const page = await context.newPage();
     try {
       await page.goto(`${origin}/oauth/login`);
-      const widths = await page.evaluate(() => ({ content: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+      const widths = await page.evaluate<{ content: number; viewport: number }>('({ content: document.documentElement.scrollWidth, viewport: window.innerWidth })');
       expect(widths.viewport).toBe(360);
       expect(widths.content).toBeLessThanOrEqual(widths.viewport);
       const inputWidth = await page.$eval('input[name="email"]', (element) => element.getBoundingClientRect().width);

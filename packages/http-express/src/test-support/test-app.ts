@@ -9,7 +9,7 @@ import { createRecordingLogger, type RecordingLogger } from './recording-logger.
 import { TestBrowser } from './test-browser.js';
 
 export interface TestAppOptions {
-  settings?: Partial<GatehouseSettings> & { refreshToken?: Partial<GatehouseSettings['refreshToken']> };
+  settings?: Partial<Omit<GatehouseSettings, 'refreshToken'>> & { refreshToken?: Partial<GatehouseSettings['refreshToken']> };
   /** Default: generous (1000 failures per key), so only rate-limit tests meet the limit. */
   rateLimit?: RateLimitSettings;
   trustProxy?: boolean | number | string;
