@@ -35,7 +35,7 @@ export async function migrateToLatest(
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName;
-    throw new Error(`Database migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`Database migration${failed ? ` ${failed}` : ''} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
 
@@ -107,7 +107,7 @@ async function createInitialSchema(db: SchemaDb, dialect: StorageDialect): Promi
     .addColumn('revoked_at', time)
     .execute();
   await db.schema.createIndex('grants_by_user').on('grants').columns(['user_key', 'created_at']).execute();
-  await db.schema.createIndex('grants_by_client').on('grants').column('client_id').execute();
+  await db.schema.createIndex('grants_by_client').on('grants').columns(['client_id', 'user_key']).execute();
   await db.schema.createIndex('grants_by_session').on('grants').column('session_id').where('session_id', 'is not', null).execute();
   await db.schema.createIndex('grants_revoked').on('grants').column('revoked_at').where('revoked_at', 'is not', null).execute();
 

@@ -1,0 +1,88 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { MIGRATION_TABLE } from './migrations.js';
+import { openSqlite, openSqliteStorage } from './sqlite-storage.js';
+import { tempDatabaseFile } from './test-support/temp-file.js';
+
+const account = { accountKey: 'a1', name: 'Kept across migrations' };
+
+describe('openSqliteStorage', () => {
+  let file: ReturnType<typeof tempDatabaseFile>;
+
+  beforeEach(() => {
+    file = tempDatabaseFile();
+  });
+
+  afterEach(() => {
+    file.remove();
+  });
+
+  it('sets WAL, foreign keys, the busy timeout and synchronous=FULL on the connection', async () => {
+    const { storage, database } = await openSqlite({ filename: file.filename, busyTimeoutMs: 1234 });
+    try {
+      expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(database.pragma('foreign_keys', { simple: true })).toBe(1);
+      expect(database.pragma('busy_timeout', { simple: true })).toBe(1234);
+      expect(database.pragma('synchronous', { simple: true })).toBe(2); // 2 = FULL
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('creates the file and its directory', async () => {
+    const filename = join(file.filename, '..', 'nested', 'deeper', 'gatehouse.db');
+    const storage = await openSqliteStorage({ filename });
+    await storage.migrate();
+    await storage.repositories.accounts.create(account);
+    await storage.close();
+    const again = await openSqliteStorage({ filename });
+    expect(await again.repositories.accounts.findByKey('a1')).toEqual(account);
+    await again.close();
+  });
+
+  it('migrates twice, and from a second connection, without harm to the data', async () => {
+    const { storage, database } = await openSqlite({ filename: file.filename });
+    await storage.migrate();
+    await storage.repositories.accounts.create(account);
+    await storage.migrate();
+    const second = await openSqliteStorage({ filename: file.filename });
+    await Promise.all([second.migrate(), storage.migrate()]);
+    expect(await second.repositories.accounts.findByKey('a1')).toEqual(account);
+    expect(database.prepare(`select name from ${MIGRATION_TABLE} order by name`).all()).toEqual([{ name: '0001_initial' }]);
+    await second.close();
+    await storage.close();
+  });
+
+  it('answers ping while open and not after close; close twice is harmless', async () => {
+    const storage = await openSqliteStorage({ filename: ':memory:' });
+    expect(await storage.ping()).toBe(true);
+    await storage.close();
+    await storage.close();
+    expect(await storage.ping()).toBe(false);
+  });
+
+  it('keeps each :memory: storage apart', async () => {
+    const first = await openSqliteStorage({ filename: ':memory:' });
+    const second = await openSqliteStorage({ filename: ':memory:' });
+    await first.migrate();
+    await second.migrate();
+    await first.repositories.accounts.create(account);
+    expect(await second.repositories.accounts.findByKey('a1')).toBeUndefined();
+    await first.close();
+    await second.close();
+  });
+
+  it('rolls a failed transaction back: nothing of a refused attribute write remains', async () => {
+    const storage = await openSqliteStorage({ filename: file.filename });
+    await storage.migrate();
+    const repos = storage.repositories;
+    await repos.accounts.create(account);
+    expect(await repos.attributes.create('a1', { key: 'k1', name: 'department' }, 10)).toBe('created');
+    // The same key again violates the primary key inside the create transaction: it fails whole.
+    await expect(repos.attributes.create('a1', { key: 'k1', name: 'other' }, 10)).rejects.toThrow(/UNIQUE constraint failed/);
+    expect(await repos.attributes.list('a1', { offset: 0, limit: 10 })).toEqual({ results: [{ key: 'k1', name: 'department' }], total: 1 });
+    // The connection is usable afterwards (no transaction left open).
+    expect(await repos.attributes.create('a1', { key: 'k2', name: 'other' }, 10)).toBe('created');
+    await storage.close();
+  });
+});
