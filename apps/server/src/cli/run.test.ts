@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { runCli } from './run.js';
+import { serve } from './serve.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -230,6 +232,53 @@ describe('gatehouse CLI', () => {
       code: 1,
       stdout: '',
       stderr: 'gatehouse migrate: GATEHOUSE_ISSUER must be https (http is allowed on loopback only) (got "http://auth.example.com").\n',
+    });
+  });
+
+  it('serve (in-process) listens, answers, and resolves 0 on SIGTERM', async () => {
+    const signals = new EventEmitter();
+    let stdout = '';
+    let stderr = '';
+    let port = 0;
+    let listening!: () => void;
+    const ready = new Promise<void>((resolve) => (listening = resolve));
+    env.HOST = '127.0.0.1';
+    const config = loadConfig(env);
+    // The configuration refuses PORT=0 (the issuer must be known in advance); here any free port will do.
+    const exit = serve(
+      { ...config, port: 0, issuer: 'http://127.0.0.1' },
+      {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: (text: string) => (stderr += text) },
+        signals,
+        onListening: (info) => {
+          port = info.port;
+          listening();
+        },
+      },
+    );
+    await ready;
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).toBe(200);
+    expect(health.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(stderr).toContain('First run: demo data created.');
+    signals.emit('SIGTERM');
+    expect(await exit).toBe(0);
+    const messages = stdout.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(messages).toEqual(expect.arrayContaining(['listening', 'shutting down: finishing in-flight requests', 'stopped']));
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+
+  it('serve refuses to start with a key secret that does not decrypt the stored key', async () => {
+    env.GATEHOUSE_KEY_SECRET = 'the first secret, at least 32 characters';
+    const { kid } = await json<{ kid: string }>('keys', 'rotate');
+    env.GATEHOUSE_KEY_SECRET = 'the other secret, at least 32 characters';
+    env.PORT = '39998';
+    const result = await cli('serve');
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `gatehouse serve: GATEHOUSE_KEY_SECRET does not decrypt signing key ${kid}: it is not the secret the key was stored with.\n`,
     });
   });
 });
