@@ -1,0 +1,142 @@
+// Child processes of the benchmark: started here, always stopped here (normal end, error, Ctrl-C).
+import { spawn } from 'node:child_process';
+import { openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A preload that ends the child when the benchmark's IPC channel closes (the benchmark died). */
+const DIE_WITH_PARENT = fileURLToPath(new URL('./die-with-parent.js', import.meta.url));
+
+const running = new Set();
+
+/**
+ * Starts `node <args>` with its output in `logFile`. The child also gets an IPC channel and a
+ * preload that sends it SIGTERM when the channel closes, so it does not outlive a killed benchmark.
+ */
+export function startNode(name, args, { env = {}, logFile, cwd } = {}) {
+  const fd = openSync(logFile, 'a');
+  const child = spawn(process.execPath, ['--import', DIE_WITH_PARENT, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', fd, fd, 'ipc'],
+  });
+  closeSync(fd);
+  const entry = {
+    name,
+    child,
+    logFile,
+    exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
+    exitInfo: undefined,
+  };
+  entry.exited.then((info) => {
+    entry.exitInfo = info;
+    running.delete(entry);
+  });
+  child.on('error', () => undefined);
+  running.add(entry);
+  return entry;
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`. Resolves when the process is gone. */
+export async function stop(entry, graceMs = 5000) {
+  if (entry.exitInfo) return entry.exitInfo;
+  entry.child.kill('SIGTERM');
+  const timer = setTimeout(() => entry.child.kill('SIGKILL'), graceMs);
+  const info = await entry.exited;
+  clearTimeout(timer);
+  return info;
+}
+
+export async function stopAll() {
+  await Promise.all([...running].map((entry) => stop(entry)));
+}
+
+/** Last lines of a child's log, for error messages. */
+export function logTail(entry, lines = 20) {
+  try {
+    return readFileSync(entry.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Waits until `url` answers 200, failing early when the child exits. */
+export async function waitUntilReady(entry, url, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (entry.exitInfo) {
+      throw new Error(`${entry.name} exited (${JSON.stringify(entry.exitInfo)}) before it was ready:\n${logTail(entry)}`);
+    }
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${entry.name} was not ready at ${url} after ${timeoutMs} ms:\n${logTail(entry)}`);
+}
+
+/** A free TCP port on loopback (asked of the kernel, then released for the child to bind). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Peak resident set size of a process since start or since the last `resetPeakRss`, in MiB (Linux). */
+export function peakRssMiB(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1]);
+    return Number.isFinite(kb) ? Math.round((kb / 1024) * 10) / 10 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Current resident set size in MiB (Linux). */
+export function rssMiB(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
+    return Number.isFinite(kb) ? Math.round((kb / 1024) * 10) / 10 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Resets the kernel's peak-RSS mark (VmHWM) to the current RSS; false where unsupported. */
+export function resetPeakRss(pid) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let handlersInstalled = false;
+
+/** Stops every child on exit, on an uncaught error and on SIGINT/SIGTERM. */
+export function installExitHandlers() {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  process.on('exit', () => {
+    for (const entry of running) entry.child.kill('SIGKILL');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.once(signal, () => {
+      process.stderr.write(`\n${signal}: stopping the benchmark's processes…\n`);
+      stopAll().finally(() => process.exit(130));
+    });
+  }
+}

@@ -1,0 +1,48 @@
+// Random ids and hashes for bulk-seeded rows, in the shapes Gatehouse stores: 22-character ids,
+// 43-character base64url SHA-256 digests. Drawn from one large random buffer (fast for millions).
+import { createHash, randomBytes } from 'node:crypto';
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+export function createIdSource(chunkBytes = 1 << 20) {
+  let buffer = randomBytes(chunkBytes);
+  let at = 0;
+  function take(n) {
+    if (at + n > buffer.length) {
+      buffer = randomBytes(chunkBytes);
+      at = 0;
+    }
+    const slice = buffer.subarray(at, at + n);
+    at += n;
+    return slice;
+  }
+  return {
+    /** A 22-character [A-Za-z0-9] id, like the server's ids (a small modulo bias is fine for test data). */
+    id() {
+      const bytes = take(22);
+      let out = '';
+      for (let i = 0; i < 22; i += 1) out += ALPHANUMERIC[bytes[i] % 62];
+      return out;
+    },
+    /** A 43-character base64url string: the shape of a stored SHA-256 hash. */
+    hash() {
+      return take(32).toString('base64url');
+    },
+  };
+}
+
+/** How the server stores a code, a refresh token or a client secret: SHA-256, base64url. */
+export function sha256(value) {
+  return createHash('sha256').update(value, 'utf8').digest('base64url');
+}
+
+/** A 43-character [A-Za-z0-9] secret (≥ 256 bits), like the server's codes and tokens. */
+export function secret() {
+  const bytes = randomBytes(64);
+  let out = '';
+  for (const byte of bytes) {
+    if (byte < 248) out += ALPHANUMERIC[byte % 62];
+    if (out.length === 43) return out;
+  }
+  return out + secret().slice(0, 43 - out.length);
+}

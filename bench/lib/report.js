@@ -1,0 +1,56 @@
+// The Markdown report of a run (bench/results/latest.md and the console).
+import { GROWTH_TARGET, TARGETS } from './scenarios.js';
+
+const fmt = (value, digits = 0) => (value === null || value === undefined || Number.isNaN(value) ? '–' : Number(value).toFixed(digits));
+const ok = (value, target) => (value === null || value === undefined ? '' : value >= target ? ' ✓' : ' ✗');
+
+export function renderMarkdown(results) {
+  const { meta } = results;
+  const lines = [];
+  lines.push(`# Gatehouse benchmark — ${meta.startedAt}`);
+  lines.push('');
+  lines.push(
+    `${meta.database} · Node ${meta.node} · ${meta.cpus}× ${meta.cpuModel} · ${meta.connections} connections · ${meta.durationSeconds} s per scenario after ${meta.warmupSeconds} s warm-up · load average before ${meta.loadAverage.before.join(' / ')}, after ${meta.loadAverage.after?.join(' / ') ?? '–'} · commit ${meta.commit}`,
+  );
+  for (const phase of results.phases) {
+    lines.push('');
+    lines.push(`## ${phase.title}`);
+    lines.push('');
+    if (phase.data) lines.push(`Database before the run: ${Object.entries(phase.data).map(([k, v]) => `${k} ${v.toLocaleString('en-US')}`).join(', ')}.`, '');
+    const growth = phase.name === 'grown';
+    lines.push(
+      `| scenario | req/s | p50 ms | p99 ms | non-2xx | errors | ratio to bare | target | peak RSS MiB |${growth ? ' vs empty db |' : ''}`,
+      `|---|---:|---:|---:|---:|---:|---:|---:|---:|${growth ? '---:|' : ''}`,
+    );
+    for (const row of phase.scenarios) {
+      const target = TARGETS[row.name];
+      const ratio = row.name === 'bare' ? 1 : row.ratioToBare;
+      const cells = [
+        row.title,
+        fmt(row.requestsPerSecond),
+        fmt(row.latencyMs.p50),
+        fmt(row.latencyMs.p99),
+        fmt(row.non2xx),
+        fmt(row.errors + row.timeouts),
+        row.name === 'bare' ? '1.00' : `${fmt(ratio, 2)}${target ? ok(ratio, target) : ''}`,
+        target ? `≥ ${target.toFixed(2)}` : '',
+        fmt(row.peakRssMiB, 0),
+      ];
+      if (growth) cells.push(row.name === 'bare' ? '' : `${fmt(row.vsEmpty, 2)}${ok(row.vsEmpty, GROWTH_TARGET)}`);
+      lines.push(`| ${cells.join(' | ')} |`);
+    }
+    lines.push('');
+    lines.push(
+      `Bare route measured before and after the scenarios: ${fmt(phase.bare.before.requestsPerSecond)} and ${fmt(phase.bare.after.requestsPerSecond)} req/s (ratios use their mean, ${fmt(phase.bare.requestsPerSecond)}). Server peak RSS over the phase: ${fmt(phase.serverPeakRssMiB, 0)} MiB.`,
+    );
+    if (phase.notes.length > 0) lines.push('', ...phase.notes.map((note) => `- ${note}`));
+  }
+  if (results.phases.some((phase) => phase.name === 'grown')) {
+    lines.push('');
+    lines.push(
+      `"vs empty db" is the scenario's ratio to bare in the grown database divided by the same ratio in the empty one (target ≥ ${GROWTH_TARGET.toFixed(2)}: within 10%). Normalizing by the bare route of each phase cancels most of the drift of a shared machine.`,
+    );
+  }
+  lines.push('');
+  return lines.join('\n');
+}

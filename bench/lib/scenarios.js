@@ -1,0 +1,116 @@
+// The measured scenarios (issue 8), each an autocannon target built from the provisioned state.
+import { basicAuthorization, REDIRECT_URI } from './provision.js';
+
+/** Ratios to the bare route the project aims for (issue 8). */
+export const TARGETS = {
+  'users-me': 0.8,
+  'code-exchange': 0.35,
+  refresh: 0.45,
+  'admin-list': 0.7,
+};
+
+/** Growth run: each scenario within 10% of its empty-database figure. */
+export const GROWTH_TARGET = 0.9;
+
+export const SCENARIOS = [
+  {
+    name: 'bare',
+    title: 'bare Express route (ceiling)',
+    expectStatus: 200,
+    target: ({ bareUrl }) => ({ url: `${bareUrl}/bare` }),
+  },
+  {
+    name: 'users-me',
+    title: 'GET /identity/v1/Users/me (bearer)',
+    expectStatus: 200,
+    target: ({ baseUrl, tokens }) => ({
+      url: `${baseUrl}/identity/v1/Users/me`,
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    }),
+  },
+  {
+    name: 'code-exchange',
+    title: 'POST /oauth/token (authorization_code)',
+    expectStatus: 200,
+    needsCodes: true,
+    target: ({ baseUrl, identity, codes }) => ({
+      url: `${baseUrl}/oauth/token`,
+      requests: [
+        {
+          method: 'POST',
+          path: '/oauth/token',
+          headers: { authorization: basicAuthorization(identity.clientId, identity.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
+          // One fresh code per request, minted before the run.
+          setupRequest: (request) => ({
+            ...request,
+            body: `grant_type=authorization_code&code=${codes.next()}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
+          }),
+        },
+      ],
+    }),
+  },
+  {
+    name: 'refresh',
+    title: 'POST /oauth/token (refresh_token)',
+    expectStatus: 200,
+    target: ({ baseUrl, identity, tokens }) => ({
+      url: `${baseUrl}/oauth/token`,
+      method: 'POST',
+      headers: { authorization: basicAuthorization(identity.clientId, identity.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).toString(),
+    }),
+  },
+  {
+    name: 'admin-list',
+    title: 'GET …/attributes (admin list, first page)',
+    expectStatus: 200,
+    target: ({ baseUrl, identity, tokens }) => ({
+      url: `${baseUrl}/admin/rest/v1/accounts/${identity.accountKey}/attributes`,
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    }),
+  },
+  {
+    name: 'user-attributes-put',
+    title: 'PUT …/users/{userKey}/attributes (write)',
+    expectStatus: 204,
+    target: ({ baseUrl, identity, tokens, attributeKeys }) => {
+      const path = `/admin/rest/v1/accounts/${identity.accountKey}/users/${identity.userKey}/attributes`;
+      let n = 0;
+      return {
+        url: `${baseUrl}${path}`,
+        requests: [
+          {
+            method: 'PUT',
+            path,
+            headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
+            // Three values that change on every request, so every request really writes.
+            setupRequest: (request) => {
+              n += 1;
+              const body = JSON.stringify(attributeKeys.slice(0, 3).map((key, i) => ({ key, value: `value ${n}-${i}` })));
+              return { ...request, body };
+            },
+          },
+        ],
+      };
+    },
+  },
+];
+
+/** A queue of pre-minted codes; running dry is counted (those requests then fail with invalid_grant). */
+export function codeQueue(codes) {
+  let at = 0;
+  let exhausted = 0;
+  return {
+    next() {
+      if (at < codes.length) return codes[at++];
+      exhausted += 1;
+      return 'exhausted';
+    },
+    get used() {
+      return Math.min(at, codes.length);
+    },
+    get exhausted() {
+      return exhausted;
+    },
+  };
+}

@@ -1,0 +1,331 @@
+#!/usr/bin/env node
+// `npm run bench`: the real Gatehouse server and a bare Express 5 app, each in its own process on
+// loopback, driven by autocannon from this process; figures as ratios to the bare route measured
+// in the same run. See docs/performance.md for the method and the latest figures.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { freePort, installExitHandlers, logTail, peakRssMiB, resetPeakRss, startNode, stop, stopAll, waitUntilReady } from './lib/children.js';
+import { openBenchDatabase } from './lib/database.js';
+import { GROWTH_DEFAULTS } from './lib/growth.js';
+import { secret } from './lib/ids.js';
+import { measure, round } from './lib/load.js';
+import { createAttributeNames, exchangeCode, expectOk, provisionWithCli, REDIRECT_URI, ALL_SCOPES } from './lib/provision.js';
+import { renderMarkdown } from './lib/report.js';
+import { codeQueue, SCENARIOS } from './lib/scenarios.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'apps/server/dist/cli.js');
+const BARE = join(ROOT, 'bench/bare-server.js');
+
+const USAGE = `npm run bench -- [options]
+
+  --quick              2 s per scenario, 1 s warm-up, no growth run unless --growth
+  --duration N         seconds measured per scenario (default 8)
+  --warmup N           unmeasured seconds before each scenario (default 2)
+  --connections N      concurrent connections (default 20)
+  --growth             run the growth phase (1,000,000 grants, 10,000 attribute names); default in a full run
+  --no-growth          empty database only
+  --grants N           grants seeded for the growth run (default 1000000)
+  --attribute-names N  attribute names in the growth run (default 10000)
+  --only a,b           only these scenarios (bare always runs): ${SCENARIOS.filter((s) => s.name !== 'bare').map((s) => s.name).join(', ')}
+  --postgres           PostgreSQL (GATEHOUSE_DATABASE_URL, GATEHOUSE_TEST_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test), fresh schema
+  --out DIR            where to write latest.json / latest.md (default bench/results)
+  --keep               keep the temporary directory (database, server logs)
+  --cpu-prof           run the server with --cpu-prof (profiles in the temporary directory; implies --keep)
+`;
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      growth: { type: 'boolean' },
+      'no-growth': { type: 'boolean', default: false },
+      grants: { type: 'string' },
+      'attribute-names': { type: 'string' },
+      only: { type: 'string' },
+      postgres: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  const number = (name, fallback, min) => {
+    if (values[name] === undefined) return fallback;
+    const value = Number(values[name]);
+    if (!Number.isFinite(value) || value < min) throw new Error(`--${name} must be a number ≥ ${min}`);
+    return value;
+  };
+  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = only?.find((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown) throw new Error(`--only: unknown scenario ${unknown}`);
+  return {
+    durationSeconds: number('duration', values.quick ? 2 : 8, 1),
+    warmupSeconds: number('warmup', values.quick ? 1 : 2, 0),
+    connections: number('connections', 20, 1),
+    growth: values['no-growth'] ? false : (values.growth ?? !values.quick),
+    grants: number('grants', GROWTH_DEFAULTS.grants, 0),
+    attributeNames: number('attribute-names', GROWTH_DEFAULTS.attributeNames, 0),
+    only,
+    postgres: values.postgres,
+    out: values.out ?? join(ROOT, 'bench/results'),
+    keep: values.keep || values['cpu-prof'],
+    cpuProf: values['cpu-prof'],
+    quick: values.quick,
+  };
+}
+
+const log = (message) => process.stderr.write(`${message}\n`);
+
+function gitCommit() {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${commit} (uncommitted changes in the tree)` : commit;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function main() {
+  const opts = options();
+  installExitHandlers();
+  const workDir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  const postgresUrl = process.env.GATEHOUSE_DATABASE_URL ?? process.env.GATEHOUSE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const database = opts.postgres ? await preparePostgres(postgresUrl) : { kind: 'sqlite', filename: join(workDir, 'gatehouse.db') };
+  const results = {
+    meta: {
+      startedAt: new Date().toISOString(),
+      node: process.versions.node,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+      loadAverage: { before: loadavg().map((n) => round(n, 2)) },
+      database: database.kind === 'sqlite' ? 'SQLite (file, WAL, synchronous=FULL)' : `PostgreSQL (schema ${database.schema})`,
+      connections: opts.connections,
+      durationSeconds: opts.durationSeconds,
+      warmupSeconds: opts.warmupSeconds,
+      commit: gitCommit(),
+      argv: process.argv.slice(2),
+    },
+    phases: [],
+  };
+  log(`Gatehouse benchmark: ${results.meta.database}, ${opts.connections} connections, ${opts.durationSeconds} s per scenario (+${opts.warmupSeconds} s warm-up); work dir ${workDir}`);
+  log(`Load average before: ${results.meta.loadAverage.before.join(' ')}`);
+
+  const serverEnv = {
+    HOST: '127.0.0.1',
+    GATEHOUSE_DEMO: 'false',
+    ...(database.kind === 'postgres' ? { GATEHOUSE_DATABASE_URL: database.url } : { GATEHOUSE_DB: database.filename, GATEHOUSE_DATABASE_URL: '' }),
+  };
+
+  try {
+    const barePort = await freePort();
+    const bare = startNode('bare Express', [BARE, String(barePort)], { logFile: join(workDir, 'bare.log') });
+    const bareUrl = `http://127.0.0.1:${barePort}`;
+    await waitUntilReady(bare, `${bareUrl}/bare`);
+
+    log('Provisioning with the gatehouse CLI…');
+    const cliEnv = { ...serverEnv, GATEHOUSE_LOG_LEVEL: 'warn' };
+    const identity = await provisionWithCli(CLI, cliEnv);
+    const state = { identity, bareUrl, attributeKeys: [], benchAccountAttributes: 100 };
+
+    const empty = await runPhase('empty', 'Empty database', { opts, state, serverEnv, database, workDir, first: true });
+    results.phases.push(empty);
+
+    if (opts.growth) {
+      const db = await openBenchDatabase(database);
+      try {
+        const spec = {
+          ...GROWTH_DEFAULTS,
+          grants: opts.grants,
+          attributeNames: opts.attributeNames,
+          benchClientId: identity.clientId,
+          benchUserKey: identity.userKey,
+          benchAccountKey: identity.accountKey,
+          benchAccountAttributes: state.benchAccountAttributes,
+          benchAccountLastPosition: await db.maxAttributePosition(identity.accountKey),
+        };
+        log(`Seeding the growth data: ${spec.grants.toLocaleString('en-US')} grants (each with its refresh token and consumed code), ${spec.attributeNames.toLocaleString('en-US')} attribute names…`);
+        const started = Date.now();
+        let lastShown = 0;
+        await db.seedGrowth(spec, {
+          onProgress: (done, total) => {
+            if (done - lastShown >= total / 10 || done === total) {
+              lastShown = done;
+              log(`  ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} grants`);
+            }
+          },
+        });
+        log(`Seeded in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+      } finally {
+        await db.close();
+      }
+      const grown = await runPhase('grown', `Grown database (${opts.grants.toLocaleString('en-US')} grants, ${opts.attributeNames.toLocaleString('en-US')} attribute names)`, {
+        opts,
+        state,
+        serverEnv,
+        database,
+        workDir,
+      });
+      for (const row of grown.scenarios) {
+        const before = empty.scenarios.find((s) => s.name === row.name);
+        if (!before || row.name === 'bare') continue;
+        row.vsEmpty = round(row.ratioToBare / before.ratioToBare, 3);
+        row.rawVsEmpty = round(row.requestsPerSecond / before.requestsPerSecond, 3);
+      }
+      results.phases.push(grown);
+    }
+    await stop(bare);
+  } finally {
+    await stopAll();
+    if (database.kind === 'postgres') await dropPostgresSchema(database).catch((error) => log(`Could not drop schema ${database.schema}: ${error.message}`));
+    if (opts.keep) log(`Kept ${workDir}`);
+    else rmSync(workDir, { recursive: true, force: true });
+  }
+
+  results.meta.loadAverage.after = loadavg().map((n) => round(n, 2));
+  results.meta.finishedAt = new Date().toISOString();
+  const markdown = renderMarkdown(results);
+  mkdirSync(opts.out, { recursive: true });
+  writeFileSync(join(opts.out, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(opts.out, 'latest.md'), markdown);
+  process.stdout.write(`\n${markdown}\n`);
+  log(`Wrote ${join(opts.out, 'latest.json')} and latest.md`);
+}
+
+/** One server process from start to stop: smoke checks, then every scenario. */
+async function runPhase(name, title, { opts, state, serverEnv, database, workDir, first = false }) {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const nodeArgs = opts.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(workDir, `profiles-${name}`)}`] : [];
+  const server = startNode('gatehouse serve', [...nodeArgs, CLI, 'serve'], {
+    env: { ...serverEnv, PORT: String(port), GATEHOUSE_ISSUER: baseUrl },
+    logFile: join(workDir, `server-${name}.log`),
+  });
+  await waitUntilReady(server, `${baseUrl}/readyz`);
+  const pid = server.child.pid;
+  log(`\n[${name}] gatehouse serve (pid ${pid}) on ${baseUrl}`);
+
+  const db = await openBenchDatabase(database);
+  const phase = { name, title, scenarios: [], notes: [], bare: {} };
+  try {
+    const binding = { clientId: state.identity.clientId, userKey: state.identity.userKey, redirectUri: REDIRECT_URI, scopes: ALL_SCOPES, ttlMs: 120_000 };
+    const mintCodes = async (count) => {
+      const codes = Array.from({ length: count }, () => secret());
+      await db.insertCodes(codes, binding);
+      return codes;
+    };
+    // Tokens for this phase: one code exchanged over HTTP, as a client would.
+    const [firstCode] = await mintCodes(1);
+    const tokens = await exchangeCode(baseUrl, state.identity, firstCode);
+    if (first) {
+      log('Creating the account\'s attribute names over the admin API…');
+      state.attributeKeys = await createAttributeNames(baseUrl, state.identity, tokens.access_token, state.benchAccountAttributes);
+    }
+    phase.data = await db.counts();
+    const context = { baseUrl, bareUrl: state.bareUrl, identity: state.identity, tokens, attributeKeys: state.attributeKeys };
+
+    // Smoke check: each scenario answers as expected once before anything is measured.
+    for (const scenario of SCENARIOS) {
+      if (scenario.needsCodes) continue;
+      const target = scenario.target(context);
+      const request = target.requests?.[0];
+      const init = request
+        ? { method: request.method, headers: request.headers, body: request.setupRequest({ ...request }).body }
+        : { method: target.method ?? 'GET', headers: target.headers, body: target.body };
+      await expectOk(target.url, init, scenario.expectStatus);
+    }
+
+    const run = async (scenario) => {
+      let codes;
+      if (scenario.needsCodes) {
+        // Enough codes for a server far faster than this one; running dry is reported.
+        const count = Math.ceil((opts.durationSeconds + opts.warmupSeconds) * 5000);
+        codes = codeQueue(await mintCodes(count));
+      }
+      resetPeakRss(pid);
+      log(`[${name}] ${scenario.title}…`);
+      const figures = await measure(scenario.target({ ...context, codes }), opts);
+      const row = { name: scenario.name, title: scenario.title, ...figures, peakRssMiB: scenario.name === 'bare' ? null : peakRssMiB(pid) };
+      if (codes) {
+        row.codesMinted = codes.used + (await db.deleteUnusedCodes(state.identity.clientId));
+        row.codesUsed = codes.used;
+        if (codes.exhausted > 0) phase.notes.push(`${scenario.name}: the minted codes ran out; ${codes.exhausted} requests sent a spent code (counted in non-2xx).`);
+      }
+      if (server.exitInfo) throw new Error(`the server exited during ${scenario.name}:\n${logTail(server)}`);
+      log(`[${name}]   ${row.requestsPerSecond} req/s, p50 ${row.latencyMs.p50} ms, p99 ${row.latencyMs.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`);
+      return row;
+    };
+
+    const bare = SCENARIOS[0];
+    const bareBefore = await run(bare);
+    const rows = [];
+    for (const scenario of SCENARIOS.slice(1)) {
+      if (opts.only && !opts.only.includes(scenario.name)) continue;
+      rows.push(await run(scenario));
+    }
+    const bareAfter = await run(bare);
+    const bareRps = round((bareBefore.requestsPerSecond + bareAfter.requestsPerSecond) / 2, 1);
+    phase.bare = { before: bareBefore, after: bareAfter, requestsPerSecond: bareRps };
+    const bareRow = {
+      ...bareBefore,
+      requestsPerSecond: bareRps,
+      latencyMs: { ...bareBefore.latencyMs, p50: (bareBefore.latencyMs.p50 + bareAfter.latencyMs.p50) / 2, p99: Math.max(bareBefore.latencyMs.p99, bareAfter.latencyMs.p99) },
+      non2xx: bareBefore.non2xx + bareAfter.non2xx,
+      errors: bareBefore.errors + bareAfter.errors,
+      timeouts: bareBefore.timeouts + bareAfter.timeouts,
+    };
+    phase.scenarios = [bareRow, ...rows.map((row) => ({ ...row, ratioToBare: round(row.requestsPerSecond / bareRps, 3) }))];
+    phase.serverPeakRssMiB = Math.max(...phase.scenarios.map((row) => row.peakRssMiB ?? 0));
+  } finally {
+    await db.close();
+    const exit = await stop(server, 15_000);
+    if (exit.code !== 0) phase.notes.push(`the server stopped with ${JSON.stringify(exit)}`);
+  }
+  return phase;
+}
+
+/** A fresh schema for the run, so the benchmark never touches other data. */
+async function preparePostgres(url) {
+  const { default: pg } = await import('pg');
+  const schema = `gatehouse_bench_${process.pid}_${Date.now().toString(36)}`;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`create schema ${schema}`);
+  } finally {
+    await client.end();
+  }
+  // libpq `options`: every connection of the server (and of the CLI) uses the fresh schema.
+  const withSchema = new URL(url);
+  withSchema.searchParams.set('options', `-c search_path=${schema}`);
+  return { kind: 'postgres', url: withSchema.toString(), baseUrl: url, schema };
+}
+
+async function dropPostgresSchema(database) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: database.baseUrl });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists ${database.schema} cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
+main().catch(async (error) => {
+  process.stderr.write(`\nbenchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  await stopAll();
+  process.exit(1);
+});
