@@ -10,19 +10,25 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 describe('the code flow in a real browser (headless Chromium)', () => {
   let browser: Browser;
   let server: Server;
+  let clientServer: Server;
   let origin: string;
+  let clientOrigin: string;
   let t: TestApp;
 
   beforeAll(async () => {
     server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    // The client's redirect URI is served by the same test server.
-    const callback = express.Router();
-    callback.get('/callback', (_req, res) => {
+    // The client app: its own origin (another port), as in real life, so the redirect after the
+    // consent POST crosses origins (what a CSP form-action directive would block).
+    const clientApp = express();
+    clientApp.get('/callback', (_req, res) => {
       res.type('text/plain').send('callback reached');
     });
-    t = await createTestApp({ settings: { issuer: origin }, extraRouters: () => [callback] });
+    clientServer = createServer(clientApp);
+    await new Promise<void>((resolve) => clientServer.listen(0, '127.0.0.1', resolve));
+    clientOrigin = `http://127.0.0.1:${(clientServer.address() as AddressInfo).port}`;
+    t = await createTestApp({ settings: { issuer: origin } });
     server.on('request', t.app);
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
   }, 30_000);
@@ -30,11 +36,12 @@ describe('the code flow in a real browser (headless Chromium)', () => {
   afterAll(async () => {
     await browser?.close();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) => (clientServer ? clientServer.close(() => resolve()) : resolve()));
   }, 30_000);
 
   it('opens the authorize URL, signs in, presses Allow, lands on the redirect URI with a code that exchanges for tokens', async () => {
     await t.seedUser({ email: 'ada@example.com', password: 'correct horse battery' });
-    const redirectUri = `${origin}/callback`;
+    const redirectUri = `${clientOrigin}/callback`;
     const { client, clientSecret } = await t.seedClient({ name: 'Browser Test App', redirectUris: [redirectUri], scopes: ['messaging.v1.read'] });
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -57,6 +64,7 @@ describe('the code flow in a real browser (headless Chromium)', () => {
 
       await Promise.all([page.waitForURL((url) => url.pathname === '/callback'), page.click('button[name="decision"][value="allow"]')]);
       const landed = new URL(page.url());
+      expect(landed.origin).toBe(clientOrigin);
       expect(await page.textContent('body')).toContain('callback reached');
       expect(landed.searchParams.get('state')).toBe('browser-state');
       expect(landed.searchParams.get('iss')).toBe(origin);
