@@ -4,6 +4,7 @@ import { requestContext, requestLogger, silentLogger, type HttpLogger } from './
 import { OAUTH_PATHS } from './oauth/metadata.js';
 import { createOAuthRouter } from './oauth/router.js';
 import { createAssetsRouter } from './pages/assets.js';
+import { createPortalRouter } from './portal/index.js';
 import { errorPage } from './pages/error.js';
 import { sendPage } from './pages/send.js';
 import { securityHeaders, setApiCsp } from './security/headers.js';
@@ -59,6 +60,7 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
   });
   app.use(createAssetsRouter());
   app.use(createOAuthRouter(options));
+  app.use(createPortalRouter(options));
   app.use(createResourceRouter(options));
   for (const router of options.extraRouters ?? []) app.use(router);
 

@@ -1,0 +1,2 @@
+export { createPortalRouter } from './router.js';
+export { PORTAL_MENU } from './chrome.js';

@@ -1,0 +1,39 @@
+import { describeScope, type AuthorizedApp } from '@gatehouse/core';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { CSRF_FIELD } from '../../security/csrf.js';
+import { portalPage } from '../chrome.js';
+import { dateTime, doneNotice } from './format.js';
+
+const NOTICES = { revoked: 'Access withdrawn: that app’s tokens no longer work.' };
+
+/** /portal/authorized-apps: the apps the user has allowed, each with a Revoke button. */
+export function authorizedAppsPage(input: { email: string; csrfToken: string; apps: readonly AuthorizedApp[]; done: unknown }): SafeHtml {
+  const rows = input.apps.map(
+    (app) => html`<tr>
+<td class="name" data-label="App"><strong>${app.clientName}</strong><br><code class="muted">${app.clientId}</code></td>
+<td data-label="Can"><ul class="plain">${app.scopes.map((scope) => html`<li>${describeScope(scope)}</li>`)}</ul></td>
+<td data-label="Since">${dateTime(app.firstGrantedAt)}</td>
+<td data-label=""><form method="post" action="/portal/authorized-apps/${encodeURIComponent(app.clientId)}/revoke">
+<input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
+<button type="submit" class="danger small">Revoke</button>
+</form></td>
+</tr>`,
+  );
+  return portalPage({
+    title: 'Authorized apps',
+    email: input.email,
+    body: html`<div class="toolbar"><h1>Authorized apps</h1></div>
+${doneNotice(NOTICES, input.done)}
+<p class="muted">Apps you allowed to act on your behalf. Revoking one withdraws every access you gave it: its access and refresh tokens stop working at once.</p>
+${
+  input.apps.length === 0
+    ? html`<p class="empty">No app has access to your account.</p>`
+    : html`<table class="list apps">
+<thead><tr><th>App</th><th>Can</th><th>Since</th><th><span class="muted">Action</span></th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>`
+}`,
+  });
+}

@@ -1,0 +1,73 @@
+import { SCOPE_CATALOGUE } from '@gatehouse/core';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { CSRF_FIELD } from '../../security/csrf.js';
+import { portalPage } from '../chrome.js';
+import { SCOPE_FIELD_PREFIX, type ClientFormErrors, type ClientFormValues } from '../client-form.js';
+
+export interface ClientFormPageInput {
+  mode: 'create' | 'edit';
+  email: string;
+  csrfToken: string;
+  /** Where the form posts. */
+  action: string;
+  /** Where "Cancel" goes. */
+  cancelHref: string;
+  values: ClientFormValues;
+  errors: ClientFormErrors;
+}
+
+function fieldError(id: string, message: string | undefined): SafeHtml | '' {
+  return message === undefined ? '' : html`<p class="field-error" id="${id}-error" role="alert">${message}</p>`;
+}
+
+function describedBy(id: string, hint: boolean, message: string | undefined): string {
+  return [hint ? `${id}-hint` : '', message === undefined ? '' : `${id}-error`].filter(Boolean).join(' ');
+}
+
+/**
+ * The create and edit form: name, redirect URIs (one per line), scopes as checkboxes with their
+ * words, PKCE. Each error sits under its field (aria-invalid + aria-describedby), and the values
+ * come back as they were typed.
+ */
+export function clientFormPage(input: ClientFormPageInput): SafeHtml {
+  const { values, errors } = input;
+  const creating = input.mode === 'create';
+  const title = creating ? 'Register a client' : `Edit ${values.name || 'client'}`;
+  const invalid = Object.keys(errors).length > 0;
+  return portalPage({
+    title,
+    email: input.email,
+    width: 'card',
+    body: html`<p class="muted"><a href="${input.cancelHref}">← ${creating ? 'OAuth Clients' : 'Back to the client'}</a></p>
+<h1>${creating ? 'Register a client' : 'Edit client'}</h1>
+${invalid ? html`<p class="notice error" role="alert">Nothing was saved: please correct the fields marked below.</p>` : ''}
+<form method="post" action="${input.action}" novalidate>
+<input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
+<label for="name">Client name</label>
+<p class="field-hint" id="name-hint">Shown to users when the app asks for access.</p>
+<input id="name" name="name" type="text" maxlength="100" required autocomplete="off" value="${values.name}"${
+      errors.name === undefined ? '' : html` aria-invalid="true"`
+    } aria-describedby="${describedBy('name', true, errors.name)}">
+${fieldError('name', errors.name)}
+<label for="redirect_uris">Redirect URIs</label>
+<p class="field-hint" id="redirect_uris-hint">One per line. Absolute <code>https</code> URIs, or <code>http</code> on localhost / 127.0.0.1; no <code>#fragment</code>.</p>
+<textarea id="redirect_uris" name="redirect_uris" rows="3" required spellcheck="false" autocapitalize="off" autocomplete="off"${
+      errors.redirectUris === undefined ? '' : html` aria-invalid="true"`
+    } aria-describedby="${describedBy('redirect_uris', true, errors.redirectUris)}" placeholder="https://app.example.com/oauth/callback">${values.redirectUris}</textarea>
+${fieldError('redirect_uris', errors.redirectUris)}
+<fieldset id="scopes"${errors.scopes === undefined ? '' : html` class="invalid" aria-describedby="scopes-error"`}>
+<legend>Scopes</legend>
+<p class="field-hint">Users are asked for exactly these; a token can never carry more.</p>
+${SCOPE_CATALOGUE.map(
+  (entry) => html`<label class="check"><input type="checkbox" name="${SCOPE_FIELD_PREFIX}${entry.scope}" value="on"${values.scopes.includes(entry.scope) ? html` checked` : ''}><span>${entry.description}<code>${entry.scope}</code></span></label>`,
+)}
+</fieldset>
+${fieldError('scopes', errors.scopes)}
+<label class="check single"><input type="checkbox" name="pkce_required" value="on"${values.pkceRequired ? html` checked` : ''}><span>Require PKCE<code>Every authorization request must carry an S256 code_challenge (RFC 7636).</code></span></label>
+<div class="actions">
+<a class="button secondary" href="${input.cancelHref}">Cancel</a>
+<button type="submit">${creating ? 'Register client' : 'Save changes'}</button>
+</div>
+</form>`,
+  });
+}

@@ -1,0 +1,62 @@
+import { describeScope, type Client } from '@gatehouse/core';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { portalPage } from '../chrome.js';
+import { clientPath, dateTime, doneNotice } from './format.js';
+
+const LIST_NOTICES = { deleted: 'The client was deleted. Its tokens no longer work.' };
+const DETAIL_NOTICES = { updated: 'Your changes were saved.' };
+
+/** /portal/clients: the signed-in user's own clients and the way to register one. */
+export function clientsListPage(input: { email: string; clients: readonly Client[]; done: unknown }): SafeHtml {
+  const rows = input.clients.map(
+    (client) => html`<tr>
+<td class="name" data-label="Name"><a href="${clientPath(client.clientId)}">${client.name}</a></td>
+<td data-label="Client ID"><code>${client.clientId}</code></td>
+<td data-label="Redirect URIs"><ul class="plain">${client.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></td>
+<td data-label="Scopes">${client.scopes.map((scope) => html`<span class="tag" title="${describeScope(scope)}">${scope}</span>`)}</td>
+<td data-label="Created">${dateTime(client.createdAt)}</td>
+</tr>`,
+  );
+  return portalPage({
+    title: 'OAuth Clients',
+    email: input.email,
+    body: html`<div class="toolbar"><h1>OAuth Clients</h1><a class="button" href="/portal/clients/new">Register a client</a></div>
+${doneNotice(LIST_NOTICES, input.done)}
+<p class="muted">Apps you registered to call the Gatehouse APIs on behalf of users. Each has a client ID and a secret; keep the secret out of shared code.</p>
+${
+  input.clients.length === 0
+    ? html`<p class="empty">You have not registered any client yet.</p>`
+    : html`<table class="list clients">
+<thead><tr><th>Name</th><th>Client ID</th><th>Redirect URIs</th><th>Scopes</th><th>Created</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>`
+}`,
+  });
+}
+
+/** /portal/clients/:id: one client, with Edit, Rotate secret and Delete. */
+export function clientDetailPage(input: { email: string; client: Client; done: unknown }): SafeHtml {
+  const { client } = input;
+  return portalPage({
+    title: client.name,
+    email: input.email,
+    body: html`<p class="muted"><a href="/portal/clients">← OAuth Clients</a></p>
+<h1>${client.name}</h1>
+${doneNotice(DETAIL_NOTICES, input.done)}
+<dl class="details">
+<dt>Client ID</dt><dd><code>${client.clientId}</code></dd>
+<dt>Client secret</dt><dd class="muted">Shown once when created or rotated; never again.</dd>
+<dt>Redirect URIs</dt><dd><ul class="plain">${client.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></dd>
+<dt>Scopes</dt><dd><ul class="plain">${client.scopes.map((scope) => html`<li>${describeScope(scope)} <span class="tag">${scope}</span></li>`)}</ul></dd>
+<dt>PKCE</dt><dd>${client.pkceRequired ? 'Required (S256)' : 'Optional (enforced when a challenge is sent)'}</dd>
+<dt>Created</dt><dd>${dateTime(client.createdAt)}</dd>
+</dl>
+<div class="actions">
+<a class="button" href="${clientPath(client.clientId, '/edit')}">Edit</a>
+<a class="button secondary" href="${clientPath(client.clientId, '/rotate-secret')}">Rotate secret</a>
+<a class="button secondary" href="${clientPath(client.clientId, '/delete')}">Delete</a>
+</div>`,
+  });
+}

@@ -1,0 +1,14 @@
+import { html, type SafeHtml } from '../../pages/html.js';
+import { portalPage } from '../chrome.js';
+
+/** A client that does not exist or is someone else's: the same page either way (no existence leak). */
+export function clientNotFoundPage(input: { email: string; message?: string }): SafeHtml {
+  return portalPage({
+    title: 'Not found',
+    email: input.email,
+    width: 'card',
+    body: html`<h1>Not found</h1>
+<p class="notice error" role="alert">${input.message ?? 'There is no such client among yours.'}</p>
+<div class="actions"><a class="button secondary" href="/portal/clients">Back to OAuth Clients</a></div>`,
+  });
+}
