@@ -1,0 +1,76 @@
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openPostgres, openPostgresStorage } from './postgres-storage.js';
+import { dropSchema, freshSchemaName, POSTGRES_URL, warnIfSkipped } from './test-support/postgres.js';
+
+warnIfSkipped('openPostgresStorage');
+
+describe.skipIf(!POSTGRES_URL)('openPostgresStorage', () => {
+  const url = POSTGRES_URL as string;
+  const schemas: string[] = [];
+  const newSchema = (): string => {
+    const schema = freshSchemaName();
+    schemas.push(schema);
+    return schema;
+  };
+
+  afterAll(async () => {
+    for (const schema of schemas) await dropSchema(schema);
+  });
+
+  it('creates its schema, and migrates twice and from two instances at once without harm', async () => {
+    const schema = newSchema();
+    const one = await openPostgres({ connectionString: url, schema });
+    const two = await openPostgresStorage({ connectionString: url, schema });
+    try {
+      await Promise.all([one.storage.migrate(), two.migrate()]);
+      await one.storage.repositories.accounts.create({ accountKey: 'a1', name: 'kept' });
+      await one.storage.migrate();
+      await two.migrate();
+      expect(await two.repositories.accounts.findByKey('a1')).toEqual({ accountKey: 'a1', name: 'kept' });
+      const ran = await sql<{ name: string }>`select name from ${sql.table(`${schema}.gatehouse_migration`)} order by name`.execute(one.db);
+      expect(ran.rows).toEqual([{ name: '0001_initial' }]);
+      const tables = await sql<{ n: number }>`select count(*) as n from pg_tables where schemaname = ${schema}`.execute(one.db);
+      expect(tables.rows[0]?.n).toBe(15); // 13 tables and the migrator's two
+    } finally {
+      await one.storage.close();
+      await two.close();
+    }
+  }, 60_000);
+
+  it('runs transactions READ COMMITTED, sizes the pool as told and parses int8 to numbers', async () => {
+    const { storage, db, pool } = await openPostgres({ connectionString: url, schema: newSchema(), poolSize: 3 });
+    try {
+      await storage.migrate();
+      const level = await db.transaction().execute(async (trx) => (await sql<{ transaction_isolation: string }>`show transaction_isolation`.execute(trx)).rows[0]);
+      expect(level).toEqual({ transaction_isolation: 'read committed' });
+      expect(pool.options.max).toBe(3);
+      const big = await sql<{ value: unknown }>`select ${'1700000000123'}::int8 as value`.execute(db);
+      expect(big.rows[0]?.value).toBe(1_700_000_000_123);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('answers ping while open and not after close; close twice is harmless', async () => {
+    const storage = await openPostgresStorage({ connectionString: url, schema: newSchema() });
+    expect(await storage.ping()).toBe(true);
+    await storage.close();
+    await storage.close();
+    expect(await storage.ping()).toBe(false);
+  });
+
+  it('answers ping false when the server cannot be reached', async () => {
+    const storage = await openPostgresStorage({ connectionString: 'postgres://postgres@127.0.0.1:1/none' });
+    try {
+      expect(await storage.ping()).toBe(false);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('refuses a schema name that is not a plain identifier, and a pool size below 1', async () => {
+    await expect(openPostgresStorage({ connectionString: url, schema: 'x; drop table users' })).rejects.toThrow(/plain identifier/);
+    await expect(openPostgresStorage({ connectionString: url, poolSize: 0 })).rejects.toThrow(/pool size/);
+  });
+});

@@ -1,0 +1,115 @@
+import { OAuthError, sha256, type Repositories } from '@gatehouse/core';
+import { createTestGatehouse } from '@gatehouse/core/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { dropSchema, freshSchemaName, openTestStorage, POSTGRES_URL, warnIfSkipped } from './test-support/postgres.js';
+
+warnIfSkipped('single use');
+
+const CONCURRENT = 50;
+const at = new Date(1_700_000_000_000);
+
+async function seedCodeAndGrants(repos: Repositories, codeHash: string, grantIds: string[]): Promise<void> {
+  await repos.users.create({ userKey: 'u1', email: 'u1@example.com', givenName: '', familyName: '', locale: 'en', passwordHash: 'x' });
+  await repos.clients.create({
+    clientId: 'c1',
+    clientSecretHash: 'h',
+    name: 'c1',
+    redirectUris: ['https://app.example/cb'],
+    scopes: ['messaging.v1.send'],
+    pkceRequired: false,
+    ownerUserKey: null,
+    createdAt: at,
+  });
+  for (const grantId of grantIds) {
+    await repos.grants.create({ grantId, clientId: 'c1', userKey: 'u1', scopes: ['messaging.v1.send'], sessionId: null, createdAt: at, revokedAt: null });
+  }
+  await repos.codes.save({
+    codeHash,
+    clientId: 'c1',
+    userKey: 'u1',
+    redirectUri: 'https://app.example/cb',
+    scopes: ['messaging.v1.send'],
+    codeChallenge: null,
+    sessionId: null,
+    createdAt: at,
+    expiresAt: new Date(at.getTime() + 60_000),
+    consumedAt: null,
+    grantId: null,
+  });
+}
+
+describe.skipIf(!POSTGRES_URL)('single use on PostgreSQL', () => {
+  const schema = freshSchemaName();
+  let first: Awaited<ReturnType<typeof openTestStorage>>;
+  let second: Awaited<ReturnType<typeof openTestStorage>>;
+
+  beforeAll(async () => {
+    first = await openTestStorage(schema, 10);
+    // A second pool on the same schema: another server instance.
+    second = await openTestStorage(schema, 10);
+  });
+
+  afterAll(async () => {
+    await first?.storage.close();
+    await second?.storage.close();
+    await dropSchema(schema);
+  });
+
+  beforeEach(async () => {
+    await first.empty();
+  });
+
+  it(`lets exactly one of ${CONCURRENT} concurrent consume() calls, spread over two instances' pools, win`, async () => {
+    const grantIds = Array.from({ length: CONCURRENT }, (_, index) => `g${index}`);
+    await seedCodeAndGrants(first.storage.repositories, 'the-code', grantIds);
+
+    const results = await Promise.all(
+      grantIds.map((grantId, index) => (index % 2 === 0 ? first : second).storage.repositories.codes.consume('the-code', grantId, at)),
+    );
+
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect((await second.storage.repositories.codes.findByHash('the-code'))?.grantId).toBe(grantIds[results.indexOf(true)]);
+    // The calls really ran side by side on several connections.
+    expect(first.pool.totalCount).toBeGreaterThan(1);
+    expect(second.pool.totalCount).toBeGreaterThan(1);
+  }, 60_000);
+
+  it(`lets exactly one of ${CONCURRENT} concurrent rotations of one refresh token win`, async () => {
+    await seedCodeAndGrants(first.storage.repositories, 'unused', ['g1']);
+    await first.storage.repositories.refreshTokens.save({ tokenHash: 'rt', grantId: 'g1', createdAt: at, lastUsedAt: at, rotatedAt: null });
+
+    const results = await Promise.all(
+      Array.from({ length: CONCURRENT }, (_, index) => (index % 2 === 0 ? first : second).storage.repositories.refreshTokens.markRotated('rt', at)),
+    );
+
+    expect(results.filter(Boolean)).toHaveLength(1);
+  }, 60_000);
+
+  it(`gives exactly one token response for ${CONCURRENT} concurrent exchanges of one code`, async () => {
+    const t = await createTestGatehouse({ repositories: first.storage.repositories });
+    const user = await t.seedUser();
+    const { client } = await t.seedClient();
+    const redirectUri = client.redirectUris[0] as string;
+    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: redirectUri });
+    if (check.kind !== 'valid') throw new Error('the authorization request should be valid');
+    const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: null });
+    const code = new URL(redirectTo).searchParams.get('code') as string;
+
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: CONCURRENT }, () => t.gatehouse.exchangeCode({ client, code, redirectUri, codeVerifier: undefined })),
+    );
+
+    const succeeded = outcomes.filter((outcome): outcome is PromiseFulfilledResult<{ refresh_token: string }> => outcome.status === 'fulfilled');
+    const failed = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(succeeded).toHaveLength(1);
+    for (const { reason } of failed) {
+      expect(reason).toBeInstanceOf(OAuthError);
+      expect((reason as OAuthError).code).toBe('invalid_grant');
+    }
+    const repos = first.storage.repositories;
+    const refresh = await repos.refreshTokens.findByHash(sha256((succeeded[0] as PromiseFulfilledResult<{ refresh_token: string }>).value.refresh_token));
+    expect((await repos.codes.findByHash(sha256(code)))?.grantId).toBe(refresh?.grantId);
+    // SPEC §4: the replays revoked the grant of the first use.
+    expect((await repos.grants.findById(refresh?.grantId as string))?.revokedAt).toBeInstanceOf(Date);
+  }, 60_000);
+});
