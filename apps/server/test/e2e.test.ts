@@ -1,9 +1,10 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser, formWithAction } from './support/browser.js';
-import { ensureBuilt, freePort, gatehouseJson, runGatehouse, startServe, type ServerProcess } from './support/processes.js';
+import { ensureBuilt, freePort, gatehouseJson, REPO_ROOT, runGatehouse, startServe, type ServerProcess } from './support/processes.js';
 
 // The real `gatehouse` process on a temporary SQLite file, driven over real HTTP.
 
@@ -299,8 +300,6 @@ describe('gatehouse serve, end to end', () => {
   }, 60_000);
 
   it('is reachable as `npx --no-install gatehouse` from the repository root', async () => {
-    const { execFile } = await import('node:child_process');
-    const { REPO_ROOT } = await import('./support/processes.js');
     const output = await new Promise<string>((resolve, reject) =>
       execFile('npx', ['--no-install', 'gatehouse', '--help'], { cwd: REPO_ROOT }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
     );
