@@ -26,6 +26,9 @@ export function describeAdminContract({ runner, repos }: ContractContext): void 
       expect(await create('department', 'k3')).toBe('duplicate-name');
       expect(await repos().attributes.find('account1', 'k2')).toBeUndefined();
       expect(await create('department', 'k4', 'account2')).toBe('created');
+      // Case is ignored beyond ASCII too, the same in every store.
+      expect(await create('Ärger', 'k5')).toBe('created');
+      expect(await create('ÄRGER', 'k6')).toBe('duplicate-name');
     });
 
     it('refuses a name beyond the per-account limit, and reports a duplicate before the limit', async () => {

@@ -100,6 +100,8 @@ export function describeIdentityContract({ runner, repos }: ContractContext): vo
       expect(await repos().users.findByEmail('ada.lovelace@example.com')).toEqual(user);
       expect(await repos().users.findByEmail('ADA.LOVELACE@EXAMPLE.COM')).toEqual(user);
       expect(await repos().users.findByEmail('ada@example.com')).toBeUndefined();
+      await repos().users.create(aUser(3, { email: 'Zoë@Example.com' }));
+      expect((await repos().users.findByEmail('ZOË@EXAMPLE.COM'))?.userKey).toBe('user3');
       expect(await repos().users.findByKey('user2')).toBeUndefined();
     });
 
