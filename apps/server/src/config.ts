@@ -6,7 +6,7 @@ export interface Config {
   host: string | undefined;
   port: number;
   issuer: string;
-  database: { kind: 'sqlite'; filename: string } | { kind: 'postgres'; connectionString: string; poolSize: number };
+  database: { kind: 'sqlite'; filename: string } | { kind: 'postgres'; connectionString: string; poolSize: number; schema: string | undefined };
   /** Encrypts private signing keys at rest when set. */
   keySecret: string | undefined;
   /** Express `trust proxy` value (false: do not trust `X-Forwarded-*`). */
@@ -97,6 +97,7 @@ const schema = {
   GATEHOUSE_DB: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
   GATEHOUSE_DATABASE_URL: databaseUrl,
   GATEHOUSE_DATABASE_POOL_SIZE: integer(1, 1000),
+  GATEHOUSE_DATABASE_SCHEMA: v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, up to 63 characters)')),
   GATEHOUSE_KEY_SECRET: v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters (for example: openssl rand -base64 32)')),
   GATEHOUSE_TRUST_PROXY: trustProxy,
   GATEHOUSE_LOG_LEVEL: v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`),
@@ -157,7 +158,7 @@ export function loadConfig(env: Env): Config {
     port,
     issuer: e.GATEHOUSE_ISSUER ?? `http://localhost:${port}`,
     database: e.GATEHOUSE_DATABASE_URL
-      ? { kind: 'postgres', connectionString: e.GATEHOUSE_DATABASE_URL, poolSize: e.GATEHOUSE_DATABASE_POOL_SIZE ?? 10 }
+      ? { kind: 'postgres', connectionString: e.GATEHOUSE_DATABASE_URL, poolSize: e.GATEHOUSE_DATABASE_POOL_SIZE ?? 10, schema: e.GATEHOUSE_DATABASE_SCHEMA }
       : { kind: 'sqlite', filename: e.GATEHOUSE_DB ?? './data/gatehouse.db' },
     keySecret: e.GATEHOUSE_KEY_SECRET,
     trustProxy: e.GATEHOUSE_TRUST_PROXY ?? false,

@@ -14,7 +14,11 @@ export async function openStorage(database: Config['database']): Promise<Storage
   if (database.kind === 'postgres') {
     // Loaded only when configured: a SQLite deployment never loads the pg driver.
     const { openPostgresStorage } = await import('@gatehouse/storage-postgres');
-    storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: database.poolSize });
+    storage = await openPostgresStorage({
+      connectionString: database.connectionString,
+      poolSize: database.poolSize,
+      ...(database.schema === undefined ? {} : { schema: database.schema }),
+    });
   } else {
     const filename = database.filename === ':memory:' ? database.filename : resolve(database.filename);
     if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
