@@ -41,7 +41,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['packages/core/src/testing/**/*.ts', 'packages/core/src/ports/clock.ts'],
+    files: ['packages/core/src/testing/**/*.ts'],
+    ignores: ['packages/core/src/**/*.test.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ ...coreOnly, regex: String.raw`^(?!(jose|valibot|node:crypto)$)(?!\.{1,2}/)(?!@gatehouse/core)` }] }] },
   },
   {

@@ -1,5 +1,4 @@
 // The boundary rule for src/testing/ also covers its tests; a test may import its runner.
-// eslint-disable-next-line no-restricted-imports
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryRepositories, describeRepositoryContract } from '@gatehouse/core/testing';
 
