@@ -1,4 +1,3 @@
-// The boundary rule for src/testing/ also covers its tests; a test may import its runner.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryRepositories, describeRepositoryContract } from '@gatehouse/core/testing';
 
