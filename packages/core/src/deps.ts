@@ -4,6 +4,7 @@ import type { Repositories } from './ports/repositories.js';
 import type { AuditLog, MessageTransport, PasswordHasher } from './ports/services.js';
 import type { GatehouseSettings } from './settings.js';
 import type { KeyRing } from './tokens/key-ring.js';
+import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
 
 /** What every use case may depend on. `createGatehouse` builds it from the ports. */
 export interface Deps {
@@ -15,6 +16,8 @@ export interface Deps {
   audit: AuditLog;
   settings: GatehouseSettings;
   keys: KeyRing;
+  /** Claims of access tokens already verified (signature only; grants are still checked per request). */
+  verifiedTokens?: VerifiedTokenCache;
 }
 
 export function secondsAfter(date: Date, seconds: number): Date {

@@ -7,6 +7,7 @@ import type { GatehouseSettings } from './settings.js';
 import { createScryptPasswordHasher, randomIdGenerator } from './support/crypto.js';
 import { createKeyRing, type KeyRing } from './tokens/key-ring.js';
 import { verifyAccessToken } from './tokens/access-token.js';
+import { createVerifiedTokenCache, DEFAULT_VERIFIED_TOKEN_CACHE_SIZE } from './tokens/verified-token-cache.js';
 import * as attributes from './use-cases/attributes.js';
 import * as authorize from './use-cases/authorize.js';
 import * as apps from './use-cases/authorized-apps.js';
@@ -32,6 +33,11 @@ export interface GatehouseOptions {
   audit?: AuditLog;
   /** A key ring of your own (by default one on `repositories.signingKeys`). */
   keys?: KeyRing;
+  /**
+   * How many verified access tokens to remember, so a token presented again skips the signature
+   * check (its grant is still checked on every request). Default 10,000; 0 turns the cache off.
+   */
+  verifiedTokenCacheSize?: number;
 }
 
 type Bound<F> = F extends (deps: never, ...args: infer A) => infer R ? (...args: A) => R : never;
@@ -70,6 +76,7 @@ export function createGatehouse(options: GatehouseOptions) {
     keys,
     passwords: options.passwords ?? createScryptPasswordHasher(),
     transport: options.transport ?? { send: async () => 'SENT' },
+    verifiedTokens: createVerifiedTokenCache({ maxEntries: options.verifiedTokenCacheSize ?? DEFAULT_VERIFIED_TOKEN_CACHE_SIZE }),
   };
   return {
     deps,

@@ -8,6 +8,7 @@ export type { Deps } from './deps.js';
 export { sha256, constantTimeEqual, randomAlphanumeric, randomIdGenerator, createScryptPasswordHasher } from './support/crypto.js';
 export { createKeyRing, SIGNING_ALGORITHM, type KeyRing } from './tokens/key-ring.js';
 export { issueAccessToken, verifyAccessToken, verifySignedClaims, type AccessTokenClaims, type VerifiedAccessToken } from './tokens/access-token.js';
+export { createVerifiedTokenCache, DEFAULT_VERIFIED_TOKEN_CACHE_SIZE, type VerifiedTokenCache, type CachedClaims } from './tokens/verified-token-cache.js';
 export * from './use-cases/authorize.js';
 export * from './use-cases/clients.js';
 export * from './use-cases/exchange-code.js';

@@ -64,10 +64,11 @@ const INVALID = 'The access token is invalid, expired or revoked.';
  * Throws `OAuthError('invalid_token')`.
  */
 export async function verifyAccessToken(
-  deps: Pick<Deps, 'clock' | 'settings' | 'keys' | 'repos'>,
+  deps: Pick<Deps, 'clock' | 'settings' | 'keys' | 'repos' | 'verifiedTokens'>,
   token: string,
 ): Promise<VerifiedAccessToken> {
-  const claims = await verifySignedClaims(deps, token);
+  const claims = await verifiedClaims(deps, token);
+  // Asked on every request, cached claims or not: a revoked grant's tokens are refused at once.
   const grant = await deps.repos.grants.findById(claims.gid);
   if (!grant || grant.revokedAt || grant.clientId !== claims.client_id || grant.userKey !== claims.sub) {
     throw new OAuthError('invalid_token', INVALID, { detail: `grant ${claims.gid} is revoked or gone` });
@@ -75,11 +76,29 @@ export async function verifyAccessToken(
   return { claims, scopes: parseScope(claims.scope), userKey: claims.sub, clientId: claims.client_id, grantId: claims.gid };
 }
 
+/** The token's claims from the verified-token cache when there, else verified (and then cached). */
+async function verifiedClaims(deps: Pick<Deps, 'clock' | 'settings' | 'keys' | 'verifiedTokens'>, token: string): Promise<AccessTokenClaims> {
+  const cache = deps.verifiedTokens;
+  if (cache) {
+    const cached = cache.get(token, epochSeconds(deps.clock.now()));
+    // The key that verified it must still be one the ring knows.
+    if (cached && (await deps.keys.verificationKey(cached.kid))) return cached.claims;
+    if (cached) cache.delete(token);
+  }
+  const verified = await verifySignature(deps, token);
+  cache?.set(token, verified);
+  return verified.claims;
+}
+
 /** Signature and claim checks only (no grant look-up). */
 export async function verifySignedClaims(
   deps: Pick<Deps, 'clock' | 'settings' | 'keys'>,
   token: string,
 ): Promise<AccessTokenClaims> {
+  return (await verifySignature(deps, token)).claims;
+}
+
+async function verifySignature(deps: Pick<Deps, 'clock' | 'settings' | 'keys'>, token: string): Promise<{ claims: AccessTokenClaims; kid: string }> {
   let kid: string | undefined;
   try {
     const header = decodeProtectedHeader(token);
@@ -106,7 +125,7 @@ export async function verifySignedClaims(
     if (typeof claims.iat === 'number' && claims.iat > epochSeconds(deps.clock.now()) + 60) {
       throw new OAuthError('invalid_token', INVALID, { detail: 'issued in the future' });
     }
-    return claims;
+    return { claims, kid };
   } catch (error) {
     if (error instanceof OAuthError) throw error;
     const detail = error instanceof joseErrors.JOSEError ? error.code : 'verification failed';
