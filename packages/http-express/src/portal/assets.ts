@@ -18,18 +18,25 @@ fieldset + .field-error { margin-top: -0.5rem; }
 label.check { display: flex; gap: 0.7rem; align-items: flex-start; font-weight: 400; padding: 0.55rem 0; margin: 0; border-bottom: 1px solid var(--line); cursor: pointer; }
 label.check:last-of-type { border-bottom: 0; }
 label.check input { flex: none; width: 1.15rem; height: 1.15rem; margin: 0.2rem 0 0; accent-color: var(--accent); }
-label.check code { display: block; color: var(--muted); font-size: 0.8rem; }
+label.check code { display: block; color: var(--muted); font-size: 0.8rem; word-break: normal; overflow-wrap: anywhere; }
 label.check.single { border: 1px solid var(--line); border-radius: 8px; padding: 0.6rem 0.75rem; margin-bottom: 1rem; }
 textarea { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem; resize: vertical; }
 .notice.warn { border-color: #b7791f; background: color-mix(in srgb, #b7791f 10%, transparent); }
 .copy-row { display: flex; gap: 0.5rem; margin-bottom: 1rem; }
 .copy-row input { margin: 0; flex: 1 1 auto; min-width: 0; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem; }
 .copy-row button { flex: none; }
+.card:has(.copy-row) { max-width: 40rem; }
+.actions > a.button { display: flex; align-items: center; justify-content: center; }
 ul.plain { list-style: none; padding: 0; margin: 0; }
 ul.plain li + li { margin-top: 0.2rem; }
 .tag { display: inline-block; font: 0.75rem/1.6 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; padding: 0 0.45rem; border: 1px solid var(--line); border-radius: 999px; margin: 0 0.25rem 0.25rem 0; white-space: nowrap; }
 .empty { text-align: center; padding: 2rem 1rem; color: var(--muted); border: 1px dashed var(--line); border-radius: 8px; }
 table.list th { font-size: 0.8rem; text-transform: uppercase; letter-spacing: 0.03em; color: var(--muted); }
+table.list th, table.list time { white-space: nowrap; }
+table.list code, dl.details code { word-break: normal; overflow-wrap: anywhere; }
+table.list td code { font-size: 0.85rem; }
+.card.wide { max-width: 72rem; }
+.muted a, p a { color: var(--accent); }
 table.list td { font-size: 0.95rem; }
 table.list td.name a { font-weight: 600; color: var(--accent); text-decoration: none; }
 table.list td form { margin: 0; }

@@ -32,7 +32,7 @@ export function rotateConfirmPage(input: ConfirmInput): SafeHtml {
   return confirmPage({
     ...input,
     title: 'Rotate secret',
-    heading: html`Rotate the secret of <span class="mono">${input.client.name}</span>?`,
+    heading: html`Rotate the secret of “${input.client.name}”?`,
     explanation: html`<p>A new secret is made and shown once. <strong>The current secret stops working at once</strong>: update your app right after. Tokens already issued stay valid.</p>`,
     action: clientPath(input.client.clientId, '/rotate-secret'),
     button: 'Rotate secret',
@@ -45,7 +45,7 @@ export function deleteConfirmPage(input: ConfirmInput): SafeHtml {
   return confirmPage({
     ...input,
     title: 'Delete client',
-    heading: html`Delete <span class="mono">${input.client.name}</span>?`,
+    heading: html`Delete “${input.client.name}”?`,
     explanation: html`<p>The client ID <code>${input.client.clientId}</code> and its secret stop working, and <strong>every access and refresh token issued to it is refused from now on</strong>. This cannot be undone.</p>`,
     action: clientPath(input.client.clientId, '/delete'),
     button: 'Delete client',

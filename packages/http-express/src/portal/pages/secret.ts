@@ -17,7 +17,7 @@ export function secretPage(input: { email: string; clientId: string; clientName:
     email: input.email,
     width: 'card',
     withCopyScript: true,
-    body: html`<h1>${input.created ? html`<span class="mono">${input.clientName}</span> is registered` : html`New secret for <span class="mono">${input.clientName}</span>`}</h1>
+    body: html`<h1>${input.created ? html`“${input.clientName}” is registered` : html`New secret for “${input.clientName}”`}</h1>
 <p class="notice warn" role="status"><strong>Store the client secret now — it will not be shown again.</strong> Keep it on your server only, never in code you share or ship to browsers and phones.${
       input.created ? '' : ' The previous secret no longer works.'
     }</p>
