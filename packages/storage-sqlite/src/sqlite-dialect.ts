@@ -11,6 +11,7 @@ import {
 } from 'kysely';
 import type { AsyncLock } from './async-lock.js';
 import type { StorageDialect } from './dialect.js';
+import { withStatementCache } from './statement-cache.js';
 
 /** The SQLite side of the shared repositories. */
 export const sqliteDialect: StorageDialect = {
@@ -38,7 +39,8 @@ export const sqliteDialect: StorageDialect = {
 export function createSqliteKyselyDialect(database: BetterSqlite3.Database, lock: AsyncLock): Dialect {
   return {
     createAdapter: () => new TransactionalDdlSqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver({ database }, lock),
+    // Prepared statements are kept for reuse (statement-cache.ts).
+    createDriver: () => new ImmediateSqliteDriver({ database: withStatementCache(database) }, lock),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
