@@ -1,7 +1,8 @@
+import type * as NodeCrypto from 'node:crypto';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 
 /** `module.exports` of node:crypto: what its ESM named exports mirror after `syncBuiltinESMExports`. */
-const crypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+const crypto = createRequire(import.meta.url)('node:crypto') as typeof NodeCrypto;
 
 /** One call of `crypto.timingSafeEqual`, its two inputs as hex (`hex('text')` to compare with text). */
 export interface TimingSafeCall {
