@@ -180,8 +180,15 @@ describe('gatehouse CLI', () => {
     await withGatehouse(async (gatehouse) => {
       const { keys } = await gatehouse.jwks();
       expect(keys.map((key) => key.kid).sort()).toEqual([first.kid, second.kid].sort());
-      expect((await gatehouse.deps.keys.signingKey()).kid).toBe(second.kid);
     });
+    const raw = await openSqliteStorage({ filename: env.GATEHOUSE_DB as string });
+    const stored = await raw.repositories.signingKeys.list();
+    await raw.close();
+    // The first key is retired (it no longer becomes the signing key), the second is active.
+    expect(stored.map((key) => [key.kid, key.retiredAt === null])).toEqual([
+      [first.kid, false],
+      [second.kid, true],
+    ]);
   });
 
   it('writes logs (audit events too) to stderr, never to stdout', async () => {
