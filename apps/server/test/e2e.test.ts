@@ -299,7 +299,7 @@ describe('gatehouse serve, end to end', () => {
     expect(clients.clients).toHaveLength(1);
   }, 60_000);
 
-  it('is reachable as `npx --no-install gatehouse` from the repository root', async () => {
+  it('is reachable as `npx --no-install gatehouse` from the repository root, and refuses bad input with one line', async () => {
     const output = await new Promise<string>((resolve, reject) =>
       execFile('npx', ['--no-install', 'gatehouse', '--help'], { cwd: REPO_ROOT }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
     );
@@ -308,5 +308,8 @@ describe('gatehouse serve, end to end', () => {
     const bad = await runGatehouse(['frobnicate'], {});
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe('gatehouse: unknown command "frobnicate"; run gatehouse --help\n');
+    // A bad configuration value stops `serve` with one line naming it.
+    const misconfigured = await runGatehouse(['serve'], { PORT: 'eighty' });
+    expect(misconfigured).toMatchObject({ code: 1, stdout: '', stderr: 'gatehouse serve: PORT must be a whole number from 1 to 65535 (got "eighty").\n' });
   }, 60_000);
 });
