@@ -4,6 +4,7 @@ import { createControllableClock, createMemoryRepositories, createTestGatehouse 
 import { OAuthError } from '../errors.js';
 import { createGatehouse } from '../gatehouse.js';
 import { defineSettings } from '../settings.js';
+import { NEW_KEY_SIGNS_AFTER_MS, RETIRED_KEY_GRACE_MS } from './key-ring.js';
 
 const ISSUER = 'http://localhost:3000';
 
@@ -158,9 +159,17 @@ describe('signing keys', () => {
     const oldKid = decodeProtectedHeader(tokens.access_token).kid;
     const { kid: newKid } = await t.gatehouse.rotateSigningKey();
     expect(newKid).not.toBe(oldKid);
+    // The new key is published at once but signs only once every instance can know it (key-ring.ts):
+    // until then the retired key still signs.
+    expect((await t.gatehouse.jwks()).keys.map((key) => key.kid).sort()).toEqual([oldKid, newKid].sort());
+    t.clock.advance(NEW_KEY_SIGNS_AFTER_MS / 1000 - 1);
+    const lastOfOldKey = await t.obtainTokens({ client, user });
+    expect(decodeProtectedHeader(lastOfOldKey.access_token).kid).toBe(oldKid);
+    t.clock.advance(1);
     const fresh = await t.obtainTokens({ client, user });
     expect(decodeProtectedHeader(fresh.access_token).kid).toBe(newKid);
     await t.gatehouse.verifyAccessToken(tokens.access_token);
+    await t.gatehouse.verifyAccessToken(lastOfOldKey.access_token);
     await t.gatehouse.verifyAccessToken(fresh.access_token);
 
     const { keys } = await t.gatehouse.jwks();
@@ -171,10 +180,16 @@ describe('signing keys', () => {
     }
     expect(t.audit.ofType('key.rotated')).toHaveLength(1);
 
-    // The old key's last token expires 3600 s after the rotation: from then on it is no longer published.
-    t.clock.advance(3600);
+    // The old key's last token lives 3600 s from the end of the hand-over: it verifies, and the key
+    // stays published, until then.
+    t.clock.advance(3600 - 2);
+    expect((await t.gatehouse.verifyAccessToken(lastOfOldKey.access_token)).userKey).toBe(user.userKey);
+    expect((await t.gatehouse.jwks()).keys.map((key) => key.kid).sort()).toEqual([oldKid, newKid].sort());
+    // Published for the grace beyond the token lifetime after its retirement, then no longer, then purged.
+    t.clock.advance(RETIRED_KEY_GRACE_MS / 1000 - NEW_KEY_SIGNS_AFTER_MS / 1000 + 2);
     expect((await t.gatehouse.jwks()).keys.map((key) => key.kid)).toEqual([newKid]);
-    await invalidToken(t.gatehouse.verifyAccessToken(tokens.access_token));
+    await invalidToken(t.gatehouse.verifyAccessToken(lastOfOldKey.access_token));
+    expect(await t.gatehouse.deps.keys.purge()).toBe(0);
     t.clock.advance(1);
     expect(await t.gatehouse.deps.keys.purge()).toBe(1);
     expect(await t.gatehouse.deps.keys.purge()).toBe(0);
@@ -198,9 +213,10 @@ describe('signing keys', () => {
       return gatehouse.exchangeCode({ client, code, redirectUri: 'https://app.example/cb', codeVerifier: undefined });
     };
     await first.verifyAccessToken((await issue(first)).access_token);
-    await second.rotateSigningKey();
+    const { kid } = await second.rotateSigningKey();
+    clock.advance(NEW_KEY_SIGNS_AFTER_MS / 1000);
     const afterRotation = await issue(second);
-    clock.advance(6);
+    expect(decodeProtectedHeader(afterRotation.access_token).kid).toBe(kid);
     expect((await first.verifyAccessToken(afterRotation.access_token)).userKey).toBe(user.userKey);
   });
 });

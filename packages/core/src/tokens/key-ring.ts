@@ -7,27 +7,47 @@ import type { AuditLog } from '../ports/services.js';
 
 export const SIGNING_ALGORITHM = 'ES256';
 
-/** The signing keys, loaded from their repository and kept imported in memory. */
+/**
+ * The signing keys, loaded from their repository and kept imported in memory. Several instances
+ * (and the `keys rotate` command) share the repository, so each ring re-reads it (docs/decisions/0081):
+ *
+ * - the key set is re-read when it is older than `KEY_SET_MAX_AGE_MS` before signing or publishing
+ *   the JWKS, and on an unknown `kid` at most every `RELOAD_ON_MISS_AT_MOST_EVERY_MS`;
+ * - a new key signs only once it is `NEW_KEY_SIGNS_AFTER_MS` old: by then every instance knows it
+ *   (its set is younger than that, or an unknown `kid` reloads it), and the JWKS lists it;
+ * - a retired key stays published, and is purged, `RETIRED_KEY_GRACE_MS` later than the
+ *   access-token lifetime allows for, since it may still sign during that hand-over.
+ */
 export interface KeyRing {
-  /** The newest active key; one is generated and stored when there is none. */
+  /** The key to sign with (see above); one is generated and stored when there is no active key. */
   signingKey(): Promise<{ kid: string; key: CryptoKey }>;
-  /** A published key by `kid` (active or retired); reloads once from the repository when unknown (another instance rotated). */
+  /** A stored key by `kid` (active or retired); an unknown `kid` reloads the set (another instance or the CLI rotated). */
   verificationKey(kid: string): Promise<CryptoKey | undefined>;
-  /** RFC 7517 JWK Set of the public keys still verifying live tokens. */
+  /** RFC 7517 JWK Set of the public keys still verifying live tokens, and of a new key before it signs. */
   jwks(): Promise<{ keys: JWK[] }>;
-  /** Generates a new signing key; the old one is retired but stays published until its tokens expire. */
+  /** Stores a new key and retires the active ones; they stay published until their tokens expire. */
   rotate(): Promise<{ kid: string }>;
   /** Drops retired keys whose last token has expired. */
   purge(): Promise<number>;
 }
+
+/** How stale the key set may be when signing or publishing: a rotation elsewhere is seen within this. */
+export const KEY_SET_MAX_AGE_MS = 5_000;
+/** An unknown `kid` reloads the key set at most this often (garbage `kid`s must not query the database each). */
+export const RELOAD_ON_MISS_AT_MOST_EVERY_MS = 5_000;
+/**
+ * A key signs only once it is this old. It must exceed the two intervals above (plus clock skew
+ * between instances) so that no instance meets a token of a key it cannot load yet.
+ */
+export const NEW_KEY_SIGNS_AFTER_MS = 10_000;
+/** A retired key may sign until the key replacing it is old enough (plus a stale set and skew): it stays published this much longer. */
+export const RETIRED_KEY_GRACE_MS = 60_000;
 
 interface Loaded {
   records: SigningKey[];
   imported: Map<string, CryptoKey>;
   loadedAt: number;
 }
-
-const RELOAD_AT_MOST_EVERY_MS = 5000;
 
 export function createKeyRing(deps: {
   repository: SigningKeyRepository;
@@ -37,7 +57,12 @@ export function createKeyRing(deps: {
   /** Longest lifetime of a token signed by a key: how long a retired key stays published. */
   accessTokenTtlSeconds: number;
 }): KeyRing {
-  let loaded: Promise<Loaded> | undefined;
+  const now = () => deps.clock.now().getTime();
+  const publishedFor = deps.accessTokenTtlSeconds * 1000 + RETIRED_KEY_GRACE_MS;
+  let state: Loaded | undefined;
+  let reloading: Promise<Loaded> | undefined;
+  /** Imported private keys by kid (forgotten once a key leaves the repository). */
+  const privateKeys = new Map<string, Promise<CryptoKey>>();
 
   async function load(): Promise<Loaded> {
     const records = await deps.repository.list();
@@ -45,101 +70,157 @@ export function createKeyRing(deps: {
     for (const record of records) {
       imported.set(record.kid, (await importJWK(record.publicJwk as JWK, SIGNING_ALGORITHM)) as CryptoKey);
     }
-    return { records, imported, loadedAt: deps.clock.now().getTime() };
+    return { records, imported, loadedAt: now() };
   }
 
-  function current(): Promise<Loaded> {
-    loaded ??= load().catch((error: unknown) => {
-      loaded = undefined;
-      throw error;
-    });
-    return loaded;
+  /** Reads the key set again; callers arriving while a read is under way share it. */
+  function reload(): Promise<Loaded> {
+    reloading ??= load().then(
+      (loaded) => {
+        state = loaded;
+        reloading = undefined;
+        for (const kid of privateKeys.keys()) if (!loaded.imported.has(kid)) privateKeys.delete(kid);
+        return loaded;
+      },
+      (error: unknown) => {
+        reloading = undefined;
+        throw error;
+      },
+    );
+    return reloading;
   }
+
+  /** A read that starts after this ring's own write (not one already under way). */
+  async function reloadAfterWrite(): Promise<Loaded> {
+    await reloading?.catch(() => undefined);
+    return reload();
+  }
+
+  const current = (): Promise<Loaded> => (state ? Promise.resolve(state) : reload());
+  const fresh = async (): Promise<Loaded> => {
+    const loaded = await current();
+    return now() - loaded.loadedAt >= KEY_SET_MAX_AGE_MS ? reload() : loaded;
+  };
 
   async function generate(): Promise<SigningKey> {
     const pair = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
     const kid = deps.ids.id();
     const publicJwk = { ...(await exportJWK(pair.publicKey)), kid, alg: SIGNING_ALGORITHM, use: 'sig' };
     const privateJwk = { ...(await exportJWK(pair.privateKey)), kid, alg: SIGNING_ALGORITHM };
-    const record: SigningKey = {
-      kid,
-      alg: SIGNING_ALGORITHM,
-      publicJwk,
-      privateJwk,
-      createdAt: deps.clock.now(),
-      retiredAt: null,
-    };
+    const record: SigningKey = { kid, alg: SIGNING_ALGORITHM, publicJwk, privateJwk, createdAt: deps.clock.now(), retiredAt: null };
     await deps.repository.save(record);
     return record;
   }
 
-  let signing: Promise<{ kid: string; key: CryptoKey }> | undefined;
-
-  async function resolveSigningKey(): Promise<{ kid: string; key: CryptoKey }> {
-    let state = await current();
-    let active = newestActive(state.records);
-    if (!active) {
-      await generate();
-      loaded = undefined;
-      state = await current();
-      active = newestActive(state.records);
-      if (!active) throw new Error('no signing key after generating one');
+  function privateKey(record: SigningKey): Promise<CryptoKey> {
+    let key = privateKeys.get(record.kid);
+    if (!key) {
+      key = importJWK(record.privateJwk as JWK, SIGNING_ALGORITHM) as Promise<CryptoKey>;
+      privateKeys.set(record.kid, key);
+      key.catch(() => privateKeys.delete(record.kid));
     }
-    return { kid: active.kid, key: (await importJWK(active.privateJwk as JWK, SIGNING_ALGORITHM)) as CryptoKey };
+    return key;
   }
 
+  /** The key to sign with, and until when that choice holds (a stale set, or a key settling or leaving the hand-over). */
+  async function chooseSigningKey(): Promise<{ kid: string; key: CryptoKey; until: number }> {
+    let loaded = await fresh();
+    let at = now();
+    let chosen = signingCandidate(loaded.records, at);
+    if (!chosen) {
+      await generate();
+      loaded = await reloadAfterWrite();
+      at = now();
+      chosen = signingCandidate(loaded.records, at);
+      if (!chosen) throw new Error('no signing key after generating one');
+    }
+    const changes = loaded.records
+      .flatMap((record) => [record.createdAt.getTime(), record.retiredAt?.getTime() ?? Number.NaN])
+      .map((time) => time + NEW_KEY_SIGNS_AFTER_MS)
+      .filter((time) => time > at);
+    return { kid: chosen.kid, key: await privateKey(chosen), until: Math.min(loaded.loadedAt + KEY_SET_MAX_AGE_MS, ...changes) };
+  }
+
+  let signing: Promise<{ kid: string; key: CryptoKey; until: number }> | undefined;
+  let signingUntil = 0;
+
   return {
-    signingKey() {
-      signing ??= resolveSigningKey().catch((error: unknown) => {
-        signing = undefined;
-        throw error;
-      });
-      return signing;
+    async signingKey() {
+      if (!signing || now() >= signingUntil) {
+        const choice = chooseSigningKey();
+        signing = choice;
+        signingUntil = Number.POSITIVE_INFINITY;
+        choice.then(
+          (chosen) => {
+            if (signing === choice) signingUntil = chosen.until;
+          },
+          () => {
+            if (signing === choice) signing = undefined;
+          },
+        );
+      }
+      const { kid, key } = await signing;
+      return { kid, key };
     },
 
     async verificationKey(kid) {
-      const state = await current();
-      const known = state.imported.get(kid);
+      const loaded = await current();
+      const known = loaded.imported.get(kid);
       if (known) return known;
-      if (deps.clock.now().getTime() - state.loadedAt < RELOAD_AT_MOST_EVERY_MS) return undefined;
-      loaded = undefined;
-      signing = undefined;
-      return (await current()).imported.get(kid);
+      // Reload on a miss at most every few seconds, except while no key is old enough to sign
+      // (the first keys of a new database, made by instances starting together): then at once.
+      const at = now();
+      if (at - loaded.loadedAt < RELOAD_ON_MISS_AT_MOST_EVERY_MS && loaded.records.some((record) => isSettled(record, at))) return undefined;
+      return (await reload()).imported.get(kid);
     },
 
     async jwks() {
-      const state = await current();
-      const now = deps.clock.now().getTime();
-      const keys = state.records
-        .filter((record) => !record.retiredAt || record.retiredAt.getTime() + deps.accessTokenTtlSeconds * 1000 > now)
+      const loaded = await fresh();
+      const at = now();
+      const keys = loaded.records
+        .filter((record) => !record.retiredAt || record.retiredAt.getTime() + publishedFor > at)
         .map((record) => record.publicJwk as JWK);
       return { keys };
     },
 
     async rotate() {
-      const state = await current();
-      const fresh = await generate();
+      const created = await generate();
       const at = deps.clock.now();
-      for (const record of state.records) {
-        if (!record.retiredAt) await deps.repository.retire(record.kid, at);
+      // Every other active key, as stored now (another instance may have added one).
+      for (const record of await deps.repository.list()) {
+        if (!record.retiredAt && record.kid !== created.kid) await deps.repository.retire(record.kid, at);
       }
-      loaded = undefined;
+      await reloadAfterWrite();
       signing = undefined;
-      deps.audit.record({ type: 'key.rotated', at, reason: `new kid ${fresh.kid}` });
-      return { kid: fresh.kid };
+      deps.audit.record({ type: 'key.rotated', at, reason: `new kid ${created.kid}` });
+      return { kid: created.kid };
     },
 
     async purge() {
-      const before = new Date(deps.clock.now().getTime() - deps.accessTokenTtlSeconds * 1000);
-      const removed = await deps.repository.purgeRetiredBefore(before);
-      if (removed > 0) loaded = undefined;
+      const removed = await deps.repository.purgeRetiredBefore(new Date(now() - publishedFor));
+      if (removed > 0) {
+        state = undefined;
+        signing = undefined;
+      }
       return removed;
     },
   };
 }
 
-function newestActive(records: SigningKey[]): SigningKey | undefined {
-  return records
-    .filter((record) => record.retiredAt === null)
-    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
+/** Old enough that every instance can know it (see `NEW_KEY_SIGNS_AFTER_MS`). */
+function isSettled(record: SigningKey, at: number): boolean {
+  return record.createdAt.getTime() <= at - NEW_KEY_SIGNS_AFTER_MS;
+}
+
+/**
+ * The key to sign with at `at`, among the active keys and the keys retired less than
+ * `NEW_KEY_SIGNS_AFTER_MS` ago (the hand-over after a rotation): the newest settled one; while
+ * none is settled, the oldest (the one most likely known everywhere). Undefined without an active key.
+ */
+export function signingCandidate(records: readonly SigningKey[], at: number): SigningKey | undefined {
+  if (!records.some((record) => record.retiredAt === null)) return undefined;
+  const candidates = records
+    .filter((record) => record.retiredAt === null || record.retiredAt.getTime() > at - NEW_KEY_SIGNS_AFTER_MS)
+    .sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime() || (x.kid < y.kid ? 1 : -1));
+  return candidates.find((record) => isSettled(record, at)) ?? candidates[candidates.length - 1];
 }

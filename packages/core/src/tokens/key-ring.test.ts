@@ -1,0 +1,168 @@
+import { SignJWT } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { createControllableClock, createMemoryRepositories, createRecordingAuditLog, createSequentialIds } from '@gatehouse/core/testing';
+import type { SigningKey } from '../domain/model.js';
+import type { SigningKeyRepository } from '../ports/repositories.js';
+import {
+  createKeyRing,
+  KEY_SET_MAX_AGE_MS,
+  NEW_KEY_SIGNS_AFTER_MS,
+  RELOAD_ON_MISS_AT_MOST_EVERY_MS,
+  RETIRED_KEY_GRACE_MS,
+  signingCandidate,
+  type KeyRing,
+} from './key-ring.js';
+
+const TTL_SECONDS = 3600;
+const seconds = (ms: number) => ms / 1000;
+
+/** One repository shared by several rings (instances and the `keys rotate` command), counting its reads. */
+function sharedKeys() {
+  const clock = createControllableClock();
+  const inner = createMemoryRepositories().signingKeys;
+  let reads = 0;
+  const repository: SigningKeyRepository = {
+    list: () => {
+      reads += 1;
+      return inner.list();
+    },
+    save: (key) => inner.save(key),
+    retire: (kid, at) => inner.retire(kid, at),
+    purgeRetiredBefore: (before) => inner.purgeRetiredBefore(before),
+  };
+  const ids = createSequentialIds();
+  const ring = (): KeyRing => createKeyRing({ repository, clock, ids, audit: createRecordingAuditLog(), accessTokenTtlSeconds: TTL_SECONDS });
+  return { clock, ring, reads: () => reads };
+}
+
+/** A token-shaped JWS signed by the ring's current signing key (only the header and signature matter here). */
+async function signWith(ring: KeyRing): Promise<{ kid: string; jws: string }> {
+  const { kid, key } = await ring.signingKey();
+  return { kid, jws: await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid }).sign(key) };
+}
+
+function key(kid: string, createdAt: number, retiredAt: number | null = null): SigningKey {
+  return { kid, alg: 'ES256', publicJwk: {}, privateJwk: {}, createdAt: new Date(createdAt), retiredAt: retiredAt === null ? null : new Date(retiredAt) };
+}
+
+describe('signingCandidate', () => {
+  const t = 1_000_000_000;
+  it('is undefined without an active key', () => {
+    expect(signingCandidate([], t)).toBeUndefined();
+    expect(signingCandidate([key('old', 0, t - 1)], t)).toBeUndefined();
+  });
+
+  it('is the only key of a new database at once', () => {
+    expect(signingCandidate([key('first', t)], t)?.kid).toBe('first');
+  });
+
+  it('after a rotation: the retired key until the new one has settled, then the new one', () => {
+    const rotatedAt = t - 1000;
+    const keys = [key('old', 0, rotatedAt), key('new', rotatedAt)];
+    expect(signingCandidate(keys, rotatedAt)?.kid).toBe('old');
+    expect(signingCandidate(keys, rotatedAt + NEW_KEY_SIGNS_AFTER_MS - 1)?.kid).toBe('old');
+    expect(signingCandidate(keys, rotatedAt + NEW_KEY_SIGNS_AFTER_MS)?.kid).toBe('new');
+  });
+
+  it('of first keys made together by several instances: the oldest until one settles, then the newest settled; the same on every instance', () => {
+    const keys = [key('b', t + 5), key('a', t)];
+    expect(signingCandidate(keys, t + 6)?.kid).toBe('a');
+    expect(signingCandidate([...keys].reverse(), t + 6)?.kid).toBe('a');
+    expect(signingCandidate(keys, t + 5 + NEW_KEY_SIGNS_AFTER_MS)?.kid).toBe('b');
+    const tie = [key('x', t), key('y', t)];
+    expect(signingCandidate(tie, t)?.kid).toBe(signingCandidate([...tie].reverse(), t)?.kid);
+  });
+
+  it('never a key retired longer ago than the hand-over', () => {
+    const keys = [key('old', 0, t - NEW_KEY_SIGNS_AFTER_MS), key('new', t - NEW_KEY_SIGNS_AFTER_MS + 1)];
+    expect(signingCandidate(keys, t)?.kid).toBe('new');
+  });
+});
+
+describe('key ring across instances', () => {
+  it('`keys rotate` elsewhere: every instance publishes the new key before any signs with it, and all switch when it settles', async () => {
+    const { clock, ring } = sharedKeys();
+    const [a, b] = [ring(), ring()];
+    const first = await signWith(a);
+    expect((await signWith(b)).kid).toBe(first.kid);
+    clock.advance(seconds(NEW_KEY_SIGNS_AFTER_MS) + 1);
+    // B has just read the set (publishing the JWKS), so a miss right after would not reload it.
+    await b.jwks();
+
+    const { kid: newKid } = await ring().rotate();
+    // Both keep signing with the retired key while the new one settles.
+    expect((await signWith(a)).kid).toBe(first.kid);
+    clock.advance(seconds(KEY_SET_MAX_AGE_MS));
+    // Within KEY_SET_MAX_AGE_MS every instance publishes it.
+    expect((await a.jwks()).keys.map((jwk) => jwk.kid)).toEqual(expect.arrayContaining([first.kid, newKid]));
+    expect((await b.jwks()).keys.map((jwk) => jwk.kid)).toEqual(expect.arrayContaining([first.kid, newKid]));
+    expect((await signWith(a)).kid).toBe(first.kid);
+
+    clock.advance(seconds(NEW_KEY_SIGNS_AFTER_MS - KEY_SET_MAX_AGE_MS));
+    const fromA = await signWith(a);
+    const fromB = await signWith(b);
+    expect([fromA.kid, fromB.kid]).toEqual([newKid, newKid]);
+    expect(await a.verificationKey(newKid)).toBeDefined();
+    expect(await b.verificationKey(first.kid)).toBeDefined();
+  });
+
+  it('an instance that only verifies knows a key that has settled: its set is older than the reload interval, so the miss reloads', async () => {
+    const { clock, ring } = sharedKeys();
+    const [signer, verifier] = [ring(), ring()];
+    const first = await signWith(signer);
+    clock.advance(seconds(NEW_KEY_SIGNS_AFTER_MS));
+    expect(await verifier.verificationKey(first.kid)).toBeDefined();
+    // The verifier read the set just before the rotation; the signer uses the new key only once it has settled.
+    const { kid: newKid } = await ring().rotate();
+    clock.advance(seconds(NEW_KEY_SIGNS_AFTER_MS));
+    const next = await signWith(signer);
+    expect(next.kid).toBe(newKid);
+    expect(NEW_KEY_SIGNS_AFTER_MS).toBeGreaterThan(RELOAD_ON_MISS_AT_MOST_EVERY_MS + KEY_SET_MAX_AGE_MS - 1000);
+    expect(await verifier.verificationKey(newKid)).toBeDefined();
+  });
+
+  it('first keys made by instances starting together: each verifies the other\'s tokens at once', async () => {
+    const { ring } = sharedKeys();
+    const [a, b] = [ring(), ring()];
+    // B read the (empty) set just before A stored the first key, then made its own.
+    await b.jwks();
+    const fromA = await signWith(a);
+    const fromB = await signWith(b);
+    expect(await b.verificationKey(fromA.kid)).toBeDefined();
+    expect(await a.verificationKey(fromB.kid)).toBeDefined();
+  });
+
+  it('a retired key that signed during the hand-over stays published until its last token has expired, then is purged', async () => {
+    const { clock, ring } = sharedKeys();
+    const a = ring();
+    const first = await signWith(a);
+    clock.advance(seconds(NEW_KEY_SIGNS_AFTER_MS));
+    await ring().rotate();
+    clock.advance(seconds(NEW_KEY_SIGNS_AFTER_MS) - 1);
+    expect((await signWith(a)).kid).toBe(first.kid);
+    // Its token lives TTL_SECONDS from now: the key must be published at least that long.
+    clock.advance(TTL_SECONDS - 1);
+    expect((await a.jwks()).keys.map((jwk) => jwk.kid)).toContain(first.kid);
+    expect(await a.purge()).toBe(0);
+    clock.advance(seconds(RETIRED_KEY_GRACE_MS - NEW_KEY_SIGNS_AFTER_MS) + 3);
+    expect((await a.jwks()).keys.map((jwk) => jwk.kid)).not.toContain(first.kid);
+    expect(await a.purge()).toBe(1);
+    expect(await a.verificationKey(first.kid)).toBeUndefined();
+    expect((await signWith(a)).kid).not.toBe(first.kid);
+  });
+
+  it('unknown kids read the set at most once per interval once keys have settled, and concurrent misses share one read', async () => {
+    const { clock, ring, reads } = sharedKeys();
+    const a = ring();
+    await signWith(a);
+    clock.advance(seconds(NEW_KEY_SIGNS_AFTER_MS));
+    await a.jwks();
+    const before = reads();
+    expect(await a.verificationKey('garbage-1')).toBeUndefined();
+    expect(await a.verificationKey('garbage-2')).toBeUndefined();
+    expect(reads()).toBe(before);
+    clock.advance(seconds(RELOAD_ON_MISS_AT_MOST_EVERY_MS));
+    expect(await Promise.all(['g3', 'g4', 'g5'].map((kid) => a.verificationKey(kid)))).toEqual([undefined, undefined, undefined]);
+    expect(reads()).toBe(before + 1);
+  });
+});
