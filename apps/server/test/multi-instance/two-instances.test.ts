@@ -16,6 +16,8 @@ const KEY_ADOPTION_MS = 10_000;
 const KEY_PUBLISHED_MS = 5_000;
 /** How often the test asks an instance again while waiting. */
 const POLL_MS = 500;
+/** GATEHOUSE_RATE_LIMIT_MAX_FAILURES, left at its default. */
+const RATE_LIMIT_MAX_FAILURES = 5;
 /** Scheduling slack on a shared, busy machine (two server processes, the CLI, PostgreSQL). */
 const SLACK_MS = 2_000;
 
@@ -192,6 +194,23 @@ describe.skipIf(!POSTGRES_URL)('two gatehouse instances on one PostgreSQL databa
     const refreshOnB = await refresh(b.origin, party, grant.refresh_token);
     expect(refreshOnB.status).toBe(400);
     expect(await refreshOnB.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it(`failed client authentications are counted per instance: ${RATE_LIMIT_MAX_FAILURES} per instance, so N instances allow N × that (documented)`, async () => {
+    // Last: it leaves this client limited from this address for the window.
+    const wrong = { ...party, clientSecret: 'not-the-secret-of-this-client-at-all-0000000' };
+    for (const instance of [a, b]) {
+      for (let attempt = 1; attempt <= RATE_LIMIT_MAX_FAILURES; attempt += 1) {
+        const refused = await refresh(instance.origin, wrong, 'whatever');
+        expect(refused.status).toBe(401);
+        expect(await refused.json()).toMatchObject({ error: 'invalid_client' });
+      }
+      const limited = await refresh(instance.origin, wrong, 'whatever');
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Limited before the secret is checked: the right secret is refused too, on this instance.
+      expect((await refresh(instance.origin, party, 'whatever')).status).toBe(429);
+    }
   });
 });
 
