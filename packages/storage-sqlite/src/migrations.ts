@@ -33,6 +33,14 @@ export async function migrateToLatest(
     ...(options.migrationTableSchema === undefined ? {} : { migrationTableSchema: options.migrationTableSchema }),
   });
   const { error, results } = await migrator.migrateToLatest();
+  // kysely's wording for a migration recorded in the database but not known here: a newer version ran.
+  const unknown = error instanceof Error ? /previously executed migration (\S+) is missing/.exec(error.message)?.[1] : undefined;
+  if (unknown !== undefined) {
+    throw new Error(
+      `The database was migrated by a newer version of Gatehouse (it has migration ${unknown}, unknown to this version): run that version, or restore a backup made for this one.`,
+      { cause: error },
+    );
+  }
   if (error) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName;
     throw new Error(`Database migration${failed ? ` ${failed}` : ''} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

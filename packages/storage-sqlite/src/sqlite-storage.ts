@@ -47,7 +47,7 @@ export async function openSqlite(
     lockKey = inMemory ? undefined : realpathSync(path);
   } catch (error) {
     database.close();
-    throw error;
+    throw unusableFile(path, error);
   }
   const lock = lockKey === undefined ? new AsyncLock() : fileLocks.take(lockKey);
   const db = new Kysely<Database>({ dialect: createSqliteKyselyDialect(database, lock), ...(log ? { log } : {}) });
@@ -78,6 +78,13 @@ export async function openSqlite(
     },
   };
   return { storage, db, database };
+}
+
+/** SQLite's answer to a file that is not a database (or a damaged one), as an error naming the file. */
+function unusableFile(path: string, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT') return error;
+  return new Error(`${path} is not a SQLite database, or it is damaged (${(error as Error).message}).`, { cause: error });
 }
 
 function configure(database: BetterSqlite3.Database): void {
