@@ -8,11 +8,11 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort, installExitHandlers, logTail, peakRssMiB, resetPeakRss, startNode, stop, stopAll, waitUntilReady } from './lib/children.js';
+import { cpuMs, freePort, installExitHandlers, logTail, peakRssMiB, resetPeakRss, startNode, stop, stopAll, waitUntilReady } from './lib/children.js';
 import { openBenchDatabase } from './lib/database.js';
 import { GROWTH_DEFAULTS } from './lib/growth.js';
 import { secret } from './lib/ids.js';
-import { measure, round } from './lib/load.js';
+import { combine, round, slice, warmUp } from './lib/load.js';
 import { createAttributeNames, exchangeCode, expectOk, provisionWithCli, REDIRECT_URI, ALL_SCOPES } from './lib/provision.js';
 import { renderMarkdown } from './lib/report.js';
 import { codeQueue, SCENARIOS } from './lib/scenarios.js';
@@ -27,6 +27,7 @@ const USAGE = `npm run bench -- [options]
   --duration N         seconds measured per scenario (default 8)
   --warmup N           unmeasured seconds before each scenario (default 2)
   --connections N      concurrent connections (default 20)
+  --rounds N           slices per scenario, each after a slice of the bare route (default 4; --quick 1)
   --growth             run the growth phase (1,000,000 grants, 10,000 attribute names); default in a full run
   --no-growth          empty database only
   --grants N           grants seeded for the growth run (default 1000000)
@@ -45,6 +46,7 @@ function options() {
       duration: { type: 'string' },
       warmup: { type: 'string' },
       connections: { type: 'string' },
+      rounds: { type: 'string' },
       growth: { type: 'boolean' },
       'no-growth': { type: 'boolean', default: false },
       grants: { type: 'string' },
@@ -74,6 +76,7 @@ function options() {
     durationSeconds: number('duration', values.quick ? 2 : 8, 1),
     warmupSeconds: number('warmup', values.quick ? 1 : 2, 0),
     connections: number('connections', 20, 1),
+    rounds: number('rounds', values.quick ? 1 : 4, 1),
     growth: values['no-growth'] ? false : (values.growth ?? !values.quick),
     grants: number('grants', GROWTH_DEFAULTS.grants, 0),
     attributeNames: number('attribute-names', GROWTH_DEFAULTS.attributeNames, 0),
@@ -115,6 +118,7 @@ async function main() {
       connections: opts.connections,
       durationSeconds: opts.durationSeconds,
       warmupSeconds: opts.warmupSeconds,
+      rounds: opts.rounds,
       commit: gitCommit(),
       argv: process.argv.slice(2),
     },
@@ -138,7 +142,7 @@ async function main() {
     log('Provisioning with the gatehouse CLI…');
     const cliEnv = { ...serverEnv, GATEHOUSE_LOG_LEVEL: 'warn' };
     const identity = await provisionWithCli(CLI, cliEnv);
-    const state = { identity, bareUrl, attributeKeys: [], benchAccountAttributes: 100 };
+    const state = { identity, bareUrl, barePid: bare.child.pid, attributeKeys: [], benchAccountAttributes: 100 };
 
     const empty = await runPhase('empty', 'Empty database', { opts, state, serverEnv, database, workDir, first: true });
     results.phases.push(empty);
@@ -247,46 +251,60 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
       await expectOk(target.url, init, scenario.expectStatus);
     }
 
-    const run = async (scenario) => {
+    const bareScenario = SCENARIOS[0];
+    const bareTarget = bareScenario.target(context);
+    const bareSlices = [];
+    await warmUp(bareTarget, opts);
+    const sliceSeconds = opts.durationSeconds / opts.rounds;
+
+    const rows = [];
+    for (const scenario of SCENARIOS.slice(1)) {
+      if (opts.only && !opts.only.includes(scenario.name)) continue;
       let codes;
       if (scenario.needsCodes) {
         // Enough codes for a server far faster than this one; running dry is reported.
         const count = Math.ceil((opts.durationSeconds + opts.warmupSeconds) * 5000);
         codes = codeQueue(await mintCodes(count));
       }
-      resetPeakRss(pid);
+      const target = scenario.target({ ...context, codes });
       log(`[${name}] ${scenario.title}…`);
-      const figures = await measure(scenario.target({ ...context, codes }), opts);
-      const row = { name: scenario.name, title: scenario.title, ...figures, peakRssMiB: scenario.name === 'bare' ? null : peakRssMiB(pid) };
+      await warmUp(target, opts);
+      resetPeakRss(pid);
+      // Bare and scenario slices alternate; the ratio is taken between the two sets.
+      const pairedBare = [];
+      const measured = [];
+      for (let round = 0; round < opts.rounds; round += 1) {
+        pairedBare.push(await slice(bareTarget, opts, sliceSeconds, () => cpuMs(state.barePid)));
+        measured.push(await slice(target, opts, sliceSeconds, () => cpuMs(pid)));
+      }
+      bareSlices.push(...pairedBare);
+      const figures = combine(measured);
+      const bare = combine(pairedBare);
+      const row = {
+        name: scenario.name,
+        title: scenario.title,
+        ...figures,
+        peakRssMiB: peakRssMiB(pid),
+        bareRequestsPerSecond: bare.requestsPerSecond,
+        bareCpuMsPerRequest: bare.serverCpuMsPerRequest,
+        ratioToBare: round(figures.requestsPerSecond / bare.requestsPerSecond, 3),
+        // The same ratio from CPU time per request: what it would be with a core to itself.
+        cpuRatioToBare: figures.serverCpuMsPerRequest && bare.serverCpuMsPerRequest ? round(bare.serverCpuMsPerRequest / figures.serverCpuMsPerRequest, 3) : null,
+      };
       if (codes) {
         row.codesMinted = codes.used + (await db.deleteUnusedCodes(state.identity.clientId));
         row.codesUsed = codes.used;
         if (codes.exhausted > 0) phase.notes.push(`${scenario.name}: the minted codes ran out; ${codes.exhausted} requests sent a spent code (counted in non-2xx).`);
       }
       if (server.exitInfo) throw new Error(`the server exited during ${scenario.name}:\n${logTail(server)}`);
-      log(`[${name}]   ${row.requestsPerSecond} req/s, p50 ${row.latencyMs.p50} ms, p99 ${row.latencyMs.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`);
-      return row;
-    };
-
-    const bare = SCENARIOS[0];
-    const bareBefore = await run(bare);
-    const rows = [];
-    for (const scenario of SCENARIOS.slice(1)) {
-      if (opts.only && !opts.only.includes(scenario.name)) continue;
-      rows.push(await run(scenario));
+      log(
+        `[${name}]   ${row.requestsPerSecond} req/s (bare ${bare.requestsPerSecond}), ratio ${row.ratioToBare}, CPU ${row.serverCpuMsPerRequest} ms/req (bare ${bare.serverCpuMsPerRequest}), p50 ${row.latencyMs.p50} ms, p99 ${row.latencyMs.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`,
+      );
+      rows.push(row);
     }
-    const bareAfter = await run(bare);
-    const bareRps = round((bareBefore.requestsPerSecond + bareAfter.requestsPerSecond) / 2, 1);
-    phase.bare = { before: bareBefore, after: bareAfter, requestsPerSecond: bareRps };
-    const bareRow = {
-      ...bareBefore,
-      requestsPerSecond: bareRps,
-      latencyMs: { ...bareBefore.latencyMs, p50: (bareBefore.latencyMs.p50 + bareAfter.latencyMs.p50) / 2, p99: Math.max(bareBefore.latencyMs.p99, bareAfter.latencyMs.p99) },
-      non2xx: bareBefore.non2xx + bareAfter.non2xx,
-      errors: bareBefore.errors + bareAfter.errors,
-      timeouts: bareBefore.timeouts + bareAfter.timeouts,
-    };
-    phase.scenarios = [bareRow, ...rows.map((row) => ({ ...row, ratioToBare: round(row.requestsPerSecond / bareRps, 3) }))];
+    const bareRow = { name: bareScenario.name, title: bareScenario.title, ...combine(bareSlices), peakRssMiB: null };
+    phase.bare = { requestsPerSecond: bareRow.requestsPerSecond, serverCpuMsPerRequest: bareRow.serverCpuMsPerRequest, peakRssMiB: peakRssMiB(state.barePid) };
+    phase.scenarios = [bareRow, ...rows];
     phase.serverPeakRssMiB = Math.max(...phase.scenarios.map((row) => row.peakRssMiB ?? 0));
   } finally {
     await db.close();

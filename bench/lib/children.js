@@ -1,5 +1,5 @@
 // Child processes of the benchmark: started here, always stopped here (normal end, error, Ctrl-C).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -109,6 +109,26 @@ export function rssMiB(pid) {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
     return Number.isFinite(kb) ? Math.round((kb / 1024) * 10) / 10 : null;
+  } catch {
+    return null;
+  }
+}
+
+const TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU time (user + system) a process has used so far, in ms (Linux); null where unknown. */
+export function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
   } catch {
     return null;
   }

@@ -1,35 +1,82 @@
-// Drives one scenario with autocannon: an unmeasured warm-up (JIT, caches, connection set-up),
-// then the measured run, reduced to the figures the report needs.
+// Drives the servers with autocannon. A scenario is measured in slices that alternate with slices
+// of the bare route, so each ratio compares figures taken seconds apart: on a shared machine the
+// CPU left to us drifts, and a ratio of two runs minutes apart would measure that drift.
 import autocannon from 'autocannon';
 
 function fire(options) {
-  return new Promise((resolve, reject) => {
-    // Ctrl-C during a run is handled by the exit handlers (children.js), which end the process.
-    autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
-  });
+  // Ctrl-C during a run is handled by the exit handlers (children.js), which end the process.
+  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
+}
+
+const base = (target, connections) => ({ connections, pipelining: 1, timeout: 10, ...target });
+
+/** Unmeasured load: JIT, caches and connections warm up. */
+export async function warmUp(target, { connections, warmupSeconds }) {
+  if (warmupSeconds > 0) await fire({ ...base(target, connections), duration: warmupSeconds });
 }
 
 /**
- * @param target autocannon options of the scenario (url, method, headers, body, requests…)
- * @returns requests/s, latency percentiles (ms), counts of non-2xx answers and errors
+ * One measured slice. `serverCpuMs()` reads the serving process's CPU time (user + system),
+ * before and after, for the CPU cost per request.
  */
-export async function measure(target, { connections, durationSeconds, warmupSeconds }) {
-  const base = { connections, pipelining: 1, timeout: 10, ...target };
-  if (warmupSeconds > 0) await fire({ ...base, duration: warmupSeconds });
-  const result = await fire({ ...base, duration: durationSeconds });
-  const elapsed = result.duration || durationSeconds;
+export async function slice(target, { connections }, seconds, serverCpuMs = () => null) {
+  const cpuBefore = serverCpuMs();
+  const result = await fire({ ...base(target, connections), duration: seconds });
+  const cpuAfter = serverCpuMs();
   return {
-    requestsPerSecond: round(result.requests.total / elapsed, 1),
     requests: result.requests.total,
-    seconds: round(elapsed, 2),
-    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: round(result.latency.average, 2) },
+    seconds: result.duration || seconds,
+    cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: result.latency.average },
     ok2xx: result['2xx'],
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
     statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count])),
-    throughputMiBps: round(result.throughput.average / (1 << 20), 2),
+    bytes: result.throughput.total,
   };
+}
+
+/**
+ * The figures of several slices of one target: requests/s over their total time, CPU per request
+ * over all of them, the median of the slices' p50 and the largest of their p99 and max.
+ */
+export function combine(slices) {
+  const sum = (pick) => slices.reduce((total, s) => total + pick(s), 0);
+  const requests = sum((s) => s.requests);
+  const seconds = sum((s) => s.seconds);
+  const cpuKnown = slices.every((s) => s.cpuMs !== null);
+  const cpuMs = cpuKnown ? sum((s) => s.cpuMs) : null;
+  const statusCodes = {};
+  for (const s of slices) for (const [code, count] of Object.entries(s.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  return {
+    requestsPerSecond: round(requests / seconds, 1),
+    requests,
+    seconds: round(seconds, 2),
+    slices: slices.length,
+    // Load-independent: CPU time the serving process spent per request (user + system).
+    serverCpuMsPerRequest: cpuMs === null || requests === 0 ? null : round(cpuMs / requests, 3),
+    serverCpuShare: cpuMs === null ? null : round(cpuMs / (seconds * 1000), 2),
+    latencyMs: {
+      p50: median(slices.map((s) => s.latencyMs.p50)),
+      p90: median(slices.map((s) => s.latencyMs.p90)),
+      p99: Math.max(...slices.map((s) => s.latencyMs.p99)),
+      max: Math.max(...slices.map((s) => s.latencyMs.max)),
+      mean: round(sum((s) => s.latencyMs.mean * s.requests) / Math.max(1, requests), 2),
+    },
+    ok2xx: sum((s) => s.ok2xx),
+    non2xx: sum((s) => s.non2xx),
+    errors: sum((s) => s.errors),
+    timeouts: sum((s) => s.timeouts),
+    statusCodes,
+    throughputMiBps: round(sum((s) => s.bytes) / seconds / (1 << 20), 2),
+  };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 export function round(value, digits) {

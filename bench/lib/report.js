@@ -10,7 +10,7 @@ export function renderMarkdown(results) {
   lines.push(`# Gatehouse benchmark — ${meta.startedAt}`);
   lines.push('');
   lines.push(
-    `${meta.database} · Node ${meta.node} · ${meta.cpus}× ${meta.cpuModel} · ${meta.connections} connections · ${meta.durationSeconds} s per scenario after ${meta.warmupSeconds} s warm-up · load average before ${meta.loadAverage.before.join(' / ')}, after ${meta.loadAverage.after?.join(' / ') ?? '–'} · commit ${meta.commit}`,
+    `${meta.database} · Node ${meta.node} · ${meta.cpus}× ${meta.cpuModel} · ${meta.connections} connections · ${meta.durationSeconds} s per scenario in ${meta.rounds} slice(s) alternating with the bare route, after ${meta.warmupSeconds} s warm-up · load average before ${meta.loadAverage.before.join(' / ')}, after ${meta.loadAverage.after?.join(' / ') ?? '–'} · commit ${meta.commit}`,
   );
   for (const phase of results.phases) {
     lines.push('');
@@ -19,8 +19,8 @@ export function renderMarkdown(results) {
     if (phase.data) lines.push(`Database before the run: ${Object.entries(phase.data).map(([k, v]) => `${k} ${v.toLocaleString('en-US')}`).join(', ')}.`, '');
     const growth = phase.name === 'grown';
     lines.push(
-      `| scenario | req/s | p50 ms | p99 ms | non-2xx | errors | ratio to bare | target | peak RSS MiB |${growth ? ' vs empty db |' : ''}`,
-      `|---|---:|---:|---:|---:|---:|---:|---:|---:|${growth ? '---:|' : ''}`,
+      `| scenario | req/s | p50 ms | p99 ms | non-2xx | errors | ratio to bare | target | server CPU ms/req | CPU ratio | peak RSS MiB |${growth ? ' vs empty db |' : ''}`,
+      `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${growth ? '---:|' : ''}`,
     );
     for (const row of phase.scenarios) {
       const target = TARGETS[row.name];
@@ -34,6 +34,8 @@ export function renderMarkdown(results) {
         fmt(row.errors + row.timeouts),
         row.name === 'bare' ? '1.00' : `${fmt(ratio, 2)}${target ? ok(ratio, target) : ''}`,
         target ? `≥ ${target.toFixed(2)}` : '',
+        fmt(row.serverCpuMsPerRequest, 3),
+        row.name === 'bare' ? '1.00' : fmt(row.cpuRatioToBare, 2),
         fmt(row.peakRssMiB, 0),
       ];
       if (growth) cells.push(row.name === 'bare' ? '' : `${fmt(row.vsEmpty, 2)}${ok(row.vsEmpty, GROWTH_TARGET)}`);
@@ -41,10 +43,17 @@ export function renderMarkdown(results) {
     }
     lines.push('');
     lines.push(
-      `Bare route measured before and after the scenarios: ${fmt(phase.bare.before.requestsPerSecond)} and ${fmt(phase.bare.after.requestsPerSecond)} req/s (ratios use their mean, ${fmt(phase.bare.requestsPerSecond)}). Server peak RSS over the phase: ${fmt(phase.serverPeakRssMiB, 0)} MiB.`,
+      `The bare row sums every bare slice of the phase; each scenario's ratio uses the bare slices run between its own (${phase.scenarios
+        .filter((row) => row.name !== 'bare')
+        .map((row) => `${row.name} ${fmt(row.bareRequestsPerSecond)}`)
+        .join(', ')} req/s). Gatehouse peak RSS over the phase: ${fmt(phase.serverPeakRssMiB, 0)} MiB; bare app: ${fmt(phase.bare.peakRssMiB, 0)} MiB.`,
     );
     if (phase.notes.length > 0) lines.push('', ...phase.notes.map((note) => `- ${note}`));
   }
+  lines.push('');
+  lines.push(
+    '"ratio to bare" divides requests/s by the bare route\'s in the same phase. "CPU ratio" divides the CPU time per request of the bare app\'s process by that of the Gatehouse process: it does not depend on how much CPU other processes left free (see docs/performance.md).',
+  );
   if (results.phases.some((phase) => phase.name === 'grown')) {
     lines.push('');
     lines.push(
