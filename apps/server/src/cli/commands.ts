@@ -214,7 +214,7 @@ export const COMMANDS: readonly Command[] = [
       const { kid } = await gatehouse.rotateSigningKey();
       return {
         json: { kid },
-        text: `New signing key ${kid}. The previous key stays in the JWKS for ${config.accessTokenTtlSeconds} s, until its tokens expire. Restart running servers so they sign with the new key.`,
+        text: `New signing key ${kid}. Running servers publish it within 5 s and sign with it from 10 s on; the previous key stays in the JWKS until its tokens expire (${config.accessTokenTtlSeconds} s after the hand-over).`,
       };
     },
   },
