@@ -61,6 +61,13 @@ export interface AuthorizationCodeRepository {
 
 export interface GrantRepository {
   create(grant: Grant): Promise<void>;
+  /**
+   * The writes of a successful code exchange, all or nothing, in one transaction (one commit):
+   * creates `grant`, consumes the code `codeHash` by it only if the code is not consumed yet (the
+   * conditional write of `codes.consume`, at `grant.createdAt`) and saves `refreshToken`. True for
+   * the one caller that won; false, with nothing written, when the code is unknown or was consumed.
+   */
+  createFromCode(input: { grant: Grant; codeHash: string; refreshToken: RefreshToken }): Promise<boolean>;
   findById(grantId: string): Promise<Grant | undefined>;
   /** Deletes a grant that never became usable (its code exchange lost the race). */
   delete(grantId: string): Promise<void>;

@@ -41,6 +41,58 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       expect((await repos().codes.findByHash('contested'))?.grantId).toBe(winner);
     }, 30_000);
 
+    it('creates a grant from a code in one step: the grant, the code consumed by it and the refresh token', async () => {
+      await repos().codes.save(aCode('h'));
+      const grant = aGrant('g1', { createdAt: at(30, 5) });
+      expect(await repos().grants.createFromCode({ grant, codeHash: 'h', refreshToken: aRefreshToken('r1', 'g1') })).toBe(true);
+      expect(await repos().grants.findById('g1')).toEqual(grant);
+      expect(await repos().codes.findByHash('h')).toEqual(aCode('h', { consumedAt: at(30, 5), grantId: 'g1' }));
+      expect(await repos().refreshTokens.findByHash('r1')).toEqual(aRefreshToken('r1', 'g1'));
+    });
+
+    it('creates nothing from a consumed or an unknown code', async () => {
+      await repos().codes.save(aCode('h'));
+      expect(await repos().grants.createFromCode({ grant: aGrant('g1'), codeHash: 'h', refreshToken: aRefreshToken('r1', 'g1') })).toBe(true);
+      expect(await repos().grants.createFromCode({ grant: aGrant('g2'), codeHash: 'h', refreshToken: aRefreshToken('r2', 'g2') })).toBe(false);
+      expect(await repos().grants.createFromCode({ grant: aGrant('g3'), codeHash: 'unknown', refreshToken: aRefreshToken('r3', 'g3') })).toBe(false);
+      expect(await repos().grants.findById('g2')).toBeUndefined();
+      expect(await repos().grants.findById('g3')).toBeUndefined();
+      expect(await repos().refreshTokens.findByHash('r2')).toBeUndefined();
+      expect(await repos().refreshTokens.findByHash('r3')).toBeUndefined();
+      expect((await repos().codes.findByHash('h'))?.grantId).toBe('g1');
+    });
+
+    it('creates nothing when the refresh token cannot be saved (all or nothing)', async () => {
+      await repos().grants.create(aGrant('g0'));
+      await repos().refreshTokens.save(aRefreshToken('taken', 'g0'));
+      await repos().codes.save(aCode('h'));
+      const error = await repos()
+        .grants.createFromCode({ grant: aGrant('g1'), codeHash: 'h', refreshToken: aRefreshToken('taken', 'g1') })
+        .then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+      expect(error).toBeInstanceOf(Error);
+      expect(await repos().grants.findById('g1')).toBeUndefined();
+      expect(await repos().codes.findByHash('h')).toEqual(aCode('h'));
+      expect((await repos().refreshTokens.findByHash('taken'))?.grantId).toBe('g0');
+    });
+
+    it(`gives exactly one winner among ${CONCURRENT_CALLS} concurrent grants from one code; the losers leave nothing`, async () => {
+      await repos().codes.save(aCode('contested'));
+      const grantIds = Array.from({ length: CONCURRENT_CALLS }, (_, index) => `race${index}`);
+      const results = await Promise.all(
+        grantIds.map((grantId) => repos().grants.createFromCode({ grant: aGrant(grantId), codeHash: 'contested', refreshToken: aRefreshToken(`r-${grantId}`, grantId) })),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = grantIds[results.indexOf(true)];
+      expect((await repos().codes.findByHash('contested'))?.grantId).toBe(winner);
+      for (const grantId of grantIds) {
+        expect((await repos().grants.findById(grantId))?.grantId).toBe(grantId === winner ? grantId : undefined);
+        expect((await repos().refreshTokens.findByHash(`r-${grantId}`))?.grantId).toBe(grantId === winner ? grantId : undefined);
+      }
+    }, 30_000);
+
     it('purges unused codes that expired before the cutoff and keeps consumed codes while their grant lives', async () => {
       await repos().grants.create(aGrant('g1'));
       await repos().codes.save(aCode('expired', { expiresAt: at(60) }));

@@ -187,6 +187,18 @@ export function createMemoryRepositories(): Repositories {
       async create(grant) {
         grants.set(grant.grantId, copy(grant));
       },
+      async createFromCode({ grant, codeHash, refreshToken }) {
+        const code = codes.get(codeHash);
+        if (!code || code.consumedAt) return false;
+        // As the SQL adapters' primary keys do: a refresh token hash is stored once.
+        if (refreshTokens.has(refreshToken.tokenHash)) throw new Error(`refresh token ${refreshToken.tokenHash} exists`);
+        // Checked first, then written without an await in between: all or nothing.
+        grants.set(grant.grantId, copy(grant));
+        code.consumedAt = grant.createdAt;
+        code.grantId = grant.grantId;
+        refreshTokens.set(refreshToken.tokenHash, copy(refreshToken));
+        return true;
+      },
       async findById(grantId) {
         const grant = grants.get(grantId);
         return grant && copy(grant);

@@ -43,8 +43,8 @@ export async function exchangeCode(
   }
   verifyPkce(code.codeChallenge, input.codeVerifier);
 
-  // The grant is written first and the code consumed by it in one conditional update:
-  // a replay that loses the race then always finds the grant to revoke.
+  // The grant, the code consumed by it (one conditional update) and the refresh token are
+  // written in one transaction: a replay that loses the race always finds the grant to revoke.
   const grant: Grant = {
     grantId: deps.ids.id(),
     clientId: code.clientId,
@@ -54,17 +54,18 @@ export async function exchangeCode(
     createdAt: now,
     revokedAt: null,
   };
-  await deps.repos.grants.create(grant);
-  const won = await deps.repos.codes.consume(codeHash, grant.grantId, now);
+  const refreshToken = deps.ids.secret();
+  const won = await deps.repos.grants.createFromCode({
+    grant,
+    codeHash,
+    refreshToken: { tokenHash: sha256(refreshToken), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null },
+  });
   if (!won) {
-    await deps.repos.grants.delete(grant.grantId);
     const consumed = await deps.repos.codes.findByHash(codeHash);
     await revokeReplayedGrant(deps, consumed?.grantId ?? null, code.clientId, code.userKey, now);
     throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code replayed concurrently' });
   }
 
-  const refreshToken = deps.ids.secret();
-  await deps.repos.refreshTokens.save({ tokenHash: sha256(refreshToken), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null });
   return buildTokenResponse(deps, grant, grant.scopes, refreshToken);
 }
 

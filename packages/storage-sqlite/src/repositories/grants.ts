@@ -2,6 +2,11 @@ import type { Grant, GrantRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import { affected, fromJson, fromMs, fromMsOrNull, toJson, toMs, toMsOrNull } from '../encoding.js';
 import type { Database, GrantTable } from '../schema.js';
+import { createAuthorizationCodeRepository } from './codes.js';
+import { createRefreshTokenRepository } from './refresh-tokens.js';
+
+/** Rolls the exchange's transaction back when the code was already consumed. */
+const LOST_RACE = Symbol('code already consumed');
 
 export function createGrantRepository(db: Kysely<Database>): GrantRepository {
   /** Revokes the live grants the filter selects, in one statement; returns their ids. */
@@ -15,6 +20,22 @@ export function createGrantRepository(db: Kysely<Database>): GrantRepository {
   return {
     async create(grant) {
       await db.insertInto('grants').values(toRow(grant)).execute();
+    },
+
+    async createFromCode({ grant, codeHash, refreshToken }) {
+      try {
+        // One transaction, one commit (one fsync on SQLite): the grant, the code's conditional
+        // consume and the refresh token, or nothing.
+        return await db.transaction().execute(async (trx) => {
+          await trx.insertInto('grants').values(toRow(grant)).execute();
+          if (!(await createAuthorizationCodeRepository(trx).consume(codeHash, grant.grantId, grant.createdAt))) throw LOST_RACE;
+          await createRefreshTokenRepository(trx).save(refreshToken);
+          return true;
+        });
+      } catch (error) {
+        if (error === LOST_RACE) return false;
+        throw error;
+      }
     },
 
     async findById(grantId) {

@@ -1,0 +1,89 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqlite } from './sqlite-storage.js';
+import type { Storage } from './storage.js';
+
+/** Records the SQL of every statement the connection runs (prepared statements are reused, so runs are counted). */
+function recordStatements(database: BetterSqlite3.Database): string[] {
+  const executed: string[] = [];
+  const prepare = database.prepare.bind(database);
+  database.prepare = ((sql: string) => {
+    const statement = prepare(sql);
+    return new Proxy(statement, {
+      get(target, property) {
+        // The native getters (reader, busy) need the statement itself as `this`.
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function' || !['run', 'all', 'get', 'iterate'].includes(String(property))) return value;
+        return (...args: unknown[]) => {
+          executed.push(sql.split(' ').slice(0, 3).join(' '));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  }) as typeof database.prepare;
+  return executed;
+}
+
+describe('the writes of a code exchange on SQLite', () => {
+  let storage: Storage;
+  let executed: string[];
+
+  beforeEach(async () => {
+    let database: BetterSqlite3.Database;
+    ({ storage, database } = await openSqlite({ filename: ':memory:' }));
+    // Before any statement is prepared (and kept by the statement cache).
+    executed = recordStatements(database);
+    await storage.migrate();
+    const now = new Date('2026-01-01T00:00:00Z');
+    await storage.repositories.clients.create({
+      clientId: 'c1',
+      clientSecretHash: 'h',
+      name: 'App',
+      redirectUris: ['https://app.example/cb'],
+      scopes: ['messaging.v1.read'],
+      pkceRequired: false,
+      ownerUserKey: null,
+      createdAt: now,
+    });
+    await storage.repositories.codes.save({
+      codeHash: 'code1',
+      clientId: 'c1',
+      userKey: 'u1',
+      redirectUri: 'https://app.example/cb',
+      scopes: ['messaging.v1.read'],
+      codeChallenge: null,
+      sessionId: null,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 60_000),
+      consumedAt: null,
+      grantId: null,
+    });
+  });
+
+  afterEach(async () => {
+    await storage.close();
+  });
+
+  const exchange = (grantId: string, tokenHash: string) => {
+    const at = new Date('2026-01-01T00:00:10Z');
+    return storage.repositories.grants.createFromCode({
+      grant: { grantId, clientId: 'c1', userKey: 'u1', scopes: ['messaging.v1.read'], sessionId: null, createdAt: at, revokedAt: null },
+      codeHash: 'code1',
+      refreshToken: { tokenHash, grantId, createdAt: at, lastUsedAt: at, rotatedAt: null },
+    });
+  };
+
+  it('are one transaction: one commit (one fsync) for the grant, the consumed code and the refresh token', async () => {
+    executed.length = 0;
+    expect(await exchange('g1', 'r1')).toBe(true);
+    expect(executed).toEqual(['begin immediate', 'insert into "grants"', 'update "authorization_codes" set', 'insert into "refresh_tokens"', 'commit']);
+  });
+
+  it('are rolled back when the code was already consumed', async () => {
+    expect(await exchange('g1', 'r1')).toBe(true);
+    executed.length = 0;
+    expect(await exchange('g2', 'r2')).toBe(false);
+    expect(executed).toEqual(['begin immediate', 'insert into "grants"', 'update "authorization_codes" set', 'rollback']);
+    expect(await storage.repositories.grants.findById('g2')).toBeUndefined();
+  });
+});
