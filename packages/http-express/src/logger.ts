@@ -33,10 +33,12 @@ export function requestContext(logger: HttpLogger) {
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
+    // Taken now: a router mounted on a prefix rewrites req.path while it handles the request.
+    const path = req.path;
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(
-        { reqId: requestId, method: req.method, path: req.path, status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10 },
+        { reqId: requestId, method: req.method, path, status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10 },
         'request',
       );
     });
