@@ -183,6 +183,15 @@ describe('RFC 9700 §4.11: no open redirect from any error path', () => {
   });
 });
 
+describe('RFC 9700 §4.12: no 307 after a POST that carried credentials', () => {
+  it('sign-in answers 303 and the consent decision 302, so the browser does not re-send the form to the target', async () => {
+    const login = await h.browser().signIn('ada@example.com', 'password123', authorizePath(h.client));
+    expect(login.status).toBe(303);
+    const { response } = await browser.authorize(h.client);
+    expect(response.status).toBe(302);
+  });
+});
+
 describe('RFC 9207: iss in every authorization response', () => {
   function expectIss(res: request.Response, expected: Record<string, string>): URLSearchParams {
     expect(res.status).toBe(302);

@@ -163,6 +163,8 @@ export function expectWellFormed(res: request.Response, kind: 'oauth-json' | 'pr
   expect(res.headers['x-frame-options'], where).toBe('DENY');
   expect(res.text, where).not.toMatch(/\n\s+at .+\(.*:\d+:\d+\)|SQLITE|node_modules|\.ts:\d+/);
   if (res.status >= 300 && res.status < 400) {
+    // RFC 9700 §4.12: never 307/308, which would make the browser re-send a POSTed form (credentials) to the target.
+    expect([302, 303], where).toContain(res.status);
     expect(res.headers.location, where).toBeDefined();
     return;
   }
