@@ -7,6 +7,8 @@ import { createAssetsRouter } from './pages/assets.js';
 import { createPortalRouter } from './portal/index.js';
 import { errorPage } from './pages/error.js';
 import { sendPage } from './pages/send.js';
+import { problem } from './problem/problem.js';
+import { sendProblem } from './problem/send.js';
 import { securityHeaders, setApiCsp } from './security/headers.js';
 import type { RateLimitSettings } from './security/rate-limit.js';
 import { createResourceRouter } from './resource/index.js';
@@ -66,9 +68,7 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
 
   app.use((req: Request, res: Response) => {
     if (OAUTH_JSON_PATHS.includes(req.path) || !(wantsHtml(req) || isPagePath(req))) {
-      res.status(404).type('application/problem+json').send(
-        JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404, detail: 'There is nothing at this address.', errorCode: 'NOT_FOUND' }),
-      );
+      sendProblem(res, problem('not-found', 'There is nothing at this address.'));
       return;
     }
     sendPage(res, 404, errorPage({ title: 'Page not found', message: 'There is nothing at this address.' }));
@@ -89,9 +89,7 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
       sendPage(res, 500, errorPage({ title: 'Something went wrong', message: 'The server could not handle the request. Please try again later.' }));
       return;
     }
-    res.status(500).type('application/problem+json').send(
-      JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'The server could not handle the request.', errorCode: 'INTERNAL' }),
-    );
+    sendProblem(res, problem('internal', 'The server could not handle the request.'));
   });
   return app;
 }
