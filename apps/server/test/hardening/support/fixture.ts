@@ -53,9 +53,9 @@ export function createWorkspace(prefix: string) {
       );
       return { env, port, origin, accountKey: account.accountKey, userKey: user.userKey, email, clientId: client.clientId, clientSecret: client.clientSecret };
     },
-    /** `gatehouse serve` on 127.0.0.1 (PORT and HOST are set by startServe). */
-    async serve(p: Provisioned): Promise<ServerProcess> {
-      const server = await startServe(p.env, p.port);
+    /** `gatehouse serve` on 127.0.0.1 (PORT and HOST are set by startServe), with `extraEnv` for this process only. */
+    async serve(p: Provisioned, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+      const server = await startServe({ ...p.env, ...extraEnv }, p.port);
       servers.push(server);
       return server;
     },
