@@ -187,6 +187,7 @@ async function main() {
         if (!before || row.name === 'bare') continue;
         row.vsEmpty = round(row.ratioToBare / before.ratioToBare, 3);
         row.rawVsEmpty = round(row.requestsPerSecond / before.requestsPerSecond, 3);
+        row.cpuVsEmpty = row.serverCpuMsPerRequest && before.serverCpuMsPerRequest ? round(before.serverCpuMsPerRequest / row.serverCpuMsPerRequest, 3) : null;
       }
       results.phases.push(grown);
     }

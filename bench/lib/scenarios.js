@@ -20,6 +20,14 @@ export const SCENARIOS = [
     target: ({ bareUrl }) => ({ url: `${bareUrl}/bare` }),
   },
   {
+    name: 'healthz',
+    title: 'GET /healthz (the app\'s floor)',
+    // Every middleware and router of the app, then a small JSON answer (no database): what any
+    // Gatehouse request costs before its route does anything.
+    expectStatus: 200,
+    target: ({ baseUrl }) => ({ url: `${baseUrl}/healthz` }),
+  },
+  {
     name: 'users-me',
     title: 'GET /identity/v1/Users/me (bearer)',
     expectStatus: 200,
