@@ -8,7 +8,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cpuMs, freePort, installExitHandlers, logTail, peakRssMiB, resetPeakRss, startNode, stop, stopAll, waitUntilReady } from './lib/children.js';
+import { cpuMs, freePort, installExitHandlers, logTail, onCleanup, peakRssMiB, resetPeakRss, runCleanups, startNode, stop, stopAll, waitUntilReady } from './lib/children.js';
 import { openBenchDatabase } from './lib/database.js';
 import { GROWTH_DEFAULTS } from './lib/growth.js';
 import { secret } from './lib/ids.js';
@@ -105,8 +105,15 @@ async function main() {
   const opts = options();
   installExitHandlers();
   const workDir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  onCleanup(() => {
+    if (opts.keep) log(`Kept ${workDir}`);
+    else rmSync(workDir, { recursive: true, force: true });
+  });
   const postgresUrl = process.env.GATEHOUSE_DATABASE_URL ?? process.env.GATEHOUSE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const database = opts.postgres ? await preparePostgres(postgresUrl) : { kind: 'sqlite', filename: join(workDir, 'gatehouse.db') };
+  if (database.kind === 'postgres') {
+    onCleanup(() => dropPostgresSchema(database).catch((error) => log(`Could not drop schema ${database.schema}: ${error.message}`)));
+  }
   const results = {
     meta: {
       startedAt: new Date().toISOString(),
@@ -194,9 +201,7 @@ async function main() {
     await stop(bare);
   } finally {
     await stopAll();
-    if (database.kind === 'postgres') await dropPostgresSchema(database).catch((error) => log(`Could not drop schema ${database.schema}: ${error.message}`));
-    if (opts.keep) log(`Kept ${workDir}`);
-    else rmSync(workDir, { recursive: true, force: true });
+    await runCleanups();
   }
 
   results.meta.loadAverage.after = loadavg().map((n) => round(n, 2));
@@ -346,5 +351,6 @@ async function dropPostgresSchema(database) {
 main().catch(async (error) => {
   process.stderr.write(`\nbenchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   await stopAll();
+  await runCleanups();
   process.exit(1);
 });

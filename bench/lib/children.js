@@ -145,6 +145,22 @@ export function resetPeakRss(pid) {
 }
 
 let handlersInstalled = false;
+const cleanups = [];
+
+/** Work to do however the benchmark ends (temporary directory, PostgreSQL schema); runs once. */
+export function onCleanup(fn) {
+  cleanups.push(fn);
+}
+
+export async function runCleanups() {
+  for (const fn of cleanups.splice(0).reverse()) {
+    try {
+      await fn();
+    } catch (error) {
+      process.stderr.write(`cleanup failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+  }
+}
 
 /** Stops every child on exit, on an uncaught error and on SIGINT/SIGTERM. */
 export function installExitHandlers() {
@@ -156,7 +172,9 @@ export function installExitHandlers() {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.once(signal, () => {
       process.stderr.write(`\n${signal}: stopping the benchmark's processes…\n`);
-      stopAll().finally(() => process.exit(130));
+      stopAll()
+        .then(runCleanups)
+        .finally(() => process.exit(130));
     });
   }
 }
