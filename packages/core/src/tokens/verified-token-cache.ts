@@ -30,7 +30,7 @@ export const DEFAULT_VERIFIED_TOKEN_CACHE_SIZE = 10_000;
  * @example
  * const cache = createVerifiedTokenCache({ maxEntries: 10_000 });
  * cache.set(token, { claims, kid });
- * cache.get(token, Math.floor(Date.now() / 1000)); // { claims, kid } until claims.exp
+ * cache.get(token, epochSeconds(clock.now())); // { claims, kid } until claims.exp
  */
 export function createVerifiedTokenCache(options: { maxEntries: number }): VerifiedTokenCache {
   const maxEntries = Math.max(0, Math.floor(options.maxEntries));
