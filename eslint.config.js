@@ -29,7 +29,7 @@ export default tseslint.config(
   },
   {
     files: ['packages/core/src/**/*.ts'],
-    ignores: ['packages/core/src/**/*.test.ts'],
+    ignores: ['packages/core/src/**/*.test.ts', 'packages/core/src/test-support/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [coreOnly] }],
       'no-restricted-syntax': [

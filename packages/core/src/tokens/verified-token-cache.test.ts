@@ -1,26 +1,18 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createControllableClock, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
-import { OAuthError } from '../errors.js';
 import { createGatehouse } from '../gatehouse.js';
 import { defineSettings } from '../settings.js';
 import type { AccessTokenClaims } from './access-token.js';
 import type { KeyRing } from './key-ring.js';
 import { createVerifiedTokenCache } from './verified-token-cache.js';
+import { expectOAuthError } from '../test-support/rejections.js';
 
 function claims(exp: number): AccessTokenClaims {
   return { iss: 'i', sub: 's', aud: 'a', client_id: 'c', scope: 'x', iat: exp - 3600, exp, jti: 'j', principal: 'p', gid: 'g' };
 }
 
-async function refusal(promise: Promise<unknown>): Promise<OAuthError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(OAuthError);
-  expect((error as OAuthError).code).toBe('invalid_token');
-  return error as OAuthError;
-}
+const expectInvalidToken = (promise: Promise<unknown>) => expectOAuthError(promise, 'invalid_token');
 
 describe('createVerifiedTokenCache', () => {
   it('returns what was stored until the token expires, then forgets it', () => {
@@ -77,7 +69,7 @@ describe('verifyAccessToken with the verified-token cache', () => {
     await t.gatehouse.verifyAccessToken(tokens.access_token);
     await t.gatehouse.verifyAccessToken(tokens.access_token);
     await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
-    const error = await refusal(t.gatehouse.verifyAccessToken(tokens.access_token));
+    const error = await expectInvalidToken(t.gatehouse.verifyAccessToken(tokens.access_token));
     expect(error.detail).toContain('revoked');
   });
 
@@ -85,7 +77,7 @@ describe('verifyAccessToken with the verified-token cache', () => {
     const { t, tokens } = await setup();
     await t.gatehouse.verifyAccessToken(tokens.access_token);
     t.clock.advance(3600);
-    await refusal(t.gatehouse.verifyAccessToken(tokens.access_token));
+    await expectInvalidToken(t.gatehouse.verifyAccessToken(tokens.access_token));
     expect(t.gatehouse.deps.verifiedTokens?.size).toBe(0);
   });
 
@@ -94,8 +86,8 @@ describe('verifyAccessToken with the verified-token cache', () => {
     await t.gatehouse.verifyAccessToken(tokens.access_token);
     const [header, payload, signature] = tokens.access_token.split('.') as [string, string, string];
     const widened = Buffer.from(JSON.stringify({ ...decodeJwt(tokens.access_token), scope: 'admin.v1.attributes.write' })).toString('base64url');
-    await refusal(t.gatehouse.verifyAccessToken(`${header}.${widened}.${signature}`));
-    await refusal(t.gatehouse.verifyAccessToken(`${header}.${payload}.${signature.slice(0, -2)}AA`));
+    await expectInvalidToken(t.gatehouse.verifyAccessToken(`${header}.${widened}.${signature}`));
+    await expectInvalidToken(t.gatehouse.verifyAccessToken(`${header}.${payload}.${signature.slice(0, -2)}AA`));
     expect(t.gatehouse.deps.verifiedTokens?.size).toBe(1);
   });
 
@@ -121,7 +113,7 @@ describe('verifyAccessToken with the verified-token cache', () => {
     await gatehouse.verifyAccessToken(tokens.access_token);
     expect(gatehouse.deps.verifiedTokens?.size).toBe(1);
     forgetKeys = true;
-    await refusal(gatehouse.verifyAccessToken(tokens.access_token));
+    await expectInvalidToken(gatehouse.verifyAccessToken(tokens.access_token));
     expect(gatehouse.deps.verifiedTokens?.size).toBe(0);
   });
 

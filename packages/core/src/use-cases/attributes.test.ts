@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse } from '@gatehouse/core/testing';
-import { DomainError } from '../errors.js';
+import { expectDomainError } from '../test-support/rejections.js';
 
 async function setup(maxAttributesPerAccount = 500) {
   const t = await createTestGatehouse({ settings: { maxAttributesPerAccount } });
@@ -11,17 +11,6 @@ async function setup(maxAttributesPerAccount = 500) {
   const outsider = await t.seedUser({ accountKey: otherAccount.accountKey, role: 'admin' });
   const scope = { actorUserKey: admin.userKey, accountKey: account.accountKey };
   return { t, account, otherAccount, admin, member, outsider, scope };
-}
-
-async function domainError(promise: Promise<unknown>, kind: string, field?: string): Promise<DomainError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DomainError);
-  expect((error as DomainError).kind).toBe(kind);
-  if (field !== undefined) expect((error as DomainError).field).toBe(field);
-  return error as DomainError;
 }
 
 describe('attribute names', () => {
@@ -38,16 +27,16 @@ describe('attribute names', () => {
     expect((await t.gatehouse.createAttribute({ ...scope, name: 'a' })).name).toBe('a');
     expect((await t.gatehouse.createAttribute({ ...scope, name: 'b'.repeat(64) })).name).toHaveLength(64);
     expect((await t.gatehouse.createAttribute({ ...scope, name: '😀'.repeat(64) })).name).toBe('😀'.repeat(64));
-    await domainError(t.gatehouse.createAttribute({ ...scope, name: '' }), 'invalid', 'name');
-    await domainError(t.gatehouse.createAttribute({ ...scope, name: '   ' }), 'invalid', 'name');
-    await domainError(t.gatehouse.createAttribute({ ...scope, name: 'c'.repeat(65) }), 'invalid', 'name');
+    await expectDomainError(t.gatehouse.createAttribute({ ...scope, name: '' }), 'invalid', 'name');
+    await expectDomainError(t.gatehouse.createAttribute({ ...scope, name: '   ' }), 'invalid', 'name');
+    await expectDomainError(t.gatehouse.createAttribute({ ...scope, name: 'c'.repeat(65) }), 'invalid', 'name');
     expect((await t.gatehouse.listAttributes(scope)).total).toBe(3);
   });
 
   it('refuses control characters', async () => {
     const { t, scope } = await setup();
     for (const name of ['tab\there', 'new\nline', 'nul\u0000', 'del\u007f', 'c1\u0085']) {
-      await domainError(t.gatehouse.createAttribute({ ...scope, name }), 'invalid', 'name');
+      await expectDomainError(t.gatehouse.createAttribute({ ...scope, name }), 'invalid', 'name');
     }
     expect((await t.gatehouse.listAttributes(scope)).total).toBe(0);
   });
@@ -56,10 +45,10 @@ describe('attribute names', () => {
     const { t, scope, outsider, otherAccount } = await setup();
     const department = await t.gatehouse.createAttribute({ ...scope, name: 'Department' });
     const division = await t.gatehouse.createAttribute({ ...scope, name: 'division' });
-    const conflict = await domainError(t.gatehouse.createAttribute({ ...scope, name: 'DEPARTMENT' }), 'conflict', 'name');
+    const conflict = await expectDomainError(t.gatehouse.createAttribute({ ...scope, name: 'DEPARTMENT' }), 'conflict', 'name');
     expect(conflict.message).toContain('DEPARTMENT');
-    await domainError(t.gatehouse.createAttribute({ ...scope, name: ' department ' }), 'conflict');
-    await domainError(t.gatehouse.renameAttribute({ ...scope, key: division.key, name: 'department' }), 'conflict', 'name');
+    await expectDomainError(t.gatehouse.createAttribute({ ...scope, name: ' department ' }), 'conflict');
+    await expectDomainError(t.gatehouse.renameAttribute({ ...scope, key: division.key, name: 'department' }), 'conflict', 'name');
     // Another account may use the same name.
     expect((await t.gatehouse.createAttribute({ actorUserKey: outsider.userKey, accountKey: otherAccount.accountKey, name: 'department' })).name).toBe('department');
     // Renaming to a new case of its own name is fine.
@@ -70,7 +59,7 @@ describe('attribute names', () => {
     const { t, scope, outsider, otherAccount } = await setup(2);
     await t.gatehouse.createAttribute({ ...scope, name: 'one' });
     const two = await t.gatehouse.createAttribute({ ...scope, name: 'two' });
-    const full = await domainError(t.gatehouse.createAttribute({ ...scope, name: 'three' }), 'conflict');
+    const full = await expectDomainError(t.gatehouse.createAttribute({ ...scope, name: 'three' }), 'conflict');
     expect(full.message).toContain('2');
     // The limit is per account.
     await t.gatehouse.createAttribute({ actorUserKey: outsider.userKey, accountKey: otherAccount.accountKey, name: 'one' });
@@ -84,9 +73,9 @@ describe('attribute names', () => {
     const created = await t.gatehouse.createAttribute({ ...scope, name: 'department' });
     expect(await t.gatehouse.renameAttribute({ ...scope, key: created.key, name: ' dept ' })).toEqual({ key: created.key, name: 'dept' });
     expect(await t.gatehouse.getAttribute({ ...scope, key: created.key })).toEqual({ key: created.key, name: 'dept' });
-    await domainError(t.gatehouse.renameAttribute({ ...scope, key: created.key, name: 'x'.repeat(65) }), 'invalid', 'name');
-    await domainError(t.gatehouse.renameAttribute({ ...scope, key: 'unknown', name: 'other' }), 'not_found');
-    await domainError(t.gatehouse.getAttribute({ ...scope, key: 'unknown' }), 'not_found');
+    await expectDomainError(t.gatehouse.renameAttribute({ ...scope, key: created.key, name: 'x'.repeat(65) }), 'invalid', 'name');
+    await expectDomainError(t.gatehouse.renameAttribute({ ...scope, key: 'unknown', name: 'other' }), 'not_found');
+    await expectDomainError(t.gatehouse.getAttribute({ ...scope, key: 'unknown' }), 'not_found');
   });
 
   it('lists in creation order with offset and pageSize, and validates them', async () => {
@@ -98,11 +87,11 @@ describe('attribute names', () => {
     expect(await t.gatehouse.listAttributes({ ...scope, offset: 4 })).toEqual({ results: created.slice(4), total: 5 });
     expect(await t.gatehouse.listAttributes({ ...scope, offset: 10 })).toEqual({ results: [], total: 5 });
     expect((await t.gatehouse.listAttributes({ ...scope, pageSize: 1000 })).results).toHaveLength(5);
-    await domainError(t.gatehouse.listAttributes({ ...scope, offset: -1 }), 'invalid', 'offset');
-    await domainError(t.gatehouse.listAttributes({ ...scope, offset: 1.5 }), 'invalid', 'offset');
-    await domainError(t.gatehouse.listAttributes({ ...scope, pageSize: 0 }), 'invalid', 'pageSize');
-    await domainError(t.gatehouse.listAttributes({ ...scope, pageSize: 1001 }), 'invalid', 'pageSize');
-    await domainError(t.gatehouse.listAttributes({ ...scope, pageSize: Number.NaN }), 'invalid', 'pageSize');
+    await expectDomainError(t.gatehouse.listAttributes({ ...scope, offset: -1 }), 'invalid', 'offset');
+    await expectDomainError(t.gatehouse.listAttributes({ ...scope, offset: 1.5 }), 'invalid', 'offset');
+    await expectDomainError(t.gatehouse.listAttributes({ ...scope, pageSize: 0 }), 'invalid', 'pageSize');
+    await expectDomainError(t.gatehouse.listAttributes({ ...scope, pageSize: 1001 }), 'invalid', 'pageSize');
+    await expectDomainError(t.gatehouse.listAttributes({ ...scope, pageSize: Number.NaN }), 'invalid', 'pageSize');
   });
 
   it('deletes a name with every user\'s value of it', async () => {
@@ -116,8 +105,8 @@ describe('attribute names', () => {
     for (const user of [admin, member]) {
       expect(await t.gatehouse.getUserAttributes({ ...scope, userKey: user.userKey })).toEqual([{ key: division.key, name: 'division', value: 'EMEA' }]);
     }
-    await domainError(t.gatehouse.getAttribute({ ...scope, key: department.key }), 'not_found');
-    await domainError(t.gatehouse.deleteAttribute({ ...scope, key: department.key }), 'not_found');
+    await expectDomainError(t.gatehouse.getAttribute({ ...scope, key: department.key }), 'not_found');
+    await expectDomainError(t.gatehouse.deleteAttribute({ ...scope, key: department.key }), 'not_found');
     // A new name of the same spelling starts without values.
     const again = await t.gatehouse.createAttribute({ ...scope, name: 'department' });
     expect((await t.gatehouse.getUserAttributes({ ...scope, userKey: member.userKey })).map((value) => value.key)).not.toContain(again.key);
@@ -155,7 +144,7 @@ describe('user attribute values', () => {
   it('is all or nothing: an unknown key is named and nothing is written', async () => {
     const { t, scope, member, department, division } = await withNames();
     await t.gatehouse.setUserAttributes({ ...scope, userKey: member.userKey, values: [{ key: division.key, value: 'EMEA' }] });
-    const error = await domainError(
+    const error = await expectDomainError(
       t.gatehouse.setUserAttributes({
         ...scope,
         userKey: member.userKey,
@@ -170,19 +159,19 @@ describe('user attribute values', () => {
   it('refuses a key of another account as unknown', async () => {
     const { t, scope, member, outsider, otherAccount } = await withNames();
     const foreign = await t.gatehouse.createAttribute({ actorUserKey: outsider.userKey, accountKey: otherAccount.accountKey, name: 'secret' });
-    const error = await domainError(t.gatehouse.setUserAttributes({ ...scope, userKey: member.userKey, values: [{ key: foreign.key, value: 'x' }] }), 'invalid');
+    const error = await expectDomainError(t.gatehouse.setUserAttributes({ ...scope, userKey: member.userKey, values: [{ key: foreign.key, value: 'x' }] }), 'invalid');
     expect(error.message).toContain(foreign.key);
   });
 
   it('refuses the same key twice in one request, and a value over 1024 characters', async () => {
     const { t, scope, member, department, division } = await withNames();
-    const twice = await domainError(
+    const twice = await expectDomainError(
       t.gatehouse.setUserAttributes({ ...scope, userKey: member.userKey, values: [{ key: department.key, value: 'a' }, { key: department.key, value: 'b' }] }),
       'invalid',
       '[1].key',
     );
     expect(twice.message).toContain(department.key);
-    await domainError(
+    await expectDomainError(
       t.gatehouse.setUserAttributes({ ...scope, userKey: member.userKey, values: [{ key: division.key, value: 'ok' }, { key: department.key, value: 'x'.repeat(1025) }] }),
       'invalid',
       '[1].value',
@@ -200,7 +189,7 @@ describe('user attribute values', () => {
     const account = await t.seedAccount();
     const admin = await t.seedUser({ accountKey: account.accountKey, role: 'admin' });
     const scope = { actorUserKey: admin.userKey, accountKey: account.accountKey };
-    await domainError(
+    await expectDomainError(
       t.gatehouse.setUserAttributes({ ...scope, userKey: admin.userKey, values: [{ key: 'a', value: '1' }, { key: 'b', value: '2' }, { key: 'c', value: '3' }] }),
       'invalid',
       'body',
@@ -219,9 +208,9 @@ describe('user attribute values', () => {
 
   it('is not_found for a user who is not in the account', async () => {
     const { t, scope, outsider, department } = await withNames();
-    await domainError(t.gatehouse.setUserAttributes({ ...scope, userKey: outsider.userKey, values: [{ key: department.key, value: 'x' }] }), 'not_found');
-    await domainError(t.gatehouse.getUserAttributes({ ...scope, userKey: outsider.userKey }), 'not_found');
-    await domainError(t.gatehouse.getUserAttributes({ ...scope, userKey: 'nobody' }), 'not_found');
+    await expectDomainError(t.gatehouse.setUserAttributes({ ...scope, userKey: outsider.userKey, values: [{ key: department.key, value: 'x' }] }), 'not_found');
+    await expectDomainError(t.gatehouse.getUserAttributes({ ...scope, userKey: outsider.userKey }), 'not_found');
+    await expectDomainError(t.gatehouse.getUserAttributes({ ...scope, userKey: 'nobody' }), 'not_found');
   });
 });
 
@@ -230,13 +219,13 @@ describe('who may administer attributes', () => {
     const { t, scope, account, member } = await setup();
     const created = await t.gatehouse.createAttribute({ ...scope, name: 'department' });
     const as = { actorUserKey: member.userKey, accountKey: account.accountKey };
-    await domainError(t.gatehouse.createAttribute({ ...as, name: 'x' }), 'forbidden');
-    await domainError(t.gatehouse.listAttributes(as), 'forbidden');
-    await domainError(t.gatehouse.getAttribute({ ...as, key: created.key }), 'forbidden');
-    await domainError(t.gatehouse.renameAttribute({ ...as, key: created.key, name: 'y' }), 'forbidden');
-    await domainError(t.gatehouse.deleteAttribute({ ...as, key: created.key }), 'forbidden');
-    await domainError(t.gatehouse.setUserAttributes({ ...as, userKey: member.userKey, values: [{ key: created.key, value: 'v' }] }), 'forbidden');
-    await domainError(t.gatehouse.getUserAttributes({ ...as, userKey: member.userKey }), 'forbidden');
+    await expectDomainError(t.gatehouse.createAttribute({ ...as, name: 'x' }), 'forbidden');
+    await expectDomainError(t.gatehouse.listAttributes(as), 'forbidden');
+    await expectDomainError(t.gatehouse.getAttribute({ ...as, key: created.key }), 'forbidden');
+    await expectDomainError(t.gatehouse.renameAttribute({ ...as, key: created.key, name: 'y' }), 'forbidden');
+    await expectDomainError(t.gatehouse.deleteAttribute({ ...as, key: created.key }), 'forbidden');
+    await expectDomainError(t.gatehouse.setUserAttributes({ ...as, userKey: member.userKey, values: [{ key: created.key, value: 'v' }] }), 'forbidden');
+    await expectDomainError(t.gatehouse.getUserAttributes({ ...as, userKey: member.userKey }), 'forbidden');
     expect(await t.gatehouse.listAttributes(scope)).toEqual({ results: [created], total: 1 });
   });
 
@@ -245,22 +234,22 @@ describe('who may administer attributes', () => {
     const created = await t.gatehouse.createAttribute({ ...scope, name: 'department' });
     const stranger = { actorUserKey: outsider.userKey, accountKey: account.accountKey };
     const unknown = { actorUserKey: outsider.userKey, accountKey: 'no-such-account' };
-    const a = await domainError(t.gatehouse.listAttributes(stranger), 'not_found');
-    const b = await domainError(t.gatehouse.listAttributes(unknown), 'not_found');
+    const a = await expectDomainError(t.gatehouse.listAttributes(stranger), 'not_found');
+    const b = await expectDomainError(t.gatehouse.listAttributes(unknown), 'not_found');
     expect(a.message).toBe(b.message);
-    await domainError(t.gatehouse.getAttribute({ ...stranger, key: created.key }), 'not_found');
-    await domainError(t.gatehouse.renameAttribute({ ...stranger, key: created.key, name: 'y' }), 'not_found');
-    await domainError(t.gatehouse.deleteAttribute({ ...stranger, key: created.key }), 'not_found');
-    await domainError(t.gatehouse.createAttribute({ ...unknown, name: 'x' }), 'not_found');
+    await expectDomainError(t.gatehouse.getAttribute({ ...stranger, key: created.key }), 'not_found');
+    await expectDomainError(t.gatehouse.renameAttribute({ ...stranger, key: created.key, name: 'y' }), 'not_found');
+    await expectDomainError(t.gatehouse.deleteAttribute({ ...stranger, key: created.key }), 'not_found');
+    await expectDomainError(t.gatehouse.createAttribute({ ...unknown, name: 'x' }), 'not_found');
     expect((await t.gatehouse.getAttribute({ ...scope, key: created.key })).name).toBe('department');
   });
 
   it('an attribute key of another account is not_found in this one', async () => {
     const { t, scope, outsider, otherAccount } = await setup();
     const foreign = await t.gatehouse.createAttribute({ actorUserKey: outsider.userKey, accountKey: otherAccount.accountKey, name: 'department' });
-    await domainError(t.gatehouse.getAttribute({ ...scope, key: foreign.key }), 'not_found');
-    await domainError(t.gatehouse.renameAttribute({ ...scope, key: foreign.key, name: 'mine' }), 'not_found');
-    await domainError(t.gatehouse.deleteAttribute({ ...scope, key: foreign.key }), 'not_found');
+    await expectDomainError(t.gatehouse.getAttribute({ ...scope, key: foreign.key }), 'not_found');
+    await expectDomainError(t.gatehouse.renameAttribute({ ...scope, key: foreign.key, name: 'mine' }), 'not_found');
+    await expectDomainError(t.gatehouse.deleteAttribute({ ...scope, key: foreign.key }), 'not_found');
     expect(await t.gatehouse.getAttribute({ actorUserKey: outsider.userKey, accountKey: otherAccount.accountKey, key: foreign.key })).toEqual(foreign);
   });
 });

@@ -5,6 +5,7 @@ import { createGatehouse } from '../gatehouse.js';
 import { defineSettings } from '../settings.js';
 import { sha256 } from '../support/crypto.js';
 import { validateRegistration } from './clients.js';
+import { rejectionOf } from '../test-support/rejections.js';
 
 const valid = { name: 'Demo', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.send'] };
 
@@ -19,13 +20,6 @@ function invalid(run: () => unknown, field: string): DomainError {
   expect((error as DomainError).kind).toBe('invalid');
   expect((error as DomainError).field).toBe(field);
   return error as DomainError;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
 }
 
 describe('validateRegistration', () => {
@@ -119,7 +113,7 @@ describe('registerClient', () => {
 
   it('does not store an invalid registration', async () => {
     const t = await createTestGatehouse();
-    const error = await rejection(t.gatehouse.registerClient({ ...valid, redirectUris: ['http://app.example/cb'] }));
+    const error = await rejectionOf(t.gatehouse.registerClient({ ...valid, redirectUris: ['http://app.example/cb'] }));
     expect(error).toBeInstanceOf(DomainError);
     expect(await t.gatehouse.listClients()).toEqual([]);
   });
@@ -142,7 +136,7 @@ describe('authenticateClient', () => {
       { clientId: 'unknown-client', clientSecret },
     ];
     const errors = [];
-    for (const attempt of attempts) errors.push(await rejection(t.gatehouse.authenticateClient(attempt)));
+    for (const attempt of attempts) errors.push(await rejectionOf(t.gatehouse.authenticateClient(attempt)));
     for (const error of errors) {
       expect(error).toBeInstanceOf(OAuthError);
       expect(error).toMatchObject({ code: 'invalid_client', description: 'Client authentication failed.' });
@@ -156,7 +150,7 @@ describe('authenticateClient', () => {
 
   it('cuts a long presented client id in the audit record', async () => {
     const t = await createTestGatehouse();
-    await rejection(t.gatehouse.authenticateClient({ clientId: 'x'.repeat(500), clientSecret: 's' }));
+    await rejectionOf(t.gatehouse.authenticateClient({ clientId: 'x'.repeat(500), clientSecret: 's' }));
     expect(t.audit.ofType('client.authentication_failed')[0]?.clientId).toHaveLength(64);
   });
 });
@@ -169,7 +163,7 @@ describe('rotateClientSecret', () => {
     const rotated = await t.gatehouse.rotateClientSecret({ ownerUserKey: owner.userKey, clientId: client.clientId });
     expect(rotated.clientSecret).not.toBe(oldSecret);
     expect(rotated.client.clientSecretHash).toBe(sha256(rotated.clientSecret));
-    const error = await rejection(t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret: oldSecret }));
+    const error = await rejectionOf(t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret: oldSecret }));
     expect((error as OAuthError).code).toBe('invalid_client');
     expect((await t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret: rotated.clientSecret })).clientId).toBe(client.clientId);
     expect(t.audit.ofType('client.secret_rotated')).toEqual([{ type: 'client.secret_rotated', at: t.clock.now(), clientId: client.clientId, userKey: owner.userKey }]);
@@ -189,8 +183,8 @@ describe('rotateClientSecret', () => {
     const owner = await t.seedUser();
     const stranger = await t.seedUser();
     const { client, clientSecret } = await t.seedClient({ ownerUserKey: owner.userKey });
-    expect(await rejection(t.gatehouse.rotateClientSecret({ ownerUserKey: stranger.userKey, clientId: client.clientId }))).toMatchObject({ kind: 'not_found' });
-    expect(await rejection(t.gatehouse.rotateClientSecret({ ownerUserKey: null, clientId: 'unknown' }))).toMatchObject({ kind: 'not_found' });
+    expect(await rejectionOf(t.gatehouse.rotateClientSecret({ ownerUserKey: stranger.userKey, clientId: client.clientId }))).toMatchObject({ kind: 'not_found' });
+    expect(await rejectionOf(t.gatehouse.rotateClientSecret({ ownerUserKey: null, clientId: 'unknown' }))).toMatchObject({ kind: 'not_found' });
     expect((await t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret })).clientId).toBe(client.clientId);
   });
 });
@@ -210,7 +204,7 @@ describe('updateClient', () => {
     });
     expect(updated).toMatchObject({ name: 'Renamed', redirectUris: ['https://new.example/cb'], scopes: ['messaging.v1.read'], pkceRequired: true });
     expect(await t.repositories.clients.findById(client.clientId)).toEqual(updated);
-    const error = await rejection(
+    const error = await rejectionOf(
       t.gatehouse.updateClient({ ownerUserKey: owner.userKey, clientId: client.clientId, name: 'x', redirectUris: ['https://a.example/#f'], scopes: ['messaging.v1.read'] }),
     );
     expect(error).toMatchObject({ kind: 'invalid', field: 'redirectUris' });
@@ -224,7 +218,7 @@ describe('updateClient', () => {
     const { client } = await t.seedClient({ ownerUserKey: owner.userKey, pkceRequired: true });
     const updated = await t.gatehouse.updateClient({ ownerUserKey: owner.userKey, clientId: client.clientId, ...valid });
     expect(updated.pkceRequired).toBe(true);
-    expect(await rejection(t.gatehouse.updateClient({ ownerUserKey: stranger.userKey, clientId: client.clientId, ...valid }))).toMatchObject({ kind: 'not_found' });
+    expect(await rejectionOf(t.gatehouse.updateClient({ ownerUserKey: stranger.userKey, clientId: client.clientId, ...valid }))).toMatchObject({ kind: 'not_found' });
   });
 });
 
@@ -240,10 +234,10 @@ describe('deleteClient', () => {
 
     await t.gatehouse.deleteClient({ ownerUserKey: owner.userKey, clientId: client.clientId });
 
-    expect(await rejection(t.gatehouse.verifyAccessToken(tokens.access_token))).toMatchObject({ code: 'invalid_token' });
-    expect(await rejection(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).toMatchObject({ code: 'invalid_grant' });
-    expect(await rejection(t.gatehouse.exchangeCode({ client, code, redirectUri: client.redirectUris[0], codeVerifier: undefined }))).toMatchObject({ code: 'invalid_grant' });
-    expect(await rejection(t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret }))).toMatchObject({ code: 'invalid_client' });
+    expect(await rejectionOf(t.gatehouse.verifyAccessToken(tokens.access_token))).toMatchObject({ code: 'invalid_token' });
+    expect(await rejectionOf(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).toMatchObject({ code: 'invalid_grant' });
+    expect(await rejectionOf(t.gatehouse.exchangeCode({ client, code, redirectUri: client.redirectUris[0], codeVerifier: undefined }))).toMatchObject({ code: 'invalid_grant' });
+    expect(await rejectionOf(t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret }))).toMatchObject({ code: 'invalid_client' });
     expect((await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code' })).kind).toBe('show-error');
     expect(await t.gatehouse.listClients(owner.userKey)).toEqual([]);
     expect(t.audit.ofType('client.deleted')).toHaveLength(1);
@@ -254,9 +248,9 @@ describe('deleteClient', () => {
     const owner = await t.seedUser();
     const stranger = await t.seedUser();
     const { client } = await t.seedClient({ ownerUserKey: owner.userKey });
-    expect(await rejection(t.gatehouse.deleteClient({ ownerUserKey: stranger.userKey, clientId: client.clientId }))).toMatchObject({ kind: 'not_found' });
+    expect(await rejectionOf(t.gatehouse.deleteClient({ ownerUserKey: stranger.userKey, clientId: client.clientId }))).toMatchObject({ kind: 'not_found' });
     expect(await t.repositories.clients.findById(client.clientId)).toBeDefined();
-    expect(await rejection(t.gatehouse.deleteClient({ ownerUserKey: null, clientId: 'unknown' }))).toMatchObject({ kind: 'not_found' });
+    expect(await rejectionOf(t.gatehouse.deleteClient({ ownerUserKey: null, clientId: 'unknown' }))).toMatchObject({ kind: 'not_found' });
   });
 });
 
@@ -269,6 +263,6 @@ describe('listClients and findOwnedClient', () => {
     expect((await t.gatehouse.listClients(owner.userKey)).map((client) => client.clientId)).toEqual([mine.clientId]);
     expect((await t.gatehouse.listClients()).map((client) => client.clientId).sort()).toEqual([mine.clientId, unowned.clientId].sort());
     expect(await t.gatehouse.findOwnedClient(owner.userKey, mine.clientId)).toEqual(mine);
-    expect(await rejection(t.gatehouse.findOwnedClient(owner.userKey, unowned.clientId))).toMatchObject({ kind: 'not_found' });
+    expect(await rejectionOf(t.gatehouse.findOwnedClient(owner.userKey, unowned.clientId))).toMatchObject({ kind: 'not_found' });
   });
 });

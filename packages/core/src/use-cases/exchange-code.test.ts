@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse, s256Challenge, type TestGatehouse } from '@gatehouse/core/testing';
 import type { Client, User } from '../domain/model.js';
-import { OAuthError } from '../errors.js';
+import { type OAuthError } from '../errors.js';
 import { sha256 } from '../support/crypto.js';
+import { expectOAuthError } from '../test-support/rejections.js';
 
 const REDIRECT = 'https://client.example/callback';
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
@@ -20,16 +21,6 @@ async function issueCode(t: TestGatehouse, client: Client, user: User, extra: Re
   if (check.kind !== 'valid') throw check.error;
   const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: null });
   return new URL(redirectTo).searchParams.get('code') as string;
-}
-
-async function expectOAuthError(promise: Promise<unknown>, code: string): Promise<OAuthError> {
-  const error = await promise.then(
-    () => undefined,
-    (failure: unknown) => failure,
-  );
-  expect(error).toBeInstanceOf(OAuthError);
-  expect((error as OAuthError).code).toBe(code);
-  return error as OAuthError;
 }
 
 describe('exchangeCode', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createControllableClock, createMemoryRepositories, createRecordingTransport, createTestGatehouse } from '@gatehouse/core/testing';
-import { DomainError } from '../errors.js';
 import { createGatehouse } from '../gatehouse.js';
 import { defineSettings } from '../settings.js';
+import { expectDomainError } from '../test-support/rejections.js';
 
 const OWN = '+15551234567';
 const CONTACT = '+15557654321';
@@ -12,17 +12,6 @@ async function setup() {
   const user = await t.seedUser({ phone: OWN });
   const other = await t.seedUser({ phone: '+15550000000' });
   return { t, user, other };
-}
-
-async function domainError(promise: Promise<unknown>, kind: string, field?: string): Promise<DomainError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DomainError);
-  expect((error as DomainError).kind).toBe(kind);
-  if (field !== undefined) expect((error as DomainError).field).toBe(field);
-  return error as DomainError;
 }
 
 describe('sendMessage', () => {
@@ -45,7 +34,7 @@ describe('sendMessage', () => {
 
   it('refuses an owner number that is not the user\'s (forbidden) and sends nothing', async () => {
     const { t, user } = await setup();
-    await domainError(t.gatehouse.sendMessage(user.userKey, { ownerPhoneNumber: '+15550000000', contactPhoneNumbers: [CONTACT], body: 'Hi' }), 'forbidden', 'ownerPhoneNumber');
+    await expectDomainError(t.gatehouse.sendMessage(user.userKey, { ownerPhoneNumber: '+15550000000', contactPhoneNumbers: [CONTACT], body: 'Hi' }), 'forbidden', 'ownerPhoneNumber');
     expect(t.transport.sent).toEqual([]);
   });
 
@@ -53,13 +42,13 @@ describe('sendMessage', () => {
     const { t, user } = await setup();
     const send = (input: Partial<{ ownerPhoneNumber: string; contactPhoneNumbers: string[]; body: string }>) =>
       t.gatehouse.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: 'Hi', ...input });
-    await domainError(send({ ownerPhoneNumber: '5551234567' }), 'invalid', 'ownerPhoneNumber');
-    await domainError(send({ contactPhoneNumbers: [] }), 'invalid', 'contactPhoneNumbers');
+    await expectDomainError(send({ ownerPhoneNumber: '5551234567' }), 'invalid', 'ownerPhoneNumber');
+    await expectDomainError(send({ contactPhoneNumbers: [] }), 'invalid', 'contactPhoneNumbers');
     const eleven = Array.from({ length: 11 }, (_, i) => `+1555000${String(i).padStart(4, '0')}`);
-    await domainError(send({ contactPhoneNumbers: eleven }), 'invalid', 'contactPhoneNumbers');
-    await domainError(send({ contactPhoneNumbers: [CONTACT, '+0123'] }), 'invalid', 'contactPhoneNumbers[1]');
-    await domainError(send({ body: '' }), 'invalid', 'body');
-    await domainError(send({ body: 'x'.repeat(1601) }), 'invalid', 'body');
+    await expectDomainError(send({ contactPhoneNumbers: eleven }), 'invalid', 'contactPhoneNumbers');
+    await expectDomainError(send({ contactPhoneNumbers: [CONTACT, '+0123'] }), 'invalid', 'contactPhoneNumbers[1]');
+    await expectDomainError(send({ body: '' }), 'invalid', 'body');
+    await expectDomainError(send({ body: 'x'.repeat(1601) }), 'invalid', 'body');
     expect(t.transport.sent).toEqual([]);
 
     expect((await send({ contactPhoneNumbers: eleven.slice(0, 10) })).contactPhoneNumbers).toHaveLength(10);
@@ -122,12 +111,12 @@ describe('listMessages', () => {
     const list = (input: { ownerPhoneNumber?: string; pageSize?: number; pageMarker?: string }) =>
       t.gatehouse.listMessages(user.userKey, { ownerPhoneNumber: OWN, ...input });
     for (const pageMarker of ['', 'not base64!', Buffer.from('12:../etc').toString('base64url'), Buffer.from('abc:id1').toString('base64url'), 'x'.repeat(300)]) {
-      await domainError(list({ pageMarker }), 'invalid', 'pageMarker');
+      await expectDomainError(list({ pageMarker }), 'invalid', 'pageMarker');
     }
-    await domainError(list({ pageSize: 0 }), 'invalid', 'pageSize');
-    await domainError(list({ pageSize: 101 }), 'invalid', 'pageSize');
-    await domainError(list({ pageSize: 2.5 }), 'invalid', 'pageSize');
-    await domainError(list({ ownerPhoneNumber: 'abc' }), 'invalid', 'ownerPhoneNumber');
-    await domainError(list({ ownerPhoneNumber: '+15550000000' }), 'forbidden', 'ownerPhoneNumber');
+    await expectDomainError(list({ pageSize: 0 }), 'invalid', 'pageSize');
+    await expectDomainError(list({ pageSize: 101 }), 'invalid', 'pageSize');
+    await expectDomainError(list({ pageSize: 2.5 }), 'invalid', 'pageSize');
+    await expectDomainError(list({ ownerPhoneNumber: 'abc' }), 'invalid', 'ownerPhoneNumber');
+    await expectDomainError(list({ ownerPhoneNumber: '+15550000000' }), 'forbidden', 'ownerPhoneNumber');
   });
 });

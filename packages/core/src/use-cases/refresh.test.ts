@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse } from '@gatehouse/core/testing';
 import type { GatehouseSettings } from '../settings.js';
-import { OAuthError } from '../errors.js';
+import { expectOAuthError } from '../test-support/rejections.js';
 
 type RefreshSettings = Partial<GatehouseSettings['refreshToken']>;
 
@@ -11,15 +11,6 @@ async function setup(refreshToken: RefreshSettings = {}) {
   const { client } = await t.seedClient({ scopes: ['messaging.v1.send', 'messaging.v1.read'] });
   const tokens = await t.obtainTokens({ client, user });
   return { t, user, client, tokens };
-}
-
-async function refreshError(promise: Promise<unknown>): Promise<OAuthError> {
-  const error = await promise.then(
-    () => undefined,
-    (failure: unknown) => failure,
-  );
-  expect(error).toBeInstanceOf(OAuthError);
-  return error as OAuthError;
 }
 
 describe('refresh without rotation (the default)', () => {
@@ -50,17 +41,17 @@ describe('refresh without rotation (the default)', () => {
     const user = await t.seedUser();
     const { client } = await t.seedClient({ scopes: ['messaging.v1.send', 'messaging.v1.read'] });
     const tokens = await t.obtainTokens({ client, user, scope: 'messaging.v1.read' });
-    const widened = await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'messaging.v1.read messaging.v1.send' }));
+    const widened = await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'messaging.v1.read messaging.v1.send' }));
     expect(widened.code).toBe('invalid_scope');
     expect(widened.description).toContain('messaging.v1.send');
-    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'admin.v1.attributes.read' }))).code).toBe('invalid_scope');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'admin.v1.attributes.read' }))).code).toBe('invalid_scope');
   });
 
   it('refuses an unknown refresh token and another client\'s refresh token', async () => {
     const { t, tokens } = await setup();
     const { client: other } = await t.seedClient({ name: 'Other' });
-    expect((await refreshError(t.gatehouse.refresh({ client: other, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
-    expect((await refreshError(t.gatehouse.refresh({ client: other, refreshToken: 'unknown', scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client: other, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client: other, refreshToken: 'unknown', scope: undefined }))).code).toBe('invalid_grant');
   });
 
   it('is refused after product logout of the session the grant was made under', async () => {
@@ -70,19 +61,19 @@ describe('refresh without rotation (the default)', () => {
     const signedIn = await t.gatehouse.signIn({ email: user.email, password: 'password123' });
     const tokens = await t.obtainTokens({ client, user, sessionId: signedIn.session.sessionId });
     await t.gatehouse.logout(signedIn.sessionToken);
-    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
   });
 
   it('is refused after revocation', async () => {
     const { t, client, tokens } = await setup();
     await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
-    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
   });
 
   it('is refused after a password change', async () => {
     const { t, user, client, tokens } = await setup();
     await t.gatehouse.changePassword({ userKey: user.userKey, newPassword: 'another password' });
-    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
   });
 
   it('stops after the idle limit, and each use restarts it', async () => {
@@ -92,7 +83,7 @@ describe('refresh without rotation (the default)', () => {
     t.clock.advance(99);
     await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
     t.clock.advance(100);
-    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
   });
 
   it('stops after the absolute limit however often it is used', async () => {
@@ -102,7 +93,7 @@ describe('refresh without rotation (the default)', () => {
       await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
     }
     t.clock.advance(100);
-    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
   });
 });
 
@@ -131,10 +122,10 @@ describe('refresh with rotation', () => {
     const { t, user, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
     const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
     t.clock.advance(11);
-    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
     // RFC 9700 §4.14.2: the legitimate holder's new token dies with the grant.
-    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
-    expect((await refreshError(t.gatehouse.verifyAccessToken(first.access_token))).code).toBe('invalid_token');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.verifyAccessToken(first.access_token))).code).toBe('invalid_token');
     expect(t.audit.ofType('refresh_token.reused')).toEqual([
       expect.objectContaining({ clientId: client.clientId, userKey: user.userKey, grantIds: [expect.any(String)] }),
     ]);
@@ -153,7 +144,7 @@ describe('refresh with rotation', () => {
     const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 0 });
     const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
     t.clock.advance(1);
-    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
-    expect((await refreshError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse } from '@gatehouse/core/testing';
-import { OAuthError } from '../errors.js';
+import { expectOAuthError } from '../test-support/rejections.js';
 
 async function setup() {
   const t = await createTestGatehouse();
@@ -11,21 +11,12 @@ async function setup() {
   return { t, user, client, other, tokens };
 }
 
-async function failure(promise: Promise<unknown>): Promise<OAuthError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(OAuthError);
-  return error as OAuthError;
-}
-
 describe('revokeToken (RFC 7009)', () => {
   it('revoking the refresh token revokes the grant: refresh and access token both stop working', async () => {
     const { t, user, client, tokens } = await setup();
     await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: 'refresh_token' });
-    expect((await failure(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
-    expect((await failure(t.gatehouse.verifyAccessToken(tokens.access_token))).code).toBe('invalid_token');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.verifyAccessToken(tokens.access_token))).code).toBe('invalid_token');
     expect(t.audit.ofType('grant.revoked')).toEqual([
       expect.objectContaining({ clientId: client.clientId, userKey: user.userKey, reason: 'revocation of refresh_token' }),
     ]);
@@ -34,15 +25,15 @@ describe('revokeToken (RFC 7009)', () => {
   it('revoking the access token revokes its grant too (RFC 7009 §2.1 MAY), whatever the hint says', async () => {
     const { t, client, tokens } = await setup();
     await t.gatehouse.revokeToken({ client, token: tokens.access_token, tokenTypeHint: 'refresh_token' });
-    expect((await failure(t.gatehouse.verifyAccessToken(tokens.access_token))).code).toBe('invalid_token');
-    expect((await failure(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.verifyAccessToken(tokens.access_token))).code).toBe('invalid_token');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
     expect(t.audit.ofType('grant.revoked')[0]?.reason).toBe('revocation of access_token');
   });
 
   it('ignores an unknown hint', async () => {
     const { t, client, tokens } = await setup();
     await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: 'something_else' });
-    expect((await failure(t.gatehouse.verifyAccessToken(tokens.access_token))).code).toBe('invalid_token');
+    expect((await expectOAuthError(t.gatehouse.verifyAccessToken(tokens.access_token))).code).toBe('invalid_token');
   });
 
   it('does nothing for an unknown token, and a second revocation is a quiet no-op', async () => {
@@ -66,7 +57,7 @@ describe('revokeToken (RFC 7009)', () => {
 
   it('requires a token', async () => {
     const { t, client } = await setup();
-    expect((await failure(t.gatehouse.revokeToken({ client, token: '', tokenTypeHint: undefined }))).code).toBe('invalid_request');
+    expect((await expectOAuthError(t.gatehouse.revokeToken({ client, token: '', tokenTypeHint: undefined }))).code).toBe('invalid_request');
   });
 
   it('leaves the user\'s other grants alone', async () => {

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createControllableClock, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
-import { DomainError, OAuthError } from '../errors.js';
+import { OAuthError } from '../errors.js';
 import { createGatehouse } from '../gatehouse.js';
 import type { PasswordHasher } from '../ports/services.js';
 import { defineSettings } from '../settings.js';
 import { sha256 } from '../support/crypto.js';
+import { expectDomainError } from '../test-support/rejections.js';
 
 async function setup() {
   const t = await createTestGatehouse();
@@ -12,15 +13,7 @@ async function setup() {
   return { t, user };
 }
 
-async function signInError(promise: Promise<unknown>): Promise<DomainError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DomainError);
-  expect((error as DomainError).kind).toBe('unauthenticated');
-  return error as DomainError;
-}
+const expectSignInRefused = (promise: Promise<unknown>) => expectDomainError(promise, 'unauthenticated');
 
 describe('signIn', () => {
   it('creates a session whose id is the hash of the cookie value', async () => {
@@ -46,8 +39,8 @@ describe('signIn', () => {
 
   it('gives the same error for a wrong password and an unknown e-mail', async () => {
     const { t, user } = await setup();
-    const wrongPassword = await signInError(t.gatehouse.signIn({ email: 'ada@example.com', password: 'wrong horse' }));
-    const unknownEmail = await signInError(t.gatehouse.signIn({ email: 'nobody@example.com', password: 'correct horse' }));
+    const wrongPassword = await expectSignInRefused(t.gatehouse.signIn({ email: 'ada@example.com', password: 'wrong horse' }));
+    const unknownEmail = await expectSignInRefused(t.gatehouse.signIn({ email: 'nobody@example.com', password: 'correct horse' }));
     expect(wrongPassword.message).toBe(unknownEmail.message);
     expect(wrongPassword.field).toBe(unknownEmail.field);
     expect(t.audit.ofType('sign_in.failed')).toEqual([
@@ -73,7 +66,7 @@ describe('signIn', () => {
         clock: createControllableClock(),
         passwords: hasher(prefix),
       });
-      await signInError(gatehouse.signIn({ email: 'nobody@example.com', password: 'whatever1' }));
+      await expectSignInRefused(gatehouse.signIn({ email: 'nobody@example.com', password: 'whatever1' }));
     }
     expect(seen).toHaveLength(2);
     expect(seen[0]?.startsWith('first:')).toBe(true);

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse } from '@gatehouse/core/testing';
-import { DomainError } from '../errors.js';
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DomainError);
-  return error;
-}
+import { expectDomainError } from '../test-support/rejections.js';
 
 describe('createUser', () => {
   it('stores a hashed password and the trimmed names, with a default locale', async () => {
@@ -30,12 +21,12 @@ describe('createUser', () => {
   it('refuses an e-mail taken ignoring case, a malformed e-mail and a short or huge password', async () => {
     const t = await createTestGatehouse();
     await t.gatehouse.createUser({ email: 'ada@example.com', password: 'password123' });
-    expect(await rejection(t.gatehouse.createUser({ email: 'ADA@example.com', password: 'password123' }))).toMatchObject({ kind: 'conflict', field: 'email' });
+    expect(await expectDomainError(t.gatehouse.createUser({ email: 'ADA@example.com', password: 'password123' }))).toMatchObject({ kind: 'conflict', field: 'email' });
     for (const email of ['no-at-sign', 'two@@example.com', 'spa ce@example.com', '', `${'a'.repeat(250)}@example.com`]) {
-      expect(await rejection(t.gatehouse.createUser({ email, password: 'password123' }))).toMatchObject({ kind: 'invalid', field: 'email' });
+      expect(await expectDomainError(t.gatehouse.createUser({ email, password: 'password123' }))).toMatchObject({ kind: 'invalid', field: 'email' });
     }
-    expect(await rejection(t.gatehouse.createUser({ email: 'bob@example.com', password: 'short' }))).toMatchObject({ kind: 'invalid', field: 'password' });
-    expect(await rejection(t.gatehouse.createUser({ email: 'bob@example.com', password: 'x'.repeat(1025) }))).toMatchObject({ kind: 'invalid', field: 'password' });
+    expect(await expectDomainError(t.gatehouse.createUser({ email: 'bob@example.com', password: 'short' }))).toMatchObject({ kind: 'invalid', field: 'password' });
+    expect(await expectDomainError(t.gatehouse.createUser({ email: 'bob@example.com', password: 'x'.repeat(1025) }))).toMatchObject({ kind: 'invalid', field: 'password' });
   });
 });
 
@@ -63,8 +54,8 @@ describe('changePassword', () => {
   it('refuses a short password and an unknown user', async () => {
     const t = await createTestGatehouse();
     const user = await t.seedUser();
-    expect(await rejection(t.gatehouse.changePassword({ userKey: user.userKey, newPassword: 'short' }))).toMatchObject({ kind: 'invalid' });
-    expect(await rejection(t.gatehouse.changePassword({ userKey: 'nobody', newPassword: 'long enough' }))).toMatchObject({ kind: 'not_found' });
+    expect(await expectDomainError(t.gatehouse.changePassword({ userKey: user.userKey, newPassword: 'short' }))).toMatchObject({ kind: 'invalid' });
+    expect(await expectDomainError(t.gatehouse.changePassword({ userKey: 'nobody', newPassword: 'long enough' }))).toMatchObject({ kind: 'not_found' });
   });
 });
 
@@ -72,7 +63,7 @@ describe('accounts, memberships and phone numbers', () => {
   it('creates an account with a trimmed name, and refuses an empty one', async () => {
     const t = await createTestGatehouse();
     expect(await t.gatehouse.createAccount({ name: ' Acme ' })).toEqual({ accountKey: expect.any(String), name: 'Acme' });
-    expect(await rejection(t.gatehouse.createAccount({ name: ' ' }))).toMatchObject({ kind: 'invalid', field: 'name' });
+    expect(await expectDomainError(t.gatehouse.createAccount({ name: ' ' }))).toMatchObject({ kind: 'invalid', field: 'name' });
   });
 
   it('sets and changes a role; unknown account or user is not_found', async () => {
@@ -82,8 +73,8 @@ describe('accounts, memberships and phone numbers', () => {
     expect(await t.repositories.accounts.findRole(account.accountKey, user.userKey)).toBe('member');
     await t.gatehouse.setMembership({ accountKey: account.accountKey, userKey: user.userKey, role: 'admin' });
     expect(await t.repositories.accounts.findRole(account.accountKey, user.userKey)).toBe('admin');
-    expect(await rejection(t.gatehouse.setMembership({ accountKey: 'nope', userKey: user.userKey, role: 'admin' }))).toMatchObject({ kind: 'not_found' });
-    expect(await rejection(t.gatehouse.setMembership({ accountKey: account.accountKey, userKey: 'nope', role: 'admin' }))).toMatchObject({ kind: 'not_found' });
+    expect(await expectDomainError(t.gatehouse.setMembership({ accountKey: 'nope', userKey: user.userKey, role: 'admin' }))).toMatchObject({ kind: 'not_found' });
+    expect(await expectDomainError(t.gatehouse.setMembership({ accountKey: account.accountKey, userKey: 'nope', role: 'admin' }))).toMatchObject({ kind: 'not_found' });
   });
 
   it('adds E.164 phone numbers only', async () => {
@@ -93,7 +84,7 @@ describe('accounts, memberships and phone numbers', () => {
     await t.gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber: '+15551234567' });
     expect(await t.repositories.users.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
     for (const phoneNumber of ['15551234567', '+05551234567', '+1555123456789012', '+1 555 123 4567', '+']) {
-      expect(await rejection(t.gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber }))).toMatchObject({ kind: 'invalid', field: 'phone' });
+      expect(await expectDomainError(t.gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber }))).toMatchObject({ kind: 'invalid', field: 'phone' });
     }
   });
 });
@@ -122,6 +113,6 @@ describe('currentUser (identity)', () => {
     const t = await createTestGatehouse();
     const user = await t.seedUser();
     expect((await t.gatehouse.currentUser(user.userKey)).memberships).toEqual([]);
-    expect(await rejection(t.gatehouse.currentUser('nobody'))).toMatchObject({ kind: 'not_found' });
+    expect(await expectDomainError(t.gatehouse.currentUser('nobody'))).toMatchObject({ kind: 'not_found' });
   });
 });
