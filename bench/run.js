@@ -110,7 +110,9 @@ async function main() {
     else rmSync(workDir, { recursive: true, force: true });
   });
   const postgresUrl = process.env.GATEHOUSE_DATABASE_URL ?? process.env.GATEHOUSE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const database = opts.postgres ? await preparePostgres(postgresUrl) : { kind: 'sqlite', filename: join(workDir, 'gatehouse.db') };
+  // The server's own default (NORMAL, decision 0010) unless GATEHOUSE_SQLITE_SYNCHRONOUS says otherwise.
+  const synchronous = (process.env.GATEHOUSE_SQLITE_SYNCHRONOUS?.trim() || 'NORMAL').toUpperCase();
+  const database = opts.postgres ? await preparePostgres(postgresUrl) : { kind: 'sqlite', filename: join(workDir, 'gatehouse.db'), synchronous };
   if (database.kind === 'postgres') {
     onCleanup(() => dropPostgresSchema(database).catch((error) => log(`Could not drop schema ${database.schema}: ${error.message}`)));
   }
@@ -121,7 +123,7 @@ async function main() {
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
       loadAverage: { before: loadavg().map((n) => round(n, 2)) },
-      database: database.kind === 'sqlite' ? 'SQLite (file, WAL, synchronous=FULL)' : `PostgreSQL (schema ${database.schema})`,
+      database: database.kind === 'sqlite' ? `SQLite (file, WAL, synchronous=${database.synchronous})` : `PostgreSQL (schema ${database.schema})`,
       connections: opts.connections,
       durationSeconds: opts.durationSeconds,
       warmupSeconds: opts.warmupSeconds,
@@ -137,7 +139,7 @@ async function main() {
   const serverEnv = {
     HOST: '127.0.0.1',
     GATEHOUSE_DEMO: 'false',
-    ...(database.kind === 'postgres' ? { GATEHOUSE_DATABASE_URL: database.url } : { GATEHOUSE_DB: database.filename, GATEHOUSE_DATABASE_URL: '' }),
+    ...(database.kind === 'postgres' ? { GATEHOUSE_DATABASE_URL: database.url } : { GATEHOUSE_DB: database.filename, GATEHOUSE_SQLITE_SYNCHRONOUS: database.synchronous, GATEHOUSE_DATABASE_URL: '' }),
   };
 
   try {

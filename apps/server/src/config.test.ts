@@ -91,6 +91,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '8' }).rateLimit).toEqual({ maxFailures: 8, windowSeconds: 300, maxFailuresPerIp: 40 });
   });
 
+  it('runs SQLite with synchronous=NORMAL unless GATEHOUSE_SQLITE_SYNCHRONOUS asks for FULL', () => {
+    expect(loadConfig({}).database).toEqual({ kind: 'sqlite', filename: './data/gatehouse.db', synchronous: 'NORMAL' });
+    expect(loadConfig({ GATEHOUSE_SQLITE_SYNCHRONOUS: 'full' }).database).toEqual({ kind: 'sqlite', filename: './data/gatehouse.db', synchronous: 'FULL' });
+    expect(failure({ GATEHOUSE_SQLITE_SYNCHRONOUS: 'OFF' }).message).toBe('GATEHOUSE_SQLITE_SYNCHRONOUS must be NORMAL or FULL (got "OFF").');
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '', GATEHOUSE_ISSUER: ' ' }).issuer).toBe('http://localhost:3000');
   });

@@ -6,7 +6,7 @@ export interface Config {
   host: string | undefined;
   port: number;
   issuer: string;
-  database: { kind: 'sqlite'; filename: string } | { kind: 'postgres'; connectionString: string; poolSize: number; schema: string | undefined };
+  database: { kind: 'sqlite'; filename: string; synchronous: SqliteSynchronous } | { kind: 'postgres'; connectionString: string; poolSize: number; schema: string | undefined };
   /** Encrypts private signing keys at rest when set. */
   keySecret: string | undefined;
   /** Express `trust proxy` value (false: do not trust `X-Forwarded-*`). */
@@ -23,6 +23,10 @@ export interface Config {
   /** Seed a demo account, admin and client into an empty database, and serve /demo/callback. */
   demo: boolean;
 }
+
+/** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
+export const SQLITE_SYNCHRONOUS_LEVELS = ['NORMAL', 'FULL'] as const;
+export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS_LEVELS)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -95,6 +99,7 @@ const schema = {
   PORT: integer(1, 65535),
   GATEHOUSE_ISSUER: issuer,
   GATEHOUSE_DB: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
+  GATEHOUSE_SQLITE_SYNCHRONOUS: v.pipe(v.string(), v.toUpperCase(), v.picklist(SQLITE_SYNCHRONOUS_LEVELS, 'must be NORMAL or FULL')),
   GATEHOUSE_DATABASE_URL: databaseUrl,
   GATEHOUSE_DATABASE_POOL_SIZE: integer(1, 1000),
   GATEHOUSE_DATABASE_SCHEMA: v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, up to 63 characters)')),
@@ -159,7 +164,7 @@ export function loadConfig(env: Env): Config {
     issuer: e.GATEHOUSE_ISSUER ?? `http://localhost:${port}`,
     database: e.GATEHOUSE_DATABASE_URL
       ? { kind: 'postgres', connectionString: e.GATEHOUSE_DATABASE_URL, poolSize: e.GATEHOUSE_DATABASE_POOL_SIZE ?? 10, schema: e.GATEHOUSE_DATABASE_SCHEMA }
-      : { kind: 'sqlite', filename: e.GATEHOUSE_DB ?? './data/gatehouse.db' },
+      : { kind: 'sqlite', filename: e.GATEHOUSE_DB ?? './data/gatehouse.db', synchronous: e.GATEHOUSE_SQLITE_SYNCHRONOUS ?? 'NORMAL' },
     keySecret: e.GATEHOUSE_KEY_SECRET,
     trustProxy: e.GATEHOUSE_TRUST_PROXY ?? false,
     logLevel: e.GATEHOUSE_LOG_LEVEL ?? 'info',

@@ -1,4 +1,4 @@
-export { openSqliteStorage, type SqliteStorageOptions } from './sqlite-storage.js';
+export { openSqliteStorage, type SqliteStorageOptions, type SqliteSynchronous } from './sqlite-storage.js';
 export type { Storage } from './storage.js';
 // Dialect-neutral pieces, shared with @gatehouse/storage-postgres.
 export { createKyselyRepositories } from './kysely-repositories.js';

@@ -18,7 +18,7 @@ describe('openSqliteStorage', () => {
   });
 
   it('sets WAL, foreign keys, the busy timeout and synchronous=FULL on the connection', async () => {
-    const { storage, database } = await openSqlite({ filename: file.filename, busyTimeoutMs: 1234 });
+    const { storage, database } = await openSqlite({ filename: file.filename, busyTimeoutMs: 1234, synchronous: 'FULL' });
     try {
       expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(database.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -27,6 +27,20 @@ describe('openSqliteStorage', () => {
     } finally {
       await storage.close();
     }
+  });
+
+  it('sets synchronous=NORMAL by default: durable across a killed process (decision 0010)', async () => {
+    const { storage, database } = await openSqlite({ filename: file.filename });
+    try {
+      expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(database.pragma('synchronous', { simple: true })).toBe(1); // 1 = NORMAL
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('refuses a synchronous level other than NORMAL or FULL', async () => {
+    await expect(openSqlite({ filename: file.filename, synchronous: 'OFF' as 'FULL' })).rejects.toThrow('synchronous must be NORMAL or FULL (got OFF).');
   });
 
   it('creates the file and its directory', async () => {

@@ -14,12 +14,20 @@ export interface SqliteStorageOptions {
   filename: string;
   /** How long a write waits for another connection's write lock before failing (default 5000 ms). */
   busyTimeoutMs?: number;
+  /**
+   * What a commit waits for (docs/decisions/0010-sqlite-durability.md). `NORMAL` (the default): a
+   * commit survives the process being killed, not an OS crash or power loss; `FULL`: every commit
+   * waits for an fsync of the WAL and survives power loss too.
+   */
+  synchronous?: SqliteSynchronous;
 }
+
+export type SqliteSynchronous = 'NORMAL' | 'FULL';
 
 /**
  * Opens (creating when needed) a SQLite database file and the core's repositories on it.
  * Call `migrate()` before use. Connection set-up: WAL, foreign keys on, `busy_timeout`,
- * `synchronous=FULL` (docs/decisions/0010-sqlite-durability.md), write transactions
+ * `synchronous=NORMAL` unless `synchronous: 'FULL'` (docs/decisions/0010-sqlite-durability.md), write transactions
  * `BEGIN IMMEDIATE` (docs/decisions/0011-sqlite-begin-immediate.md).
  *
  * @example
@@ -43,7 +51,7 @@ export async function openSqlite(
   const database = new BetterSqlite3(path, { timeout: options.busyTimeoutMs ?? 5000 });
   let lockKey: string | undefined;
   try {
-    configure(database);
+    configure(database, options.synchronous ?? 'NORMAL');
     lockKey = inMemory ? undefined : realpathSync(path);
   } catch (error) {
     database.close();
@@ -87,10 +95,11 @@ function unusableFile(path: string, error: unknown): unknown {
   return new Error(`${path} is not a SQLite database, or it is damaged (${(error as Error).message}).`, { cause: error });
 }
 
-function configure(database: BetterSqlite3.Database): void {
+function configure(database: BetterSqlite3.Database, synchronous: SqliteSynchronous): void {
+  if (synchronous !== 'NORMAL' && synchronous !== 'FULL') throw new Error(`synchronous must be NORMAL or FULL (got ${String(synchronous)}).`);
   // busy_timeout is set by the constructor's `timeout`, before anything below needs a lock.
   database.pragma('journal_mode = WAL'); // a ':memory:' database keeps its 'memory' journal
-  database.pragma('synchronous = FULL');
+  database.pragma(`synchronous = ${synchronous}`);
   database.pragma('foreign_keys = ON');
 }
 
