@@ -11,7 +11,8 @@ import { problem } from './problem/problem.js';
 import { sendProblem } from './problem/send.js';
 import { securityHeaders, setApiCsp } from './security/headers.js';
 import type { RateLimitSettings } from './security/rate-limit.js';
-import { createResourceRouter } from './resource/index.js';
+import { createResourceRouter, RESOURCE_PREFIXES } from './resource/index.js';
+import { STYLESHEET_PATH } from './pages/styles.js';
 
 export interface GatehouseHttpOptions {
   /** The core, from `createGatehouse` (its settings give the issuer). */
@@ -38,6 +39,25 @@ function isPagePath(req: Request): boolean {
 }
 
 /**
+ * The router, entered only when the path is one of `prefixes` or below one (`/oauth`, `/oauth/…`,
+ * never `/oauthx`); other requests go straight to the next layer, as they would after walking the
+ * router without a match. Matched the way Express matches routes: case-insensitively, on the raw
+ * path, a trailing slash allowed. A router (3 arguments) is skipped by Express while an error is
+ * being passed, and so is this gate.
+ */
+function onlyUnder(prefixes: readonly string[], router: express.Router): express.RequestHandler {
+  const escaped = prefixes.map((prefix) => prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const pattern = new RegExp(`^(?:${escaped.join('|')})(?:/|$)`, 'i');
+  return (req, res, next) => {
+    if (pattern.test(req.path)) {
+      router(req, res, next);
+      return;
+    }
+    next();
+  };
+}
+
+/**
  * The Gatehouse HTTP application: request ids and access log, security headers, the OAuth
  * endpoints and pages, the resource APIs, `extraRouters`, then 404 and a last-resort error handler
  * that never shows a stack (the detail goes to the logger only).
@@ -60,10 +80,12 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
     setApiCsp(res);
     next();
   });
-  app.use(createAssetsRouter());
-  app.use(createOAuthRouter(options));
-  app.use(createPortalRouter(options));
-  app.use(createResourceRouter(options));
+  // Each router is entered only for the paths it serves, so a request walks its own router's
+  // layers and not every router's (the routers keep their full paths; see `onlyUnder`).
+  app.use(onlyUnder([STYLESHEET_PATH], createAssetsRouter()));
+  app.use(onlyUnder(['/oauth', OAUTH_PATHS.metadata], createOAuthRouter(options)));
+  app.use(onlyUnder(['/portal'], createPortalRouter(options)));
+  app.use(onlyUnder([...RESOURCE_PREFIXES, '/openapi.json'], createResourceRouter(options)));
   for (const router of options.extraRouters ?? []) app.use(router);
 
   app.use((req: Request, res: Response) => {
