@@ -53,6 +53,15 @@ describe('createLogger', () => {
     expect(JSON.stringify(lines)).not.toMatch(/hunter2|s3cret/);
   });
 
+  it('redacts without changing the logged objects, in child bindings and in an error', () => {
+    const { lines, logger } = capture();
+    const nested = { token: 'tok-1', kept: 1 };
+    logger.child({ authorization: 'Bearer abc' }).info({ nested, err: Object.assign(new Error('boom'), { cookie: 'sid=1' }) }, 'oops');
+    expect(nested).toEqual({ token: 'tok-1', kept: 1 });
+    expect(lines[0]).toMatchObject({ authorization: '[redacted]', nested: { token: '[redacted]', kept: 1 }, err: { message: 'boom', cookie: '[redacted]' } });
+    expect(JSON.stringify(lines)).not.toMatch(/tok-1|abc|sid=1/);
+  });
+
   it("keeps an error's code, and redacts a top-level code", () => {
     const { lines, logger } = capture();
     logger.error({ err: Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }) }, 'unexpected error');
