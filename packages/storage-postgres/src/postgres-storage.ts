@@ -1,4 +1,4 @@
-import { createKyselyRepositories, migrateToLatest, type Database, type Storage } from '@gatehouse/storage-sqlite';
+import { createKyselyRepositories, migrateToLatest, pingDatabase, type Database, type Storage } from '@gatehouse/storage-sqlite';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import pg from 'pg';
 import { createPostgresKyselyDialect, postgresDialect } from './postgres-dialect.js';
@@ -53,14 +53,7 @@ export async function openPostgres(options: PostgresStorageOptions, log?: LogCon
       const migrationTableSchema = schema ?? (await sql<{ name: string | null }>`select current_schema() as name`.execute(db)).rows[0]?.name ?? undefined;
       await migrateToLatest(db, postgresDialect, migrationTableSchema === undefined ? {} : { migrationTableSchema });
     },
-    async ping() {
-      try {
-        await sql`select 1`.execute(db);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ping: () => pingDatabase(db),
     close() {
       // Waits for queries in flight, then ends every pooled connection.
       closed ??= db.destroy();

@@ -1,5 +1,5 @@
 export { openSqliteStorage, type SqliteStorageOptions, type SqliteSynchronous } from './sqlite-storage.js';
-export type { Storage } from './storage.js';
+export { pingDatabase, type Storage } from './storage.js';
 // Dialect-neutral pieces, shared with @gatehouse/storage-postgres.
 export { createKyselyRepositories } from './kysely-repositories.js';
 export { createMigrationProvider, migrateToLatest, MIGRATION_TABLE, MIGRATION_LOCK_TABLE } from './migrations.js';

@@ -7,7 +7,7 @@ import { createKyselyRepositories } from './kysely-repositories.js';
 import { migrateToLatest } from './migrations.js';
 import type { Database } from './schema.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
-import type { Storage } from './storage.js';
+import { pingDatabase, type Storage } from './storage.js';
 
 export interface SqliteStorageOptions {
   /** Path of the database file (created with its directory when missing), or ':memory:'. */
@@ -64,14 +64,7 @@ export async function openSqlite(
   const storage: Storage = {
     repositories: createKyselyRepositories(db, sqliteDialect),
     migrate: () => migrateToLatest(db, sqliteDialect),
-    async ping() {
-      try {
-        await sql`select 1`.execute(db);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ping: () => pingDatabase(db),
     close() {
       closed ??= (async () => {
         try {
