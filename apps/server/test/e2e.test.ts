@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser, formWithAction } from './support/browser.js';
 import { ensureBuilt, freePort, gatehouseJson, REPO_ROOT, runGatehouse, startServe, type ServerProcess } from './support/processes.js';
+import type { TokenResponse } from '@gatehouse/core';
 
 // The real `gatehouse` process on a temporary SQLite file, driven over real HTTP.
 
@@ -100,15 +101,6 @@ async function tokenRequest(p: Pick<Provisioned, 'origin' | 'clientId' | 'client
     headers: { Authorization: basic(p.clientId, p.clientSecret), Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(form).toString(),
   });
-}
-
-interface TokenResponse {
-  access_token: string;
-  token_type: string;
-  refresh_token: string;
-  expires_in: number;
-  scope: string;
-  principal: string;
 }
 
 const bearer = (token: string, extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${token}`, Accept: 'application/json', ...extra });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser, formWithAction } from '../../support/browser.js';
 import { freePort, gatehouseJson, startServe, type ServerProcess } from '../../support/processes.js';
+import type { TokenResponse } from '@gatehouse/core';
 
 export const ALL_SCOPES = 'messaging.v1.send messaging.v1.read admin.v1.attributes.read admin.v1.attributes.write';
 export const PASSWORD = 'correct horse battery';
@@ -92,15 +93,6 @@ export function basic(clientId: string, clientSecret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
 }
 
-export interface TokenResponse {
-  access_token: string;
-  refresh_token: string;
-  token_type: string;
-  expires_in: number;
-  scope: string;
-  principal: string;
-}
-
 export function tokenRequest(p: Pick<Provisioned, 'origin' | 'clientId' | 'clientSecret'>, form: Record<string, string>): Promise<Response> {
   return fetch(`${p.origin}/oauth/token`, {
     method: 'POST',
@@ -130,3 +122,5 @@ export async function rssKb(pid: number): Promise<number> {
   if (kb === undefined) throw new Error(`no VmRSS for ${pid}`);
   return Number(kb);
 }
+
+export type { TokenResponse };

@@ -1,4 +1,5 @@
 import { Browser, formWithAction } from '../../support/browser.js';
+import type { TokenResponse } from '@gatehouse/core';
 
 /** A registered client and its user, as the CLI printed them. */
 export interface Party {
@@ -9,15 +10,6 @@ export interface Party {
   email: string;
   password: string;
   scope: string;
-}
-
-export interface TokenResponse {
-  access_token: string;
-  token_type: string;
-  refresh_token: string;
-  expires_in: number;
-  scope: string;
-  principal: string;
 }
 
 /** A browser whose every request goes to the public origin (the load balancer), unless a URL says otherwise. */
@@ -87,3 +79,5 @@ export function me(origin: string, accessToken: string): Promise<Response> {
 
 /** The `kid` of a JWT's protected header. */
 export const kidOf = (jwt: string): string => (JSON.parse(Buffer.from(jwt.split('.')[0] as string, 'base64url').toString('utf8')) as { kid: string }).kid;
+
+export type { TokenResponse };
