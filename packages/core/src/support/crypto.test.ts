@@ -26,6 +26,17 @@ describe('crypto helpers', () => {
   it('uses every alphanumeric character (no truncated alphabet)', () => {
     expect(new Set(randomAlphanumeric(5000)).size).toBe(62);
   });
+
+  it('draws every character equally often across many refills of the byte pool', () => {
+    // 124,000 characters use about 32 pools of 4096 bytes; each character is expected 2000 times.
+    const counts = new Map<string, number>();
+    for (const character of randomAlphanumeric(124_000)) counts.set(character, (counts.get(character) ?? 0) + 1);
+    expect(counts.size).toBe(62);
+    // ±9 standard deviations (σ ≈ 44): a biased or repeating pool lands far outside.
+    for (const count of counts.values()) expect(Math.abs(count - 2000)).toBeLessThan(400);
+    const ids = Array.from({ length: 5000 }, () => randomIdGenerator.id());
+    expect(new Set(ids).size).toBe(5000);
+  });
 });
 
 describe('scrypt password hasher', () => {

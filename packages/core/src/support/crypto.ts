@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomFillSync, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
 import type { IdGenerator } from '../ports/ids.js';
 import type { PasswordHasher } from '../ports/services.js';
 
@@ -21,14 +21,26 @@ export function constantTimeEqual(a: string, b: string): boolean {
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
+/** Random bytes drawn ahead in one call and handed out once each (as node:crypto's own UUIDs are). */
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function nextRandomByte(): number {
+  if (poolOffset === POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++] as number;
+}
+
 /** A uniformly random `[A-Za-z0-9]` string (rejection sampling, no modulo bias). */
 export function randomAlphanumeric(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += ALPHANUMERIC[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = nextRandomByte();
+    // 248 = 4 × 62: bytes from 248 up would make the first characters likelier.
+    if (byte < 248) out += ALPHANUMERIC[byte % 62];
   }
   return out;
 }

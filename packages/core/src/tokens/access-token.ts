@@ -1,8 +1,9 @@
-import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import type { Grant } from '../domain/model.js';
 import { formatScope, parseScope } from '../domain/scopes.js';
 import { epochSeconds, type Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
+import { signEs256Compact } from './jws.js';
 import { SIGNING_ALGORITHM } from './key-ring.js';
 
 /** RFC 9068 §2.2 claims, plus `principal` (the owner's e-mail) and `gid` (the grant). */
@@ -38,21 +39,20 @@ export async function issueAccessToken(
   const { kid, key } = await deps.keys.signingKey();
   const iat = epochSeconds(deps.clock.now());
   const expiresIn = deps.settings.accessTokenTtlSeconds;
-  const token = await new SignJWT({
+  const claims: AccessTokenClaims = {
+    iss: deps.settings.issuer,
+    sub: grant.userKey,
+    aud: deps.settings.audience,
     client_id: grant.clientId,
     scope: formatScope(scopes),
+    iat,
+    exp: iat + expiresIn,
+    jti: deps.ids.id(),
     principal,
     gid: grant.grantId,
-  })
-    // RFC 9068 §2.1: the header's typ is "at+jwt".
-    .setProtectedHeader({ alg: SIGNING_ALGORITHM, typ: 'at+jwt', kid })
-    .setIssuer(deps.settings.issuer)
-    .setSubject(grant.userKey)
-    .setAudience(deps.settings.audience)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + expiresIn)
-    .setJti(deps.ids.id())
-    .sign(key);
+  };
+  // RFC 9068 §2.1: the header's typ is "at+jwt".
+  const token = signEs256Compact({ alg: SIGNING_ALGORITHM, typ: 'at+jwt', kid }, claims, key);
   return { token, expiresIn };
 }
 

@@ -1,0 +1,32 @@
+import { KeyObject, sign } from 'node:crypto';
+import type { CryptoKey } from 'jose';
+
+/** Node's key objects of the ring's CryptoKeys, made once per key. */
+const keyObjects = new WeakMap<CryptoKey, KeyObject>();
+
+function keyObjectOf(key: CryptoKey): KeyObject {
+  let keyObject = keyObjects.get(key);
+  if (keyObject === undefined) {
+    keyObject = KeyObject.from(key as Parameters<typeof KeyObject.from>[0]);
+    keyObjects.set(key, keyObject);
+  }
+  return keyObject;
+}
+
+function base64urlJson(value: object): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}
+
+/**
+ * RFC 7515 §7.1 compact serialization of an ES256 JWS (RFC 7518 §3.4: SHA-256 over
+ * `header.payload`, the signature as the 64-byte R‖S, not DER). Signed synchronously with
+ * node:crypto: jose's WebCrypto path costs a thread-pool round trip per token.
+ *
+ * @example
+ * const jwt = signEs256Compact({ alg: 'ES256', typ: 'at+jwt', kid }, { sub: 'u1' }, privateKey);
+ */
+export function signEs256Compact(header: { alg: 'ES256'; typ: string; kid: string }, payload: object, privateKey: CryptoKey): string {
+  const signingInput = `${base64urlJson(header)}.${base64urlJson(payload)}`;
+  const signature = sign('sha256', Buffer.from(signingInput, 'ascii'), { key: keyObjectOf(privateKey), dsaEncoding: 'ieee-p1363' });
+  return `${signingInput}.${signature.toString('base64url')}`;
+}
