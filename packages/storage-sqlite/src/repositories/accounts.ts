@@ -1,6 +1,20 @@
 import type { AccountRepository, Role } from '@gatehouse/core';
 import type { Kysely } from 'kysely';
+import { param, reusableQuery } from '../reusable-query.js';
 import type { Database } from '../schema.js';
+
+// A membership cannot outlive its account (foreign key), so no join is needed.
+const findRole = reusableQuery((db: Kysely<Database>) =>
+  db.selectFrom('memberships').select('role').where('account_key', '=', param('accountKey')).where('user_key', '=', param('userKey')),
+);
+const listMemberships = reusableQuery((db: Kysely<Database>) =>
+  db
+    .selectFrom('memberships')
+    .innerJoin('accounts', 'accounts.account_key', 'memberships.account_key')
+    .select(['accounts.account_key', 'accounts.name', 'memberships.role'])
+    .where('memberships.user_key', '=', param('userKey'))
+    .orderBy('accounts.account_key'),
+);
 
 export function createAccountRepository(db: Kysely<Database>): AccountRepository {
   return {
@@ -22,24 +36,12 @@ export function createAccountRepository(db: Kysely<Database>): AccountRepository
     },
 
     async findRole(accountKey, userKey) {
-      // A membership cannot outlive its account (foreign key), so no join is needed.
-      const row = await db
-        .selectFrom('memberships')
-        .select('role')
-        .where('account_key', '=', accountKey)
-        .where('user_key', '=', userKey)
-        .executeTakeFirst();
+      const [row] = (await findRole(db, { accountKey, userKey })).rows;
       return row?.role as Role | undefined;
     },
 
     async listMemberships(userKey) {
-      const rows = await db
-        .selectFrom('memberships')
-        .innerJoin('accounts', 'accounts.account_key', 'memberships.account_key')
-        .select(['accounts.account_key', 'accounts.name', 'memberships.role'])
-        .where('memberships.user_key', '=', userKey)
-        .orderBy('accounts.account_key')
-        .execute();
+      const { rows } = await listMemberships(db, { userKey });
       return rows.map((row) => ({ account: { accountKey: row.account_key, name: row.name }, role: row.role as Role }));
     },
   };

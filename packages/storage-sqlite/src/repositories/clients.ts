@@ -2,7 +2,10 @@ import { DomainError, type Client, type ClientRepository } from '@gatehouse/core
 import type { Kysely, Selectable } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
 import { changed, fromJson, fromMs, toFlag, toJson, toMs } from '../encoding.js';
+import { param, reusableQuery } from '../reusable-query.js';
 import type { ClientTable, Database } from '../schema.js';
+
+const findClient = reusableQuery((db: Kysely<Database>) => db.selectFrom('clients').selectAll().where('client_id', '=', param('clientId')));
 
 export function createClientRepository(db: Kysely<Database>, dialect: StorageDialect): ClientRepository {
   return {
@@ -16,7 +19,7 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
     },
 
     async findById(clientId) {
-      const row = await db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+      const [row] = (await findClient(db, { clientId })).rows;
       return row && fromRow(row);
     },
 

@@ -1,7 +1,20 @@
 import type { AuthorizationCode, AuthorizationCodeRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import { affected, fromJson, fromMs, fromMsOrNull, toJson, toMs, toMsOrNull } from '../encoding.js';
+import { param, reusableQuery } from '../reusable-query.js';
 import type { AuthorizationCodeTable, Database } from '../schema.js';
+
+const findCode = reusableQuery((db: Kysely<Database>) => db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', param('codeHash')));
+// RFC 6749 §4.1.2: single use is this one conditional write; the database lets exactly one writer
+// see `consumed_at IS NULL` (a row lock on PostgreSQL, the write lock on SQLite).
+const consumeCode = reusableQuery((db: Kysely<Database>) =>
+  db
+    .updateTable('authorization_codes')
+    .set({ consumed_at: param<number>('at'), grant_id: param('grantId') })
+    .where('code_hash', '=', param('codeHash'))
+    .where('consumed_at', 'is', null)
+    .returning('code_hash'),
+);
 
 export function createAuthorizationCodeRepository(db: Kysely<Database>): AuthorizationCodeRepository {
   return {
@@ -10,21 +23,12 @@ export function createAuthorizationCodeRepository(db: Kysely<Database>): Authori
     },
 
     async findByHash(codeHash) {
-      const row = await db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+      const [row] = (await findCode(db, { codeHash })).rows;
       return row && fromRow(row);
     },
 
     async consume(codeHash, grantId, at) {
-      // RFC 6749 §4.1.2: single use is this one conditional write; the database lets exactly
-      // one writer see `consumed_at IS NULL` (a row lock on PostgreSQL, the write lock on SQLite).
-      const won = await db
-        .updateTable('authorization_codes')
-        .set({ consumed_at: toMs(at), grant_id: grantId })
-        .where('code_hash', '=', codeHash)
-        .where('consumed_at', 'is', null)
-        .returning('code_hash')
-        .executeTakeFirst();
-      return won !== undefined;
+      return (await consumeCode(db, { at: toMs(at), grantId, codeHash })).rows.length > 0;
     },
 
     async purge(expiredBefore) {

@@ -1,12 +1,26 @@
 import type { Grant, GrantRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import { affected, fromJson, fromMs, fromMsOrNull, toJson, toMs, toMsOrNull } from '../encoding.js';
+import { param, reusableQuery } from '../reusable-query.js';
 import type { Database, GrantTable } from '../schema.js';
 import { createAuthorizationCodeRepository } from './codes.js';
 import { createRefreshTokenRepository } from './refresh-tokens.js';
 
 /** Rolls the exchange's transaction back when the code was already consumed. */
 const LOST_RACE = Symbol('code already consumed');
+
+const insertGrant = reusableQuery((db: Kysely<Database>) =>
+  db.insertInto('grants').values({
+    grant_id: param('grant_id'),
+    client_id: param('client_id'),
+    user_key: param('user_key'),
+    scopes: param('scopes'),
+    session_id: param<string | null>('session_id'),
+    created_at: param<number>('created_at'),
+    revoked_at: param<number | null>('revoked_at'),
+  }),
+);
+const findGrant = reusableQuery((db: Kysely<Database>) => db.selectFrom('grants').selectAll().where('grant_id', '=', param('grantId')));
 
 export function createGrantRepository(db: Kysely<Database>): GrantRepository {
   /** Revokes the live grants the filter selects, in one statement; returns their ids. */
@@ -19,7 +33,7 @@ export function createGrantRepository(db: Kysely<Database>): GrantRepository {
 
   return {
     async create(grant) {
-      await db.insertInto('grants').values(toRow(grant)).execute();
+      await insertGrant(db, { ...toRow(grant) });
     },
 
     async createFromCode({ grant, codeHash, refreshToken }) {
@@ -27,7 +41,7 @@ export function createGrantRepository(db: Kysely<Database>): GrantRepository {
         // One transaction, one commit (one fsync on SQLite): the grant, the code's conditional
         // consume and the refresh token, or nothing.
         return await db.transaction().execute(async (trx) => {
-          await trx.insertInto('grants').values(toRow(grant)).execute();
+          await insertGrant(trx, { ...toRow(grant) });
           if (!(await createAuthorizationCodeRepository(trx).consume(codeHash, grant.grantId, grant.createdAt))) throw LOST_RACE;
           await createRefreshTokenRepository(trx).save(refreshToken);
           return true;
@@ -39,7 +53,7 @@ export function createGrantRepository(db: Kysely<Database>): GrantRepository {
     },
 
     async findById(grantId) {
-      const row = await db.selectFrom('grants').selectAll().where('grant_id', '=', grantId).executeTakeFirst();
+      const [row] = (await findGrant(db, { grantId })).rows;
       return row && fromRow(row);
     },
 

@@ -1,25 +1,37 @@
 import type { RefreshToken, RefreshTokenRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import { fromMs, fromMsOrNull, toMs, toMsOrNull } from '../encoding.js';
+import { param, reusableQuery } from '../reusable-query.js';
 import type { Database, RefreshTokenTable } from '../schema.js';
+
+const insertRefreshToken = reusableQuery((db: Kysely<Database>) =>
+  db.insertInto('refresh_tokens').values({
+    token_hash: param('tokenHash'),
+    grant_id: param('grantId'),
+    created_at: param<number>('createdAt'),
+    last_used_at: param<number>('lastUsedAt'),
+    rotated_at: param<number | null>('rotatedAt'),
+  }),
+);
+const findRefreshToken = reusableQuery((db: Kysely<Database>) => db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', param('tokenHash')));
+const touchRefreshToken = reusableQuery((db: Kysely<Database>) =>
+  db.updateTable('refresh_tokens').set({ last_used_at: param<number>('at') }).where('token_hash', '=', param('tokenHash')),
+);
 
 export function createRefreshTokenRepository(db: Kysely<Database>): RefreshTokenRepository {
   return {
     async save(token) {
-      await db
-        .insertInto('refresh_tokens')
-        .values({
-          token_hash: token.tokenHash,
-          grant_id: token.grantId,
-          created_at: toMs(token.createdAt),
-          last_used_at: toMs(token.lastUsedAt),
-          rotated_at: toMsOrNull(token.rotatedAt),
-        })
-        .execute();
+      await insertRefreshToken(db, {
+        tokenHash: token.tokenHash,
+        grantId: token.grantId,
+        createdAt: toMs(token.createdAt),
+        lastUsedAt: toMs(token.lastUsedAt),
+        rotatedAt: toMsOrNull(token.rotatedAt),
+      });
     },
 
     async findByHash(tokenHash) {
-      const row = await db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+      const [row] = (await findRefreshToken(db, { tokenHash })).rows;
       return row && fromRow(row);
     },
 
@@ -36,7 +48,7 @@ export function createRefreshTokenRepository(db: Kysely<Database>): RefreshToken
     },
 
     async touch(tokenHash, at) {
-      await db.updateTable('refresh_tokens').set({ last_used_at: toMs(at) }).where('token_hash', '=', tokenHash).execute();
+      await touchRefreshToken(db, { at: toMs(at), tokenHash });
     },
   };
 }

@@ -2,7 +2,10 @@ import { DomainError, type User, type UserRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
 import { changed, fold } from '../encoding.js';
+import { param, reusableQuery } from '../reusable-query.js';
 import type { Database, UserTable } from '../schema.js';
+
+const findUser = reusableQuery((db: Kysely<Database>) => db.selectFrom('users').selectAll().where('user_key', '=', param('userKey')));
 
 export function createUserRepository(db: Kysely<Database>, dialect: StorageDialect): UserRepository {
   return {
@@ -28,7 +31,7 @@ export function createUserRepository(db: Kysely<Database>, dialect: StorageDiale
     },
 
     async findByKey(userKey) {
-      const row = await db.selectFrom('users').selectAll().where('user_key', '=', userKey).executeTakeFirst();
+      const [row] = (await findUser(db, { userKey })).rows;
       return row && fromRow(row);
     },
 
