@@ -2,6 +2,7 @@ import type { Gatehouse } from '@gatehouse/core';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { requestContext, requestLogger, silentLogger, type HttpLogger } from './logger.js';
 import { OAUTH_PATHS } from './oauth/metadata.js';
+import { byPrefix, inSequence } from './routing.js';
 import { createOAuthRouter } from './oauth/router.js';
 import { createAssetsRouter } from './pages/assets.js';
 import { createPortalRouter } from './portal/index.js';
@@ -9,7 +10,7 @@ import { errorPage } from './pages/error.js';
 import { sendPage } from './pages/send.js';
 import { problem } from './problem/problem.js';
 import { sendProblem } from './problem/send.js';
-import { securityHeaders, setApiCsp } from './security/headers.js';
+import { securityHeaders } from './security/headers.js';
 import type { RateLimitSettings } from './security/rate-limit.js';
 import { createResourceRouter, RESOURCE_PREFIXES } from './resource/index.js';
 import { STYLESHEET_PATH } from './pages/styles.js';
@@ -39,25 +40,6 @@ function isPagePath(req: Request): boolean {
 }
 
 /**
- * The router, entered only when the path is one of `prefixes` or below one (`/oauth`, `/oauth/…`,
- * never `/oauthx`); other requests go straight to the next layer, as they would after walking the
- * router without a match. Matched the way Express matches routes: case-insensitively, on the raw
- * path, a trailing slash allowed. A router (3 arguments) is skipped by Express while an error is
- * being passed, and so is this gate.
- */
-function onlyUnder(prefixes: readonly string[], router: express.Router): express.RequestHandler {
-  const escaped = prefixes.map((prefix) => prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const pattern = new RegExp(`^(?:${escaped.join('|')})(?:/|$)`, 'i');
-  return (req, res, next) => {
-    if (pattern.test(req.path)) {
-      router(req, res, next);
-      return;
-    }
-    next();
-  };
-}
-
-/**
  * The Gatehouse HTTP application: request ids and access log, security headers, the OAuth
  * endpoints and pages, the resource APIs, `extraRouters`, then 404 and a last-resort error handler
  * that never shows a stack (the detail goes to the logger only).
@@ -71,21 +53,24 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
   const issuer = options.gatehouse.deps.settings.issuer;
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: answers with tokens or personal data are no-store, where a validator is never used,
+  // and hashing every body would cost each request for the few public documents (decision 0083).
+  app.set('etag', false);
   app.set('trust proxy', options.trustProxy ?? false);
   // Express 5's default, stated: repeated query parameters become arrays, which the core refuses.
   app.set('query parser', 'simple');
 
-  app.use(requestContext(logger));
-  app.use(securityHeaders(issuer), (_req: Request, res: Response, next: NextFunction) => {
-    setApiCsp(res);
-    next();
-  });
+  app.use(inSequence(requestContext(logger), securityHeaders(issuer)));
   // Each router is entered only for the paths it serves, so a request walks its own router's
-  // layers and not every router's (the routers keep their full paths; see `onlyUnder`).
-  app.use(onlyUnder([STYLESHEET_PATH], createAssetsRouter()));
-  app.use(onlyUnder(['/oauth', OAUTH_PATHS.metadata], createOAuthRouter(options)));
-  app.use(onlyUnder(['/portal'], createPortalRouter(options)));
-  app.use(onlyUnder([...RESOURCE_PREFIXES, '/openapi.json'], createResourceRouter(options)));
+  // layers and not every router's (the routers keep their full paths; see `byPrefix`).
+  app.use(
+    byPrefix([
+      [[STYLESHEET_PATH], createAssetsRouter()],
+      [['/oauth', OAUTH_PATHS.metadata], createOAuthRouter(options)],
+      [['/portal'], createPortalRouter(options)],
+      [[...RESOURCE_PREFIXES, '/openapi.json'], createResourceRouter(options)],
+    ]),
+  );
   for (const router of options.extraRouters ?? []) app.use(router);
 
   app.use((req: Request, res: Response) => {

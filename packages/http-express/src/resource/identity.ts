@@ -37,9 +37,8 @@ export function toScimUser({ user, memberships }: CurrentUser): ScimUser {
   };
 }
 
-/** `GET /identity/v1/Users/me`: any valid token, no particular scope (SPEC §3). */
-export function identityRouter(gatehouse: Gatehouse): Router {
-  const router = Router();
+/** `GET /identity/v1/Users/me`: any valid token, no particular scope (SPEC §3). Added to `router` (a new one by default). */
+export function identityRouter(gatehouse: Gatehouse, router: Router = Router()): Router {
   router
     .route('/identity/v1/Users/me')
     .get(bearerAuth(gatehouse), async (req, res) => {

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { GatehouseHttpOptions } from '../app.js';
 import { notFoundProblem, problemErrorHandler } from '../problem/error-handler.js';
 import { attributesRouter } from './attributes.js';
+import { onlyUnder } from '../routing.js';
 import { formBody } from './body.js';
 import { identityRouter } from './identity.js';
 import { messagingRouter } from './messaging.js';
@@ -19,12 +20,13 @@ export const RESOURCE_PREFIXES = ['/identity', '/messaging', '/admin'];
  * app.use(createResourceRouter({ gatehouse }));
  */
 export function createResourceRouter(options: Pick<GatehouseHttpOptions, 'gatehouse' | 'logger'>): Router {
+  // One router holding every route (no router per area): a request walks one list of layers.
   const router = Router();
-  router.use(openApiRouter());
-  router.use(RESOURCE_PREFIXES, formBody);
-  router.use(identityRouter(options.gatehouse));
-  router.use(messagingRouter(options.gatehouse));
-  router.use(attributesRouter(options.gatehouse));
+  openApiRouter(router);
+  router.use(onlyUnder(RESOURCE_PREFIXES, formBody));
+  identityRouter(options.gatehouse, router);
+  messagingRouter(options.gatehouse, router);
+  attributesRouter(options.gatehouse, router);
   router.use(RESOURCE_PREFIXES, notFoundProblem);
   router.use([...RESOURCE_PREFIXES, '/openapi.json'], problemErrorHandler({ logger: options.logger }));
   return router;

@@ -38,9 +38,8 @@ export function toMessageJson(message: Message) {
   };
 }
 
-/** `POST` (messaging.v1.send) and `GET` (messaging.v1.read) `/messaging/v1/messages`. */
-export function messagingRouter(gatehouse: Gatehouse): Router {
-  const router = Router();
+/** `POST` (messaging.v1.send) and `GET` (messaging.v1.read) `/messaging/v1/messages`, added to `router` (a new one by default). */
+export function messagingRouter(gatehouse: Gatehouse, router: Router = Router()): Router {
   router
     .route(MESSAGES_PATH)
     .post(bearerAuth(gatehouse), requireScope('messaging.v1.send'), jsonBody, async (req, res) => {

@@ -23,9 +23,8 @@ export function loadOpenApiJson(): Promise<string> {
   return cached;
 }
 
-/** `GET /openapi.json`: the API description, public (no authentication). */
-export function openApiRouter(): Router {
-  const router = Router();
+/** `GET /openapi.json`: the API description, public (no authentication), added to `router` (a new one by default). */
+export function openApiRouter(router: Router = Router()): Router {
   router.get('/openapi.json', async (_req, res) => {
     const json = await loadOpenApiJson().catch(() => {
       throw new HttpProblem(problem('not-found', 'The API description is not installed with this server.'));

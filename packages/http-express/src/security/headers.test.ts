@@ -44,6 +44,32 @@ describe('every HTML page: anti-framing, CSP, no-referrer, nosniff, no-store', (
     expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 
+  it('every answer carries the whole header set, HSTS only for an https issuer, and no ETag', async () => {
+    const expected = {
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
+      'cross-origin-opener-policy': 'same-origin',
+      'origin-agent-cluster': '?1',
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+      'x-dns-prefetch-control': 'off',
+      'x-download-options': 'noopen',
+      'x-frame-options': 'DENY',
+      'x-permitted-cross-domain-policies': 'none',
+      'x-xss-protection': '0',
+    };
+    const plain = await createTestApp();
+    const jwks = await request(plain.app).get('/oauth/jwks').expect(200);
+    expect(jwks.headers).toMatchObject(expected);
+    expect(jwks.headers['strict-transport-security']).toBeUndefined();
+    expect(jwks.headers.etag).toBeUndefined();
+    const missing = await request(plain.app).get('/identity/v1/Nobody').expect(404);
+    expect(missing.headers).toMatchObject(expected);
+
+    const secure = await createTestApp({ settings: { issuer: 'https://auth.example' } });
+    const metadata = await request(secure.app).get('/.well-known/oauth-authorization-server').expect(200);
+    expect(metadata.headers).toMatchObject({ ...expected, 'strict-transport-security': 'max-age=31536000' });
+  });
+
   it('the stylesheet is served from our origin (the CSP allows no inline style)', async () => {
     const t = await createTestApp();
     const res = await request(t.app).get('/assets/gatehouse.css').expect(200);
