@@ -11,6 +11,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
+  /** Where `serve` writes its log lines (default: `stdout`). */
+  logs?: { write(text: string): unknown };
   /** Where `serve` listens for SIGTERM / SIGINT (the process by default). */
   signals?: SignalSource;
   /** Called by `serve` once it listens (tests use it to learn the port). */

@@ -20,12 +20,14 @@ export async function serve(
   io: {
     stdout: { write(text: string): unknown };
     stderr: { write(text: string): unknown };
+    /** Where the log lines go (default: `stdout`). */
+    logs?: { write(text: string): unknown };
     signals?: SignalSource;
     onListening?: (info: { port: number }) => void;
   },
 ): Promise<number> {
   // Logs go to stdout as JSON lines; the human-readable instructions go to stderr.
-  const container = await createContainer(config, { logDestination: io.stdout });
+  const container = await createContainer(config, { logDestination: io.logs ?? io.stdout });
   const logger = resolve(container, TOKENS.logger);
   const storage = resolve(container, TOKENS.storage);
   const gatehouse = resolve(container, TOKENS.gatehouse);
