@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config.js';
 
@@ -8,9 +7,6 @@ export type { Logger } from 'pino';
 export interface LogDestination {
   write(line: string): unknown;
 }
-
-/** The request being handled, so every line logged while handling it carries its id. */
-export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
 
 /**
  * Field names that must never reach a log line with their value. The code does not log them;
@@ -70,7 +66,8 @@ export function redactSecrets(fields: Record<string, unknown>): Record<string, u
 }
 
 /**
- * A pino logger writing JSON lines; inside a request each line carries `reqId`.
+ * A pino logger writing JSON lines. Lines about a request carry its `reqId`: the HTTP adapter's
+ * access and error lines, and audit events of `gatehouse.forRequest` (see audit-log.ts).
  *
  * @example
  * const logger = createLogger({ level: 'info', destination: process.stdout });
@@ -86,10 +83,6 @@ export function createLogger(options: { level: LogLevel; destination: LogDestina
       // Explicit top-level paths only (no wildcard: they cost nothing on a line without them), for
       // a child logger's bindings, which the `log` formatter does not see.
       redact: { paths: [...TOP_LEVEL], censor: CENSOR },
-      mixin: () => {
-        const context = requestContext.getStore();
-        return context ? { reqId: context.requestId } : {};
-      },
     },
     options.destination as DestinationStream,
   );

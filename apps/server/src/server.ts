@@ -1,7 +1,6 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from './logger.js';
-import { withRequestContext } from './http/request-context.js';
 
 export interface RunningServer {
   /** The port actually bound (useful with port 0 in tests). */
@@ -28,11 +27,11 @@ export interface ServerOptions {
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { logger } = options;
   let stopping = false;
-  const handler = withRequestContext((req, res) => {
+  const handler: RequestListener = (req, res) => {
     // Keep-alive connections are not reused once the server stops.
     if (stopping) res.setHeader('Connection', 'close');
     options.handler(req, res);
-  });
+  };
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, handler);
 
   let purging: Promise<unknown> = Promise.resolve();

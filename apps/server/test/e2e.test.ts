@@ -212,7 +212,12 @@ describe('gatehouse serve, end to end', () => {
     expect(logs.filter((line) => line.audit === true).map((line) => line.event)).toEqual(
       expect.arrayContaining(['sign_in.succeeded', 'consent.granted', 'code.replayed', 'grant.revoked']),
     );
-    expect(logs.find((line) => line.audit === true && line.event === 'sign_in.succeeded')).toMatchObject({ userKey: p.userKey, reqId: expect.any(String) });
+    // Each audit line carries the reqId of the request that caused it, as that request's access line does.
+    const signIn = logs.find((line) => line.audit === true && line.event === 'sign_in.succeeded');
+    expect(signIn).toMatchObject({ userKey: p.userKey, reqId: expect.any(String) });
+    expect(logs.find((line) => line.msg === 'request' && line.reqId === signIn?.reqId)).toMatchObject({ method: 'POST', path: '/oauth/login' });
+    const replayed = logs.find((line) => line.audit === true && line.event === 'code.replayed');
+    expect(logs.find((line) => line.msg === 'request' && line.reqId === replayed?.reqId)).toMatchObject({ method: 'POST', path: '/oauth/token', status: 400 });
     expect(logs.map((line) => line.msg)).toEqual(expect.arrayContaining(['listening', 'shutting down: finishing in-flight requests', 'stopped']));
     const everything = server.stdout() + server.stderr();
     for (const secret of [PASSWORD, p.clientSecret, code, tokens.access_token, tokens.refresh_token, second.access_token]) {

@@ -78,6 +78,28 @@ export function createGatehouse(options: GatehouseOptions) {
     transport: options.transport ?? { send: async () => 'SENT' },
     verifiedTokens: createVerifiedTokenCache({ maxEntries: options.verifiedTokenCacheSize ?? DEFAULT_VERIFIED_TOKEN_CACHE_SIZE }),
   };
+  const gatehouse = useCases(deps);
+  return {
+    ...gatehouse,
+    /**
+     * The same use cases, every audit event they record carrying `requestId`, so an audit line
+     * can be matched with the request that caused it (an explicit context: no async-local
+     * storage, whose promise hooks slow every request down). The ports are shared.
+     *
+     * @example
+     * await gatehouse.forRequest(requestId).exchangeCode({ client, code, redirectUri, codeVerifier });
+     */
+    forRequest: (requestId: string): RequestScopedGatehouse => useCases({ ...deps, audit: withRequestId(deps.audit, requestId) }),
+  };
+}
+
+function withRequestId(audit: AuditLog, requestId: string): AuditLog {
+  return { record: (event) => audit.record({ ...event, requestId }) };
+}
+
+/** The use cases bound to `deps`. */
+function useCases(deps: Deps) {
+  const { keys } = deps;
   return {
     deps,
     // Authorization (RFC 6749 §4.1)
@@ -131,3 +153,5 @@ export function createGatehouse(options: GatehouseOptions) {
 }
 
 export type Gatehouse = ReturnType<typeof createGatehouse>;
+/** The use cases of one request (`gatehouse.forRequest(requestId)`). */
+export type RequestScopedGatehouse = ReturnType<typeof useCases>;

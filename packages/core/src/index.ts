@@ -22,4 +22,4 @@ export * from './use-cases/messages.js';
 export * from './use-cases/authorized-apps.js';
 export * from './use-cases/purge.js';
 export type { TokenResponse } from './use-cases/token-response.js';
-export { createGatehouse, type Gatehouse, type GatehouseOptions } from './gatehouse.js';
+export { createGatehouse, type Gatehouse, type GatehouseOptions, type RequestScopedGatehouse } from './gatehouse.js';

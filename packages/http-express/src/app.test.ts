@@ -25,6 +25,23 @@ describe('createGatehouseApp', () => {
     expect(line?.obj).toMatchObject({ method: 'GET', path: '/oauth/jwks', status: 200 });
   });
 
+  it('records the audit events of a request with its id (sign-in, failed client authentication, replayed code)', async () => {
+    const t = await createTestApp();
+    await t.seedUser({ email: 'ada@example.com', password: 'correct horse battery' });
+    const { client, clientSecret } = await t.seedClient();
+    const browser = t.browser();
+    const signIn = await browser.signIn('ada@example.com', 'correct horse battery');
+    expect(t.audit.ofType('sign_in.succeeded')[0]?.requestId).toBe(signIn.headers['x-request-id']);
+    const failed = await request(t.app).post('/oauth/token').auth(client.clientId, 'wrong-secret').type('form').send({ grant_type: 'refresh_token', refresh_token: 'x' }).expect(401);
+    expect(t.audit.ofType('client.authentication_failed')[0]?.requestId).toBe(failed.headers['x-request-id']);
+    const { code } = await browser.authorize(client);
+    const exchange = () => request(t.app).post('/oauth/token').auth(client.clientId, clientSecret).type('form').send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUris[0] });
+    await exchange().expect(200);
+    const replay = await exchange().set('X-Request-Id', 'replay-1').expect(400);
+    expect(replay.headers['x-request-id']).toBe('replay-1');
+    expect(t.audit.ofType('code.replayed')).toEqual([expect.objectContaining({ clientId: client.clientId, requestId: 'replay-1' })]);
+  });
+
   it('sends no X-Powered-By', async () => {
     const t = await createTestApp();
     const res = await request(t.app).get('/oauth/jwks');

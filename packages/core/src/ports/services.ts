@@ -35,6 +35,8 @@ export interface AuditEvent {
   clientId?: string;
   grantIds?: string[];
   reason?: string;
+  /** The request that caused the event, when the caller said (`gatehouse.forRequest`). */
+  requestId?: string;
 }
 
 export interface AuditLog {

@@ -10,6 +10,7 @@ import { loginUrl } from '../security/session.js';
 import type { OAuthContext } from './context.js';
 import { OAUTH_PATHS } from './metadata.js';
 import { sendCsrfFailure } from './page-forms.js';
+import { gatehouseFor } from '../request-scope.js';
 
 /** The raw query string of the request (without `?`), carried unchanged from authorize to decision. */
 function rawQuery(req: Request): string {
@@ -104,7 +105,7 @@ export function decisionEndpoint(ctx: OAuthContext) {
     const decision = form.decision;
     res.setHeader('Cache-Control', 'no-store');
     if (decision === 'allow') {
-      const { redirectTo } = await ctx.gatehouse.approveAuthorization({
+      const { redirectTo } = await gatehouseFor(ctx.gatehouse, res).approveAuthorization({
         request: check.request,
         userKey: signedIn.user.userKey,
         sessionId: signedIn.session.sessionId,
@@ -113,7 +114,7 @@ export function decisionEndpoint(ctx: OAuthContext) {
       return;
     }
     if (decision === 'deny') {
-      const { redirectTo } = ctx.gatehouse.denyAuthorization({ request: check.request, userKey: signedIn.user.userKey });
+      const { redirectTo } = gatehouseFor(ctx.gatehouse, res).denyAuthorization({ request: check.request, userKey: signedIn.user.userKey });
       res.redirect(302, redirectTo);
       return;
     }

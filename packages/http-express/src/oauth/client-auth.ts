@@ -4,6 +4,7 @@ import { requestLogger } from '../logger.js';
 import type { FormFields } from '../security/form-body.js';
 import { clientIp, type OAuthContext } from './context.js';
 import { sendOAuthError } from './json-errors.js';
+import { gatehouseFor } from '../request-scope.js';
 
 export interface ClientCredentials {
   method: 'client_secret_basic' | 'client_secret_post';
@@ -112,7 +113,7 @@ export async function authenticateClientOf(ctx: OAuthContext, req: Request, res:
     return undefined;
   }
   try {
-    return await ctx.gatehouse.authenticateClient(reading.credentials);
+    return await gatehouseFor(ctx.gatehouse, res).authenticateClient(reading.credentials);
   } catch (error) {
     if (error instanceof OAuthError && error.code === 'invalid_client') {
       ctx.limits.clientAuth.recordFailure(claimedId, ip);

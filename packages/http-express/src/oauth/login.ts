@@ -9,6 +9,7 @@ import type { FormFields } from '../security/form-body.js';
 import { LOGIN_PATH, safeReturnTo, setSessionCookie } from '../security/session.js';
 import { clientIp, type OAuthContext } from './context.js';
 import { SignInForm, issueMessage } from './params.js';
+import { gatehouseFor } from '../request-scope.js';
 
 const WRONG_CREDENTIALS = 'The e-mail or password is not right.';
 
@@ -63,7 +64,7 @@ export function loginSubmit(ctx: OAuthContext) {
     }
 
     try {
-      const { sessionToken, user } = await ctx.gatehouse.signIn({ email, password });
+      const { sessionToken, user } = await gatehouseFor(ctx.gatehouse, res).signIn({ email, password });
       setSessionCookie(res, ctx.issuer, sessionToken);
       issueCsrfToken(res, ctx.issuer);
       log.info({ event: 'sign_in', userKey: user.userKey }, 'signed in');

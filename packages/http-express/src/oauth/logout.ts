@@ -7,6 +7,7 @@ import type { FormFields } from '../security/form-body.js';
 import { clearSessionCookie, sessionTokenOf } from '../security/session.js';
 import type { OAuthContext } from './context.js';
 import { sendCsrfFailure } from './page-forms.js';
+import { gatehouseFor } from '../request-scope.js';
 
 /** GET /oauth/logout: a confirmation form; a GET alone never signs out (a link or image could trigger it). */
 export function logoutForm(_ctx: OAuthContext) {
@@ -31,7 +32,7 @@ export function logoutSubmit(ctx: OAuthContext) {
     const token = sessionTokenOf(req);
     let wasSignedIn = false;
     if (token !== undefined) {
-      const { revokedGrantIds } = await ctx.gatehouse.logout(token);
+      const { revokedGrantIds } = await gatehouseFor(ctx.gatehouse, res).logout(token);
       wasSignedIn = res.locals.signedIn !== undefined;
       requestLogger(ctx.logger, res).info({ event: 'logout', revokedGrants: revokedGrantIds.length }, 'signed out');
     }

@@ -4,6 +4,7 @@ import { authenticateClientOf } from './client-auth.js';
 import type { OAuthContext } from './context.js';
 import { sendJsonFailure, setNoStore } from './json-errors.js';
 import { TokenParameters, parseParameters } from './params.js';
+import { gatehouseFor } from '../request-scope.js';
 
 /**
  * POST /oauth/revoke (RFC 7009). Revoking either token of a grant revokes the grant. RFC 7009 §2.2:
@@ -15,7 +16,7 @@ export function revocationEndpoint(ctx: OAuthContext) {
       const client = await authenticateClientOf(ctx, req, res);
       if (!client) return;
       const params = parseParameters(TokenParameters, req.body as FormFields);
-      await ctx.gatehouse.revokeToken({ client, token: params.token, tokenTypeHint: params.token_type_hint });
+      await gatehouseFor(ctx.gatehouse, res).revokeToken({ client, token: params.token, tokenTypeHint: params.token_type_hint });
       setNoStore(res);
       res.status(200).end();
     } catch (error) {

@@ -1,10 +1,11 @@
-import { OAuthError, type Client, type TokenResponse } from '@gatehouse/core';
+import { OAuthError, type Client, type RequestScopedGatehouse, type TokenResponse } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import type { FormFields } from '../security/form-body.js';
 import { authenticateClientOf } from './client-auth.js';
 import type { OAuthContext } from './context.js';
 import { sendJsonFailure, setNoStore } from './json-errors.js';
 import { AuthorizationCodeGrant, RefreshTokenGrant, parseParameters } from './params.js';
+import { gatehouseFor } from '../request-scope.js';
 
 /**
  * POST /oauth/token (RFC 6749 §4.1.3 and §6). The client is authenticated before any grant
@@ -15,7 +16,7 @@ export function tokenEndpoint(ctx: OAuthContext) {
     try {
       const client = await authenticateClientOf(ctx, req, res);
       if (!client) return;
-      const tokens = await grant(ctx, client, req.body as FormFields);
+      const tokens = await grant(gatehouseFor(ctx.gatehouse, res), client, req.body as FormFields);
       setNoStore(res);
       res.status(200).json(tokens);
     } catch (error) {
@@ -25,16 +26,16 @@ export function tokenEndpoint(ctx: OAuthContext) {
   };
 }
 
-async function grant(ctx: OAuthContext, client: Client, form: FormFields): Promise<TokenResponse> {
+async function grant(gatehouse: RequestScopedGatehouse, client: Client, form: FormFields): Promise<TokenResponse> {
   const grantType = form.grant_type;
   if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
   if (grantType === 'authorization_code') {
     const params = parseParameters(AuthorizationCodeGrant, form);
-    return ctx.gatehouse.exchangeCode({ client, code: params.code, redirectUri: params.redirect_uri, codeVerifier: params.code_verifier });
+    return gatehouse.exchangeCode({ client, code: params.code, redirectUri: params.redirect_uri, codeVerifier: params.code_verifier });
   }
   if (grantType === 'refresh_token') {
     const params = parseParameters(RefreshTokenGrant, form);
-    return ctx.gatehouse.refresh({ client, refreshToken: params.refresh_token, scope: params.scope });
+    return gatehouse.refresh({ client, refreshToken: params.refresh_token, scope: params.scope });
   }
   throw new OAuthError('unsupported_grant_type', 'Only authorization_code and refresh_token grants are supported.');
 }

@@ -17,6 +17,7 @@ import { clientPath } from './pages/format.js';
 import { clientNotFoundPage } from './pages/not-found.js';
 import { secretGonePage, secretPage } from './pages/secret.js';
 import { redirectToSecret, takeSecret } from './secret-reveal.js';
+import { gatehouseFor } from '../request-scope.js';
 
 /** Client IDs are alphanumeric (SPEC §2); anything else is not looked up. */
 const CLIENT_ID = /^[A-Za-z0-9]{1,128}$/;
@@ -94,7 +95,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const errors = checkClientForm(values);
     if (hasErrors(errors)) return sendForm(res, 400, 'create', undefined, values, errors);
     try {
-      const { client, clientSecret } = await gatehouse.registerClient({
+      const { client, clientSecret } = await gatehouseFor(gatehouse, res).registerClient({
         name: values.name,
         redirectUris: redirectUriLines(values.redirectUris),
         scopes: values.scopes,
@@ -142,7 +143,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const errors = checkClientForm(values);
     if (hasErrors(errors)) return sendForm(res, 400, 'edit', clientId, values, errors);
     try {
-      await gatehouse.updateClient({
+      await gatehouseFor(gatehouse, res).updateClient({
         ownerUserKey: user.userKey,
         clientId,
         name: values.name,
@@ -169,7 +170,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const user = signedInUser(res);
     const clientId = clientIdParam(req);
     if (!csrfOk(req, res, 'client_rotate', clientPath(clientId, '/rotate-secret'))) return;
-    const { clientSecret } = await gatehouse.rotateClientSecret({ ownerUserKey: user.userKey, clientId });
+    const { clientSecret } = await gatehouseFor(gatehouse, res).rotateClientSecret({ ownerUserKey: user.userKey, clientId });
     requestLogger(logger, res).info({ event: 'client_secret_rotated', clientId, userKey: user.userKey }, 'client secret rotated in the portal');
     redirectToSecret(res, issuer, clientId, clientSecret, 'rotated');
   });
@@ -184,7 +185,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const user = signedInUser(res);
     const clientId = clientIdParam(req);
     if (!csrfOk(req, res, 'client_delete', clientPath(clientId, '/delete'))) return;
-    await gatehouse.deleteClient({ ownerUserKey: user.userKey, clientId });
+    await gatehouseFor(gatehouse, res).deleteClient({ ownerUserKey: user.userKey, clientId });
     requestLogger(logger, res).info({ event: 'client_deleted', clientId, userKey: user.userKey }, 'client deleted in the portal');
     res.redirect(303, '/portal/clients?done=deleted');
   });
@@ -202,7 +203,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const user = signedInUser(res);
     if (!csrfOk(req, res, 'authorized_app_revoke', '/portal/authorized-apps')) return;
     const clientId = clientIdParam(req);
-    const { revokedGrantIds } = await gatehouse.revokeAuthorizedApp({ userKey: user.userKey, clientId });
+    const { revokedGrantIds } = await gatehouseFor(gatehouse, res).revokeAuthorizedApp({ userKey: user.userKey, clientId });
     requestLogger(logger, res).info({ event: 'authorized_app_revoked', clientId, userKey: user.userKey, revokedGrants: revokedGrantIds.length }, 'access withdrawn in the portal');
     res.redirect(303, '/portal/authorized-apps?done=revoked');
   });
