@@ -30,6 +30,11 @@ export interface UserRepository {
   /** Fails with a `DomainError('conflict')` when the e-mail is taken (ignoring case). */
   create(user: User): Promise<void>;
   findByKey(userKey: string): Promise<User | undefined>;
+  /**
+   * The user and the accounts they belong to, ordered by account key, in one read (what
+   * `GET /identity/v1/Users/me` shows on every call).
+   */
+  findWithMemberships(userKey: string): Promise<{ user: User; memberships: Membership[] } | undefined>;
   /** E-mails compare ignoring case. */
   findByEmail(email: string): Promise<User | undefined>;
   updatePasswordHash(userKey: string, passwordHash: string): Promise<boolean>;
@@ -44,7 +49,6 @@ export interface AccountRepository {
   /** Adds the membership or changes its role. */
   setMembership(accountKey: string, userKey: string, role: Role): Promise<void>;
   findRole(accountKey: string, userKey: string): Promise<Role | undefined>;
-  listMemberships(userKey: string): Promise<Membership[]>;
 }
 
 export interface AuthorizationCodeRepository {

@@ -150,17 +150,21 @@ export function describeIdentityContract({ runner, repos }: ContractContext): vo
       expect(await repos().accounts.findRole('account9', 'user1')).toBeUndefined();
     });
 
-    it('lists the memberships of a user with their accounts', async () => {
+    it('finds a user with their memberships and accounts, ordered by account key', async () => {
       await seedBasics(repos());
       await repos().accounts.setMembership('account2', 'user1', 'admin');
       await repos().accounts.setMembership('account1', 'user1', 'member');
       await repos().accounts.setMembership('account1', 'user2', 'admin');
-      const memberships = await repos().accounts.listMemberships('user1');
-      expect([...memberships].sort((a, b) => a.account.accountKey.localeCompare(b.account.accountKey))).toEqual([
-        { account: anAccount(1), role: 'member' },
-        { account: anAccount(2), role: 'admin' },
-      ]);
-      expect(await repos().accounts.listMemberships('user9')).toEqual([]);
+      expect(await repos().users.findWithMemberships('user1')).toEqual({
+        user: aUser(1),
+        memberships: [
+          { account: anAccount(1), role: 'member' },
+          { account: anAccount(2), role: 'admin' },
+        ],
+      });
+      await repos().users.create(aUser(3));
+      expect(await repos().users.findWithMemberships('user3')).toEqual({ user: aUser(3), memberships: [] });
+      expect(await repos().users.findWithMemberships('user9')).toBeUndefined();
     });
   });
 }

@@ -107,6 +107,18 @@ export function createMemoryRepositories(): Repositories {
         const user = users.get(userKey);
         return user && copy(user);
       },
+      async findWithMemberships(userKey) {
+        const user = users.get(userKey);
+        if (!user) return undefined;
+        const found = [];
+        for (const [accountKey, members] of memberships) {
+          const role = members.get(userKey);
+          const account = accounts.get(accountKey);
+          if (role && account) found.push({ account: copy(account), role });
+        }
+        found.sort((a, b) => (a.account.accountKey < b.account.accountKey ? -1 : a.account.accountKey > b.account.accountKey ? 1 : 0));
+        return { user: copy(user), memberships: found };
+      },
       async findByEmail(email) {
         const user = [...users.values()].find((candidate) => sameName(candidate.email, email));
         return user && copy(user);
@@ -143,15 +155,6 @@ export function createMemoryRepositories(): Repositories {
       async findRole(accountKey, userKey) {
         if (!accounts.has(accountKey)) return undefined;
         return memberships.get(accountKey)?.get(userKey);
-      },
-      async listMemberships(userKey) {
-        const result = [];
-        for (const [accountKey, members] of memberships) {
-          const role = members.get(userKey);
-          const account = accounts.get(accountKey);
-          if (role && account) result.push({ account: copy(account), role });
-        }
-        return result;
       },
     },
 

@@ -86,8 +86,8 @@ export interface CurrentUser {
 }
 
 export async function currentUser(deps: Pick<Deps, 'repos'>, userKey: string): Promise<CurrentUser> {
-  const user = await deps.repos.users.findByKey(userKey);
-  if (!user) throw new DomainError('not_found', 'No such user.');
-  const { passwordHash: _omitted, ...visible } = user;
-  return { user: visible, memberships: await deps.repos.accounts.listMemberships(userKey) };
+  const found = await deps.repos.users.findWithMemberships(userKey);
+  if (!found) throw new DomainError('not_found', 'No such user.');
+  const { passwordHash: _omitted, ...visible } = found.user;
+  return { user: visible, memberships: found.memberships };
 }

@@ -7,14 +7,6 @@ import type { Database } from '../schema.js';
 const findRole = reusableQuery((db: Kysely<Database>) =>
   db.selectFrom('memberships').select('role').where('account_key', '=', param('accountKey')).where('user_key', '=', param('userKey')),
 );
-const listMemberships = reusableQuery((db: Kysely<Database>) =>
-  db
-    .selectFrom('memberships')
-    .innerJoin('accounts', 'accounts.account_key', 'memberships.account_key')
-    .select(['accounts.account_key', 'accounts.name', 'memberships.role'])
-    .where('memberships.user_key', '=', param('userKey'))
-    .orderBy('accounts.account_key'),
-);
 
 export function createAccountRepository(db: Kysely<Database>): AccountRepository {
   return {
@@ -38,11 +30,6 @@ export function createAccountRepository(db: Kysely<Database>): AccountRepository
     async findRole(accountKey, userKey) {
       const [row] = (await findRole(db, { accountKey, userKey })).rows;
       return row?.role as Role | undefined;
-    },
-
-    async listMemberships(userKey) {
-      const { rows } = await listMemberships(db, { userKey });
-      return rows.map((row) => ({ account: { accountKey: row.account_key, name: row.name }, role: row.role as Role }));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { DomainError, type User, type UserRepository } from '@gatehouse/core';
+import { DomainError, type Membership, type Role, type User, type UserRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
 import { changed, fold } from '../encoding.js';
@@ -6,6 +6,17 @@ import { param, reusableQuery } from '../reusable-query.js';
 import type { Database, UserTable } from '../schema.js';
 
 const findUser = reusableQuery((db: Kysely<Database>) => db.selectFrom('users').selectAll().where('user_key', '=', param('userKey')));
+/** One row per membership (or one with null membership columns): the user's columns, then the account's and the role. */
+const findUserWithMemberships = reusableQuery((db: Kysely<Database>) =>
+  db
+    .selectFrom('users')
+    .leftJoin('memberships', 'memberships.user_key', 'users.user_key')
+    .leftJoin('accounts', 'accounts.account_key', 'memberships.account_key')
+    .selectAll('users')
+    .select(['accounts.account_key as membership_account_key', 'accounts.name as membership_account_name', 'memberships.role as membership_role'])
+    .where('users.user_key', '=', param('userKey'))
+    .orderBy('accounts.account_key'),
+);
 
 export function createUserRepository(db: Kysely<Database>, dialect: StorageDialect): UserRepository {
   return {
@@ -33,6 +44,20 @@ export function createUserRepository(db: Kysely<Database>, dialect: StorageDiale
     async findByKey(userKey) {
       const [row] = (await findUser(db, { userKey })).rows;
       return row && fromRow(row);
+    },
+
+    async findWithMemberships(userKey) {
+      const { rows } = await findUserWithMemberships(db, { userKey });
+      const [first] = rows;
+      if (!first) return undefined;
+      const memberships: Membership[] = [];
+      for (const row of rows) {
+        // A membership cannot outlive its account (foreign key): an account key means a membership.
+        if (row.membership_account_key !== null && row.membership_account_name !== null && row.membership_role !== null) {
+          memberships.push({ account: { accountKey: row.membership_account_key, name: row.membership_account_name }, role: row.membership_role as Role });
+        }
+      }
+      return { user: fromRow(first), memberships };
     },
 
     async findByEmail(email) {

@@ -97,7 +97,7 @@ export async function createHardenedApp(options: { rateLimit?: RateLimitSettings
           users.map(async (user) => ({
             user: await r.users.findByKey(user.userKey),
             phones: await r.users.listPhoneNumbers(user.userKey),
-            memberships: await r.accounts.listMemberships(user.userKey),
+            memberships: (await r.users.findWithMemberships(user.userKey))?.memberships,
             grants: await r.grants.listActiveByUser(user.userKey),
             values: await r.attributes.listUserValues(account.accountKey, user.userKey),
           })),
