@@ -2,7 +2,24 @@ import type { AttributeRepository, CreateAttributeResult, RenameAttributeResult 
 import type { Kysely } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
 import { changed, fold } from '../encoding.js';
+import { param, reusableQuery } from '../reusable-query.js';
 import type { Database } from '../schema.js';
+
+const attributePage = reusableQuery((db: Kysely<Database>) =>
+  db
+    .selectFrom('attribute_names')
+    .select(['attribute_key', 'name'])
+    .where('account_key', '=', param('accountKey'))
+    .orderBy('position')
+    .limit(param<number>('limit'))
+    .offset(param<number>('offset')),
+);
+const attributeCount = reusableQuery((db: Kysely<Database>) =>
+  db
+    .selectFrom('attribute_names')
+    .select((eb) => eb.fn.countAll<number | string>().as('total'))
+    .where('account_key', '=', param('accountKey')),
+);
 
 export function createAttributeRepository(db: Kysely<Database>, dialect: StorageDialect): AttributeRepository {
   const nameTaken = async (accountKey: string, folded: string): Promise<boolean> =>
@@ -40,12 +57,11 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
     },
 
     async list(accountKey, page) {
-      const names = db.selectFrom('attribute_names').where('account_key', '=', accountKey);
-      const [rows, count] = await Promise.all([
-        names.select(['attribute_key', 'name']).orderBy('position').limit(page.limit).offset(page.offset).execute(),
-        names.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
+      const [{ rows }, count] = await Promise.all([
+        attributePage(db, { accountKey, limit: page.limit, offset: page.offset }),
+        attributeCount(db, { accountKey }),
       ]);
-      return { results: rows.map((row) => ({ key: row.attribute_key, name: row.name })), total: Number(count.total) };
+      return { results: rows.map((row) => ({ key: row.attribute_key, name: row.name })), total: Number(count.rows[0]?.total ?? 0) };
     },
 
     async find(accountKey, key) {
