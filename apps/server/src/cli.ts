@@ -5,7 +5,7 @@ import { runCli } from './cli/run.js';
 // The `gatehouse` executable: exits with the code runCli returns.
 // `serve` logs to stdout through an asynchronous writer: lines written while one write is under way
 // go out together in the next, instead of one blocking write per line. pino writes what is still
-// buffered when the process exits (decision 0083).
+// buffered when the process exits (decision 0066).
 const code = await runCli(process.argv.slice(2), {
   env: process.env,
   stdout: process.stdout,

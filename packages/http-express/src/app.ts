@@ -54,7 +54,7 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
   const app = express();
   app.disable('x-powered-by');
   // No ETag: answers with tokens or personal data are no-store, where a validator is never used,
-  // and hashing every body would cost each request for the few public documents (decision 0083).
+  // and hashing every body would cost each request for the few public documents (decision 0066).
   app.set('etag', false);
   app.set('trust proxy', options.trustProxy ?? false);
   // Express 5's default, stated: repeated query parameters become arrays, which the core refuses.
