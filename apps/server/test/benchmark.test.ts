@@ -1,0 +1,97 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, REPO_ROOT } from './support/processes.js';
+
+// `npm run bench` end to end, as short as it goes: both phases, every scenario, the result files.
+// It proves the benchmark works (every request answered as expected, every figure there); it
+// never asserts a speed (docs/performance.md: the benchmark prints figures, CI does not judge them).
+
+const SCENARIOS = ['bare', 'healthz', 'users-me', 'code-exchange', 'refresh', 'admin-list', 'user-attributes-put'];
+
+interface ScenarioResult {
+  name: string;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  serverCpuMsPerRequest: number | null;
+  ratioToBare?: number;
+  cpuRatioToBare?: number | null;
+  peakRssMiB?: number | null;
+  vsEmpty?: number;
+}
+interface Results {
+  meta: { database: string; durationSeconds: number; rounds: number };
+  phases: Array<{ name: string; data: Record<string, number>; scenarios: ScenarioResult[] }>;
+}
+
+const COMMITTED_RESULTS = join(REPO_ROOT, 'bench/results/latest.json');
+let out: string;
+let run: { code: number | null; stderr: string };
+let committedBefore: string;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  committedBefore = readFileSync(COMMITTED_RESULTS, 'utf8');
+  out = mkdtempSync(join(tmpdir(), 'gatehouse-bench-test-'));
+  run = await new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(REPO_ROOT, 'bench/run.js'), '--duration', '1', '--warmup', '0', '--rounds', '1', '--connections', '4', '--growth', '--grants', '2000', '--attribute-names', '1000', '--out', out],
+      { cwd: REPO_ROOT, maxBuffer: 16 << 20, timeout: 240_000 },
+      (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+    );
+  });
+}, 300_000);
+
+afterAll(() => {
+  rmSync(out, { recursive: true, force: true });
+});
+
+describe('npm run bench (shortest run)', () => {
+  it('ends with exit code 0 and leaves no server behind', () => {
+    expect(run.code, run.stderr.slice(-2000)).toBe(0);
+    const processes = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+    expect(processes).not.toContain(join(REPO_ROOT, 'bench/bare-server.js'));
+  });
+
+  it('measures every scenario in the empty and the grown database, every request answered as expected', () => {
+    const results = JSON.parse(readFileSync(join(out, 'latest.json'), 'utf8')) as Results;
+    expect(results.meta).toMatchObject({ durationSeconds: 1, rounds: 1, database: expect.stringContaining('SQLite') });
+    expect(results.phases.map((phase) => phase.name)).toEqual(['empty', 'grown']);
+    const [empty, grown] = results.phases;
+    expect(grown?.data.grants).toBeGreaterThanOrEqual(2000);
+    expect(grown?.data.attributeNames).toBe(1000);
+    for (const phase of results.phases) {
+      expect(phase.scenarios.map((s) => s.name), phase.name).toEqual(SCENARIOS);
+      for (const s of phase.scenarios) {
+        const label = `${phase.name} ${s.name}`;
+        expect(s.requests, label).toBeGreaterThan(0);
+        expect({ non2xx: s.non2xx, errors: s.errors, timeouts: s.timeouts }, label).toEqual({ non2xx: 0, errors: 0, timeouts: 0 });
+        expect(s.serverCpuMsPerRequest, label).toBeGreaterThan(0);
+        if (s.name === 'bare') continue;
+        expect(s.ratioToBare, label).toBeGreaterThan(0);
+        expect(s.cpuRatioToBare, label).toBeGreaterThan(0);
+        expect(s.peakRssMiB, label).toBeGreaterThan(0);
+        if (phase === grown) expect(s.vsEmpty, label).toBeGreaterThan(0);
+      }
+    }
+    expect(empty?.data.attributeNames).toBe(100);
+  });
+
+  it('writes the Markdown tables with the targets', () => {
+    const markdown = readFileSync(join(out, 'latest.md'), 'utf8');
+    expect(markdown).toContain('## Empty database');
+    expect(markdown).toContain('## Grown database (2,000 grants, 1,000 attribute names)');
+    expect(markdown).toMatch(/\| GET \/identity\/v1\/Users\/me \(bearer\) \|.*\| ≥ 0\.80 \|/);
+    expect(markdown).toMatch(/\| POST \/oauth\/token \(authorization_code\) \|.*\| ≥ 0\.35 \|/);
+  });
+
+  it('writes to --out only: the committed results stay as they are', () => {
+    expect(existsSync(join(out, 'latest.md'))).toBe(true);
+    expect(readFileSync(COMMITTED_RESULTS, 'utf8')).toBe(committedBefore);
+  });
+});
