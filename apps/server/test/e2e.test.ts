@@ -1,69 +1,27 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser, formWithAction } from './support/browser.js';
-import { ensureBuilt, freePort, gatehouseJson, REPO_ROOT, runGatehouse, startServe, type ServerProcess } from './support/processes.js';
-import type { TokenResponse } from '@gatehouse/core';
+import { ALL_SCOPES, basic, createWorkspace, PASSWORD, PHONE, tokenRequest, type Provisioned, type TokenResponse } from './support/fixture.js';
+import { ensureBuilt, freePort, gatehouseJson, REPO_ROOT, runGatehouse } from './support/processes.js';
 
 // The real `gatehouse` process on a temporary SQLite file, driven over real HTTP.
 
-const ALL_SCOPES = 'messaging.v1.send messaging.v1.read admin.v1.attributes.read admin.v1.attributes.write';
-const PASSWORD = 'correct horse battery';
-const PHONE = '+15551234567';
-
-let dir: string;
-const started: ServerProcess[] = [];
+const workspace = createWorkspace('e2e');
 
 beforeAll(async () => {
   await ensureBuilt();
-  dir = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-'));
 }, 300_000);
 
-afterAll(() => {
-  for (const server of started) server.child.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => workspace.cleanup());
 
-async function serve(env: Record<string, string>, port: number): Promise<ServerProcess> {
-  const server = await startServe(env, port);
-  started.push(server);
-  return server;
-}
-
-interface Provisioned {
-  env: Record<string, string>;
-  port: number;
-  origin: string;
-  accountKey: string;
-  userKey: string;
-  email: string;
-  clientId: string;
-  clientSecret: string;
-  redirectUri: string;
-}
-
-/** account, admin user with a phone number, and a client, all through the CLI on a new database file. */
+/** Provisioned through the CLI (account, admin user with a phone, client), its answers checked. */
 async function provision(name: string): Promise<Provisioned> {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const env = { GATEHOUSE_DB: join(dir, `${name}.db`), GATEHOUSE_ISSUER: origin, GATEHOUSE_LOG_LEVEL: 'info' };
-  const email = `ada+${name}@example.com`;
-  const account = await gatehouseJson<{ accountKey: string; name: string }>(['accounts', 'create', '--name', 'Acme'], env);
-  expect(account).toEqual({ accountKey: expect.any(String), name: 'Acme' });
-  const user = await gatehouseJson<{ userKey: string; email: string }>(
-    ['users', 'create', '--email', email, '--password', PASSWORD, '--given-name', 'Ada', '--family-name', 'Lovelace', '--account', account.accountKey, '--role', 'admin', '--phone', PHONE],
-    env,
-  );
-  expect(user).toEqual({ userKey: expect.any(String), email });
-  const redirectUri = 'http://127.0.0.1:9/callback';
-  const client = await gatehouseJson<{ clientId: string; clientSecret: string; name: string; redirectUris: string[]; scopes: string[] }>(
-    ['clients', 'create', '--name', 'E2E app', '--redirect-uri', redirectUri, '--scope', ALL_SCOPES, '--owner', email],
-    env,
-  );
-  expect(client).toEqual({ clientId: expect.any(String), clientSecret: expect.any(String), name: 'E2E app', redirectUris: [redirectUri], scopes: ALL_SCOPES.split(' ') });
-  return { env, port, origin, accountKey: account.accountKey, userKey: user.userKey, email, clientId: client.clientId, clientSecret: client.clientSecret, redirectUri };
+  const p = await workspace.provision(name);
+  expect(p.cli.account).toEqual({ accountKey: p.accountKey, name: 'Acme' });
+  expect(p.cli.user).toEqual({ userKey: p.userKey, email: p.email });
+  expect(p.cli.client).toEqual({ clientId: p.clientId, clientSecret: expect.any(String), name: 'Test app', redirectUris: [p.redirectUri], scopes: ALL_SCOPES.split(' ') });
+  return p;
 }
 
 /** authorize → login (CSRF token from the page) → consent Allow → the code on the redirect URI. */
@@ -91,24 +49,12 @@ async function authorize(p: Pick<Provisioned, 'origin' | 'clientId' | 'redirectU
   return { code: location.searchParams.get('code') as string, browser };
 }
 
-function basic(clientId: string, clientSecret: string): string {
-  return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
-}
-
-async function tokenRequest(p: Pick<Provisioned, 'origin' | 'clientId' | 'clientSecret'>, form: Record<string, string>): Promise<Response> {
-  return fetch(`${p.origin}/oauth/token`, {
-    method: 'POST',
-    headers: { Authorization: basic(p.clientId, p.clientSecret), Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form).toString(),
-  });
-}
-
 const bearer = (token: string, extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${token}`, Accept: 'application/json', ...extra });
 
 describe('gatehouse serve, end to end', () => {
   it('provisions with the CLI, runs the whole flow over HTTP, and stops cleanly on SIGTERM', async () => {
     const p = await provision('flow');
-    const server = await serve(p.env, p.port);
+    const server = await workspace.serve(p);
 
     // Probes.
     expect((await fetch(`${p.origin}/healthz`)).status).toBe(200);
@@ -227,7 +173,7 @@ describe('gatehouse serve, end to end', () => {
 
   it('keeps a token response valid after SIGKILL: the restarted server accepts both tokens', async () => {
     const p = await provision('durability');
-    const first = await serve(p.env, p.port);
+    const first = await workspace.serve(p);
     const { code } = await authorize(p);
     const response = await tokenRequest(p, { grant_type: 'authorization_code', code, redirect_uri: p.redirectUri });
     const tokens = (await response.json()) as TokenResponse;
@@ -235,7 +181,7 @@ describe('gatehouse serve, end to end', () => {
     first.child.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');
 
-    const second = await serve(p.env, p.port);
+    const second = await workspace.serve(p);
     const me = await fetch(`${p.origin}/identity/v1/Users/me`, { headers: bearer(tokens.access_token) });
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ id: p.userKey });
@@ -249,8 +195,8 @@ describe('gatehouse serve, end to end', () => {
   it('on first run seeds the demo data, prints how to try the flow, and the printed values work', async () => {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
-    const env = { GATEHOUSE_DB: join(dir, 'first-run', 'nested', 'gatehouse.db'), GATEHOUSE_ISSUER: origin };
-    const server = await serve(env, port);
+    const env = { GATEHOUSE_DB: join(workspace.dir, 'first-run', 'nested', 'gatehouse.db'), GATEHOUSE_ISSUER: origin };
+    const server = await workspace.start(env, port);
     const banner = await server.waitForStderr('Call an API with the access token');
     const email = /e-mail (\S+)\s+password (\S+)/.exec(banner);
     const clientId = /export CLIENT_ID=(\S+)/.exec(banner)?.[1];
@@ -286,7 +232,7 @@ describe('gatehouse serve, end to end', () => {
     expect(await server.exited).toBe(0);
 
     // The second start does not seed again.
-    const again = await serve(env, port);
+    const again = await workspace.start(env, port);
     const secondBanner = await again.waitForStderr('Call an API with the access token');
     expect(secondBanner).not.toContain('First run');
     expect(secondBanner).toContain(`CLIENT_ID=${clientId}`);

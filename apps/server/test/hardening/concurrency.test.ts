@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/processes.js';
-import { api, basic, codeMinter, createWorkspace, exchange, type Provisioned, type TokenResponse } from './support/fixture.js';
+import { api, basic, codeMinter, createWorkspace, exchange, type Provisioned, type TokenResponse } from '../support/fixture.js';
 
 // SPEC §6 "Correctness under concurrency", against the real server process on a SQLite file:
 // single use of a code is decided by the database, and concurrent writes of attribute names and

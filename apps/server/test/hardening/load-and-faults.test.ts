@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/processes.js';
-import { api, basic, codeMinter, createWorkspace, exchange, PHONE, rssKb, tokenRequest, type Provisioned, type TokenResponse } from './support/fixture.js';
+import { api, basic, codeMinter, createWorkspace, exchange, PHONE, rssKb, tokenRequest, type Provisioned, type TokenResponse } from '../support/fixture.js';
 
 // Issue 9 "Load and faults", against the real server on a SQLite file, loopback only:
 // a bounded soak of mixed traffic (no errors, flat memory), and a SIGKILL in the middle of load

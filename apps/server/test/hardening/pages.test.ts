@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, freePort, startServe, type ServerProcess } from '../support/processes.js';
-import { createWorkspace } from './support/fixture.js';
+import { createWorkspace } from '../support/fixture.js';
 
 // RFC 9700 §4.2.4 (Referer leaks) and §4.16 (clickjacking) on the real server: the demo
 // client's callback page shows an authorization code, so it must send no Referer, load nothing

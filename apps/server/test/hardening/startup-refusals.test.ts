@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, freePort, gatehouseJson, runGatehouse } from '../support/processes.js';
-import { createWorkspace } from './support/fixture.js';
+import { createWorkspace } from '../support/fixture.js';
 
 // Issue 9: the server refuses to start on a corrupt or newer-schema database, with a clear
 // one-line message and a non-zero exit, and leaves the file as it found it.

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Browser, formWithAction } from '../../support/browser.js';
-import { freePort, gatehouseJson, startServe, type ServerProcess } from '../../support/processes.js';
+import { Browser, formWithAction } from './browser.js';
+import { freePort, gatehouseJson, startServe, type ServerProcess } from './processes.js';
 import type { TokenResponse } from '@gatehouse/core';
 
 export const ALL_SCOPES = 'messaging.v1.send messaging.v1.read admin.v1.attributes.read admin.v1.attributes.write';
@@ -20,6 +20,9 @@ export interface Provisioned {
   email: string;
   clientId: string;
   clientSecret: string;
+  redirectUri: string;
+  /** What the three CLI commands printed (`--json`), for tests of the CLI's answers. */
+  cli: { account: Record<string, unknown>; user: Record<string, unknown>; client: Record<string, unknown> };
 }
 
 /**
@@ -49,14 +52,29 @@ export function createWorkspace(prefix: string) {
         env,
       );
       const client = await gatehouseJson<{ clientId: string; clientSecret: string }>(
-        ['clients', 'create', '--name', 'Hardening app', '--redirect-uri', REDIRECT_URI, '--scope', ALL_SCOPES, '--owner', email],
+        ['clients', 'create', '--name', 'Test app', '--redirect-uri', REDIRECT_URI, '--scope', ALL_SCOPES, '--owner', email],
         env,
       );
-      return { env, port, origin, accountKey: account.accountKey, userKey: user.userKey, email, clientId: client.clientId, clientSecret: client.clientSecret };
+      return {
+        env,
+        port,
+        origin,
+        accountKey: account.accountKey,
+        userKey: user.userKey,
+        email,
+        clientId: client.clientId,
+        clientSecret: client.clientSecret,
+        redirectUri: REDIRECT_URI,
+        cli: { account, user, client },
+      };
     },
     /** `gatehouse serve` on 127.0.0.1 (PORT and HOST are set by startServe), with `extraEnv` for this process only. */
-    async serve(p: Provisioned, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
-      const server = await startServe({ ...p.env, ...extraEnv }, p.port);
+    serve(p: Provisioned, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+      return this.start({ ...p.env, ...extraEnv }, p.port);
+    },
+    /** `gatehouse serve` with exactly `env` (a database not provisioned, say), stopped by `cleanup()`. */
+    async start(env: Record<string, string>, port: number): Promise<ServerProcess> {
+      const server = await startServe(env, port);
       servers.push(server);
       return server;
     },
