@@ -1,4 +1,4 @@
-import { OAuthError, sha256, type Repositories } from '@gatehouse/core';
+import { OAuthError, sha256, type Repositories, type TokenResponse } from '@gatehouse/core';
 import { createTestGatehouse } from '@gatehouse/core/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dropSchema, freshSchemaName, openTestStorage, POSTGRES_URL, warnIfSkipped } from './test-support/postgres.js';
@@ -99,7 +99,7 @@ describe.skipIf(!POSTGRES_URL)('single use on PostgreSQL', () => {
       Array.from({ length: CONCURRENT }, () => t.gatehouse.exchangeCode({ client, code, redirectUri, codeVerifier: undefined })),
     );
 
-    const succeeded = outcomes.filter((outcome): outcome is PromiseFulfilledResult<{ refresh_token: string }> => outcome.status === 'fulfilled');
+    const succeeded = outcomes.filter((outcome): outcome is PromiseFulfilledResult<TokenResponse> => outcome.status === 'fulfilled');
     const failed = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     expect(succeeded).toHaveLength(1);
     for (const { reason } of failed) {
