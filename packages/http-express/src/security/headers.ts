@@ -41,11 +41,6 @@ export function securityHeaders(issuer: string) {
   };
 }
 
-/** Sets the API CSP (the default of every response; a page replaces it). */
-export function setApiCsp(res: Response): void {
-  res.setHeader('Content-Security-Policy', API_CSP);
-}
-
 /** Headers of an HTML page: page CSP and no caching (pages carry CSRF tokens and personal data). */
 export function setPageHeaders(res: Response): void {
   res.setHeader('Content-Security-Policy', PAGE_CSP);
