@@ -1,5 +1,6 @@
 import { OAuthError, type AuthorizationRequestCheck, type RawParameters } from '@gatehouse/core';
 import type { Request, Response } from 'express';
+import { parse as parseQueryString } from 'node:querystring';
 import { requestLogger } from '../logger.js';
 import { consentPage } from '../pages/consent.js';
 import { errorPage } from '../pages/error.js';
@@ -8,7 +9,6 @@ import { CSRF_FIELD, csrfTokenMatches } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
 import { loginUrl } from '../security/session.js';
 import type { OAuthContext } from './context.js';
-import { OAUTH_PATHS } from './metadata.js';
 import { sendCsrfFailure } from './page-forms.js';
 import { gatehouseFor } from '../request-scope.js';
 
@@ -18,9 +18,18 @@ function rawQuery(req: Request): string {
   return index < 0 ? '' : req.originalUrl.slice(index + 1);
 }
 
-function authorizeUrl(req: Request): string {
+/**
+ * The request's parameters, parsed here rather than taken from `req.query`, so that a host's
+ * own `query parser` setting changes nothing: a repeated parameter is an array (refused by the core).
+ */
+function queryParameters(req: Request): RawParameters {
+  return parseQueryString(rawQuery(req)) as RawParameters;
+}
+
+/** The authorize URL of this request under the mount path (where sign-in comes back to). */
+function authorizeUrl(ctx: OAuthContext, req: Request): string {
   const query = rawQuery(req);
-  return query === '' ? OAUTH_PATHS.authorize : `${OAUTH_PATHS.authorize}?${query}`;
+  return query === '' ? ctx.paths.authorize : `${ctx.paths.authorize}?${query}`;
 }
 
 /**
@@ -38,6 +47,7 @@ function answerFailedCheck(ctx: OAuthContext, res: Response, check: Authorizatio
         title: 'This sign-in link is not valid',
         message: `${check.error.description} Please tell the developer of the app that sent you here.`,
         code: check.error.code,
+        paths: ctx.paths,
       }),
     );
     return true;
@@ -57,13 +67,12 @@ function answerFailedCheck(ctx: OAuthContext, res: Response, check: Authorizatio
  */
 export function authorizeEndpoint(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
-    // Express 5's "simple" query parser gives arrays for repeated parameters; the core refuses them.
-    const check = await ctx.gatehouse.checkAuthorizationRequest(req.query as RawParameters);
+    const check = await ctx.gatehouse.checkAuthorizationRequest(queryParameters(req));
     if (answerFailedCheck(ctx, res, check) || check.kind !== 'valid') return;
     const signedIn = res.locals.signedIn;
     if (!signedIn) {
       res.setHeader('Cache-Control', 'no-store');
-      res.redirect(302, loginUrl(authorizeUrl(req)));
+      res.redirect(302, loginUrl(authorizeUrl(ctx, req), ctx.paths.login));
       return;
     }
     const query = rawQuery(req);
@@ -75,8 +84,9 @@ export function authorizeEndpoint(ctx: OAuthContext) {
         clientName: check.client.name,
         scopes: check.request.scopes,
         redirectUri: check.request.redirectUri,
-        formAction: `${OAUTH_PATHS.decision}?${query}`,
+        formAction: `${ctx.paths.decision}?${query}`,
         userEmail: signedIn.user.email,
+        paths: ctx.paths,
       }),
     );
   };
@@ -90,16 +100,16 @@ export function authorizeEndpoint(ctx: OAuthContext) {
 export function decisionEndpoint(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const form = req.body as FormFields;
-    const backToAuthorize = authorizeUrl(req);
+    const backToAuthorize = authorizeUrl(ctx, req);
     if (!csrfTokenMatches(req, form[CSRF_FIELD])) {
       requestLogger(ctx.logger, res).warn({ event: 'csrf_refused', form: 'consent' }, 'consent form without a valid CSRF token');
-      return sendCsrfFailure(res, { href: backToAuthorize, label: 'Back to the request' });
+      return sendCsrfFailure(res, { href: backToAuthorize, label: 'Back to the request' }, ctx.paths);
     }
-    const check = await ctx.gatehouse.checkAuthorizationRequest(req.query as RawParameters);
+    const check = await ctx.gatehouse.checkAuthorizationRequest(queryParameters(req));
     if (answerFailedCheck(ctx, res, check) || check.kind !== 'valid') return;
     const signedIn = res.locals.signedIn;
     if (!signedIn) {
-      res.redirect(303, loginUrl(backToAuthorize));
+      res.redirect(303, loginUrl(backToAuthorize, ctx.paths.login));
       return;
     }
     const decision = form.decision;
@@ -119,6 +129,6 @@ export function decisionEndpoint(ctx: OAuthContext) {
       return;
     }
     const error = new OAuthError('invalid_request', 'Choose Allow or Deny.');
-    sendPage(res, 400, errorPage({ title: 'No choice was made', message: error.description, link: { href: backToAuthorize, label: 'Back to the request' } }));
+    sendPage(res, 400, errorPage({ title: 'No choice was made', message: error.description, link: { href: backToAuthorize, label: 'Back to the request' }, paths: ctx.paths }));
   };
 }

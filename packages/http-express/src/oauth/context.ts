@@ -2,6 +2,7 @@ import type { Gatehouse } from '@gatehouse/core';
 import type { Request } from 'express';
 import type { HttpLogger } from '../logger.js';
 import type { AttemptLimits } from '../security/rate-limit.js';
+import type { GatehousePaths } from './paths.js';
 
 /** What the OAuth routes share. */
 export interface OAuthContext {
@@ -10,6 +11,8 @@ export interface OAuthContext {
   limits: AttemptLimits;
   /** `settings.issuer` without a trailing slash: the base of every published URL. */
   issuer: string;
+  /** Where the browser finds each endpoint and page: under the issuer's path (docs/decisions/0090). */
+  paths: GatehousePaths;
 }
 
 /** The caller's address as Express sees it (honours `trust proxy`). */

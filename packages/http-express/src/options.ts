@@ -1,0 +1,13 @@
+import type { Gatehouse } from '@gatehouse/core';
+import type { HttpLogger } from './logger.js';
+import type { RateLimitSettings } from './security/rate-limit.js';
+
+/** What Gatehouse's router needs (`createGatehouseRouter`, and `createGatehouseApp` on top of it). */
+export interface GatehouseRouterOptions {
+  /** The core, from `createGatehouse` (its settings give the issuer, whose path is the mount path). */
+  gatehouse: Gatehouse;
+  /** Where request and security lines go (a pino logger fits); default: silent. */
+  logger?: HttpLogger;
+  /** Failed sign-ins and failed client authentications (default 5 per 300 s per key, 25 per IP). */
+  rateLimit?: RateLimitSettings;
+}
