@@ -18,6 +18,8 @@ export interface GatehouseSettings {
     absoluteTtlSeconds: number | null;
   };
   maxAttributesPerAccount: number;
+  /** Lifetime of a login or consent request handed to the host application (docs/decisions/0091). */
+  interactionTtlSeconds: number;
 }
 
 /**
@@ -40,6 +42,7 @@ export function defineSettings(
     codeTtlSeconds: 60,
     sessionTtlSeconds: 12 * 3600,
     maxAttributesPerAccount: 500,
+    interactionTtlSeconds: 600,
     ...rest,
     refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null, ...refreshToken },
   };

@@ -9,6 +9,7 @@ import type { Database } from './schema.js';
 export function createMigrationProvider(dialect: StorageDialect): MigrationProvider {
   const migrations: Record<string, Migration> = {
     '0001_initial': { up: (db) => createInitialSchema(db, dialect) },
+    '0002_interactions': { up: (db) => createInteractions(db, dialect) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -223,4 +224,21 @@ async function createInitialSchema(db: SchemaDb, dialect: StorageDialect): Promi
     .addColumn('created_at', time, (c) => c.notNull())
     .addColumn('retired_at', time)
     .execute();
+}
+
+/** Login and consent requests handed to the host application (docs/decisions/0091). */
+async function createInteractions(db: SchemaDb, dialect: StorageDialect): Promise<void> {
+  const time = 'bigint';
+  await db.schema
+    .createTable('interactions')
+    .addColumn('interaction_hash', dialect.keyType, (c) => c.primaryKey())
+    .addColumn('kind', dialect.keyType, (c) => c.notNull())
+    .addColumn('return_to', 'text', (c) => c.notNull())
+    .addColumn('user_key', dialect.keyType)
+    .addColumn('session_id', dialect.keyType)
+    .addColumn('created_at', time, (c) => c.notNull())
+    .addColumn('expires_at', time, (c) => c.notNull())
+    .addColumn('consumed_at', time)
+    .execute();
+  await db.schema.createIndex('interactions_by_expiry').on('interactions').column('expires_at').execute();
 }

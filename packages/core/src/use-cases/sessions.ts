@@ -1,14 +1,16 @@
-import type { Session, User } from '../domain/model.js';
+import type { Session } from '../domain/model.js';
 import { secondsAfter, type Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import type { PasswordHasher } from '../ports/services.js';
+import type { UserProfile } from '../ports/users.js';
 import { sha256 } from '../support/crypto.js';
+import { profileOf, userDirectoryOf } from './user-directory.js';
 
 /** A signed-in browser: `sessionToken` goes in the cookie; only its hash is stored. */
 export interface SignedIn {
   sessionToken: string;
   session: Session;
-  user: User;
+  user: UserProfile;
 }
 
 /**
@@ -24,16 +26,19 @@ function decoyHashOf(passwords: PasswordHasher): Promise<string> {
 }
 
 /**
- * Signs a user in with e-mail and password. Throws `DomainError('unauthenticated')` with the
- * same message whether the e-mail or the password was wrong.
+ * Signs a user in with e-mail (the login name) and password. Throws `DomainError('unauthenticated')`
+ * with the same message whether the e-mail or the password was wrong. The password is checked by
+ * the embedder's `passwordCheck` when there is one (docs/decisions/0091), else against
+ * Gatehouse's own users.
  *
  * @example
  * const { sessionToken } = await signIn(deps, { email: 'ada@example.com', password: 'correct horse' });
  */
 export async function signIn(
-  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'passwords' | 'settings' | 'audit'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'passwords' | 'settings' | 'audit' | 'userDirectory' | 'passwordCheck'>,
   credentials: { email: string; password: string },
 ): Promise<SignedIn> {
+  if (deps.passwordCheck) return signInWithPasswordCheck(deps, credentials);
   const user = await deps.repos.users.findByEmail(credentials.email.trim());
   const ok = user
     ? await deps.passwords.verify(credentials.password, user.passwordHash)
@@ -43,6 +48,33 @@ export async function signIn(
     deps.audit.record({ type: 'sign_in.failed', at: now, ...(user ? { userKey: user.userKey } : {}), reason: user ? 'wrong password' : 'unknown e-mail' });
     throw new DomainError('unauthenticated', 'The e-mail or password is not right.');
   }
+  return startSession(deps, profileOf(user));
+}
+
+/** `signIn` with the embedder's `PasswordCheck`; the user's profile comes from the user directory. */
+async function signInWithPasswordCheck(
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit' | 'userDirectory' | 'passwordCheck'>,
+  credentials: { email: string; password: string },
+): Promise<SignedIn> {
+  const userKey = await deps.passwordCheck?.verify(credentials.email.trim(), credentials.password);
+  const user = userKey === undefined ? undefined : await userDirectoryOf(deps).findByKey(userKey);
+  if (!user) {
+    deps.audit.record({ type: 'sign_in.failed', at: deps.clock.now(), ...(userKey === undefined ? {} : { userKey }), reason: userKey === undefined ? 'password check refused' : 'user not in the directory' });
+    throw new DomainError('unauthenticated', 'The e-mail or password is not right.');
+  }
+  return startSession(deps, user);
+}
+
+/**
+ * Opens a sign-in session for a user already authenticated (by password, or by the host
+ * application: `completeLogin`). Only the hash of the session token is stored.
+ */
+export async function startSession(
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit'>,
+  user: UserProfile,
+  reason?: string,
+): Promise<SignedIn> {
+  const now = deps.clock.now();
   const sessionToken = deps.ids.secret();
   const session: Session = {
     sessionId: sha256(sessionToken),
@@ -52,19 +84,19 @@ export async function signIn(
     endedAt: null,
   };
   await deps.repos.sessions.create(session);
-  deps.audit.record({ type: 'sign_in.succeeded', at: now, userKey: user.userKey });
+  deps.audit.record({ type: 'sign_in.succeeded', at: now, userKey: user.userKey, ...(reason === undefined ? {} : { reason }) });
   return { sessionToken, session, user };
 }
 
 /** The live session behind a cookie value, with its user; undefined when ended, expired or unknown. */
 export async function resolveSession(
-  deps: Pick<Deps, 'repos' | 'clock'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'userDirectory'>,
   sessionToken: string,
-): Promise<{ session: Session; user: User } | undefined> {
+): Promise<{ session: Session; user: UserProfile } | undefined> {
   if (sessionToken === '') return undefined;
   const session = await deps.repos.sessions.findById(sha256(sessionToken));
   if (!session || session.endedAt || session.expiresAt.getTime() <= deps.clock.now().getTime()) return undefined;
-  const user = await deps.repos.users.findByKey(session.userKey);
+  const user = await userDirectoryOf(deps).findByKey(session.userKey);
   return user ? { session, user } : undefined;
 }
 
@@ -84,4 +116,24 @@ export async function logout(
   await deps.repos.sessions.end(sessionId, now);
   deps.audit.record({ type: 'logout', at: now, userKey: session.userKey, grantIds: revokedGrantIds });
   return { revokedGrantIds };
+}
+
+/**
+ * Signs a user out everywhere, for a host application whose own sign-out should end Gatehouse's
+ * too (docs/decisions/0091): ends every live sign-in session of the user and revokes every grant
+ * made under them, as product logout does for one session.
+ *
+ * @example
+ * app.post('/logout', async (req, res) => { await gatehouse.logoutUser(req.user.id); ... });
+ */
+export async function logoutUser(
+  deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
+  userKey: string,
+): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }> {
+  const now = deps.clock.now();
+  const endedSessionIds = await deps.repos.sessions.endByUser(userKey, now);
+  const revokedGrantIds: string[] = [];
+  for (const sessionId of endedSessionIds) revokedGrantIds.push(...(await deps.repos.grants.revokeBySession(sessionId, now)));
+  deps.audit.record({ type: 'logout', at: now, userKey, grantIds: revokedGrantIds, reason: 'every session of the user' });
+  return { endedSessionIds, revokedGrantIds };
 }
