@@ -10,4 +10,16 @@ export interface GatehouseRouterOptions {
   logger?: HttpLogger;
   /** Failed sign-ins and failed client authentications (default 5 per 300 s per key, 25 per IP). */
   rateLimit?: RateLimitSettings;
+  /**
+   * The host's own login page (docs/decisions/0091): a browser that must sign in is sent there
+   * with `login_request=<id>` instead of to Gatehouse's login page; the host signs the user in its
+   * own way and calls `completeGatehouseLogin`. A path (`/login`) or an absolute URL.
+   */
+  loginUrl?: string;
+  /**
+   * The host's own consent page: instead of Gatehouse's, the browser is sent there with
+   * `consent_request=<id>`; the host shows `gatehouse.describeConsentRequest(id)` and calls
+   * `completeGatehouseConsent`.
+   */
+  consentUrl?: string;
 }

@@ -8,7 +8,7 @@ import { sendPage } from '../pages/send.js';
 import { CSRF_FIELD, csrfTokenMatches } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
 import { loginUrl } from '../security/session.js';
-import type { OAuthContext } from './context.js';
+import { withParameter, type OAuthContext } from './context.js';
 import { sendCsrfFailure } from './page-forms.js';
 import { gatehouseFor } from '../request-scope.js';
 
@@ -72,7 +72,23 @@ export function authorizeEndpoint(ctx: OAuthContext) {
     const signedIn = res.locals.signedIn;
     if (!signedIn) {
       res.setHeader('Cache-Control', 'no-store');
+      if (ctx.loginUrl !== undefined) {
+        // The host signs users in (docs/decisions/0091): a single-use login request comes back with them.
+        const { loginRequest } = await gatehouseFor(ctx.gatehouse, res).startLogin({ returnTo: authorizeUrl(ctx, req) });
+        res.redirect(302, withParameter(ctx.loginUrl, 'login_request', loginRequest));
+        return;
+      }
       res.redirect(302, loginUrl(authorizeUrl(ctx, req), ctx.paths.login));
+      return;
+    }
+    if (ctx.consentUrl !== undefined) {
+      const { consentRequest } = await gatehouseFor(ctx.gatehouse, res).startConsent({
+        returnTo: authorizeUrl(ctx, req),
+        userKey: signedIn.user.userKey,
+        sessionId: signedIn.session.sessionId,
+      });
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(302, withParameter(ctx.consentUrl, 'consent_request', consentRequest));
       return;
     }
     const query = rawQuery(req);

@@ -13,6 +13,17 @@ export interface OAuthContext {
   issuer: string;
   /** Where the browser finds each endpoint and page: under the issuer's path (docs/decisions/0090). */
   paths: GatehousePaths;
+  /** The host's login page, when the host signs users in (docs/decisions/0091). */
+  loginUrl: string | undefined;
+  /** The host's consent page, when the host asks for consent. */
+  consentUrl: string | undefined;
+}
+
+/** `url` (a path or an absolute URL) with one more query parameter. */
+export function withParameter(url: string, name: string, value: string): string {
+  const hash = url.indexOf('#');
+  const bare = hash < 0 ? url : url.slice(0, hash);
+  return `${bare}${bare.includes('?') ? '&' : '?'}${new URLSearchParams({ [name]: value }).toString()}`;
 }
 
 /** The caller's address as Express sees it (honours `trust proxy`). */

@@ -43,6 +43,8 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
     limits: createAttemptLimits(gatehouse.deps.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT),
     issuer,
     paths: gatehousePaths(issuerPath(issuer)),
+    loginUrl: options.loginUrl,
+    consentUrl: options.consentUrl,
   };
   const pageFormBody = pageFormBodyFor(ctx.paths);
   const router = Router();
