@@ -10,6 +10,7 @@ describe('defineSettings', () => {
       codeTtlSeconds: 60,
       sessionTtlSeconds: 12 * 3600,
       maxAttributesPerAccount: 500,
+      interactionTtlSeconds: 600,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
     });
   });
