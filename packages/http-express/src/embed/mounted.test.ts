@@ -78,6 +78,16 @@ describe('Gatehouse mounted at /auth in a host application', () => {
     expect(loggedOut.text).toContain('href="/auth/oauth/login"');
   });
 
+  it('goes back only to a same-origin path after sign-in: a foreign return_to ends on the login page under /auth', async () => {
+    const { host } = await setup();
+    for (const returnTo of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) {
+      const browser = host.agent();
+      const page = await browser.get('/auth/oauth/login');
+      const res = await browser.post('/auth/oauth/login').type('form').send({ csrf_token: csrfFieldOf(page.text), email: 'ada@example.com', password: 'password123', return_to: returnTo });
+      expect({ returnTo, status: res.status, location: res.headers.location }).toEqual({ returnTo, status: 303, location: '/auth/oauth/login' });
+    }
+  });
+
   it('serves the stylesheet under /auth, not at the root', async () => {
     const { host } = await setup();
     const css = await request(host.app).get('/auth/assets/gatehouse.css');
