@@ -62,6 +62,14 @@ describe('a login handed to the host (startLogin / completeLogin)', () => {
     await expectDomainError(t.gatehouse.completeLogin({ loginRequest: consentRequest, userKey: ADA.userKey }), 'not_found');
   });
 
+  it('refuses a returnTo that is not a path of this origin (no open redirect through a login request)', async () => {
+    const { t } = await setup();
+    for (const returnTo of ['https://evil.example/', '//evil.example/x', '/\\evil.example', 'oauth/authorize']) {
+      await expectDomainError(t.gatehouse.startLogin({ returnTo }), 'invalid', 'returnTo');
+      await expectDomainError(t.gatehouse.startConsent({ returnTo, userKey: ADA.userKey, sessionId: null }), 'invalid', 'returnTo');
+    }
+  });
+
   it('refuses a user the directory does not know', async () => {
     const { t, returnTo } = await setup();
     const { loginRequest } = await t.gatehouse.startLogin({ returnTo });

@@ -15,6 +15,8 @@ async function createInteraction(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings'>,
   input: Pick<Interaction, 'kind' | 'returnTo' | 'userKey' | 'sessionId'>,
 ): Promise<string> {
+  // The browser is later sent to `returnTo`: only a path of this origin, never `//host` or a backslash after the slash.
+  if (!/^\/(?![/\\])/.test(input.returnTo)) throw new DomainError('invalid', 'returnTo must be a path of this origin.', { field: 'returnTo' });
   const id = deps.ids.secret();
   const now = deps.clock.now();
   await deps.repos.interactions.create({
