@@ -139,7 +139,11 @@ describe('the host\'s password check for Gatehouse\'s login page', () => {
     const signedIn = await t.gatehouse.signIn({ email: ` ${ADA.email} `, password: 'orders-secret' });
     expect(signedIn.user).toEqual(ADA);
     await expectDomainError(t.gatehouse.signIn({ email: ADA.email, password: 'wrong' }), 'unauthenticated');
-    expect(t.audit.ofType('sign_in.failed')).toEqual([{ type: 'sign_in.failed', at: t.clock.now(), reason: 'password check refused' }]);
+    await expectDomainError(t.gatehouse.signIn({ email: 'eve@orders.example', password: 'orders-secret' }), 'unauthenticated');
+    expect(t.audit.ofType('sign_in.failed')).toEqual([
+      { type: 'sign_in.failed', at: t.clock.now(), userKey: ADA.userKey, reason: 'wrong password' },
+      { type: 'sign_in.failed', at: t.clock.now(), reason: 'unknown login' },
+    ]);
   });
 
   it('accepts no password at all with a directory of the host\'s and no check, not even a Gatehouse-owned user\'s', async () => {

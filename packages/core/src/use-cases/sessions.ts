@@ -56,10 +56,16 @@ async function signInWithPasswordCheck(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit' | 'userDirectory' | 'passwordCheck'>,
   credentials: { email: string; password: string },
 ): Promise<SignedIn> {
-  const userKey = await deps.passwordCheck?.verify(credentials.email.trim(), credentials.password);
-  const user = userKey === undefined ? undefined : await userDirectoryOf(deps).findByKey(userKey);
+  const login = credentials.email.trim();
+  const directory = userDirectoryOf(deps);
+  const userKey = await deps.passwordCheck?.verify(login, credentials.password);
+  const user = userKey === undefined ? undefined : await directory.findByKey(userKey);
   if (!user) {
-    deps.audit.record({ type: 'sign_in.failed', at: deps.clock.now(), ...(userKey === undefined ? {} : { userKey }), reason: userKey === undefined ? 'password check refused' : 'user not in the directory' });
+    // The audit names the user whose password was wrong, as with Gatehouse's own users.
+    const known = userKey === undefined ? await directory.findByLogin(login) : undefined;
+    const failedKey = userKey ?? known?.userKey;
+    const reason = userKey !== undefined ? 'user not in the directory' : known ? 'wrong password' : 'unknown login';
+    deps.audit.record({ type: 'sign_in.failed', at: deps.clock.now(), ...(failedKey === undefined ? {} : { userKey: failedKey }), reason });
     throw new DomainError('unauthenticated', 'The e-mail or password is not right.');
   }
   return startSession(deps, user);

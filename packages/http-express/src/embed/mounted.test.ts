@@ -4,7 +4,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createGatehouseApp } from '../app.js';
 import { createGatehouseRouter } from './router.js';
-import { basicAuth, createHostApp, csrfFieldOf, HOST_ORIGIN, linksOf } from '../test-support/index.js';
+import { basicAuth, createHostApp, createRecordingLogger, csrfFieldOf, HOST_ORIGIN, linksOf } from '../test-support/index.js';
 
 const ISSUER = `${HOST_ORIGIN}/auth`;
 
@@ -146,6 +146,14 @@ describe('Gatehouse mounted at /auth in a host application', () => {
     expect(failed.status).toBe(500);
     expect(failed.text).toBe('host 500');
     expect(orders.headers['content-security-policy']).toBeUndefined();
+  });
+
+  it('logs its requests with their full path, and only its own', async () => {
+    const logger = createRecordingLogger();
+    const host = await createHostApp({ routerOptions: { logger } });
+    await request(host.app).get('/auth/oauth/login').expect(200);
+    await request(host.app).get('/orders').expect(200);
+    expect(logger.lines.map((line) => [line.msg, (line.obj as { path?: string }).path])).toEqual([['request', '/auth/oauth/login']]);
   });
 
   it('puts its security headers and a request id on its own answers only', async () => {

@@ -65,7 +65,7 @@ export function createGatehouseRouter(options: GatehouseRouterOptions): Router {
   router.use(gatehouseRoutes(options));
   router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!onOwnPath(req.path)) return next(error);
-    requestLogger(logger, res).error({ err: error, method: req.method, path: req.path }, 'unhandled error');
+    requestLogger(logger, res).error({ err: error, method: req.method, path: `${req.baseUrl}${req.path}` }, 'unhandled error');
     if (res.headersSent) {
       res.destroy();
       return;
