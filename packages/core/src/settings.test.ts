@@ -10,6 +10,7 @@ describe('defineSettings', () => {
       codeTtlSeconds: 60,
       sessionTtlSeconds: 12 * 3600,
       maxAttributesPerAccount: 500,
+      jwksMaxAgeSeconds: 300,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
     });
   });

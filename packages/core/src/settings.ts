@@ -18,6 +18,11 @@ export interface GatehouseSettings {
     absoluteTtlSeconds: number | null;
   };
   maxAttributesPerAccount: number;
+  /**
+   * How long resource servers may cache the JWKS (its `Cache-Control: max-age`). A new signing
+   * key is published this long (plus a margin) before it signs (docs/operations.md, key rotation).
+   */
+  jwksMaxAgeSeconds: number;
 }
 
 /**
@@ -40,6 +45,7 @@ export function defineSettings(
     codeTtlSeconds: 60,
     sessionTtlSeconds: 12 * 3600,
     maxAttributesPerAccount: 500,
+    jwksMaxAgeSeconds: 300,
     ...rest,
     refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null, ...refreshToken },
   };

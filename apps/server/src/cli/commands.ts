@@ -211,10 +211,16 @@ export const COMMANDS: readonly Command[] = [
     options: {},
     positionals: [],
     async run({ gatehouse, config }) {
-      const { kid } = await gatehouse.rotateSigningKey();
+      const { kid, signsFrom } = await gatehouse.rotateSigningKey();
+      // docs/operations.md (key rotation): a new key signs only once every cached JWKS lists it.
+      const waitSeconds = Math.round((signsFrom.getTime() - gatehouse.deps.clock.now().getTime()) / 1000);
+      const { jwksMaxAgeSeconds } = gatehouse.deps.settings;
       return {
-        json: { kid },
-        text: `New signing key ${kid}. Running servers publish it within 5 s and sign with it from 10 s on; the previous key stays in the JWKS until its tokens expire (${config.accessTokenTtlSeconds} s after the hand-over).`,
+        json: { kid, signsFrom: signsFrom.toISOString() },
+        text:
+          `New signing key ${kid}. Running servers publish it within 5 s and sign with it from ${signsFrom.toISOString()} ` +
+          `(in ${waitSeconds} s: the JWKS may be cached ${jwksMaxAgeSeconds} s); the previous key signs until then and stays in the JWKS ` +
+          `until its tokens expire (${config.accessTokenTtlSeconds} s after the hand-over).`,
       };
     },
   },

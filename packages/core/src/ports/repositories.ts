@@ -37,7 +37,12 @@ export interface UserRepository {
   findWithMemberships(userKey: string): Promise<{ user: User; memberships: Membership[] } | undefined>;
   /** E-mails compare ignoring case. */
   findByEmail(email: string): Promise<User | undefined>;
-  updatePasswordHash(userKey: string, passwordHash: string): Promise<boolean>;
+  /**
+   * Stores a new password hash; false when there is no such user. With `ifCurrent`, only over
+   * that stored hash, in one conditional write (false when it changed meanwhile): a re-hash at
+   * sign-in never undoes a password change made in between.
+   */
+  updatePasswordHash(userKey: string, passwordHash: string, options?: { ifCurrent?: string }): Promise<boolean>;
   /** Idempotent. */
   addPhoneNumber(userKey: string, phoneNumber: string): Promise<void>;
   listPhoneNumbers(userKey: string): Promise<string[]>;

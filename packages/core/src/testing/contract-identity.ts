@@ -121,6 +121,17 @@ export function describeIdentityContract({ runner, repos }: ContractContext): vo
       expect(await repos().users.updatePasswordHash('user9', 'x')).toBe(false);
     });
 
+    it('updates the password hash only over the expected one when told (a rehash never undoes a password change)', async () => {
+      await repos().users.create(aUser(1));
+      const current = aUser(1).passwordHash;
+      expect(await repos().users.updatePasswordHash('user1', 'scrypt$rehashed', { ifCurrent: 'scrypt$other' })).toBe(false);
+      expect((await repos().users.findByKey('user1'))?.passwordHash).toBe(current);
+      expect(await repos().users.updatePasswordHash('user1', 'scrypt$rehashed', { ifCurrent: current })).toBe(true);
+      expect((await repos().users.findByKey('user1'))?.passwordHash).toBe('scrypt$rehashed');
+      expect(await repos().users.updatePasswordHash('user1', 'scrypt$again', { ifCurrent: current })).toBe(false);
+      expect(await repos().users.updatePasswordHash('user9', 'x', { ifCurrent: 'x' })).toBe(false);
+    });
+
     it('adds phone numbers idempotently, per user', async () => {
       await repos().users.create(aUser(1));
       await repos().users.create(aUser(2));

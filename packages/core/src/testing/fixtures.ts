@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Client, Role, User } from '../domain/model.js';
 import { createGatehouse, type Gatehouse } from '../gatehouse.js';
 import type { Repositories } from '../ports/repositories.js';
+import type { PasswordHasher } from '../ports/services.js';
 import { defineSettings, type GatehouseSettings } from '../settings.js';
 import type { TokenResponse } from '../use-cases/token-response.js';
 import { createControllableClock, type ControllableClock } from './clock.js';
@@ -35,7 +36,12 @@ export interface TestGatehouse {
  * t.clock.advance(3601); // the access token has expired now
  */
 export async function createTestGatehouse(
-  options: { repositories?: Repositories; settings?: Partial<Omit<GatehouseSettings, 'refreshToken'>> & { refreshToken?: Partial<GatehouseSettings['refreshToken']> } } = {},
+  options: {
+    repositories?: Repositories;
+    settings?: Partial<Omit<GatehouseSettings, 'refreshToken'>> & { refreshToken?: Partial<GatehouseSettings['refreshToken']> };
+    /** The password hasher (default: `createFastPasswordHasher()`). */
+    passwords?: PasswordHasher;
+  } = {},
 ): Promise<TestGatehouse> {
   const repositories = options.repositories ?? createMemoryRepositories();
   const clock = createControllableClock();
@@ -49,7 +55,7 @@ export async function createTestGatehouse(
     audit,
     transport,
     ids: createSequentialIds(`t${Math.floor(clock.now().getTime() % 1000)}x`),
-    passwords: createFastPasswordHasher(),
+    passwords: options.passwords ?? createFastPasswordHasher(),
   });
   let users = 0;
 

@@ -123,9 +123,9 @@ export function createMemoryRepositories(): Repositories {
         const user = [...users.values()].find((candidate) => sameName(candidate.email, email));
         return user && copy(user);
       },
-      async updatePasswordHash(userKey, passwordHash) {
+      async updatePasswordHash(userKey, passwordHash, options = {}) {
         const user = users.get(userKey);
-        if (!user) return false;
+        if (!user || (options.ifCurrent !== undefined && user.passwordHash !== options.ifCurrent)) return false;
         user.passwordHash = passwordHash;
         return true;
       },

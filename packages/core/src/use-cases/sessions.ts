@@ -24,8 +24,22 @@ function decoyHashOf(passwords: PasswordHasher): Promise<string> {
 }
 
 /**
+ * A hash of an older cost (or algorithm) is replaced by one of the current cost once the password
+ * is known to be right (docs/security.md). Not a password change: the grants stay. Stored only over
+ * the hash just checked, so a password changed meanwhile wins.
+ */
+async function rehashIfOutdated(deps: Pick<Deps, 'repos' | 'passwords'>, user: User, password: string): Promise<User> {
+  if (!deps.passwords.needsRehash(user.passwordHash)) return user;
+  const passwordHash = await deps.passwords.hash(password);
+  const replaced = await deps.repos.users.updatePasswordHash(user.userKey, passwordHash, { ifCurrent: user.passwordHash });
+  return replaced ? { ...user, passwordHash } : user;
+}
+
+/**
  * Signs a user in with e-mail and password. Throws `DomainError('unauthenticated')` with the
- * same message whether the e-mail or the password was wrong.
+ * same message whether the e-mail or the password was wrong. Either way it verifies exactly one
+ * password hash of the current cost (a decoy for an unknown e-mail), so the answer takes as long;
+ * a right password over a hash of an older cost stores a new hash (`needsRehash`).
  *
  * @example
  * const { sessionToken } = await signIn(deps, { email: 'ada@example.com', password: 'correct horse' });
@@ -43,6 +57,7 @@ export async function signIn(
     deps.audit.record({ type: 'sign_in.failed', at: now, ...(user ? { userKey: user.userKey } : {}), reason: user ? 'wrong password' : 'unknown e-mail' });
     throw new DomainError('unauthenticated', 'The e-mail or password is not right.');
   }
+  const signedInUser = await rehashIfOutdated(deps, user, credentials.password);
   const sessionToken = deps.ids.secret();
   const session: Session = {
     sessionId: sha256(sessionToken),
@@ -53,7 +68,7 @@ export async function signIn(
   };
   await deps.repos.sessions.create(session);
   deps.audit.record({ type: 'sign_in.succeeded', at: now, userKey: user.userKey });
-  return { sessionToken, session, user };
+  return { sessionToken, session, user: signedInUser };
 }
 
 /** The live session behind a cookie value, with its user; undefined when ended, expired or unknown. */

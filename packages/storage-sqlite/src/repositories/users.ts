@@ -65,8 +65,10 @@ export function createUserRepository(db: Kysely<Database>, dialect: StorageDiale
       return row && fromRow(row);
     },
 
-    async updatePasswordHash(userKey, passwordHash) {
-      const result = await db.updateTable('users').set({ password_hash: passwordHash }).where('user_key', '=', userKey).executeTakeFirst();
+    async updatePasswordHash(userKey, passwordHash, options = {}) {
+      let update = db.updateTable('users').set({ password_hash: passwordHash }).where('user_key', '=', userKey);
+      if (options.ifCurrent !== undefined) update = update.where('password_hash', '=', options.ifCurrent);
+      const result = await update.executeTakeFirst();
       return changed(result.numUpdatedRows);
     },
 
