@@ -28,13 +28,15 @@ export async function exchangeCode(
   const now = deps.clock.now();
   if (!code) throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'unknown code' });
 
-  if (code.consumedAt) {
-    await revokeReplayedGrant(deps, code.grantId, code.clientId, code.userKey, now);
-    throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code replayed' });
-  }
-  // RFC 6749 §4.1.3: the code was issued to the authenticated client.
+  // RFC 6749 §4.1.3: the code was issued to the authenticated client. Checked before the replay
+  // check, so a client shown someone else's code learns nothing and revokes nothing.
   if (code.clientId !== input.client.clientId) {
     throw new OAuthError('invalid_grant', INVALID_CODE, { detail: `code of client ${code.clientId} presented by ${input.client.clientId}` });
+  }
+  if (code.consumedAt) {
+    // RFC 6749 §4.1.2: a code reused by its own client revokes the grant it produced.
+    await revokeReplayedGrant(deps, code.grantId, code.clientId, code.userKey, now);
+    throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code replayed' });
   }
   if (code.expiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code expired' });
   // RFC 6749 §4.1.3: redirect_uri identical to the authorization request's.
