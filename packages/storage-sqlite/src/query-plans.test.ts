@@ -99,6 +99,7 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
     ['session by id', (s) => s.repositories.sessions.findById('s777')],
     ['end a session', (s) => s.repositories.sessions.end('s778', at)],
     ['grants by session (logout)', (s) => s.repositories.grants.revokeBySession('s777', at)],
+    ['end a session with its grants (logout)', (s) => s.repositories.sessions.endWithGrants('s776', at)],
     ['grants by user (password change)', (s) => s.repositories.grants.revokeByUser('u777', at)],
     ['grants by user and client (authorized apps)', (s) => s.repositories.grants.revokeByUserAndClient('u778', 'c28', at)],
     ['live grants of a user, newest first', (s) => s.repositories.grants.listActiveByUser('u779')],

@@ -193,6 +193,8 @@ export function createMemoryRepositories(): Repositories {
       async createFromCode({ grant, codeHash, refreshToken }) {
         const code = codes.get(codeHash);
         if (!code || code.consumedAt) return false;
+        // Product logout outruns the codes of its session (docs/decisions/0005-codes-die-with-their-session.md).
+        if (code.sessionId !== null && sessions.get(code.sessionId)?.endedAt !== null) return false;
         // As the SQL adapters' primary keys do: a refresh token hash is stored once.
         if (refreshTokens.has(refreshToken.tokenHash)) throw new Error(`refresh token ${refreshToken.tokenHash} exists`);
         // Checked first, then written without an await in between: all or nothing.
@@ -269,6 +271,12 @@ export function createMemoryRepositories(): Repositories {
         if (!session || session.endedAt) return false;
         session.endedAt = at;
         return true;
+      },
+      async endWithGrants(sessionId, at) {
+        const session = sessions.get(sessionId);
+        const ended = session !== undefined && session.endedAt === null;
+        if (session && ended) session.endedAt = at;
+        return { ended, revokedGrantIds: revokeAll(liveGrants((grant) => grant.sessionId === sessionId), at) };
       },
       async purge(before) {
         let removed = 0;

@@ -193,3 +193,45 @@ describe('exchangeCode', () => {
     });
   });
 });
+
+describe('exchangeCode after product logout', () => {
+  /** Signs in, authorizes under that session and returns the code with the session's cookie value. */
+  async function issueCodeInSession(t: TestGatehouse, client: Client, user: User): Promise<{ code: string; sessionToken: string }> {
+    const { sessionToken, session } = await t.gatehouse.signIn({ email: user.email, password: 'password123' });
+    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: REDIRECT });
+    if (check.kind !== 'valid') throw check.error;
+    const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: session.sessionId });
+    return { code: new URL(redirectTo).searchParams.get('code') as string, sessionToken };
+  }
+
+  it('refuses a code whose sign-in session was logged out: invalid_grant, no grant, the code stays unused', async () => {
+    const { t, user, client } = await setup();
+    const { code, sessionToken } = await issueCodeInSession(t, client, user);
+    await t.gatehouse.logout(sessionToken);
+
+    const error = await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    expect(error.description).toBe('The authorization code is invalid, expired or already used.');
+    expect(await t.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
+    expect(await t.repositories.codes.findByHash(sha256(code))).toMatchObject({ consumedAt: null, grantId: null });
+    // Not a replay: nothing to revoke, nothing audited as one.
+    expect(t.audit.ofType('code.replayed')).toEqual([]);
+  });
+
+  it('refuses a code whose sign-in session no longer exists', async () => {
+    const { t, user, client } = await setup();
+    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: REDIRECT });
+    if (check.kind !== 'valid') throw check.error;
+    const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: 'never-signed-in' });
+    const code = new URL(redirectTo).searchParams.get('code') as string;
+    await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    expect(await t.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
+  });
+
+  it('accepts a code while its session lives, and the logout then revokes the grant', async () => {
+    const { t, user, client } = await setup();
+    const { code, sessionToken } = await issueCodeInSession(t, client, user);
+    const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined });
+    expect((await t.gatehouse.logout(sessionToken)).revokedGrantIds).toHaveLength(1);
+    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }), 'invalid_grant');
+  });
+});
