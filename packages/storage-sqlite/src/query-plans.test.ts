@@ -104,6 +104,7 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
     ['grants by user and client (authorized apps)', (s) => s.repositories.grants.revokeByUserAndClient('u778', 'c28', at)],
     ['live grants of a user, newest first', (s) => s.repositories.grants.listActiveByUser('u779')],
     ['user by e-mail', (s) => s.repositories.users.findByEmail('USER777@example.com')],
+    ['user of a phone number', (s) => s.repositories.users.findByPhoneNumber('+155500042')],
     ['client by id', (s) => s.repositories.clients.findById('c7')],
     ['clients of an owner', (s) => s.repositories.clients.listByOwner('u7')],
     ['role of a user in an account', (s) => s.repositories.accounts.findRole('a7', 'u350')],

@@ -38,8 +38,14 @@ export interface UserRepository {
   /** E-mails compare ignoring case. */
   findByEmail(email: string): Promise<User | undefined>;
   updatePasswordHash(userKey: string, passwordHash: string): Promise<boolean>;
-  /** Idempotent. */
+  /**
+   * Idempotent for the number's owner. A phone number belongs to one user: when another user has
+   * it, fails with a `DomainError('conflict')` (field `phone`), decided by the database
+   * (docs/decisions/0006-one-owner-per-phone-number.md).
+   */
   addPhoneNumber(userKey: string, phoneNumber: string): Promise<void>;
+  /** The user the phone number belongs to. */
+  findByPhoneNumber(phoneNumber: string): Promise<User | undefined>;
   listPhoneNumbers(userKey: string): Promise<string[]>;
 }
 

@@ -130,12 +130,23 @@ export function createMemoryRepositories(): Repositories {
         return true;
       },
       async addPhoneNumber(userKey, phoneNumber) {
+        // As the SQL adapters' unique index: a number belongs to one user.
+        for (const [owner, owned] of phones) {
+          if (owner !== userKey && owned.has(phoneNumber)) throw new DomainError('conflict', 'The phone number belongs to another user.', { field: 'phone' });
+        }
         let numbers = phones.get(userKey);
         if (!numbers) phones.set(userKey, (numbers = new Set()));
         numbers.add(phoneNumber);
       },
       async listPhoneNumbers(userKey) {
         return [...(phones.get(userKey) ?? [])];
+      },
+      async findByPhoneNumber(phoneNumber) {
+        for (const [owner, owned] of phones) {
+          const user = users.get(owner);
+          if (owned.has(phoneNumber) && user) return copy(user);
+        }
+        return undefined;
       },
     },
 
