@@ -1,4 +1,4 @@
-import { E164, parseScope, type Client, type Gatehouse, type Role } from '@gatehouse/core';
+import { E164, parseScope, phoneNumberTaken, type Client, type Gatehouse, type Role } from '@gatehouse/core';
 import { describeDatabase, type Config } from '../config.js';
 import { UsageError } from './usage.js';
 
@@ -104,6 +104,11 @@ export const COMMANDS: readonly Command[] = [
       // Check the account before writing anything, so a typo leaves no half-made user behind.
       if (accountKey !== undefined && !(await gatehouse.deps.repos.accounts.findByKey(accountKey))) {
         throw new UsageError(`--account ${accountKey}: no such account`);
+      }
+      // A number belongs to one user (docs/decisions/0006-one-owner-per-phone-number.md). The
+      // database decides; this look-up only keeps a refused number from leaving a user behind.
+      for (const phoneNumber of phones) {
+        if (await gatehouse.deps.repos.users.findByPhoneNumber(phoneNumber)) throw phoneNumberTaken(phoneNumber);
       }
       const user = await gatehouse.createUser({
         email,

@@ -110,6 +110,19 @@ describe('gatehouse CLI', () => {
     expect(JSON.parse(duplicate.stdout)).toEqual({ error: { code: 'conflict', message: 'A user with this e-mail exists.' } });
   });
 
+  it('users create refuses a phone number another user has (exit 1, one line) and creates no user', async () => {
+    const ada = await json<{ userKey: string }>('users', 'create', '--email', 'ada@example.com', '--password', 'correct horse', '--phone', '+15551234567');
+    const taken = await cli('users', 'create', '--email', 'eve@example.com', '--password', 'correct horse', '--phone', '+15559999999', '--phone', '+15551234567');
+    expect(taken).toEqual({ code: 1, stdout: '', stderr: 'gatehouse users create: The phone number +15551234567 belongs to another user.\n' });
+    const asJson = await cli('users', 'create', '--email', 'eve@example.com', '--password', 'correct horse', '--phone', '+15551234567', '--json');
+    expect(asJson.code).toBe(1);
+    expect(JSON.parse(asJson.stdout)).toEqual({ error: { code: 'conflict', message: 'The phone number +15551234567 belongs to another user.' } });
+    await withGatehouse(async (gatehouse) => {
+      expect(await gatehouse.deps.repos.users.findByEmail('eve@example.com')).toBeUndefined();
+      expect(await gatehouse.deps.repos.users.listPhoneNumbers(ada.userKey)).toEqual(['+15551234567']);
+    });
+  });
+
   it('clients create → {clientId, clientSecret, name, redirectUris, scopes}; list shows no secret', async () => {
     await json('users', 'create', '--email', 'dev@example.com', '--password', 'correct horse');
     const client = await json<{ clientId: string; clientSecret: string }>(

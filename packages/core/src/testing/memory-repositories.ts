@@ -130,12 +130,23 @@ export function createMemoryRepositories(): Repositories {
         return true;
       },
       async addPhoneNumber(userKey, phoneNumber) {
+        // As the SQL adapters' unique index: a number belongs to one user.
+        for (const [owner, owned] of phones) {
+          if (owner !== userKey && owned.has(phoneNumber)) throw new DomainError('conflict', 'The phone number belongs to another user.', { field: 'phone' });
+        }
         let numbers = phones.get(userKey);
         if (!numbers) phones.set(userKey, (numbers = new Set()));
         numbers.add(phoneNumber);
       },
       async listPhoneNumbers(userKey) {
         return [...(phones.get(userKey) ?? [])];
+      },
+      async findByPhoneNumber(phoneNumber) {
+        for (const [owner, owned] of phones) {
+          const user = users.get(owner);
+          if (owned.has(phoneNumber) && user) return copy(user);
+        }
+        return undefined;
       },
     },
 
@@ -193,6 +204,8 @@ export function createMemoryRepositories(): Repositories {
       async createFromCode({ grant, codeHash, refreshToken }) {
         const code = codes.get(codeHash);
         if (!code || code.consumedAt) return false;
+        // Product logout outruns the codes of its session (docs/decisions/0005-codes-die-with-their-session.md).
+        if (code.sessionId !== null && sessions.get(code.sessionId)?.endedAt !== null) return false;
         // As the SQL adapters' primary keys do: a refresh token hash is stored once.
         if (refreshTokens.has(refreshToken.tokenHash)) throw new Error(`refresh token ${refreshToken.tokenHash} exists`);
         // Checked first, then written without an await in between: all or nothing.
@@ -269,6 +282,12 @@ export function createMemoryRepositories(): Repositories {
         if (!session || session.endedAt) return false;
         session.endedAt = at;
         return true;
+      },
+      async endWithGrants(sessionId, at) {
+        const session = sessions.get(sessionId);
+        const ended = session !== undefined && session.endedAt === null;
+        if (session && ended) session.endedAt = at;
+        return { ended, revokedGrantIds: revokeAll(liveGrants((grant) => grant.sessionId === sessionId), at) };
       },
       async purge(before) {
         let removed = 0;

@@ -85,7 +85,12 @@ export async function resolveSession(
 
 /**
  * Product logout: ends the sign-in session and revokes every grant made under it, so their
- * refresh tokens (valid "until product logout") and access tokens stop working.
+ * refresh tokens (valid "until product logout") and access tokens stop working. Both in one
+ * transaction; a code issued under the session can no longer be exchanged
+ * (docs/decisions/0005-codes-die-with-their-session.md).
+ *
+ * @example
+ * const { revokedGrantIds } = await logout(deps, sessionToken);
  */
 export async function logout(
   deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
@@ -95,8 +100,7 @@ export async function logout(
   const session = await deps.repos.sessions.findById(sessionId);
   if (!session) return { revokedGrantIds: [] };
   const now = deps.clock.now();
-  const revokedGrantIds = await deps.repos.grants.revokeBySession(sessionId, now);
-  await deps.repos.sessions.end(sessionId, now);
+  const { revokedGrantIds } = await deps.repos.sessions.endWithGrants(sessionId, now);
   deps.audit.record({ type: 'logout', at: now, userKey: session.userKey, grantIds: revokedGrantIds });
   return { revokedGrantIds };
 }
