@@ -50,24 +50,41 @@ export function loginUrl(returnTo: string): string {
   return safe === undefined ? LOGIN_PATH : `${LOGIN_PATH}?${new URLSearchParams({ return_to: safe }).toString()}`;
 }
 
+/** A C0 control, DEL or a backslash (URL parsers strip the first and read the last as `/`); with `space`, a space too. */
+function hasUnsafeCharacter(value: string, space: boolean): boolean {
+  for (const char of value) {
+    const code = char.charCodeAt(0);
+    if (code < 0x20 || code === 0x7f || char === '\\' || (space && code === 0x20)) return true;
+  }
+  return false;
+}
+/** A same-origin absolute path: one `/`, then anything but a second `/` or a `\` (never `//host`). */
+const SAME_ORIGIN_PATH = /^\/(?![/\\])/;
+const NORMALISING_BASE = 'http://gatehouse.invalid';
+
 /**
  * Accepts only a same-origin relative path (`/…`), never `//host`, `/\host`, a scheme or a
  * control character, so a crafted login link cannot redirect elsewhere (no open redirect).
- * Returns the normalized path + query, or undefined.
+ * RFC 9700 §4.11, CWE-601: the value is normalised first (dot segments, `%2e`, as a browser
+ * resolves them) and the NORMALISED path + query is what is checked and returned, so
+ * `/.//evil.example` (which normalises to `//evil.example`) is refused, not passed on.
+ * Returns the normalised path + query, or undefined.
  */
 export function safeReturnTo(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length === 0 || value.length > 4096) return undefined;
-  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return undefined;
-  if ([...value].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f || char === '\\')) return undefined;
-  const base = 'http://gatehouse.invalid';
+  // The raw value: a path, with no character a URL parser strips or turns into `/`.
+  if (!SAME_ORIGIN_PATH.test(value) || hasUnsafeCharacter(value, false)) return undefined;
   let url: URL;
   try {
-    url = new URL(value, base);
+    url = new URL(value, NORMALISING_BASE);
   } catch {
     return undefined;
   }
-  if (url.origin !== base) return undefined;
-  return `${url.pathname}${url.search}`;
+  if (url.origin !== NORMALISING_BASE) return undefined;
+  const normalised = `${url.pathname}${url.search}`;
+  // The normalised result is checked again: it is what the browser will resolve.
+  if (!SAME_ORIGIN_PATH.test(normalised) || hasUnsafeCharacter(normalised, true)) return undefined;
+  return normalised;
 }
 
 /** Sets the sign-in cookie after a successful sign-in. */
