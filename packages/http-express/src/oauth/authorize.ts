@@ -99,7 +99,7 @@ export function decisionEndpoint(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const form = req.body as FormFields;
     const backToAuthorize = authorizeUrl(req);
-    if (!csrfTokenMatches(req, form[CSRF_FIELD])) {
+    if (!csrfTokenMatches(req, res, ctx.csrf, form[CSRF_FIELD])) {
       requestLogger(ctx.logger, res).warn({ event: 'csrf_refused', form: 'consent' }, 'consent form without a valid CSRF token');
       return sendCsrfFailure(res, { href: backToAuthorize, label: 'Back to the request' });
     }

@@ -1,20 +1,20 @@
 import type { Gatehouse } from '@gatehouse/core';
 import type { NextFunction, Request, Response } from 'express';
-import { SESSION_COOKIE, cookieOptions, readCookie } from './cookies.js';
+import { cookieOptions, readCookie, sessionCookieName } from './cookies.js';
 import './locals.js';
 
 /** Where `requireSignedInPage` sends a browser that is not signed in. */
 export const LOGIN_PATH = '/oauth/login';
 
-/** The sign-in session token of this browser, if it sent one. */
-export function sessionTokenOf(req: Request): string | undefined {
-  const token = readCookie(req, SESSION_COOKIE);
+/** The sign-in session token of this browser, if it sent one (once, under this issuer's cookie name). */
+export function sessionTokenOf(req: Request, issuer: string): string | undefined {
+  const token = readCookie(req, sessionCookieName(issuer));
   // Tokens are 43+ alphanumerics; anything else cannot be ours and is not looked up.
   return token !== undefined && /^[A-Za-z0-9]{20,200}$/.test(token) ? token : undefined;
 }
 
 /**
- * Resolves the `gatehouse_session` cookie through `gatehouse.resolveSession` and puts
+ * Resolves the session cookie (`gatehouse_session`, `__Host-gatehouse_session` on https) through `gatehouse.resolveSession` and puts
  * `{ session, user }` on `res.locals.signedIn` (left undefined when nobody is signed in).
  *
  * @example
@@ -22,8 +22,9 @@ export function sessionTokenOf(req: Request): string | undefined {
  * router.get('/portal/clients', (req, res) => res.send(`Hello ${res.locals.signedIn!.user.email}`));
  */
 export function loadSignedIn(gatehouse: Gatehouse) {
+  const issuer = gatehouse.deps.settings.issuer;
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const token = sessionTokenOf(req);
+    const token = sessionTokenOf(req, issuer);
     if (token !== undefined) {
       const resolved = await gatehouse.resolveSession(token);
       if (resolved) res.locals.signedIn = resolved;
@@ -89,9 +90,9 @@ export function safeReturnTo(value: unknown): string | undefined {
 
 /** Sets the sign-in cookie after a successful sign-in. */
 export function setSessionCookie(res: Response, issuer: string, sessionToken: string): void {
-  res.cookie(SESSION_COOKIE, sessionToken, cookieOptions(issuer));
+  res.cookie(sessionCookieName(issuer), sessionToken, cookieOptions(issuer));
 }
 
 export function clearSessionCookie(res: Response, issuer: string): void {
-  res.clearCookie(SESSION_COOKIE, cookieOptions(issuer));
+  res.clearCookie(sessionCookieName(issuer), cookieOptions(issuer));
 }
