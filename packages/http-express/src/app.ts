@@ -24,6 +24,12 @@ export interface GatehouseHttpOptions {
   trustProxy?: boolean | number | string;
   /** Failed sign-ins and failed client authentications (default 5 per 300 s per key, 25 per IP). */
   rateLimit?: RateLimitSettings;
+  /**
+   * The secret the session-bound CSRF tokens are keyed with (HKDF-derived under a label of its
+   * own, so an existing secret may be reused). Give every instance the same one; without it the
+   * tokens rest on the session token's secrecy alone (docs/decisions/0025).
+   */
+  csrfKey?: string | Uint8Array;
   /** Routers mounted after Gatehouse's own and before the 404 handler (health checks, demo pages, the portal). */
   extraRouters?: express.Router[];
 }

@@ -25,10 +25,13 @@ function authorizeUrl(req: Request): string {
 
 /**
  * Answers a request that failed the check: an untrusted client or redirect URI is a 400 page
- * and never a redirect (RFC 6749 §4.1.2.1); any other error goes back to the client (302).
+ * and never a redirect (RFC 6749 §4.1.2.1). Any other error goes back to the client (302), but
+ * only for an authenticated user (RFC 9700 §4.11.2: the AS MUST authenticate the user before
+ * redirecting, or anyone who registers a client has an open redirector): a signed-out browser
+ * is sent to the login page, which brings it back here, where the request is checked again.
  * Returns true when it answered.
  */
-function answerFailedCheck(ctx: OAuthContext, res: Response, check: AuthorizationRequestCheck): boolean {
+function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response, check: AuthorizationRequestCheck, loginStatus: 302 | 303): boolean {
   if (check.kind === 'show-error') {
     requestLogger(ctx.logger, res).info({ oauthError: check.error.code, detail: check.error.detail }, 'authorization request refused');
     sendPage(
@@ -43,8 +46,12 @@ function answerFailedCheck(ctx: OAuthContext, res: Response, check: Authorizatio
     return true;
   }
   if (check.kind === 'redirect-error') {
-    requestLogger(ctx.logger, res).info({ oauthError: check.error.code }, 'authorization request refused with a redirect');
     res.setHeader('Cache-Control', 'no-store');
+    if (!res.locals.signedIn) {
+      res.redirect(loginStatus, loginUrl(authorizeUrl(req)));
+      return true;
+    }
+    requestLogger(ctx.logger, res).info({ oauthError: check.error.code }, 'authorization request refused with a redirect');
     res.redirect(302, check.redirectTo);
     return true;
   }
@@ -52,14 +59,15 @@ function answerFailedCheck(ctx: OAuthContext, res: Response, check: Authorizatio
 }
 
 /**
- * GET /oauth/authorize (RFC 6749 §4.1.1). Checked first; then the login page when nobody is
- * signed in; then the consent page, whose form posts the same query string to the decision URL.
+ * GET /oauth/authorize (RFC 6749 §4.1.1). Checked first (an untrusted client or redirect URI
+ * is the error page for anyone); then the login page when nobody is signed in; then, for the
+ * signed-in user, the error redirect or the consent page, whose form posts the same query string to the decision URL.
  */
 export function authorizeEndpoint(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     // Express 5's "simple" query parser gives arrays for repeated parameters; the core refuses them.
     const check = await ctx.gatehouse.checkAuthorizationRequest(req.query as RawParameters);
-    if (answerFailedCheck(ctx, res, check) || check.kind !== 'valid') return;
+    if (answerFailedCheck(ctx, req, res, check, 302) || check.kind !== 'valid') return;
     const signedIn = res.locals.signedIn;
     if (!signedIn) {
       res.setHeader('Cache-Control', 'no-store');
@@ -91,12 +99,12 @@ export function decisionEndpoint(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const form = req.body as FormFields;
     const backToAuthorize = authorizeUrl(req);
-    if (!csrfTokenMatches(req, form[CSRF_FIELD])) {
+    if (!csrfTokenMatches(req, res, ctx.csrf, form[CSRF_FIELD])) {
       requestLogger(ctx.logger, res).warn({ event: 'csrf_refused', form: 'consent' }, 'consent form without a valid CSRF token');
       return sendCsrfFailure(res, { href: backToAuthorize, label: 'Back to the request' });
     }
     const check = await ctx.gatehouse.checkAuthorizationRequest(req.query as RawParameters);
-    if (answerFailedCheck(ctx, res, check) || check.kind !== 'valid') return;
+    if (answerFailedCheck(ctx, req, res, check, 303) || check.kind !== 'valid') return;
     const signedIn = res.locals.signedIn;
     if (!signedIn) {
       res.redirect(303, loginUrl(backToAuthorize));

@@ -1,6 +1,7 @@
 import type { Gatehouse } from '@gatehouse/core';
 import type { Request } from 'express';
 import type { HttpLogger } from '../logger.js';
+import type { CsrfSettings } from '../security/csrf.js';
 import type { AttemptLimits } from '../security/rate-limit.js';
 
 /** What the OAuth routes share. */
@@ -10,6 +11,8 @@ export interface OAuthContext {
   limits: AttemptLimits;
   /** `settings.issuer` without a trailing slash: the base of every published URL. */
   issuer: string;
+  /** How the forms' CSRF tokens are made and checked (docs/decisions/0025). */
+  csrf: CsrfSettings;
 }
 
 /** The caller's address as Express sees it (honours `trust proxy`). */

@@ -1,7 +1,7 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { GatehouseHttpOptions } from '../app.js';
 import { silentLogger } from '../logger.js';
-import { provideCsrfToken } from '../security/csrf.js';
+import { csrfSettings, provideCsrfToken } from '../security/csrf.js';
 import { formBody } from '../security/form-body.js';
 import { createAttemptLimits, DEFAULT_RATE_LIMIT } from '../security/rate-limit.js';
 import { loadSignedIn } from '../security/session.js';
@@ -12,7 +12,7 @@ import { sendJsonFailure, sendOAuthError } from './json-errors.js';
 import { loginForm, loginSubmit } from './login.js';
 import { logoutForm, logoutSubmit } from './logout.js';
 import { OAUTH_PATHS, jwksEndpoint, metadataEndpoint } from './metadata.js';
-import { pageFormBody } from './page-forms.js';
+import { pageFormBody, refuseRepeatedSecurityCookies } from './page-forms.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
 
@@ -38,9 +38,10 @@ export function createOAuthRouter(options: GatehouseHttpOptions): Router {
     logger: options.logger ?? silentLogger,
     limits: createAttemptLimits(gatehouse.deps.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT),
     issuer,
+    csrf: csrfSettings(issuer, options.csrfKey),
   };
   const router = Router();
-  const page = [loadSignedIn(gatehouse), provideCsrfToken(issuer)];
+  const page = [refuseRepeatedSecurityCookies(issuer), loadSignedIn(gatehouse), provideCsrfToken(ctx.csrf)];
 
   router.get(OAUTH_PATHS.metadata, metadataEndpoint(ctx));
   router.get(OAUTH_PATHS.jwks, jwksEndpoint(ctx));
