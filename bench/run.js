@@ -38,7 +38,7 @@ const USAGE = `npm run bench -- [options]
   --postgres           PostgreSQL (GATEHOUSE_DATABASE_URL, GATEHOUSE_TEST_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test), fresh schema
   --out DIR            where to write latest.json / latest.md (default bench/results)
   --keep               keep the temporary directory (database, server logs)
-  --cpu-prof           run the server with --cpu-prof (profiles in the temporary directory; implies --keep)
+  --cpu-prof           run the server and the peer with --cpu-prof (profiles in the temporary directory; implies --keep)
 `;
 
 function options() {
@@ -229,8 +229,9 @@ function selected(scenario, opts) {
 }
 
 /** The peer for one phase: started, and its tokens got by exchanging a code of each kind over HTTP. */
-async function preparePeer(name, workDir) {
-  const peer = await startPeer({ workDir, name });
+async function preparePeer(name, workDir, opts) {
+  const nodeArgs = opts.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(workDir, `profiles-peer-${name}`)}`] : [];
+  const peer = await startPeer({ workDir, name, nodeArgs });
   const [resourceCode] = await peer.mint(1);
   const [userinfoCode] = await peer.mint(1, { userinfo: true });
   peer.tokens = await exchangeCode(`${peer.url}/token`, peer.identity, resourceCode);
@@ -257,7 +258,7 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
   const phase = { name, title, scenarios: [], notes: [], bare: {} };
   let peer;
   try {
-    if (SCENARIOS.some((scenario) => serverOf(scenario) === 'peer' && selected(scenario, opts))) peer = await preparePeer(name, workDir);
+    if (SCENARIOS.some((scenario) => serverOf(scenario) === 'peer' && selected(scenario, opts))) peer = await preparePeer(name, workDir, opts);
     const binding = {
       clientId: state.identity.clientId,
       userKey: state.identity.userKey,
@@ -350,7 +351,10 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
     const bareRow = { name: bareScenario.name, title: bareScenario.title, server: 'bare', ...combine(bareSlices), peakRssMiB: null };
     phase.bare = { requestsPerSecond: bareRow.requestsPerSecond, serverCpuMsPerRequest: bareRow.serverCpuMsPerRequest, peakRssMiB: peakRssMiB(state.barePid) };
     phase.scenarios = [bareRow, ...rows];
-    const peakOf = (server) => Math.max(...rows.filter((row) => row.server === server).map((row) => row.peakRssMiB ?? 0));
+    const peakOf = (server) => {
+      const peaks = rows.filter((row) => row.server === server && row.peakRssMiB !== null).map((row) => row.peakRssMiB);
+      return peaks.length > 0 ? Math.max(...peaks) : null;
+    };
     phase.serverPeakRssMiB = peakOf('gatehouse');
     if (peer) {
       phase.peerPeakRssMiB = peakOf('peer');
