@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm run bench`: the real Gatehouse server and a bare Express 5 app, each in its own process on
-// loopback, driven by autocannon from this process; figures as ratios to the bare route measured
-// in the same run. See docs/performance.md for the method and the latest figures.
+// `npm run bench`: the real Gatehouse server, a bare Express 5 app and the peer (node-oidc-provider),
+// each in its own process on loopback, driven by autocannon from this process; figures as ratios to
+// the bare route measured in the same run. See docs/performance.md for the method and the latest figures.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -13,9 +13,10 @@ import { openBenchDatabase } from './lib/database.js';
 import { GROWTH_DEFAULTS } from './lib/growth.js';
 import { secret } from './lib/ids.js';
 import { combine, round, slice, warmUp } from './lib/load.js';
-import { createAttributeNames, exchangeCode, expectOk, provisionWithCli, REDIRECT_URI, ALL_SCOPES } from './lib/provision.js';
+import { peerVersion, startPeer } from './lib/peer.js';
+import { BENCH_CODE_CHALLENGE, createAttributeNames, exchangeCode, expectOk, provisionWithCli, REDIRECT_URI, ALL_SCOPES } from './lib/provision.js';
 import { renderMarkdown } from './lib/report.js';
-import { codeQueue, SCENARIOS } from './lib/scenarios.js';
+import { codeQueue, SCENARIOS, serverOf } from './lib/scenarios.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'apps/server/dist/cli.js');
@@ -33,10 +34,11 @@ const USAGE = `npm run bench -- [options]
   --grants N           grants seeded for the growth run (default 1000000)
   --attribute-names N  attribute names in the growth run (default 10000)
   --only a,b           only these scenarios (bare always runs): ${SCENARIOS.filter((s) => s.name !== 'bare').map((s) => s.name).join(', ')}
+  --no-peer            leave out the peer (node-oidc-provider) and its scenarios (peer-*)
   --postgres           PostgreSQL (GATEHOUSE_DATABASE_URL, GATEHOUSE_TEST_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test), fresh schema
   --out DIR            where to write latest.json / latest.md (default bench/results)
   --keep               keep the temporary directory (database, server logs)
-  --cpu-prof           run the server with --cpu-prof (profiles in the temporary directory; implies --keep)
+  --cpu-prof           run the server and the peer with --cpu-prof (profiles in the temporary directory; implies --keep)
 `;
 
 function options() {
@@ -52,6 +54,7 @@ function options() {
       grants: { type: 'string' },
       'attribute-names': { type: 'string' },
       only: { type: 'string' },
+      'no-peer': { type: 'boolean', default: false },
       postgres: { type: 'boolean', default: false },
       out: { type: 'string' },
       keep: { type: 'boolean', default: false },
@@ -81,6 +84,7 @@ function options() {
     grants: number('grants', GROWTH_DEFAULTS.grants, 0),
     attributeNames: number('attribute-names', GROWTH_DEFAULTS.attributeNames, 0),
     only,
+    peer: !values['no-peer'],
     postgres: values.postgres,
     out: values.out ?? join(ROOT, 'bench/results'),
     keep: values.keep || values['cpu-prof'],
@@ -128,6 +132,7 @@ async function main() {
       durationSeconds: opts.durationSeconds,
       warmupSeconds: opts.warmupSeconds,
       rounds: opts.rounds,
+      peer: opts.peer ? { name: 'oidc-provider', version: peerVersion() } : null,
       commit: gitCommit(),
       argv: process.argv.slice(2),
     },
@@ -193,7 +198,8 @@ async function main() {
       });
       for (const row of grown.scenarios) {
         const before = empty.scenarios.find((s) => s.name === row.name);
-        if (!before || row.name === 'bare') continue;
+        // The peer's store does not grow: its rows of the grown phase are compared with Gatehouse only.
+        if (!before || row.server !== 'gatehouse') continue;
         row.vsEmpty = round(row.ratioToBare / before.ratioToBare, 3);
         row.rawVsEmpty = round(row.requestsPerSecond / before.requestsPerSecond, 3);
         row.cpuVsEmpty = row.serverCpuMsPerRequest && before.serverCpuMsPerRequest ? round(before.serverCpuMsPerRequest / row.serverCpuMsPerRequest, 3) : null;
@@ -216,7 +222,26 @@ async function main() {
   log(`Wrote ${join(opts.out, 'latest.json')} and latest.md`);
 }
 
-/** One server process from start to stop: smoke checks, then every scenario. */
+/** Whether `scenario` is measured in this run (--only, --no-peer). */
+function selected(scenario, opts) {
+  if (serverOf(scenario) === 'peer' && !opts.peer) return false;
+  return scenario.name === 'bare' || !opts.only || opts.only.includes(scenario.name);
+}
+
+/** The peer for one phase: started, and its tokens got by exchanging a code of each kind over HTTP. */
+async function preparePeer(name, workDir, opts) {
+  const nodeArgs = opts.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(workDir, `profiles-peer-${name}`)}`] : [];
+  const peer = await startPeer({ workDir, name, nodeArgs });
+  const [resourceCode] = await peer.mint(1);
+  const [userinfoCode] = await peer.mint(1, { userinfo: true });
+  peer.tokens = await exchangeCode(`${peer.url}/token`, peer.identity, resourceCode);
+  peer.userinfoTokens = await exchangeCode(`${peer.url}/token`, peer.identity, userinfoCode);
+  await peer.discard();
+  log(`[${name}] oidc-provider ${peerVersion()} (pid ${peer.entry.child.pid}) on ${peer.url}`);
+  return peer;
+}
+
+/** One server process (and the peer's) from start to stop: smoke checks, then every scenario. */
 async function runPhase(name, title, { opts, state, serverEnv, database, workDir, first = false }) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -231,8 +256,17 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
 
   const db = await openBenchDatabase(database);
   const phase = { name, title, scenarios: [], notes: [], bare: {} };
+  let peer;
   try {
-    const binding = { clientId: state.identity.clientId, userKey: state.identity.userKey, redirectUri: REDIRECT_URI, scopes: ALL_SCOPES, ttlMs: 120_000 };
+    if (SCENARIOS.some((scenario) => serverOf(scenario) === 'peer' && selected(scenario, opts))) peer = await preparePeer(name, workDir, opts);
+    const binding = {
+      clientId: state.identity.clientId,
+      userKey: state.identity.userKey,
+      redirectUri: REDIRECT_URI,
+      scopes: ALL_SCOPES,
+      codeChallenge: BENCH_CODE_CHALLENGE,
+      ttlMs: 120_000,
+    };
     const mintCodes = async (count) => {
       const codes = Array.from({ length: count }, () => secret());
       await db.insertCodes(codes, binding);
@@ -240,17 +274,17 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
     };
     // Tokens for this phase: one code exchanged over HTTP, as a client would.
     const [firstCode] = await mintCodes(1);
-    const tokens = await exchangeCode(baseUrl, state.identity, firstCode);
+    const tokens = await exchangeCode(`${baseUrl}/oauth/token`, state.identity, firstCode);
     if (first) {
       log('Creating the account\'s attribute names over the admin API…');
       state.attributeKeys = await createAttributeNames(baseUrl, state.identity, tokens.access_token, state.benchAccountAttributes);
     }
     phase.data = await db.counts();
-    const context = { baseUrl, bareUrl: state.bareUrl, identity: state.identity, tokens, attributeKeys: state.attributeKeys };
+    const context = { baseUrl, bareUrl: state.bareUrl, identity: state.identity, tokens, attributeKeys: state.attributeKeys, peer };
 
     // Smoke check: each scenario answers as expected once before anything is measured.
     for (const scenario of SCENARIOS) {
-      if (scenario.needsCodes) continue;
+      if (scenario.needsCodes || !selected(scenario, opts)) continue;
       const target = scenario.target(context);
       const request = target.requests?.[0];
       const init = request
@@ -267,23 +301,25 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
 
     const rows = [];
     for (const scenario of SCENARIOS.slice(1)) {
-      if (opts.only && !opts.only.includes(scenario.name)) continue;
+      if (!selected(scenario, opts)) continue;
+      const onPeer = serverOf(scenario) === 'peer';
+      const servingPid = onPeer ? peer.entry.child.pid : pid;
       let codes;
       if (scenario.needsCodes) {
         // Enough codes for a server far faster than this one; running dry is reported.
         const count = Math.ceil((opts.durationSeconds + opts.warmupSeconds) * 5000);
-        codes = codeQueue(await mintCodes(count));
+        codes = codeQueue(onPeer ? await peer.mint(count) : await mintCodes(count));
       }
       const target = scenario.target({ ...context, codes });
       log(`[${name}] ${scenario.title}…`);
       await warmUp(target, opts);
-      resetPeakRss(pid);
+      resetPeakRss(servingPid);
       // Bare and scenario slices alternate; the ratio is taken between the two sets.
       const pairedBare = [];
       const measured = [];
       for (let round = 0; round < opts.rounds; round += 1) {
         pairedBare.push(await slice(bareTarget, opts, sliceSeconds, () => cpuMs(state.barePid)));
-        measured.push(await slice(target, opts, sliceSeconds, () => cpuMs(pid)));
+        measured.push(await slice(target, opts, sliceSeconds, () => cpuMs(servingPid)));
       }
       bareSlices.push(...pairedBare);
       const figures = combine(measured);
@@ -291,8 +327,9 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
       const row = {
         name: scenario.name,
         title: scenario.title,
+        server: serverOf(scenario),
         ...figures,
-        peakRssMiB: peakRssMiB(pid),
+        peakRssMiB: peakRssMiB(servingPid),
         bareRequestsPerSecond: bare.requestsPerSecond,
         bareCpuMsPerRequest: bare.serverCpuMsPerRequest,
         ratioToBare: round(figures.requestsPerSecond / bare.requestsPerSecond, 3),
@@ -300,26 +337,67 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
         cpuRatioToBare: figures.serverCpuMsPerRequest && bare.serverCpuMsPerRequest ? round(bare.serverCpuMsPerRequest / figures.serverCpuMsPerRequest, 3) : null,
       };
       if (codes) {
-        row.codesMinted = codes.used + (await db.deleteUnusedCodes(state.identity.clientId));
+        row.codesMinted = codes.used + (onPeer ? await peer.discard() : await db.deleteUnusedCodes(state.identity.clientId));
         row.codesUsed = codes.used;
         if (codes.exhausted > 0) phase.notes.push(`${scenario.name}: the minted codes ran out; ${codes.exhausted} requests sent a spent code (counted in non-2xx).`);
       }
       if (server.exitInfo) throw new Error(`the server exited during ${scenario.name}:\n${logTail(server)}`);
+      if (peer?.entry.exitInfo) throw new Error(`oidc-provider exited during ${scenario.name}:\n${logTail(peer.entry)}`);
       log(
         `[${name}]   ${row.requestsPerSecond} req/s (bare ${bare.requestsPerSecond}), ratio ${row.ratioToBare}, CPU ${row.serverCpuMsPerRequest} ms/req (bare ${bare.serverCpuMsPerRequest}), p50 ${row.latencyMs.p50} ms, p99 ${row.latencyMs.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`,
       );
       rows.push(row);
     }
-    const bareRow = { name: bareScenario.name, title: bareScenario.title, ...combine(bareSlices), peakRssMiB: null };
+    const bareRow = { name: bareScenario.name, title: bareScenario.title, server: 'bare', ...combine(bareSlices), peakRssMiB: null };
     phase.bare = { requestsPerSecond: bareRow.requestsPerSecond, serverCpuMsPerRequest: bareRow.serverCpuMsPerRequest, peakRssMiB: peakRssMiB(state.barePid) };
     phase.scenarios = [bareRow, ...rows];
-    phase.serverPeakRssMiB = Math.max(...phase.scenarios.map((row) => row.peakRssMiB ?? 0));
+    const peakOf = (server) => {
+      const peaks = rows.filter((row) => row.server === server && row.peakRssMiB !== null).map((row) => row.peakRssMiB);
+      return peaks.length > 0 ? Math.max(...peaks) : null;
+    };
+    phase.serverPeakRssMiB = peakOf('gatehouse');
+    if (peer) {
+      phase.peerPeakRssMiB = peakOf('peer');
+      phase.versusPeer = versusPeer(rows);
+    }
   } finally {
     await db.close();
+    if (peer) {
+      const exit = await stop(peer.entry);
+      if (exit.code !== 0) phase.notes.push(`oidc-provider stopped with ${JSON.stringify(exit)}`);
+    }
     const exit = await stop(server, 15_000);
     if (exit.code !== 0) phase.notes.push(`the server stopped with ${JSON.stringify(exit)}`);
   }
   return phase;
+}
+
+/**
+ * Each peer scenario beside the Gatehouse scenario it is compared with: both ratios to the bare
+ * route and "vs peer", our ratio over theirs (above 1: Gatehouse is the faster of the two).
+ */
+function versusPeer(rows) {
+  const pairs = [];
+  for (const theirs of rows.filter((row) => row.server === 'peer')) {
+    const peerOf = SCENARIOS.find((scenario) => scenario.name === theirs.name).peerOf;
+    const ours = rows.find((row) => row.name === peerOf);
+    if (!ours) continue;
+    pairs.push({
+      name: ours.name,
+      peerName: theirs.name,
+      title: ours.title,
+      peerTitle: theirs.title,
+      ratioToBare: ours.ratioToBare,
+      peerRatioToBare: theirs.ratioToBare,
+      vsPeer: round(ours.ratioToBare / theirs.ratioToBare, 3),
+      cpuMsPerRequest: ours.serverCpuMsPerRequest,
+      peerCpuMsPerRequest: theirs.serverCpuMsPerRequest,
+      cpuVsPeer: ours.serverCpuMsPerRequest && theirs.serverCpuMsPerRequest ? round(theirs.serverCpuMsPerRequest / ours.serverCpuMsPerRequest, 3) : null,
+      peakRssMiB: ours.peakRssMiB,
+      peerPeakRssMiB: theirs.peakRssMiB,
+    });
+  }
+  return pairs;
 }
 
 /** A fresh schema for the run, so the benchmark never touches other data. */

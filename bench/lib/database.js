@@ -11,10 +11,10 @@ export async function openBenchDatabase(target) {
 }
 
 /** Rows of `authorization_codes` for `codes` (raw values; the table holds their SHA-256). */
-function codeRows(codes, { clientId, userKey, redirectUri, scopes, ttlMs }) {
+function codeRows(codes, { clientId, userKey, redirectUri, scopes, codeChallenge = null, ttlMs }) {
   const now = Date.now();
   const scopesJson = JSON.stringify(scopes);
-  return codes.map((code) => [sha256(code), clientId, userKey, redirectUri, scopesJson, null, null, now, now + ttlMs, null, null]);
+  return codes.map((code) => [sha256(code), clientId, userKey, redirectUri, scopesJson, codeChallenge, null, now, now + ttlMs, null, null]);
 }
 
 /** Tables the growth run fills. */

@@ -2,12 +2,15 @@
 // admin user, a client with every scope, tokens, and the account's attribute names.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { secret } from './ids.js';
+import { secret, sha256 } from './ids.js';
 
 const run = promisify(execFile);
 
 export const ALL_SCOPES = ['admin.v1.attributes.read', 'admin.v1.attributes.write', 'messaging.v1.read', 'messaging.v1.send'];
 export const REDIRECT_URI = 'http://127.0.0.1/bench/callback';
+/** RFC 7636 §4.1–4.2: every benchmark code carries the S256 challenge of this verifier (43 characters). */
+export const BENCH_CODE_VERIFIER = secret();
+export const BENCH_CODE_CHALLENGE = sha256(BENCH_CODE_VERIFIER);
 
 /** Runs `gatehouse <args> --json` and returns the one JSON object it prints. */
 export async function gatehouseCli(cliPath, args, env) {
@@ -42,12 +45,17 @@ export function basicAuthorization(clientId, clientSecret) {
   return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
 }
 
-/** Exchanges one code over HTTP; returns the token response. */
-export async function exchangeCode(baseUrl, identity, code) {
-  const response = await fetch(`${baseUrl}/oauth/token`, {
+/** The form body of a code exchange with the benchmark's PKCE verifier. */
+export function codeExchangeBody(code) {
+  return `grant_type=authorization_code&code=${encodeURIComponent(code)}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&code_verifier=${BENCH_CODE_VERIFIER}`;
+}
+
+/** Exchanges one code over HTTP at `tokenUrl`; returns the token response. */
+export async function exchangeCode(tokenUrl, identity, code) {
+  const response = await fetch(tokenUrl, {
     method: 'POST',
     headers: { authorization: basicAuthorization(identity.clientId, identity.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI }).toString(),
+    body: codeExchangeBody(code),
   });
   const body = await response.json();
   if (response.status !== 200) throw new Error(`code exchange answered ${response.status}: ${JSON.stringify(body)}`);

@@ -4,13 +4,41 @@ import { GROWTH_TARGET, TARGETS } from './scenarios.js';
 const fmt = (value, digits = 0) => (value === null || value === undefined || Number.isNaN(value) ? '–' : Number(value).toFixed(digits));
 const ok = (value, target) => (value === null || value === undefined ? '' : value >= target ? ' ✓' : ' ✗');
 
+/** What each comparison with the peer measures (issue 16). */
+const PAIR_LABELS = {
+  'users-me': 'bearer GET (our Users/me, its userinfo)',
+  'code-exchange': 'code exchange (PKCE S256, Basic client auth)',
+  refresh: 'refresh (no rotation)',
+};
+
+/** Gatehouse beside the peer, scenario by scenario, and the peak RSS of the three processes. */
+function peerTable(phase, peer) {
+  const name = `${peer.name} ${peer.version}`;
+  const lines = [
+    `### Against ${name}`,
+    '',
+    `| scenario | Gatehouse ratio to bare | ${peer.name} ratio to bare | vs peer | Gatehouse CPU ms/req | ${peer.name} CPU ms/req | CPU vs peer |`,
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const pair of phase.versusPeer) {
+    lines.push(
+      `| ${PAIR_LABELS[pair.name] ?? pair.title} | ${fmt(pair.ratioToBare, 2)} | ${fmt(pair.peerRatioToBare, 2)} | ${fmt(pair.vsPeer, 2)}${ok(pair.vsPeer, 1)} | ${fmt(pair.cpuMsPerRequest, 3)} | ${fmt(pair.peerCpuMsPerRequest, 3)} | ${fmt(pair.cpuVsPeer, 2)} |`,
+    );
+  }
+  lines.push(
+    '',
+    `Peak RSS over the phase: Gatehouse ${fmt(phase.serverPeakRssMiB, 0)} MiB, ${peer.name} ${fmt(phase.peerPeakRssMiB, 0)} MiB, bare app ${fmt(phase.bare.peakRssMiB, 0)} MiB.`,
+  );
+  return lines;
+}
+
 export function renderMarkdown(results) {
   const { meta } = results;
   const lines = [];
   lines.push(`# Gatehouse benchmark — ${meta.startedAt}`);
   lines.push('');
   lines.push(
-    `${meta.database} · Node ${meta.node} · ${meta.cpus}× ${meta.cpuModel} · ${meta.connections} connections · ${meta.durationSeconds} s per scenario in ${meta.rounds} slice(s) alternating with the bare route, after ${meta.warmupSeconds} s warm-up · load average before ${meta.loadAverage.before.join(' / ')}, after ${meta.loadAverage.after?.join(' / ') ?? '–'} · commit ${meta.commit}`,
+    `${meta.database} · Node ${meta.node} · ${meta.cpus}× ${meta.cpuModel} · ${meta.connections} connections · ${meta.durationSeconds} s per scenario in ${meta.rounds} slice(s) alternating with the bare route, after ${meta.warmupSeconds} s warm-up · load average before ${meta.loadAverage.before.join(' / ')}, after ${meta.loadAverage.after?.join(' / ') ?? '–'}${meta.peer ? ` · peer ${meta.peer.name} ${meta.peer.version}` : ''} · commit ${meta.commit}`,
   );
   for (const phase of results.phases) {
     lines.push('');
@@ -38,7 +66,8 @@ export function renderMarkdown(results) {
         row.name === 'bare' ? '1.00' : fmt(row.cpuRatioToBare, 2),
         fmt(row.peakRssMiB, 0),
       ];
-      if (growth) cells.push(row.name === 'bare' ? '' : `${fmt(row.vsEmpty, 2)}${ok(row.vsEmpty, GROWTH_TARGET)}`, row.name === 'bare' ? '' : fmt(row.cpuVsEmpty, 2));
+      const grows = row.server === undefined || row.server === 'gatehouse';
+      if (growth) cells.push(grows ? `${fmt(row.vsEmpty, 2)}${ok(row.vsEmpty, GROWTH_TARGET)}` : '', grows ? fmt(row.cpuVsEmpty, 2) : '');
       lines.push(`| ${cells.join(' | ')} |`);
     }
     lines.push('');
@@ -48,12 +77,19 @@ export function renderMarkdown(results) {
         .map((row) => `${row.name} ${fmt(row.bareRequestsPerSecond)}`)
         .join(', ')} req/s). Gatehouse peak RSS over the phase: ${fmt(phase.serverPeakRssMiB, 0)} MiB; bare app: ${fmt(phase.bare.peakRssMiB, 0)} MiB.`,
     );
+    if (phase.versusPeer?.length > 0) lines.push('', ...peerTable(phase, meta.peer));
     if (phase.notes.length > 0) lines.push('', ...phase.notes.map((note) => `- ${note}`));
   }
   lines.push('');
   lines.push(
     '"ratio to bare" divides requests/s by the bare route\'s in the same phase. "CPU ratio" divides the CPU time per request of the bare app\'s process by that of the Gatehouse process: it does not depend on how much CPU other processes left free (see docs/performance.md).',
   );
+  if (results.phases.some((phase) => phase.versusPeer?.length > 0)) {
+    lines.push('');
+    lines.push(
+      `"vs peer" divides Gatehouse's ratio to bare by ${meta.peer.name}'s in the same phase (above 1.00: Gatehouse serves more requests per second); "CPU vs peer" divides the peer's CPU time per request by Gatehouse's (above 1.00: Gatehouse costs less CPU per request).`,
+    );
+  }
   if (results.phases.some((phase) => phase.name === 'grown')) {
     lines.push('');
     lines.push(

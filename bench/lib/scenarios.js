@@ -1,5 +1,7 @@
-// The measured scenarios (issue 8), each an autocannon target built from the provisioned state.
-import { basicAuthorization, REDIRECT_URI } from './provision.js';
+// The measured scenarios (issue 8), each an autocannon target built from the provisioned state;
+// `server` says whose process serves it: the bare app, Gatehouse, or the peer (node-oidc-provider,
+// issue 16), whose scenarios each name the Gatehouse scenario they are compared with (`peerOf`).
+import { basicAuthorization, codeExchangeBody } from './provision.js';
 
 /** Ratios to the bare route the project aims for (issue 8). */
 export const TARGETS = {
@@ -16,6 +18,7 @@ export const SCENARIOS = [
   {
     name: 'bare',
     title: 'bare Express route (ceiling)',
+    server: 'bare',
     expectStatus: 200,
     target: ({ bareUrl }) => ({ url: `${bareUrl}/bare` }),
   },
@@ -37,6 +40,18 @@ export const SCENARIOS = [
     }),
   },
   {
+    name: 'peer-userinfo',
+    title: 'oidc-provider GET /me (userinfo, bearer)',
+    server: 'peer',
+    peerOf: 'users-me',
+    expectStatus: 200,
+    // Its userinfo endpoint takes only its own opaque access tokens (openid scope, no resource).
+    target: ({ peer }) => ({
+      url: `${peer.url}/me`,
+      headers: { authorization: `Bearer ${peer.userinfoTokens.access_token}` },
+    }),
+  },
+  {
     name: 'code-exchange',
     title: 'POST /oauth/token (authorization_code)',
     expectStatus: 200,
@@ -49,10 +64,26 @@ export const SCENARIOS = [
           path: '/oauth/token',
           headers: { authorization: basicAuthorization(identity.clientId, identity.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
           // One fresh code per request, minted before the run.
-          setupRequest: (request) => ({
-            ...request,
-            body: `grant_type=authorization_code&code=${codes.next()}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
-          }),
+          setupRequest: (request) => ({ ...request, body: codeExchangeBody(codes.next()) }),
+        },
+      ],
+    }),
+  },
+  {
+    name: 'peer-code-exchange',
+    title: 'oidc-provider POST /token (authorization_code)',
+    server: 'peer',
+    peerOf: 'code-exchange',
+    expectStatus: 200,
+    needsCodes: true,
+    target: ({ peer, codes }) => ({
+      url: `${peer.url}/token`,
+      requests: [
+        {
+          method: 'POST',
+          path: '/token',
+          headers: { authorization: basicAuthorization(peer.identity.clientId, peer.identity.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
+          setupRequest: (request) => ({ ...request, body: codeExchangeBody(codes.next()) }),
         },
       ],
     }),
@@ -66,6 +97,19 @@ export const SCENARIOS = [
       method: 'POST',
       headers: { authorization: basicAuthorization(identity.clientId, identity.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).toString(),
+    }),
+  },
+  {
+    name: 'peer-refresh',
+    title: 'oidc-provider POST /token (refresh_token)',
+    server: 'peer',
+    peerOf: 'refresh',
+    expectStatus: 200,
+    target: ({ peer }) => ({
+      url: `${peer.url}/token`,
+      method: 'POST',
+      headers: { authorization: basicAuthorization(peer.identity.clientId, peer.identity.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: peer.tokens.refresh_token }).toString(),
     }),
   },
   {
@@ -103,6 +147,11 @@ export const SCENARIOS = [
     },
   },
 ];
+
+/** Whose process serves a scenario: 'bare', 'gatehouse' (the default) or 'peer'. */
+export function serverOf(scenario) {
+  return scenario.server ?? 'gatehouse';
+}
 
 /** A queue of pre-minted codes; running dry is counted (those requests then fail with invalid_grant). */
 export function codeQueue(codes) {

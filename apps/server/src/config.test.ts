@@ -60,6 +60,7 @@ describe('loadConfig', () => {
       GATEHOUSE_PURGE_INTERVAL_MINUTES: '5',
       GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: '3',
       GATEHOUSE_DEMO: 'off',
+      GATEHOUSE_JWKS_MAX_AGE_SECONDS: '60',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -77,6 +78,7 @@ describe('loadConfig', () => {
       purgeIntervalMinutes: 5,
       shutdownTimeoutSeconds: 3,
       demo: false,
+      jwksMaxAgeSeconds: 60,
     });
   });
 
@@ -95,6 +97,25 @@ describe('loadConfig', () => {
     expect(loadConfig({}).database).toEqual({ kind: 'sqlite', filename: './data/gatehouse.db', synchronous: 'NORMAL' });
     expect(loadConfig({ GATEHOUSE_SQLITE_SYNCHRONOUS: 'full' }).database).toEqual({ kind: 'sqlite', filename: './data/gatehouse.db', synchronous: 'FULL' });
     expect(failure({ GATEHOUSE_SQLITE_SYNCHRONOUS: 'OFF' }).message).toBe('GATEHOUSE_SQLITE_SYNCHRONOUS must be NORMAL or FULL (got "OFF").');
+  });
+
+  it('seeds the demo data by default only for a loopback issuer; elsewhere only when GATEHOUSE_DEMO=true (docs/operations.md)', () => {
+    for (const issuer of ['http://localhost:3000', 'http://127.0.0.1:4000', 'http://127.10.0.1', 'http://[::1]:3000', 'https://localhost:8443']) {
+      expect(loadConfig({ GATEHOUSE_ISSUER: issuer }).demo, issuer).toBe(true);
+    }
+    expect(loadConfig({ PORT: '8080' }).demo).toBe(true);
+    for (const issuer of ['https://auth.example.com', 'https://127.0.0.1.example.com', 'https://localhost.example.com', 'https://10.0.0.5']) {
+      expect(loadConfig({ GATEHOUSE_ISSUER: issuer }).demo, issuer).toBe(false);
+    }
+    expect(loadConfig({ GATEHOUSE_ISSUER: 'https://auth.example.com', GATEHOUSE_DEMO: 'true' }).demo).toBe(true);
+    expect(loadConfig({ GATEHOUSE_ISSUER: 'http://localhost:3000', GATEHOUSE_DEMO: 'false' }).demo).toBe(false);
+  });
+
+  it('lets the JWKS be cached 300 s unless GATEHOUSE_JWKS_MAX_AGE_SECONDS says otherwise (a new key waits it out)', () => {
+    expect(loadConfig({}).jwksMaxAgeSeconds).toBe(300);
+    expect(loadConfig({ GATEHOUSE_JWKS_MAX_AGE_SECONDS: '0' }).jwksMaxAgeSeconds).toBe(0);
+    expect(loadConfig({ GATEHOUSE_JWKS_MAX_AGE_SECONDS: '3600' }).jwksMaxAgeSeconds).toBe(3600);
+    expect(failure({ GATEHOUSE_JWKS_MAX_AGE_SECONDS: '3601' }).message).toBe('GATEHOUSE_JWKS_MAX_AGE_SECONDS must be a whole number from 0 to 3600 (got "3601").');
   });
 
   it('treats an empty variable as unset', () => {

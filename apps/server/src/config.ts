@@ -20,8 +20,13 @@ export interface Config {
   rateLimit: { maxFailures: number; windowSeconds: number; maxFailuresPerIp: number };
   purgeIntervalMinutes: number;
   shutdownTimeoutSeconds: number;
-  /** Seed a demo account, admin and client into an empty database, and serve /demo/callback. */
+  /**
+   * Seed a demo account, admin and client into an empty database, and serve /demo/callback.
+   * Default: on for a loopback issuer only (docs/operations.md); elsewhere `GATEHOUSE_DEMO=true`.
+   */
   demo: boolean;
+  /** JWKS `Cache-Control: max-age`; a new signing key is published this long (+10 s) before it signs. */
+  jwksMaxAgeSeconds: number;
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -119,6 +124,7 @@ const schema = {
   GATEHOUSE_PURGE_INTERVAL_MINUTES: integer(1, 7 * 24 * 60),
   GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: integer(1, 600),
   GATEHOUSE_DEMO: boolean,
+  GATEHOUSE_JWKS_MAX_AGE_SECONDS: integer(0, 3600),
 } as const;
 
 type Schema = typeof schema;
@@ -158,10 +164,11 @@ export function loadConfig(env: Env): Config {
   if (idle !== null && absolute !== null && idle > absolute) {
     throw new ConfigError('GATEHOUSE_REFRESH_IDLE_TTL_SECONDS', 'GATEHOUSE_REFRESH_IDLE_TTL_SECONDS must not exceed GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS.');
   }
+  const issuer = e.GATEHOUSE_ISSUER ?? `http://localhost:${port}`;
   return {
     host: e.HOST,
     port,
-    issuer: e.GATEHOUSE_ISSUER ?? `http://localhost:${port}`,
+    issuer,
     database: e.GATEHOUSE_DATABASE_URL
       ? { kind: 'postgres', connectionString: e.GATEHOUSE_DATABASE_URL, poolSize: e.GATEHOUSE_DATABASE_POOL_SIZE ?? 10, schema: e.GATEHOUSE_DATABASE_SCHEMA }
       : { kind: 'sqlite', filename: e.GATEHOUSE_DB ?? './data/gatehouse.db', synchronous: e.GATEHOUSE_SQLITE_SYNCHRONOUS ?? 'NORMAL' },
@@ -184,7 +191,9 @@ export function loadConfig(env: Env): Config {
     },
     purgeIntervalMinutes: e.GATEHOUSE_PURGE_INTERVAL_MINUTES ?? 15,
     shutdownTimeoutSeconds: e.GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS ?? 10,
-    demo: e.GATEHOUSE_DEMO ?? true,
+    // The demo prints an admin password: on by default only where no one else can reach it.
+    demo: e.GATEHOUSE_DEMO ?? isLoopbackHost(new URL(issuer).hostname),
+    jwksMaxAgeSeconds: e.GATEHOUSE_JWKS_MAX_AGE_SECONDS ?? 300,
   };
 }
 

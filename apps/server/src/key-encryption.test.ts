@@ -7,7 +7,7 @@ const SECRET = 'correct horse battery staple, long enough';
 const noAudit: AuditLog = { record: () => undefined };
 
 async function generateKey(signingKeys: ReturnType<typeof createMemoryRepositories>['signingKeys']) {
-  const ring = createKeyRing({ repository: signingKeys, clock: createControllableClock(), ids: createSequentialIds('kid'), audit: noAudit, accessTokenTtlSeconds: 3600 });
+  const ring = createKeyRing({ repository: signingKeys, clock: createControllableClock(), ids: createSequentialIds('kid'), audit: noAudit, accessTokenTtlSeconds: 3600, jwksMaxAgeSeconds: 300 });
   await ring.signingKey();
   return ring;
 }

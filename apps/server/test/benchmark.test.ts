@@ -5,14 +5,27 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, REPO_ROOT } from './support/processes.js';
 
-// `npm run bench` end to end, as short as it goes: both phases, every scenario, the result files.
+// `npm run bench` end to end, as short as it goes: both phases, every scenario (the peer's, node-oidc-provider,
+// too), the result files.
 // It proves the benchmark works (every request answered as expected, every figure there); it
 // never asserts a speed (docs/performance.md: the benchmark prints figures, CI does not judge them).
 
-const SCENARIOS = ['bare', 'healthz', 'users-me', 'code-exchange', 'refresh', 'admin-list', 'user-attributes-put'];
+const SCENARIOS = [
+  'bare',
+  'healthz',
+  'users-me',
+  'peer-userinfo',
+  'code-exchange',
+  'peer-code-exchange',
+  'refresh',
+  'peer-refresh',
+  'admin-list',
+  'user-attributes-put',
+];
 
 interface ScenarioResult {
   name: string;
+  server: 'bare' | 'gatehouse' | 'peer';
   requests: number;
   non2xx: number;
   errors: number;
@@ -23,9 +36,26 @@ interface ScenarioResult {
   peakRssMiB?: number | null;
   vsEmpty?: number;
 }
+interface PeerComparison {
+  name: string;
+  peerName: string;
+  ratioToBare: number;
+  peerRatioToBare: number;
+  vsPeer: number;
+  cpuVsPeer: number | null;
+  peerPeakRssMiB: number | null;
+}
 interface Results {
-  meta: { database: string; durationSeconds: number; rounds: number };
-  phases: Array<{ name: string; data: Record<string, number>; scenarios: ScenarioResult[] }>;
+  meta: { database: string; durationSeconds: number; rounds: number; peer: { name: string; version: string } };
+  phases: Array<{
+    name: string;
+    data: Record<string, number>;
+    scenarios: ScenarioResult[];
+    serverPeakRssMiB: number;
+    peerPeakRssMiB: number;
+    bare: { peakRssMiB: number | null };
+    versusPeer: PeerComparison[];
+  }>;
 }
 
 const COMMITTED_RESULTS = join(REPO_ROOT, 'bench/results/latest.json');
@@ -56,11 +86,12 @@ describe('npm run bench (shortest run)', () => {
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
     const processes = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
     expect(processes).not.toContain(join(REPO_ROOT, 'bench/bare-server.js'));
+    expect(processes).not.toContain(join(REPO_ROOT, 'bench/peer-server.js'));
   });
 
   it('measures every scenario in the empty and the grown database, every request answered as expected', () => {
     const results = JSON.parse(readFileSync(join(out, 'latest.json'), 'utf8')) as Results;
-    expect(results.meta).toMatchObject({ durationSeconds: 1, rounds: 1, database: expect.stringContaining('SQLite') });
+    expect(results.meta).toMatchObject({ durationSeconds: 1, rounds: 1, database: expect.stringContaining('SQLite'), peer: { name: 'oidc-provider', version: '8.8.1' } });
     expect(results.phases.map((phase) => phase.name)).toEqual(['empty', 'grown']);
     const [empty, grown] = results.phases;
     expect(grown?.data.grants).toBeGreaterThanOrEqual(2000);
@@ -76,10 +107,36 @@ describe('npm run bench (shortest run)', () => {
         expect(s.ratioToBare, label).toBeGreaterThan(0);
         expect(s.cpuRatioToBare, label).toBeGreaterThan(0);
         expect(s.peakRssMiB, label).toBeGreaterThan(0);
-        if (phase === grown) expect(s.vsEmpty, label).toBeGreaterThan(0);
+        expect(s.server, label).toBe(s.name.startsWith('peer-') ? 'peer' : 'gatehouse');
+        // The peer's in-memory store does not grow: only Gatehouse's rows compare the two phases.
+        if (phase === grown && s.server === 'gatehouse') expect(s.vsEmpty, label).toBeGreaterThan(0);
+        if (s.server === 'peer') expect(s.vsEmpty, label).toBeUndefined();
       }
     }
     expect(empty?.data.attributeNames).toBe(100);
+  });
+
+  it('puts Gatehouse beside node-oidc-provider in both phases: both ratios, vs peer, the peak RSS of each process', () => {
+    const results = JSON.parse(readFileSync(join(out, 'latest.json'), 'utf8')) as Results;
+    for (const phase of results.phases) {
+      expect(phase.versusPeer.map((pair) => [pair.name, pair.peerName]), phase.name).toEqual([
+        ['users-me', 'peer-userinfo'],
+        ['code-exchange', 'peer-code-exchange'],
+        ['refresh', 'peer-refresh'],
+      ]);
+      for (const pair of phase.versusPeer) {
+        const ours = phase.scenarios.find((s) => s.name === pair.name);
+        const theirs = phase.scenarios.find((s) => s.name === pair.peerName);
+        expect(pair.ratioToBare).toBe(ours?.ratioToBare);
+        expect(pair.peerRatioToBare).toBe(theirs?.ratioToBare);
+        expect(pair.vsPeer).toBeCloseTo(pair.ratioToBare / pair.peerRatioToBare, 2);
+        expect(pair.cpuVsPeer, pair.name).toBeGreaterThan(0);
+        expect(pair.peerPeakRssMiB, pair.name).toBe(theirs?.peakRssMiB);
+      }
+      expect(phase.serverPeakRssMiB, phase.name).toBeGreaterThan(0);
+      expect(phase.peerPeakRssMiB, phase.name).toBeGreaterThan(0);
+      expect(phase.bare.peakRssMiB, phase.name).toBeGreaterThan(0);
+    }
   });
 
   it('writes the Markdown tables with the targets', () => {
@@ -88,6 +145,10 @@ describe('npm run bench (shortest run)', () => {
     expect(markdown).toContain('## Grown database (2,000 grants, 1,000 attribute names)');
     expect(markdown).toMatch(/\| GET \/identity\/v1\/Users\/me \(bearer\) \|.*\| ≥ 0\.80 \|/);
     expect(markdown).toMatch(/\| POST \/oauth\/token \(authorization_code\) \|.*\| ≥ 0\.35 \|/);
+    expect(markdown).toMatch(/\| oidc-provider POST \/token \(authorization_code\) \| \d+ \|/);
+    expect(markdown.match(/### Against oidc-provider 8\.8\.1/g)).toHaveLength(2);
+    expect(markdown).toMatch(/\| code exchange \(PKCE S256, Basic client auth\) \| \d\.\d\d \| \d\.\d\d \| \d+\.\d\d [✓✗] \|/);
+    expect(markdown).toMatch(/Peak RSS over the phase: Gatehouse \d+ MiB, oidc-provider \d+ MiB, bare app \d+ MiB\./);
   });
 
   it('writes to --out only: the committed results stay as they are', () => {

@@ -33,7 +33,7 @@ export interface GatehouseOptions {
   /** Where sent messages go; the default records them as SENT without delivering. */
   transport?: MessageTransport;
   audit?: AuditLog;
-  /** A key ring of your own (by default one on `repositories.signingKeys`). */
+  /** A key ring of your own (by default one on `repositories.signingKeys`, waiting out `settings.jwksMaxAgeSeconds`). */
   keys?: KeyRing;
   /**
    * How many verified access tokens to remember, so a token presented again skips the signature
@@ -80,7 +80,14 @@ export function createGatehouse(options: GatehouseOptions) {
   const audit = options.audit ?? { record: () => undefined };
   const keys =
     options.keys ??
-    createKeyRing({ repository: options.repositories.signingKeys, clock, ids, audit, accessTokenTtlSeconds: options.settings.accessTokenTtlSeconds });
+    createKeyRing({
+      repository: options.repositories.signingKeys,
+      clock,
+      ids,
+      audit,
+      accessTokenTtlSeconds: options.settings.accessTokenTtlSeconds,
+      jwksMaxAgeSeconds: options.settings.jwksMaxAgeSeconds,
+    });
   const deps: Deps = {
     repos: options.repositories,
     settings: options.settings,

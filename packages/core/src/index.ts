@@ -5,7 +5,7 @@ export { redirectUriProblem, isLoopbackHost } from './domain/redirect-uri.js';
 export * from './ports/index.js';
 export { defineSettings, type GatehouseSettings } from './settings.js';
 export type { Deps } from './deps.js';
-export { sha256, constantTimeEqual, randomAlphanumeric, randomIdGenerator, createScryptPasswordHasher } from './support/crypto.js';
+export { sha256, constantTimeEqual, randomAlphanumeric, randomIdGenerator, createScryptPasswordHasher, DEFAULT_SCRYPT_PARAMETERS, type ScryptParameters } from './support/crypto.js';
 export { createKeyRing, SIGNING_ALGORITHM, type KeyRing } from './tokens/key-ring.js';
 export { issueAccessToken, verifyAccessToken, verifySignedClaims, type AccessTokenClaims, type VerifiedAccessToken } from './tokens/access-token.js';
 export { createVerifiedTokenCache, DEFAULT_VERIFIED_TOKEN_CACHE_SIZE, type VerifiedTokenCache, type CachedClaims } from './tokens/verified-token-cache.js';

@@ -11,6 +11,7 @@ describe('defineSettings', () => {
       sessionTtlSeconds: 12 * 3600,
       maxAttributesPerAccount: 500,
       interactionTtlSeconds: 600,
+      jwksMaxAgeSeconds: 300,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
     });
   });

@@ -20,6 +20,11 @@ export interface GatehouseSettings {
   maxAttributesPerAccount: number;
   /** Lifetime of a login or consent request handed to the host application (docs/decisions/0091). */
   interactionTtlSeconds: number;
+  /**
+   * How long resource servers may cache the JWKS (its `Cache-Control: max-age`). A new signing
+   * key is published this long (plus a margin) before it signs (docs/operations.md, key rotation).
+   */
+  jwksMaxAgeSeconds: number;
 }
 
 /**
@@ -43,6 +48,7 @@ export function defineSettings(
     sessionTtlSeconds: 12 * 3600,
     maxAttributesPerAccount: 500,
     interactionTtlSeconds: 600,
+    jwksMaxAgeSeconds: 300,
     ...rest,
     refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null, ...refreshToken },
   };

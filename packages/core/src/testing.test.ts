@@ -39,6 +39,8 @@ describe('the test kit', () => {
     expect(await hasher.verify('correct horse', hash)).toBe(true);
     expect(await hasher.verify('wrong horse', hash)).toBe(false);
     expect(hash).not.toContain('correct horse');
+    expect(hasher.needsRehash(hash)).toBe(false);
+    expect(hasher.needsRehash('scrypt$16384$8$1$salt$key')).toBe(true);
   });
 
   it('recording audit log and transport keep what they were given', async () => {

@@ -11,6 +11,12 @@ export interface GatehouseRouterOptions {
   /** Failed sign-ins and failed client authentications (default 5 per 300 s per key, 25 per IP). */
   rateLimit?: RateLimitSettings;
   /**
+   * The secret the session-bound CSRF tokens are keyed with (HKDF-derived under a label of its
+   * own, so an existing secret may be reused). Give every instance the same one; without it the
+   * tokens rest on the session token's secrecy alone (docs/decisions/0025).
+   */
+  csrfKey?: string | Uint8Array;
+  /**
    * The host's own login page (docs/decisions/0091): a browser that must sign in is sent there
    * with `login_request=<id>` instead of to Gatehouse's login page; the host signs the user in its
    * own way and calls `completeGatehouseLogin`. A path (`/login`) or an absolute URL.

@@ -1,5 +1,7 @@
-import { sql } from 'kysely';
+import { createMigrationProvider, MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '@gatehouse/storage-sqlite';
+import { Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { postgresDialect } from './postgres-dialect.js';
 import { openPostgres, openPostgresStorage } from './postgres-storage.js';
 import { dropSchema, freshSchemaName, POSTGRES_URL, warnIfSkipped } from './test-support/postgres.js';
 
@@ -29,12 +31,45 @@ describe.skipIf(!POSTGRES_URL)('openPostgresStorage', () => {
       await two.migrate();
       expect(await two.repositories.accounts.findByKey('a1')).toEqual({ accountKey: 'a1', name: 'kept' });
       const ran = await sql<{ name: string }>`select name from ${sql.table(`${schema}.gatehouse_migration`)} order by name`.execute(one.db);
-      expect(ran.rows).toEqual([{ name: '0001_initial' }, { name: '0002_interactions' }]);
+      expect(ran.rows).toEqual([{ name: '0001_initial' }, { name: '0002_one_owner_per_phone_number' }, { name: '0003_interactions' }]);
       const tables = await sql<{ n: number }>`select count(*) as n from pg_tables where schemaname = ${schema}`.execute(one.db);
       expect(tables.rows[0]?.n).toBe(16); // 14 tables and the migrator's two
     } finally {
       await one.storage.close();
       await two.close();
+    }
+  }, 60_000);
+
+  it('refuses migration 0002 while a phone number has several owners, naming them (docs/decisions/0006-one-owner-per-phone-number.md)', async () => {
+    const schema = newSchema();
+    const { storage, db } = await openPostgres({ connectionString: url, schema });
+    try {
+      await sql`create schema ${sql.id(schema)}`.execute(db);
+      const migrator = new Migrator({
+        db,
+        provider: createMigrationProvider(postgresDialect),
+        migrationTableName: MIGRATION_TABLE,
+        migrationLockTableName: MIGRATION_LOCK_TABLE,
+        migrationTableSchema: schema,
+      });
+      expect((await migrator.migrateTo('0001_initial')).error).toBeUndefined();
+      for (const userKey of ['u1', 'u2']) {
+        await db
+          .insertInto('users')
+          .values({ user_key: userKey, email: `${userKey}@example.com`, email_folded: `${userKey}@example.com`, given_name: '', family_name: '', locale: 'en', password_hash: 'x' })
+          .execute();
+      }
+      await db.insertInto('user_phone_numbers').values([{ user_key: 'u2', phone_number: '+15551234567' }, { user_key: 'u1', phone_number: '+15551234567' }]).execute();
+
+      await expect(storage.migrate()).rejects.toThrow(
+        'Database migration 0002_one_owner_per_phone_number failed: 1 phone number belongs to several users: +15551234567 (users u1, u2).',
+      );
+
+      await db.deleteFrom('user_phone_numbers').where('user_key', '=', 'u2').execute();
+      await storage.migrate();
+      await expect(storage.repositories.users.addPhoneNumber('u2', '+15551234567')).rejects.toMatchObject({ kind: 'conflict', field: 'phone' });
+    } finally {
+      await storage.close();
     }
   }, 60_000);
 

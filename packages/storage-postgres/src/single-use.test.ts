@@ -112,4 +112,44 @@ describe.skipIf(!POSTGRES_URL)('single use on PostgreSQL', () => {
     // SPEC §4: the replays revoked the grant of the first use.
     expect((await repos.grants.findById(refresh?.grantId as string))?.revokedAt).toBeInstanceOf(Date);
   }, 60_000);
+
+  it(`leaves no usable refresh token under an ended session when ${CONCURRENT} logouts race the exchanges of their codes on two instances`, async () => {
+    const t = await createTestGatehouse({ repositories: first.storage.repositories });
+    // Another instance: logout only reads and ends, so its own ids and clock cannot collide.
+    const other = await createTestGatehouse({ repositories: second.storage.repositories });
+    const user = await t.seedUser({ password: 'password123' });
+    const { client } = await t.seedClient();
+    const redirectUri = client.redirectUris[0] as string;
+    const rounds = await Promise.all(
+      Array.from({ length: CONCURRENT }, async () => {
+        const { sessionToken, session } = await t.gatehouse.signIn({ email: user.email, password: 'password123' });
+        const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: redirectUri });
+        if (check.kind !== 'valid') throw new Error('the authorization request should be valid');
+        const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: session.sessionId });
+        return { sessionToken, code: new URL(redirectTo).searchParams.get('code') as string };
+      }),
+    );
+
+    const outcomes = await Promise.all(
+      rounds.map(async ({ sessionToken, code }, index) => {
+        const exchange = () => t.gatehouse.exchangeCode({ client, code, redirectUri, codeVerifier: undefined });
+        const logout = () => other.gatehouse.logout(sessionToken);
+        // Half start with the logout, half with the exchange.
+        if (index % 2 === 0) return (await Promise.allSettled([exchange(), logout()]))[0];
+        const [, tokens] = await Promise.allSettled([logout(), exchange()]);
+        return tokens;
+      }),
+    );
+
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') {
+        expect((outcome.reason as OAuthError).code).toBe('invalid_grant');
+        continue;
+      }
+      const refresh = await t.gatehouse.refresh({ client, refreshToken: outcome.value.refresh_token, scope: undefined }).catch((caught: unknown) => caught);
+      expect(refresh).toBeInstanceOf(OAuthError);
+      expect((refresh as OAuthError).code).toBe('invalid_grant');
+    }
+    expect(await first.storage.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
+  }, 60_000);
 });

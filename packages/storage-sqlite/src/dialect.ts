@@ -18,6 +18,12 @@ export interface StorageDialect {
   /** True when `error` is a violated primary-key or unique constraint. */
   isUniqueViolation(error: unknown): boolean;
   /**
+   * True when a select can lock the rows it reads until the transaction ends (`FOR SHARE`), as
+   * PostgreSQL's can. SQLite has no row locks and needs none: its transactions begin IMMEDIATE,
+   * holding the database's only write lock until they end.
+   */
+  readonly locksRows: boolean;
+  /**
    * Serializes writers of one account's attribute names and values until `trx` ends: the
    * per-account limit and the all-or-nothing value check read before they write.
    */

@@ -27,7 +27,7 @@ export function createKyselyRepositories(db: Kysely<Database>, dialect: StorageD
     users: createUserRepository(db, dialect),
     accounts: createAccountRepository(db),
     codes: createAuthorizationCodeRepository(db),
-    grants: createGrantRepository(db),
+    grants: createGrantRepository(db, dialect),
     refreshTokens: createRefreshTokenRepository(db),
     sessions: createSessionRepository(db),
     interactions: createInteractionRepository(db),

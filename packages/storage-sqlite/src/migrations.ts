@@ -9,7 +9,8 @@ import type { Database } from './schema.js';
 export function createMigrationProvider(dialect: StorageDialect): MigrationProvider {
   const migrations: Record<string, Migration> = {
     '0001_initial': { up: (db) => createInitialSchema(db, dialect) },
-    '0002_interactions': { up: (db) => createInteractions(db, dialect) },
+    '0002_one_owner_per_phone_number': { up: (db) => makePhoneNumbersUnique(db) },
+    '0003_interactions': { up: (db) => createInteractions(db, dialect) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -224,6 +225,41 @@ async function createInitialSchema(db: SchemaDb, dialect: StorageDialect): Promi
     .addColumn('created_at', time, (c) => c.notNull())
     .addColumn('retired_at', time)
     .execute();
+}
+
+/** How many numbers with several owners the refusal names (the message stays one readable line). */
+const DUPLICATES_NAMED = 20;
+
+/**
+ * A phone number belongs to one user (docs/decisions/0006-one-owner-per-phone-number.md). A
+ * database where some number has several owners is refused, naming them, and left as it was:
+ * which user keeps the number is the operator's call, never a guess.
+ */
+async function makePhoneNumbersUnique(db: SchemaDb): Promise<void> {
+  const duplicates = (await db
+    .selectFrom('user_phone_numbers')
+    .select('phone_number')
+    .groupBy('phone_number')
+    .having((eb) => eb.fn.countAll(), '>', 1)
+    .orderBy('phone_number')
+    .execute()) as Array<{ phone_number: string }>;
+  if (duplicates.length > 0) {
+    const named = duplicates.slice(0, DUPLICATES_NAMED).map((row) => row.phone_number);
+    const owners = (await db
+      .selectFrom('user_phone_numbers')
+      .select(['phone_number', 'user_key'])
+      .where('phone_number', 'in', named)
+      .orderBy('phone_number')
+      .orderBy('user_key')
+      .execute()) as Array<{ phone_number: string; user_key: string }>;
+    const described = named.map((number) => `${number} (users ${owners.filter((row) => row.phone_number === number).map((row) => row.user_key).join(', ')})`);
+    const more = duplicates.length > named.length ? `, and ${duplicates.length - named.length} more` : '';
+    throw new Error(
+      `${duplicates.length} phone number${duplicates.length === 1 ? '' : 's'} belong${duplicates.length === 1 ? 's' : ''} to several users: ${described.join(', ')}${more}. ` +
+        'A phone number belongs to one user: delete the rows of user_phone_numbers that should not be there, then start again (docs/operations.md).',
+    );
+  }
+  await db.schema.createIndex('user_phone_numbers_unique_number').unique().on('user_phone_numbers').column('phone_number').execute();
 }
 
 /** Login and consent requests handed to the host application (docs/decisions/0091). */

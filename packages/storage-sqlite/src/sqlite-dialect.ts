@@ -22,6 +22,7 @@ export const sqliteDialect: StorageDialect = {
     const code = (error as { code?: unknown } | null)?.code;
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
   },
+  locksRows: false,
   // BEGIN IMMEDIATE already holds the database's only write lock for the whole transaction.
   lockAccountAttributes: async () => undefined,
 };

@@ -1,4 +1,4 @@
-import { E164, parseScope, type Client, type Gatehouse, type Role } from '@gatehouse/core';
+import { E164, parseScope, phoneNumberTaken, type Client, type Gatehouse, type Role } from '@gatehouse/core';
 import { describeDatabase, type Config } from '../config.js';
 import { UsageError } from './usage.js';
 
@@ -104,6 +104,11 @@ export const COMMANDS: readonly Command[] = [
       // Check the account before writing anything, so a typo leaves no half-made user behind.
       if (accountKey !== undefined && !(await gatehouse.deps.repos.accounts.findByKey(accountKey))) {
         throw new UsageError(`--account ${accountKey}: no such account`);
+      }
+      // A number belongs to one user (docs/decisions/0006-one-owner-per-phone-number.md). The
+      // database decides; this look-up only keeps a refused number from leaving a user behind.
+      for (const phoneNumber of phones) {
+        if (await gatehouse.deps.repos.users.findByPhoneNumber(phoneNumber)) throw phoneNumberTaken(phoneNumber);
       }
       const user = await gatehouse.createUser({
         email,
@@ -211,10 +216,16 @@ export const COMMANDS: readonly Command[] = [
     options: {},
     positionals: [],
     async run({ gatehouse, config }) {
-      const { kid } = await gatehouse.rotateSigningKey();
+      const { kid, signsFrom } = await gatehouse.rotateSigningKey();
+      // docs/operations.md (key rotation): a new key signs only once every cached JWKS lists it.
+      const waitSeconds = Math.round((signsFrom.getTime() - gatehouse.deps.clock.now().getTime()) / 1000);
+      const { jwksMaxAgeSeconds } = gatehouse.deps.settings;
       return {
-        json: { kid },
-        text: `New signing key ${kid}. Running servers publish it within 5 s and sign with it from 10 s on; the previous key stays in the JWKS until its tokens expire (${config.accessTokenTtlSeconds} s after the hand-over).`,
+        json: { kid, signsFrom: signsFrom.toISOString() },
+        text:
+          `New signing key ${kid}. Running servers publish it within 5 s and sign with it from ${signsFrom.toISOString()} ` +
+          `(in ${waitSeconds} s: the JWKS may be cached ${jwksMaxAgeSeconds} s); the previous key signs until then and stays in the JWKS ` +
+          `until its tokens expire (${config.accessTokenTtlSeconds} s after the hand-over).`,
       };
     },
   },

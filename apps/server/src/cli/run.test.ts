@@ -110,6 +110,19 @@ describe('gatehouse CLI', () => {
     expect(JSON.parse(duplicate.stdout)).toEqual({ error: { code: 'conflict', message: 'A user with this e-mail exists.' } });
   });
 
+  it('users create refuses a phone number another user has (exit 1, one line) and creates no user', async () => {
+    const ada = await json<{ userKey: string }>('users', 'create', '--email', 'ada@example.com', '--password', 'correct horse', '--phone', '+15551234567');
+    const taken = await cli('users', 'create', '--email', 'eve@example.com', '--password', 'correct horse', '--phone', '+15559999999', '--phone', '+15551234567');
+    expect(taken).toEqual({ code: 1, stdout: '', stderr: 'gatehouse users create: The phone number +15551234567 belongs to another user.\n' });
+    const asJson = await cli('users', 'create', '--email', 'eve@example.com', '--password', 'correct horse', '--phone', '+15551234567', '--json');
+    expect(asJson.code).toBe(1);
+    expect(JSON.parse(asJson.stdout)).toEqual({ error: { code: 'conflict', message: 'The phone number +15551234567 belongs to another user.' } });
+    await withGatehouse(async (gatehouse) => {
+      expect(await gatehouse.deps.repos.users.findByEmail('eve@example.com')).toBeUndefined();
+      expect(await gatehouse.deps.repos.users.listPhoneNumbers(ada.userKey)).toEqual(['+15551234567']);
+    });
+  });
+
   it('clients create → {clientId, clientSecret, name, redirectUris, scopes}; list shows no secret', async () => {
     await json('users', 'create', '--email', 'dev@example.com', '--password', 'correct horse');
     const client = await json<{ clientId: string; clientSecret: string }>(
@@ -189,6 +202,20 @@ describe('gatehouse CLI', () => {
       [first.kid, false],
       [second.kid, true],
     ]);
+  });
+
+  it('keys rotate says when the new key starts signing: after the JWKS cache lifetime (docs/operations.md)', async () => {
+    const before = Date.now();
+    const rotated = await json<{ kid: string; signsFrom: string }>('keys', 'rotate');
+    const signsFrom = Date.parse(rotated.signsFrom);
+    expect(signsFrom - before).toBeGreaterThanOrEqual(310_000);
+    expect(signsFrom - Date.now()).toBeLessThanOrEqual(310_000);
+
+    const text = await cli('keys', 'rotate');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(
+      /^New signing key [A-Za-z0-9]+\. Running servers publish it within 5 s and sign with it from \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z \(in 310 s: the JWKS may be cached 300 s\); /,
+    );
   });
 
   it('writes logs (audit events too) to stderr, never to stdout', async () => {
@@ -274,6 +301,37 @@ describe('gatehouse CLI', () => {
     const messages = stdout.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(messages).toEqual(expect.arrayContaining(['listening', 'shutting down: finishing in-flight requests', 'stopped']));
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+
+  it('serve with a public (https) issuer seeds no demo data and prints no password unless GATEHOUSE_DEMO=true', async () => {
+    const signals = new EventEmitter();
+    let stderr = '';
+    let port = 0;
+    let listening!: () => void;
+    const ready = new Promise<void>((resolve) => (listening = resolve));
+    const config = loadConfig({ ...env, HOST: '127.0.0.1', GATEHOUSE_ISSUER: 'https://auth.example.com' });
+    expect(config.demo).toBe(false);
+    const exit = serve(
+      { ...config, port: 0 },
+      {
+        stdout: { write: () => undefined },
+        stderr: { write: (text: string) => (stderr += text) },
+        signals,
+        onListening: (info) => {
+          port = info.port;
+          listening();
+        },
+      },
+    );
+    await ready;
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/demo/callback?code=x`)).status).toBe(404);
+    signals.emit('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(stderr).toContain('Gatehouse is serving on port');
+    expect(stderr).not.toContain('demo');
+    expect(stderr).not.toMatch(/password/i);
+    await withGatehouse(async (gatehouse) => expect(await gatehouse.listClients()).toEqual([]));
   });
 
   it('serve refuses to start with a key secret that does not decrypt the stored key', async () => {

@@ -22,6 +22,9 @@ export function createHttpApp(options: { config: Config; gatehouse: Gatehouse; s
     logger,
     trustProxy: config.trustProxy,
     rateLimit: config.rateLimit,
+    // The session-bound CSRF tokens are keyed with a key HKDF-derived from the key secret (the
+    // same on every instance); without one they rest on the session token (docs/decisions/0025).
+    ...(config.keySecret === undefined ? {} : { csrfKey: config.keySecret }),
     extraRouters,
   });
 }

@@ -10,7 +10,7 @@ import { dropSchema, freshSchemaName, POSTGRES_URL, query, warnIfSkipped } from 
 
 /** docs/operations.md: a revocation is seen by every instance on its next request (no per-instance grant cache). */
 const REVOCATION_BOUND_MS = 0;
-/** docs/operations.md: instances sign with a key made by `gatehouse keys rotate` from 10 s after the rotation, not before. */
+/** docs/operations.md: instances sign with a key made by `gatehouse keys rotate` from GATEHOUSE_JWKS_MAX_AGE_SECONDS (0 in this cluster) + 10 s after the rotation, not before. */
 const KEY_ADOPTION_MS = 10_000;
 /** docs/operations.md: every instance publishes a key made by `gatehouse keys rotate` within 5 s. */
 const KEY_PUBLISHED_MS = 5_000;

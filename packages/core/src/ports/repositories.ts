@@ -38,9 +38,20 @@ export interface UserRepository {
   findWithMemberships(userKey: string): Promise<{ user: User; memberships: Membership[] } | undefined>;
   /** E-mails compare ignoring case. */
   findByEmail(email: string): Promise<User | undefined>;
-  updatePasswordHash(userKey: string, passwordHash: string): Promise<boolean>;
-  /** Idempotent. */
+  /**
+   * Stores a new password hash; false when there is no such user. With `ifCurrent`, only over
+   * that stored hash, in one conditional write (false when it changed meanwhile): a re-hash at
+   * sign-in never undoes a password change made in between.
+   */
+  updatePasswordHash(userKey: string, passwordHash: string, options?: { ifCurrent?: string }): Promise<boolean>;
+  /**
+   * Idempotent for the number's owner. A phone number belongs to one user: when another user has
+   * it, fails with a `DomainError('conflict')` (field `phone`), decided by the database
+   * (docs/decisions/0006-one-owner-per-phone-number.md).
+   */
   addPhoneNumber(userKey: string, phoneNumber: string): Promise<void>;
+  /** The user the phone number belongs to. */
+  findByPhoneNumber(phoneNumber: string): Promise<User | undefined>;
   listPhoneNumbers(userKey: string): Promise<string[]>;
 }
 
@@ -70,7 +81,9 @@ export interface GrantRepository {
    * The writes of a successful code exchange, all or nothing, in one transaction (one commit):
    * creates `grant`, consumes the code `codeHash` by it only if the code is not consumed yet (the
    * conditional write of `codes.consume`, at `grant.createdAt`) and saves `refreshToken`. True for
-   * the one caller that won; false, with nothing written, when the code is unknown or was consumed.
+   * the one caller that won; false, with nothing written, when the code is unknown or was consumed,
+   * or when the code was issued under a sign-in session that has ended (or no longer exists):
+   * product logout outruns the codes of its session (docs/decisions/0005-codes-die-with-their-session.md).
    */
   createFromCode(input: { grant: Grant; codeHash: string; refreshToken: RefreshToken }): Promise<boolean>;
   findById(grantId: string): Promise<Grant | undefined>;
@@ -103,6 +116,13 @@ export interface SessionRepository {
   end(sessionId: string, at: Date): Promise<boolean>;
   /** Ends every live session of the user; returns the ids of those this call ended. */
   endByUser(userKey: string, at: Date): Promise<string[]>;
+  /**
+   * Product logout, all or nothing in one transaction: ends the session (`ended` is true when this
+   * call ended it) and revokes every live grant made under it, returning their ids. Together with
+   * `grants.createFromCode`, which refuses a code whose session has ended, no live grant is left
+   * under an ended session, whichever of a logout and an exchange commits first.
+   */
+  endWithGrants(sessionId: string, at: Date): Promise<{ ended: boolean; revokedGrantIds: string[] }>;
   /** Deletes sessions that expired or ended before `before`. */
   purge(before: Date): Promise<number>;
 }

@@ -5,9 +5,16 @@ export interface MessageTransport {
   send(message: Message): Promise<MessageStatus>;
 }
 
+/**
+ * Slow, salted password hashing (docs/security.md). A hash names its algorithm and cost, so
+ * hashes of an older cost keep verifying and are replaced at the next successful sign-in.
+ */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
+  /** True when `password` matches; false for a wrong password or a hash this hasher cannot read. */
   verify(password: string, passwordHash: string): Promise<boolean>;
+  /** True when `passwordHash` is not of this hasher's current algorithm and cost (sign-in then stores a new hash). */
+  needsRehash(passwordHash: string): boolean;
 }
 
 export type AuditEventType =

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { constantTimeEqual, createScryptPasswordHasher, randomAlphanumeric, randomIdGenerator, sha256 } from './crypto.js';
+import { constantTimeEqual, createScryptPasswordHasher, DEFAULT_SCRYPT_PARAMETERS, randomAlphanumeric, randomIdGenerator, sha256 } from './crypto.js';
 
 describe('crypto helpers', () => {
   it('sha256 is the base64url SHA-256 of the UTF-8 value', () => {
@@ -63,5 +63,38 @@ describe('scrypt password hasher', () => {
     const stored = await hasher.hash('caf\u00e9');
     expect(await hasher.verify('cafe\u0301', stored)).toBe(true);
     for (const bad of ['', 'bcrypt$x', 'scrypt$1024$8$1$salt', 'plain']) expect(await hasher.verify('x', bad)).toBe(false);
+  });
+
+  it('asks for a new hash when a stored one has another cost or is not scrypt', async () => {
+    const stored = await hasher.hash('correct horse');
+    expect(hasher.needsRehash(stored)).toBe(false);
+    expect(createScryptPasswordHasher({ N: 2048, r: 8, p: 1 }).needsRehash(stored)).toBe(true);
+    expect(createScryptPasswordHasher({ N: 1024, r: 16, p: 1 }).needsRehash(stored)).toBe(true);
+    expect(createScryptPasswordHasher({ N: 1024, r: 8, p: 2 }).needsRehash(stored)).toBe(true);
+    for (const other of ['', 'bcrypt$x', 'plain']) expect(hasher.needsRehash(other)).toBe(true);
+  });
+});
+
+describe('scrypt password hasher defaults', () => {
+  it('meets the OWASP minimum for scrypt: N=2^17, r=8, p=1 (docs/security.md)', async () => {
+    expect(DEFAULT_SCRYPT_PARAMETERS).toEqual({ N: 2 ** 17, r: 8, p: 1 });
+    const strong = createScryptPasswordHasher();
+    // One real hash at full cost: ~128 MiB of memory, which node:crypto refuses without a raised maxmem.
+    const stored = await strong.hash('correct horse');
+    expect(stored).toMatch(/^scrypt\$131072\$8\$1\$[\w-]+\$[\w-]+$/);
+    expect(await strong.verify('correct horse', stored)).toBe(true);
+    expect(strong.needsRehash(stored)).toBe(false);
+  });
+
+  it('asks for a new hash of the hashes made with the former default cost (N=2^14), which still verify', async () => {
+    const former = await createScryptPasswordHasher({ N: 2 ** 14, r: 8, p: 1 }).hash('correct horse');
+    const strong = createScryptPasswordHasher();
+    expect(strong.needsRehash(former)).toBe(true);
+    expect(await strong.verify('correct horse', former)).toBe(true);
+  });
+
+  it('refuses cost parameters node:crypto cannot use', () => {
+    expect(() => createScryptPasswordHasher({ N: 1000, r: 8, p: 1 })).toThrow(/power of two/);
+    expect(() => createScryptPasswordHasher({ N: 1024, r: 0, p: 1 })).toThrow();
   });
 });

@@ -51,42 +51,72 @@ export const randomIdGenerator: IdGenerator = {
   secret: () => randomAlphanumeric(43),
 };
 
-interface ScryptParameters {
+/** scrypt's cost (RFC 7914 §2): CPU/memory cost `N` (a power of two), block size `r`, parallelism `p`. */
+export interface ScryptParameters {
   N: number;
   r: number;
   p: number;
 }
 
+/**
+ * The OWASP Password Storage Cheat Sheet's minimum for scrypt: N=2^17 (128 MiB), r=8, p=1
+ * (docs/security.md). About a hundred milliseconds of one libuv thread per hash.
+ */
+export const DEFAULT_SCRYPT_PARAMETERS: Readonly<ScryptParameters> = Object.freeze({ N: 2 ** 17, r: 8, p: 1 });
+
+/** scrypt needs 128·N·r bytes (RFC 7914 §5); node:crypto refuses more than `maxmem` (32 MiB by default), so allow twice that. */
+const maxmemFor = (params: ScryptParameters) => 2 * 128 * params.N * params.r;
+
 function scryptAsync(password: string, salt: Buffer, keyLength: number, params: ScryptParameters): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, keyLength, { ...params, maxmem: 256 * params.N * params.r }, (error, key) =>
+    scrypt(password.normalize('NFKC'), salt, keyLength, { ...params, maxmem: maxmemFor(params) }, (error, key) =>
       error ? reject(error) : resolve(key),
     );
   });
 }
 
+function checkParameters(params: ScryptParameters): void {
+  const { N, r, p } = params;
+  if (!Number.isSafeInteger(N) || N < 2 || (N & (N - 1)) !== 0) throw new RangeError(`scrypt N must be a power of two above 1 (got ${N})`);
+  if (!Number.isSafeInteger(r) || r < 1 || !Number.isSafeInteger(p) || p < 1) throw new RangeError(`scrypt r and p must be positive integers (got r=${r}, p=${p})`);
+}
+
 /**
- * Passwords hashed with scrypt (node:crypto, asynchronous). Stored as `scrypt$N$r$p$salt$hash`,
- * so the cost can be raised later without breaking stored hashes.
+ * Passwords hashed with scrypt (node:crypto, asynchronous: the work runs in libuv's thread pool,
+ * not on the event loop). Stored as `scrypt$N$r$p$salt$hash`: a hash is verified with the cost it
+ * names, so hashes of an older cost keep working, and `needsRehash` tells sign-in to replace them.
+ * The default cost is `DEFAULT_SCRYPT_PARAMETERS`; a cheaper one is for tests only.
  *
  * @example
  * const hasher = createScryptPasswordHasher();
  * const stored = await hasher.hash('correct horse');
  * await hasher.verify('correct horse', stored); // true
+ * hasher.needsRehash(stored); // false
  */
-export function createScryptPasswordHasher(params: ScryptParameters = { N: 16384, r: 8, p: 1 }): PasswordHasher {
+export function createScryptPasswordHasher(params: ScryptParameters = DEFAULT_SCRYPT_PARAMETERS): PasswordHasher {
+  checkParameters(params);
+  const prefix = `scrypt$${params.N}$${params.r}$${params.p}$`;
   return {
     async hash(password) {
       const salt = randomBytes(16);
       const key = await scryptAsync(password, salt, 32, params);
-      return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+      return `${prefix}${salt.toString('base64url')}$${key.toString('base64url')}`;
     },
     async verify(password, passwordHash) {
       const [scheme, n, r, p, salt, expected] = passwordHash.split('$');
       if (scheme !== 'scrypt' || !n || !r || !p || !salt || !expected) return false;
-      const key = await scryptAsync(password, Buffer.from(salt, 'base64url'), 32, { N: Number(n), r: Number(r), p: Number(p) });
-      const stored = Buffer.from(expected, 'base64url');
-      return stored.length === key.length && timingSafeEqual(stored, key);
+      const stored = { N: Number(n), r: Number(r), p: Number(p) };
+      try {
+        checkParameters(stored);
+      } catch {
+        return false;
+      }
+      const key = await scryptAsync(password, Buffer.from(salt, 'base64url'), 32, stored);
+      const storedKey = Buffer.from(expected, 'base64url');
+      return storedKey.length === key.length && timingSafeEqual(storedKey, key);
+    },
+    needsRehash(passwordHash) {
+      return !passwordHash.startsWith(prefix) || passwordHash.split('$').length !== 6;
     },
   };
 }

@@ -121,6 +121,17 @@ export function describeIdentityContract({ runner, repos }: ContractContext): vo
       expect(await repos().users.updatePasswordHash('user9', 'x')).toBe(false);
     });
 
+    it('updates the password hash only over the expected one when told (a rehash never undoes a password change)', async () => {
+      await repos().users.create(aUser(1));
+      const current = aUser(1).passwordHash;
+      expect(await repos().users.updatePasswordHash('user1', 'scrypt$rehashed', { ifCurrent: 'scrypt$other' })).toBe(false);
+      expect((await repos().users.findByKey('user1'))?.passwordHash).toBe(current);
+      expect(await repos().users.updatePasswordHash('user1', 'scrypt$rehashed', { ifCurrent: current })).toBe(true);
+      expect((await repos().users.findByKey('user1'))?.passwordHash).toBe('scrypt$rehashed');
+      expect(await repos().users.updatePasswordHash('user1', 'scrypt$again', { ifCurrent: current })).toBe(false);
+      expect(await repos().users.updatePasswordHash('user9', 'x', { ifCurrent: 'x' })).toBe(false);
+    });
+
     it('adds phone numbers idempotently, per user', async () => {
       await repos().users.create(aUser(1));
       await repos().users.create(aUser(2));
@@ -130,6 +141,38 @@ export function describeIdentityContract({ runner, repos }: ContractContext): vo
       expect(sorted(await repos().users.listPhoneNumbers('user1'))).toEqual(['+15551234567', '+4930123456']);
       expect(await repos().users.listPhoneNumbers('user2')).toEqual([]);
     });
+
+    it('gives a phone number to one user: another user’s claim is a conflict and changes nothing', async () => {
+      await repos().users.create(aUser(1));
+      await repos().users.create(aUser(2));
+      await repos().users.addPhoneNumber('user1', '+15551234567');
+      const error = await rejectionOf(repos().users.addPhoneNumber('user2', '+15551234567'));
+      expect(error).toBeInstanceOf(DomainError);
+      expect(error).toMatchObject({ kind: 'conflict', field: 'phone' });
+      expect(await repos().users.listPhoneNumbers('user2')).toEqual([]);
+      expect(await repos().users.listPhoneNumbers('user1')).toEqual(['+15551234567']);
+      // Its owner adding it again is still a no-op.
+      await repos().users.addPhoneNumber('user1', '+15551234567');
+      expect(await repos().users.listPhoneNumbers('user1')).toEqual(['+15551234567']);
+    });
+
+    it('finds the user a phone number belongs to', async () => {
+      await repos().users.create(aUser(1));
+      await repos().users.addPhoneNumber('user1', '+15551234567');
+      expect(await repos().users.findByPhoneNumber('+15551234567')).toEqual(aUser(1));
+      expect(await repos().users.findByPhoneNumber('+15550000000')).toBeUndefined();
+    });
+
+    it('lets exactly one of 20 users claiming one phone number at once have it', async () => {
+      const userKeys = Array.from({ length: 20 }, (_, index) => `user${index + 1}`);
+      for (const [index] of userKeys.entries()) await repos().users.create(aUser(index + 1));
+      const outcomes = await Promise.allSettled(userKeys.map((userKey) => repos().users.addPhoneNumber(userKey, '+15551234567')));
+      const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+      expect(won).toHaveLength(1);
+      for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ kind: 'conflict' });
+      const owner = userKeys[outcomes.findIndex((outcome) => outcome.status === 'fulfilled')];
+      expect((await repos().users.findByPhoneNumber('+15551234567'))?.userKey).toBe(owner);
+    }, 30_000);
   });
 
   describe('accounts and memberships', () => {

@@ -62,6 +62,50 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       expect((await repos().codes.findByHash('h'))?.grantId).toBe('g1');
     });
 
+    it('creates nothing from a code whose sign-in session has ended or is gone (product logout)', async () => {
+      await repos().sessions.create(aSession('live'));
+      await repos().sessions.create(aSession('ended'));
+      await repos().sessions.end('ended', at(15));
+      await repos().codes.save(aCode('of-live', { sessionId: 'live' }));
+      await repos().codes.save(aCode('of-ended', { sessionId: 'ended' }));
+      await repos().codes.save(aCode('of-gone', { sessionId: 'gone' }));
+
+      const exchange = (codeHash: string, grantId: string) =>
+        repos().grants.createFromCode({ grant: aGrant(grantId, { sessionId: aCode(codeHash).sessionId }), codeHash, refreshToken: aRefreshToken(`r-${grantId}`, grantId) });
+      expect(await exchange('of-ended', 'g-ended')).toBe(false);
+      expect(await exchange('of-gone', 'g-gone')).toBe(false);
+      expect(await exchange('of-live', 'g-live')).toBe(true);
+
+      for (const grantId of ['g-ended', 'g-gone']) {
+        expect(await repos().grants.findById(grantId)).toBeUndefined();
+        expect(await repos().refreshTokens.findByHash(`r-${grantId}`)).toBeUndefined();
+      }
+      expect(await repos().codes.findByHash('of-ended')).toEqual(aCode('of-ended', { sessionId: 'ended' }));
+      expect(await repos().codes.findByHash('of-gone')).toEqual(aCode('of-gone', { sessionId: 'gone' }));
+      expect((await repos().codes.findByHash('of-live'))?.grantId).toBe('g-live');
+    });
+
+    it(`never leaves a live grant under an ended session when ${CONCURRENT_CALLS / 2} logouts race the exchanges of their sessions' codes`, async () => {
+      const pairs = Array.from({ length: CONCURRENT_CALLS / 2 }, (_, index) => index);
+      for (const index of pairs) {
+        await repos().sessions.create(aSession(`s${index}`));
+        await repos().codes.save(aCode(`c${index}`, { sessionId: `s${index}` }));
+      }
+      const exchange = (index: number) =>
+        repos().grants.createFromCode({ grant: aGrant(`g${index}`, { sessionId: `s${index}` }), codeHash: `c${index}`, refreshToken: aRefreshToken(`r${index}`, `g${index}`) });
+      const logout = (index: number) => repos().sessions.endWithGrants(`s${index}`, at(40));
+      // Half start with the logout, half with the exchange, all at once.
+      await Promise.all(pairs.flatMap((index) => (index % 2 === 0 ? [logout(index), exchange(index)] : [exchange(index), logout(index)])));
+
+      for (const index of pairs) {
+        expect((await repos().sessions.findById(`s${index}`))?.endedAt).toEqual(at(40));
+        const grant = await repos().grants.findById(`g${index}`);
+        // Whichever won: no grant, or a grant the logout revoked.
+        if (grant) expect(grant.revokedAt).toEqual(at(40));
+        else expect(await repos().refreshTokens.findByHash(`r${index}`)).toBeUndefined();
+      }
+    }, 30_000);
+
     it('creates nothing when the refresh token cannot be saved (all or nothing)', async () => {
       await repos().grants.create(aGrant('g0'));
       await repos().refreshTokens.save(aRefreshToken('taken', 'g0'));
@@ -276,6 +320,30 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       expect(await repos().sessions.findById('s1')).toEqual(aSession('s1', { endedAt: at(60, 6) }));
       expect(await repos().sessions.end('s9', at(61))).toBe(false);
       expect(await repos().sessions.findById('s9')).toBeUndefined();
+    });
+
+    it('is ended with its grants in one step (product logout): the live grants made under it are revoked, once', async () => {
+      await repos().sessions.create(aSession('s1'));
+      await repos().sessions.create(aSession('s2'));
+      await repos().grants.create(aGrant('a', { sessionId: 's1' }));
+      await repos().grants.create(aGrant('b', { sessionId: 's1', clientId: 'clientB' }));
+      await repos().grants.create(aGrant('already-revoked', { sessionId: 's1' }));
+      await repos().grants.revoke('already-revoked', at(30));
+      await repos().grants.create(aGrant('other-session', { sessionId: 's2' }));
+      await repos().grants.create(aGrant('no-session'));
+
+      const first = await repos().sessions.endWithGrants('s1', at(60, 6));
+      expect({ ...first, revokedGrantIds: sorted(first.revokedGrantIds) }).toEqual({ ended: true, revokedGrantIds: ['a', 'b'] });
+      expect((await repos().sessions.findById('s1'))?.endedAt).toEqual(at(60, 6));
+      expect((await repos().grants.findById('a'))?.revokedAt).toEqual(at(60, 6));
+      expect((await repos().grants.findById('already-revoked'))?.revokedAt).toEqual(at(30));
+      expect((await repos().grants.findById('other-session'))?.revokedAt).toBe(null);
+      expect((await repos().grants.findById('no-session'))?.revokedAt).toBe(null);
+      expect((await repos().sessions.findById('s2'))?.endedAt).toBe(null);
+
+      expect(await repos().sessions.endWithGrants('s1', at(61))).toEqual({ ended: false, revokedGrantIds: [] });
+      expect((await repos().sessions.findById('s1'))?.endedAt).toEqual(at(60, 6));
+      expect(await repos().sessions.endWithGrants('unknown', at(61))).toEqual({ ended: false, revokedGrantIds: [] });
     });
 
     it('purges sessions that expired or ended before the cutoff', async () => {

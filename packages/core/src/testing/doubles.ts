@@ -18,6 +18,7 @@ export function createFastPasswordHasher(): PasswordHasher {
   return {
     hash: async (password) => `plain-for-tests$${Buffer.from(password, 'utf8').toString('base64url')}`,
     verify: async (password, hash) => constantTimeEqual(hash, `plain-for-tests$${Buffer.from(password, 'utf8').toString('base64url')}`),
+    needsRehash: (hash) => !hash.startsWith('plain-for-tests$'),
   };
 }
 

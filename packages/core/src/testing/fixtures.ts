@@ -3,6 +3,7 @@ import type { Client, Role, User } from '../domain/model.js';
 import { createGatehouse, type Gatehouse } from '../gatehouse.js';
 import type { Repositories } from '../ports/repositories.js';
 import type { PasswordCheck, UserDirectory, UserProfile } from '../ports/users.js';
+import type { PasswordHasher } from '../ports/services.js';
 import { defineSettings, type GatehouseSettings } from '../settings.js';
 import type { TokenResponse } from '../use-cases/token-response.js';
 import { createControllableClock, type ControllableClock } from './clock.js';
@@ -80,6 +81,8 @@ export async function createTestGatehouse(
     userDirectory?: UserDirectory;
     /** The host's password check for Gatehouse's login page. */
     passwordCheck?: PasswordCheck;
+    /** The password hasher (default: `createFastPasswordHasher()`). */
+    passwords?: PasswordHasher;
   } = {},
 ): Promise<TestGatehouse> {
   const repositories = options.repositories ?? createMemoryRepositories();
@@ -94,7 +97,7 @@ export async function createTestGatehouse(
     audit,
     transport,
     ids: createSequentialIds(`t${Math.floor(clock.now().getTime() % 1000)}x`),
-    passwords: createFastPasswordHasher(),
+    passwords: options.passwords ?? createFastPasswordHasher(),
     ...(options.userDirectory === undefined ? {} : { userDirectory: options.userDirectory }),
     ...(options.passwordCheck === undefined ? {} : { passwordCheck: options.passwordCheck }),
   });

@@ -125,19 +125,30 @@ export function createMemoryRepositories(): Repositories {
         const user = [...users.values()].find((candidate) => sameName(candidate.email, email));
         return user && copy(user);
       },
-      async updatePasswordHash(userKey, passwordHash) {
+      async updatePasswordHash(userKey, passwordHash, options = {}) {
         const user = users.get(userKey);
-        if (!user) return false;
+        if (!user || (options.ifCurrent !== undefined && user.passwordHash !== options.ifCurrent)) return false;
         user.passwordHash = passwordHash;
         return true;
       },
       async addPhoneNumber(userKey, phoneNumber) {
+        // As the SQL adapters' unique index: a number belongs to one user.
+        for (const [owner, owned] of phones) {
+          if (owner !== userKey && owned.has(phoneNumber)) throw new DomainError('conflict', 'The phone number belongs to another user.', { field: 'phone' });
+        }
         let numbers = phones.get(userKey);
         if (!numbers) phones.set(userKey, (numbers = new Set()));
         numbers.add(phoneNumber);
       },
       async listPhoneNumbers(userKey) {
         return [...(phones.get(userKey) ?? [])];
+      },
+      async findByPhoneNumber(phoneNumber) {
+        for (const [owner, owned] of phones) {
+          const user = users.get(owner);
+          if (owned.has(phoneNumber) && user) return copy(user);
+        }
+        return undefined;
       },
     },
 
@@ -195,6 +206,8 @@ export function createMemoryRepositories(): Repositories {
       async createFromCode({ grant, codeHash, refreshToken }) {
         const code = codes.get(codeHash);
         if (!code || code.consumedAt) return false;
+        // Product logout outruns the codes of its session (docs/decisions/0005-codes-die-with-their-session.md).
+        if (code.sessionId !== null && sessions.get(code.sessionId)?.endedAt !== null) return false;
         // As the SQL adapters' primary keys do: a refresh token hash is stored once.
         if (refreshTokens.has(refreshToken.tokenHash)) throw new Error(`refresh token ${refreshToken.tokenHash} exists`);
         // Checked first, then written without an await in between: all or nothing.
@@ -280,6 +293,12 @@ export function createMemoryRepositories(): Repositories {
           ended.push(session.sessionId);
         }
         return ended;
+      },
+      async endWithGrants(sessionId, at) {
+        const session = sessions.get(sessionId);
+        const ended = session !== undefined && session.endedAt === null;
+        if (session && ended) session.endedAt = at;
+        return { ended, revokedGrantIds: revokeAll(liveGrants((grant) => grant.sessionId === sessionId), at) };
       },
       async purge(before) {
         let removed = 0;

@@ -1,10 +1,13 @@
 import { SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { createControllableClock, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
+import { createControllableClock, createFastPasswordHasher, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
 import { OAuthError } from '../errors.js';
 import { createGatehouse } from '../gatehouse.js';
 import { defineSettings } from '../settings.js';
-import { NEW_KEY_SIGNS_AFTER_MS, RETIRED_KEY_GRACE_MS } from './key-ring.js';
+import { keyRotationTimings } from './key-ring.js';
+
+/** The rotation timeline of the default settings (a JWKS cacheable 300 s). */
+const { newKeySignsAfterMs: NEW_KEY_SIGNS_AFTER_MS, retiredKeyGraceMs: RETIRED_KEY_GRACE_MS } = keyRotationTimings(300);
 
 const ISSUER = 'http://localhost:3000';
 
@@ -200,8 +203,8 @@ describe('signing keys', () => {
     const repositories = createMemoryRepositories();
     const clock = createControllableClock();
     const settings = defineSettings({ issuer: ISSUER });
-    const first = createGatehouse({ repositories, settings, clock });
-    const second = createGatehouse({ repositories, settings, clock });
+    const first = createGatehouse({ repositories, settings, clock, passwords: createFastPasswordHasher() });
+    const second = createGatehouse({ repositories, settings, clock, passwords: createFastPasswordHasher() });
     const user = await first.createUser({ email: 'ada@example.com', password: 'password123' });
     const { client } = await first.registerClient({ name: 'App', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.read'] });
 

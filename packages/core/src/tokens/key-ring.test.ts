@@ -6,18 +6,20 @@ import type { SigningKeyRepository } from '../ports/repositories.js';
 import {
   createKeyRing,
   KEY_SET_MAX_AGE_MS,
-  NEW_KEY_SIGNS_AFTER_MS,
+  keyRotationTimings,
   RELOAD_ON_MISS_AT_MOST_EVERY_MS,
-  RETIRED_KEY_GRACE_MS,
   signingCandidate,
   type KeyRing,
 } from './key-ring.js';
 
 const TTL_SECONDS = 3600;
+/** The JWKS lifetime of the default settings. */
+const JWKS_MAX_AGE_SECONDS = 300;
+const { newKeySignsAfterMs: NEW_KEY_SIGNS_AFTER_MS, retiredKeyGraceMs: RETIRED_KEY_GRACE_MS } = keyRotationTimings(JWKS_MAX_AGE_SECONDS);
 const seconds = (ms: number) => ms / 1000;
 
 /** One repository shared by several rings (instances and the `keys rotate` command), counting its reads. */
-function sharedKeys() {
+function sharedKeys(jwksMaxAgeSeconds = JWKS_MAX_AGE_SECONDS) {
   const clock = createControllableClock();
   const inner = createMemoryRepositories().signingKeys;
   let reads = 0;
@@ -31,7 +33,7 @@ function sharedKeys() {
     purgeRetiredBefore: (before) => inner.purgeRetiredBefore(before),
   };
   const ids = createSequentialIds();
-  const ring = (): KeyRing => createKeyRing({ repository, clock, ids, audit: createRecordingAuditLog(), accessTokenTtlSeconds: TTL_SECONDS });
+  const ring = (): KeyRing => createKeyRing({ repository, clock, ids, audit: createRecordingAuditLog(), accessTokenTtlSeconds: TTL_SECONDS, jwksMaxAgeSeconds });
   return { clock, ring, reads: () => reads };
 }
 
@@ -48,34 +50,34 @@ function key(kid: string, createdAt: number, retiredAt: number | null = null): S
 describe('signingCandidate', () => {
   const t = 1_000_000_000;
   it('is undefined without an active key', () => {
-    expect(signingCandidate([], t)).toBeUndefined();
-    expect(signingCandidate([key('old', 0, t - 1)], t)).toBeUndefined();
+    expect(signingCandidate([], t, NEW_KEY_SIGNS_AFTER_MS)).toBeUndefined();
+    expect(signingCandidate([key('old', 0, t - 1)], t, NEW_KEY_SIGNS_AFTER_MS)).toBeUndefined();
   });
 
   it('is the only key of a new database at once', () => {
-    expect(signingCandidate([key('first', t)], t)?.kid).toBe('first');
+    expect(signingCandidate([key('first', t)], t, NEW_KEY_SIGNS_AFTER_MS)?.kid).toBe('first');
   });
 
   it('after a rotation: the retired key until the new one has settled, then the new one', () => {
     const rotatedAt = t - 1000;
     const keys = [key('old', 0, rotatedAt), key('new', rotatedAt)];
-    expect(signingCandidate(keys, rotatedAt)?.kid).toBe('old');
-    expect(signingCandidate(keys, rotatedAt + NEW_KEY_SIGNS_AFTER_MS - 1)?.kid).toBe('old');
-    expect(signingCandidate(keys, rotatedAt + NEW_KEY_SIGNS_AFTER_MS)?.kid).toBe('new');
+    expect(signingCandidate(keys, rotatedAt, NEW_KEY_SIGNS_AFTER_MS)?.kid).toBe('old');
+    expect(signingCandidate(keys, rotatedAt + NEW_KEY_SIGNS_AFTER_MS - 1, NEW_KEY_SIGNS_AFTER_MS)?.kid).toBe('old');
+    expect(signingCandidate(keys, rotatedAt + NEW_KEY_SIGNS_AFTER_MS, NEW_KEY_SIGNS_AFTER_MS)?.kid).toBe('new');
   });
 
   it('of first keys made together by several instances: the oldest until one settles, then the newest settled; the same on every instance', () => {
     const keys = [key('b', t + 5), key('a', t)];
-    expect(signingCandidate(keys, t + 6)?.kid).toBe('a');
-    expect(signingCandidate([...keys].reverse(), t + 6)?.kid).toBe('a');
-    expect(signingCandidate(keys, t + 5 + NEW_KEY_SIGNS_AFTER_MS)?.kid).toBe('b');
+    expect(signingCandidate(keys, t + 6, NEW_KEY_SIGNS_AFTER_MS)?.kid).toBe('a');
+    expect(signingCandidate([...keys].reverse(), t + 6, NEW_KEY_SIGNS_AFTER_MS)?.kid).toBe('a');
+    expect(signingCandidate(keys, t + 5 + NEW_KEY_SIGNS_AFTER_MS, NEW_KEY_SIGNS_AFTER_MS)?.kid).toBe('b');
     const tie = [key('x', t), key('y', t)];
-    expect(signingCandidate(tie, t)?.kid).toBe(signingCandidate([...tie].reverse(), t)?.kid);
+    expect(signingCandidate(tie, t, NEW_KEY_SIGNS_AFTER_MS)?.kid).toBe(signingCandidate([...tie].reverse(), t, NEW_KEY_SIGNS_AFTER_MS)?.kid);
   });
 
   it('never a key retired longer ago than the hand-over', () => {
     const keys = [key('old', 0, t - NEW_KEY_SIGNS_AFTER_MS), key('new', t - NEW_KEY_SIGNS_AFTER_MS + 1)];
-    expect(signingCandidate(keys, t)?.kid).toBe('new');
+    expect(signingCandidate(keys, t, NEW_KEY_SIGNS_AFTER_MS)?.kid).toBe('new');
   });
 });
 
@@ -164,5 +166,44 @@ describe('key ring across instances', () => {
     clock.advance(seconds(RELOAD_ON_MISS_AT_MOST_EVERY_MS));
     expect(await Promise.all(['g3', 'g4', 'g5'].map((kid) => a.verificationKey(kid)))).toEqual([undefined, undefined, undefined]);
     expect(reads()).toBe(before + 1);
+  });
+});
+
+describe('rotation and resource servers caching the JWKS (docs/operations.md)', () => {
+  it('publishes the new key at once and signs with it, on every instance, only once a JWKS cached before the rotation has expired', async () => {
+    const { clock, ring } = sharedKeys();
+    const [a, b] = [ring(), ring()];
+    const first = await signWith(a);
+    clock.advance(TTL_SECONDS);
+    // A resource server fetched the JWKS (from B) just before the rotation and keeps it JWKS_MAX_AGE_SECONDS.
+    const cachedKids = (await b.jwks()).keys.map((jwk) => jwk.kid);
+    const rotatedAt = clock.now().getTime();
+    const { kid: newKid, signsFrom } = await ring().rotate();
+    const { newKeySignsAfterMs } = keyRotationTimings(JWKS_MAX_AGE_SECONDS);
+    expect(signsFrom).toEqual(new Date(rotatedAt + newKeySignsAfterMs));
+    expect(newKeySignsAfterMs).toBeGreaterThanOrEqual(JWKS_MAX_AGE_SECONDS * 1000 + KEY_SET_MAX_AGE_MS);
+
+    expect((await a.jwks()).keys.map((jwk) => jwk.kid)).toEqual(expect.arrayContaining([first.kid, newKid]));
+    // Another instance may publish its older set for KEY_SET_MAX_AGE_MS, which a resource server may then cache.
+    clock.advance(seconds(KEY_SET_MAX_AGE_MS) + JWKS_MAX_AGE_SECONDS);
+    for (const instance of [a, b]) expect(cachedKids).toContain((await signWith(instance)).kid);
+    clock.advance(seconds(newKeySignsAfterMs - KEY_SET_MAX_AGE_MS) - JWKS_MAX_AGE_SECONDS - 1);
+    for (const instance of [a, b]) expect((await signWith(instance)).kid).toBe(first.kid);
+    clock.advance(1);
+    for (const instance of [a, b]) expect((await signWith(instance)).kid).toBe(newKid);
+  });
+
+  it('a shorter JWKS lifetime shortens the wait', async () => {
+    const { clock, ring } = sharedKeys(60);
+    const a = ring();
+    const first = await signWith(a);
+    clock.advance(TTL_SECONDS);
+    const { kid: newKid } = await a.rotate();
+    const { newKeySignsAfterMs } = keyRotationTimings(60);
+    expect(newKeySignsAfterMs).toBeLessThan(keyRotationTimings(JWKS_MAX_AGE_SECONDS).newKeySignsAfterMs);
+    clock.advance(seconds(newKeySignsAfterMs) - 1);
+    expect((await signWith(a)).kid).toBe(first.kid);
+    clock.advance(1);
+    expect((await signWith(a)).kid).toBe(newKid);
   });
 });

@@ -13,9 +13,13 @@ export const SIGNING_ALGORITHM = 'ES256';
  *
  * - the key set is re-read when it is older than `KEY_SET_MAX_AGE_MS` before signing or publishing
  *   the JWKS, and on an unknown `kid` at most every `RELOAD_ON_MISS_AT_MOST_EVERY_MS`;
- * - a new key signs only once it is `NEW_KEY_SIGNS_AFTER_MS` old: by then every instance knows it
- *   (its set is younger than that, or an unknown `kid` reloads it), and the JWKS lists it;
- * - a retired key stays published, and is purged, `RETIRED_KEY_GRACE_MS` later than the
+ * - a new key signs only once it is `newKeySignsAfterMs` old (`keyRotationTimings`): longer than a
+ *   resource server may cache the JWKS (`jwksMaxAgeSeconds`, the JWKS `Cache-Control: max-age`)
+ *   after fetching it from an instance whose set is up to `KEY_SET_MAX_AGE_MS` stale. By then every
+ *   JWKS copy still fresh lists the key, and every instance knows it (its set is younger than that,
+ *   or an unknown `kid` reloads it). Every instance derives the delay from the key's stored
+ *   `createdAt` and the shared setting, so all switch at the same moment (docs/decisions/0081);
+ * - a retired key stays published, and is purged, `retiredKeyGraceMs` later than the
  *   access-token lifetime allows for, since it may still sign during that hand-over.
  */
 export interface KeyRing {
@@ -25,8 +29,11 @@ export interface KeyRing {
   verificationKey(kid: string): Promise<CryptoKey | undefined>;
   /** RFC 7517 JWK Set of the public keys still verifying live tokens, and of a new key before it signs. */
   jwks(): Promise<{ keys: JWK[] }>;
-  /** Stores a new key and retires the active ones; they stay published until their tokens expire. */
-  rotate(): Promise<{ kid: string }>;
+  /**
+   * Stores a new key and retires the active ones; they stay published until their tokens expire.
+   * The new key is published at once and signs from `signsFrom` (see above).
+   */
+  rotate(): Promise<{ kid: string; signsFrom: Date }>;
   /** Drops retired keys whose last token has expired. */
   purge(): Promise<number>;
 }
@@ -36,12 +43,26 @@ export const KEY_SET_MAX_AGE_MS = 5_000;
 /** An unknown `kid` reloads the key set at most this often (garbage `kid`s must not query the database each). */
 export const RELOAD_ON_MISS_AT_MOST_EVERY_MS = 5_000;
 /**
- * A key signs only once it is this old. It must exceed the two intervals above (plus clock skew
- * between instances) so that no instance meets a token of a key it cannot load yet.
+ * Beyond the JWKS lifetime, a new key waits this much more before it signs. It must exceed a stale
+ * key set (`KEY_SET_MAX_AGE_MS`) plus clock skew between instances, and the two intervals above
+ * together, so that no instance meets a token of a key it cannot load yet.
  */
-export const NEW_KEY_SIGNS_AFTER_MS = 10_000;
-/** A retired key may sign until the key replacing it is old enough (plus a stale set and skew): it stays published this much longer. */
-export const RETIRED_KEY_GRACE_MS = 60_000;
+export const KEY_HANDOVER_MARGIN_MS = 10_000;
+/** How much longer than the new key's wait a retired key stays published: a stale set elsewhere, and skew. */
+const RETIRED_KEY_EXTRA_GRACE_MS = 50_000;
+
+/**
+ * The rotation timeline, from the JWKS cache lifetime (one setting, so the two cannot drift):
+ * a new key signs `newKeySignsAfterMs` after its creation; a retired key stays published
+ * `retiredKeyGraceMs` longer than the access-token lifetime after its retirement.
+ *
+ * @example
+ * keyRotationTimings(300); // { newKeySignsAfterMs: 310_000, retiredKeyGraceMs: 360_000 }
+ */
+export function keyRotationTimings(jwksMaxAgeSeconds: number): { newKeySignsAfterMs: number; retiredKeyGraceMs: number } {
+  const newKeySignsAfterMs = jwksMaxAgeSeconds * 1000 + KEY_HANDOVER_MARGIN_MS;
+  return { newKeySignsAfterMs, retiredKeyGraceMs: newKeySignsAfterMs + RETIRED_KEY_EXTRA_GRACE_MS };
+}
 
 interface Loaded {
   records: SigningKey[];
@@ -56,9 +77,12 @@ export function createKeyRing(deps: {
   audit: AuditLog;
   /** Longest lifetime of a token signed by a key: how long a retired key stays published. */
   accessTokenTtlSeconds: number;
+  /** How long the JWKS may be cached (its `Cache-Control: max-age`): a new key waits this out before signing. */
+  jwksMaxAgeSeconds: number;
 }): KeyRing {
   const now = () => deps.clock.now().getTime();
-  const publishedFor = deps.accessTokenTtlSeconds * 1000 + RETIRED_KEY_GRACE_MS;
+  const { newKeySignsAfterMs, retiredKeyGraceMs } = keyRotationTimings(deps.jwksMaxAgeSeconds);
+  const publishedFor = deps.accessTokenTtlSeconds * 1000 + retiredKeyGraceMs;
   let state: Loaded | undefined;
   let reloading: Promise<Loaded> | undefined;
   /** Imported private keys by kid (forgotten once a key leaves the repository). */
@@ -126,17 +150,17 @@ export function createKeyRing(deps: {
   async function chooseSigningKey(): Promise<{ kid: string; key: CryptoKey; until: number }> {
     let loaded = await fresh();
     let at = now();
-    let chosen = signingCandidate(loaded.records, at);
+    let chosen = signingCandidate(loaded.records, at, newKeySignsAfterMs);
     if (!chosen) {
       await generate();
       loaded = await reloadAfterWrite();
       at = now();
-      chosen = signingCandidate(loaded.records, at);
+      chosen = signingCandidate(loaded.records, at, newKeySignsAfterMs);
       if (!chosen) throw new Error('no signing key after generating one');
     }
     const changes = loaded.records
       .flatMap((record) => [record.createdAt.getTime(), record.retiredAt?.getTime() ?? Number.NaN])
-      .map((time) => time + NEW_KEY_SIGNS_AFTER_MS)
+      .map((time) => time + newKeySignsAfterMs)
       .filter((time) => time > at);
     return { kid: chosen.kid, key: await privateKey(chosen), until: Math.min(loaded.loadedAt + KEY_SET_MAX_AGE_MS, ...changes) };
   }
@@ -170,7 +194,7 @@ export function createKeyRing(deps: {
       // Reload on a miss at most every few seconds, except while no key is old enough to sign
       // (the first keys of a new database, made by instances starting together): then at once.
       const at = now();
-      if (at - loaded.loadedAt < RELOAD_ON_MISS_AT_MOST_EVERY_MS && loaded.records.some((record) => isSettled(record, at))) return undefined;
+      if (at - loaded.loadedAt < RELOAD_ON_MISS_AT_MOST_EVERY_MS && loaded.records.some((record) => isSettled(record, at, newKeySignsAfterMs))) return undefined;
       return (await reload()).imported.get(kid);
     },
 
@@ -193,7 +217,7 @@ export function createKeyRing(deps: {
       await reloadAfterWrite();
       signing = undefined;
       deps.audit.record({ type: 'key.rotated', at, reason: `new kid ${created.kid}` });
-      return { kid: created.kid };
+      return { kid: created.kid, signsFrom: new Date(created.createdAt.getTime() + newKeySignsAfterMs) };
     },
 
     async purge() {
@@ -207,20 +231,20 @@ export function createKeyRing(deps: {
   };
 }
 
-/** Old enough that every instance can know it (see `NEW_KEY_SIGNS_AFTER_MS`). */
-function isSettled(record: SigningKey, at: number): boolean {
-  return record.createdAt.getTime() <= at - NEW_KEY_SIGNS_AFTER_MS;
+/** Old enough that every JWKS copy still fresh and every instance can know it (see `keyRotationTimings`). */
+function isSettled(record: SigningKey, at: number, newKeySignsAfterMs: number): boolean {
+  return record.createdAt.getTime() <= at - newKeySignsAfterMs;
 }
 
 /**
  * The key to sign with at `at`, among the active keys and the keys retired less than
- * `NEW_KEY_SIGNS_AFTER_MS` ago (the hand-over after a rotation): the newest settled one; while
+ * `newKeySignsAfterMs` ago (the hand-over after a rotation): the newest settled one; while
  * none is settled, the oldest (the one most likely known everywhere). Undefined without an active key.
  */
-export function signingCandidate(records: readonly SigningKey[], at: number): SigningKey | undefined {
+export function signingCandidate(records: readonly SigningKey[], at: number, newKeySignsAfterMs: number): SigningKey | undefined {
   if (!records.some((record) => record.retiredAt === null)) return undefined;
   const candidates = records
-    .filter((record) => record.retiredAt === null || record.retiredAt.getTime() > at - NEW_KEY_SIGNS_AFTER_MS)
+    .filter((record) => record.retiredAt === null || record.retiredAt.getTime() > at - newKeySignsAfterMs)
     .sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime() || (x.kid < y.kid ? 1 : -1));
-  return candidates.find((record) => isSettled(record, at)) ?? candidates[candidates.length - 1];
+  return candidates.find((record) => isSettled(record, at, newKeySignsAfterMs)) ?? candidates[candidates.length - 1];
 }

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { createControllableClock, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
+import { createControllableClock, createFastPasswordHasher, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
 import { createGatehouse } from '../gatehouse.js';
 import { defineSettings } from '../settings.js';
 import type { AccessTokenClaims } from './access-token.js';
@@ -101,7 +101,7 @@ describe('verifyAccessToken with the verified-token cache', () => {
       ...plain.deps.keys,
       verificationKey: async (kid) => (forgetKeys ? undefined : plain.deps.keys.verificationKey(kid)),
     };
-    const gatehouse = createGatehouse({ repositories, settings, clock, keys });
+    const gatehouse = createGatehouse({ repositories, settings, clock, keys, passwords: createFastPasswordHasher() });
     const user = await gatehouse.createUser({ email: 'ada@example.com', password: 'password123' });
     const { client } = await gatehouse.registerClient({ name: 'App', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.read'] });
     const check = await gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code' });
@@ -120,7 +120,7 @@ describe('verifyAccessToken with the verified-token cache', () => {
   it('can be turned off (verifiedTokenCacheSize 0): tokens still verify', async () => {
     const repositories = createMemoryRepositories();
     const clock = createControllableClock();
-    const gatehouse = createGatehouse({ repositories, settings: defineSettings({ issuer: 'http://localhost:3000' }), clock, verifiedTokenCacheSize: 0 });
+    const gatehouse = createGatehouse({ repositories, settings: defineSettings({ issuer: 'http://localhost:3000' }), clock, verifiedTokenCacheSize: 0, passwords: createFastPasswordHasher() });
     const user = await gatehouse.createUser({ email: 'ada@example.com', password: 'password123' });
     const { client } = await gatehouse.registerClient({ name: 'App', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.read'] });
     const check = await gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code' });

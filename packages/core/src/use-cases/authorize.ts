@@ -21,7 +21,12 @@ export type AuthorizationRequestCheck =
   | { kind: 'valid'; request: AuthorizationRequest; client: Client }
   /** The client or redirect URI cannot be trusted: show an error page, never redirect (RFC 6749 §4.1.2.1). */
   | { kind: 'show-error'; error: OAuthError }
-  /** Any other error goes back to the client's redirect URI. */
+  /**
+   * Any other error goes back to the client's redirect URI, but only once the user is
+   * authenticated (RFC 9700 §4.11.2: the AS MUST authenticate the user before redirecting, or
+   * whoever registers a client has an open redirector): the adapter sends a signed-out user to
+   * sign in first and checks the request again afterwards.
+   */
   | { kind: 'redirect-error'; error: OAuthError; redirectTo: string };
 
 const OAUTH_PARAMETERS = [

@@ -112,6 +112,48 @@ describe('exchangeCode', () => {
     expect(tokens.principal).toBe('ada@example.com');
   });
 
+  it('a used code shown by another client is invalid_grant and changes nothing: the rightful grant lives on (RFC 6749 §4.1.3)', async () => {
+    const { t, user, client } = await setup();
+    const { client: other } = await t.seedClient({ name: 'Other', redirectUris: [REDIRECT] });
+    const code = await issueCode(t, client, user);
+    const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined });
+
+    const error = await expectOAuthError(t.gatehouse.exchangeCode({ client: other, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    expect(error.description).toBe('The authorization code is invalid, expired or already used.');
+
+    expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).userKey).toBe(user.userKey);
+    expect((await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined })).token_type).toBe('Bearer');
+    expect(t.audit.ofType('code.replayed')).toEqual([]);
+  });
+
+  it('a replay by the code’s own client still revokes, after another client was refused (RFC 6749 §4.1.2)', async () => {
+    const { t, user, client } = await setup();
+    const { client: other } = await t.seedClient({ name: 'Other', redirectUris: [REDIRECT] });
+    const code = await issueCode(t, client, user);
+    const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined });
+    await expectOAuthError(t.gatehouse.exchangeCode({ client: other, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    await expectOAuthError(t.gatehouse.verifyAccessToken(tokens.access_token), 'invalid_token');
+    expect(t.audit.ofType('code.replayed')).toHaveLength(1);
+  });
+
+  it('another client racing the rightful exchange revokes nothing', async () => {
+    const { t, user, client } = await setup();
+    const { client: other } = await t.seedClient({ name: 'Other', redirectUris: [REDIRECT] });
+    const code = await issueCode(t, client, user);
+    const results = await Promise.allSettled([
+      t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }),
+      ...Array.from({ length: 10 }, () => t.gatehouse.exchangeCode({ client: other, code, redirectUri: REDIRECT, codeVerifier: undefined })),
+    ]);
+    const [rightful, ...foreign] = results;
+    expect(rightful?.status).toBe('fulfilled');
+    for (const result of foreign) expect(result.status === 'rejected' && (result.reason as OAuthError).code).toBe('invalid_grant');
+    const tokens = (rightful as PromiseFulfilledResult<{ access_token: string }>).value;
+    expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).userKey).toBe(user.userKey);
+    expect(await t.repositories.grants.listActiveByUser(user.userKey)).toHaveLength(1);
+    expect(t.audit.ofType('code.replayed')).toEqual([]);
+  });
+
   it('refuses a redirect URI that differs from the authorization request, and a missing one', async () => {
     const { t, user } = await setup();
     const { client } = await t.seedClient({ redirectUris: [REDIRECT, 'https://client.example/other'] });
@@ -149,5 +191,47 @@ describe('exchangeCode', () => {
       const code = await issueCode(t, client, user);
       await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: VERIFIER }), 'invalid_grant');
     });
+  });
+});
+
+describe('exchangeCode after product logout', () => {
+  /** Signs in, authorizes under that session and returns the code with the session's cookie value. */
+  async function issueCodeInSession(t: TestGatehouse, client: Client, user: User): Promise<{ code: string; sessionToken: string }> {
+    const { sessionToken, session } = await t.gatehouse.signIn({ email: user.email, password: 'password123' });
+    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: REDIRECT });
+    if (check.kind !== 'valid') throw check.error;
+    const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: session.sessionId });
+    return { code: new URL(redirectTo).searchParams.get('code') as string, sessionToken };
+  }
+
+  it('refuses a code whose sign-in session was logged out: invalid_grant, no grant, the code stays unused', async () => {
+    const { t, user, client } = await setup();
+    const { code, sessionToken } = await issueCodeInSession(t, client, user);
+    await t.gatehouse.logout(sessionToken);
+
+    const error = await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    expect(error.description).toBe('The authorization code is invalid, expired or already used.');
+    expect(await t.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
+    expect(await t.repositories.codes.findByHash(sha256(code))).toMatchObject({ consumedAt: null, grantId: null });
+    // Not a replay: nothing to revoke, nothing audited as one.
+    expect(t.audit.ofType('code.replayed')).toEqual([]);
+  });
+
+  it('refuses a code whose sign-in session no longer exists', async () => {
+    const { t, user, client } = await setup();
+    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: REDIRECT });
+    if (check.kind !== 'valid') throw check.error;
+    const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: 'never-signed-in' });
+    const code = new URL(redirectTo).searchParams.get('code') as string;
+    await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    expect(await t.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
+  });
+
+  it('accepts a code while its session lives, and the logout then revokes the grant', async () => {
+    const { t, user, client } = await setup();
+    const { code, sessionToken } = await issueCodeInSession(t, client, user);
+    const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined });
+    expect((await t.gatehouse.logout(sessionToken)).revokedGrantIds).toHaveLength(1);
+    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }), 'invalid_grant');
   });
 });

@@ -12,7 +12,8 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
 /**
  * RFC 6749 §4.1.3: exchanges an authorization code for tokens. The code must belong to the
  * authenticated client, the redirect URI must equal the one of the authorization request and
- * the PKCE verifier must match the challenge. Single use is decided by one conditional write.
+ * the PKCE verifier must match the challenge. Single use, and that the code's sign-in session
+ * has not ended (product logout), are decided by the database in the exchange's one transaction.
  *
  * @example
  * const tokens = await exchangeCode(deps, { client, code, redirectUri: 'https://app.example/cb' });
@@ -28,13 +29,15 @@ export async function exchangeCode(
   const now = deps.clock.now();
   if (!code) throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'unknown code' });
 
-  if (code.consumedAt) {
-    await revokeReplayedGrant(deps, code.grantId, code.clientId, code.userKey, now);
-    throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code replayed' });
-  }
-  // RFC 6749 §4.1.3: the code was issued to the authenticated client.
+  // RFC 6749 §4.1.3: the code was issued to the authenticated client. Checked before the replay
+  // check, so a client shown someone else's code learns nothing and revokes nothing.
   if (code.clientId !== input.client.clientId) {
     throw new OAuthError('invalid_grant', INVALID_CODE, { detail: `code of client ${code.clientId} presented by ${input.client.clientId}` });
+  }
+  if (code.consumedAt) {
+    // RFC 6749 §4.1.2: a code reused by its own client revokes the grant it produced.
+    await revokeReplayedGrant(deps, code.grantId, code.clientId, code.userKey, now);
+    throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code replayed' });
   }
   if (code.expiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code expired' });
   // RFC 6749 §4.1.3: redirect_uri identical to the authorization request's.
@@ -62,7 +65,14 @@ export async function exchangeCode(
   });
   if (!won) {
     const consumed = await deps.repos.codes.findByHash(codeHash);
-    await revokeReplayedGrant(deps, consumed?.grantId ?? null, code.clientId, code.userKey, now);
+    // Product logout ended the code's sign-in session: not a replay, nothing to revoke (the logout
+    // revoked the session's grants) (docs/decisions/0005-codes-die-with-their-session.md).
+    if (!consumed?.consumedAt) {
+      throw new OAuthError('invalid_grant', INVALID_CODE, { detail: consumed ? 'sign-in session of the code ended' : 'code deleted concurrently' });
+    }
+    // RFC 6749 §4.1.2: the code was consumed concurrently, by its own client (the binding was
+    // checked above): the grant it produced is revoked.
+    await revokeReplayedGrant(deps, consumed.grantId, code.clientId, code.userKey, now);
     throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code replayed concurrently' });
   }
 

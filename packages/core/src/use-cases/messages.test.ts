@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createControllableClock, createMemoryRepositories, createRecordingTransport, createTestGatehouse } from '@gatehouse/core/testing';
+import { createControllableClock, createFastPasswordHasher, createMemoryRepositories, createRecordingTransport, createTestGatehouse } from '@gatehouse/core/testing';
 import { createGatehouse } from '../gatehouse.js';
 import { defineSettings } from '../settings.js';
 import { expectDomainError } from '../test-support/rejections.js';
@@ -58,7 +58,7 @@ describe('sendMessage', () => {
 
   it('stores the status the transport reports', async () => {
     const transport = createRecordingTransport('FAILED');
-    const gatehouse = createGatehouse({ repositories: createMemoryRepositories(), settings: defineSettings({ issuer: 'http://localhost:3000' }), clock: createControllableClock(), transport });
+    const gatehouse = createGatehouse({ repositories: createMemoryRepositories(), settings: defineSettings({ issuer: 'http://localhost:3000' }), clock: createControllableClock(), transport, passwords: createFastPasswordHasher() });
     const user = await gatehouse.createUser({ email: 'ada@example.com', password: 'password123' });
     await gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber: OWN });
     const message = await gatehouse.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: 'Hi' });

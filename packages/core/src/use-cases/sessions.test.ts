@@ -58,6 +58,7 @@ describe('signIn', () => {
         seen.push(hash);
         return hash === `${prefix}:${password}`;
       },
+      needsRehash: () => false,
     });
     for (const prefix of ['first', 'second']) {
       const gatehouse = createGatehouse({
@@ -71,6 +72,96 @@ describe('signIn', () => {
     expect(seen).toHaveLength(2);
     expect(seen[0]?.startsWith('first:')).toBe(true);
     expect(seen[1]?.startsWith('second:')).toBe(true);
+  });
+});
+
+/**
+ * A fast hasher whose hashes name their cost (`cost2$password`), counting its calls: what a
+ * sign-in computes is checked by structure, not by timings. It verifies hashes of any cost.
+ */
+function countingHasher(cost: number, hooks: { beforeHash?: () => Promise<void> } = {}) {
+  const calls = { hash: 0, verify: [] as string[] };
+  const hasher: PasswordHasher = {
+    async hash(password) {
+      calls.hash += 1;
+      await hooks.beforeHash?.();
+      return `cost${cost}$${password}`;
+    },
+    async verify(password, hash) {
+      calls.verify.push(hash);
+      return hash.slice(hash.indexOf('$') + 1) === password && /^cost\d+\$/.test(hash);
+    },
+    needsRehash: (hash) => !hash.startsWith(`cost${cost}$`),
+  };
+  return { hasher, calls, reset: () => ((calls.hash = 0), (calls.verify = [])) };
+}
+
+describe('signIn: the same work whatever the outcome (docs/security.md)', () => {
+  it('verifies exactly one hash of the current cost for an unknown e-mail, a wrong password and the right one', async () => {
+    const counting = countingHasher(2);
+    const t = await createTestGatehouse({ passwords: counting.hasher });
+    await t.seedUser({ email: 'ada@example.com', password: 'correct horse' });
+    // The decoy hash is made once per hasher, at the first unknown e-mail.
+    await expectSignInRefused(t.gatehouse.signIn({ email: 'first@example.com', password: 'whatever1' }));
+
+    counting.reset();
+    await expectSignInRefused(t.gatehouse.signIn({ email: 'nobody@example.com', password: 'correct horse' }));
+    expect(counting.calls).toEqual({ hash: 0, verify: [expect.stringMatching(/^cost2\$/)] });
+
+    counting.reset();
+    await expectSignInRefused(t.gatehouse.signIn({ email: 'ada@example.com', password: 'wrong horse' }));
+    expect(counting.calls).toEqual({ hash: 0, verify: ['cost2$correct horse'] });
+
+    counting.reset();
+    await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    expect(counting.calls).toEqual({ hash: 0, verify: ['cost2$correct horse'] });
+  });
+});
+
+describe('signIn: a hash of an older cost is replaced at the next successful sign-in', () => {
+  async function withOldHash(hooks?: { beforeHash?: () => Promise<void> }) {
+    const counting = countingHasher(2, hooks);
+    const t = await createTestGatehouse({ passwords: counting.hasher });
+    const user = await t.seedUser({ email: 'ada@example.com', password: 'correct horse' });
+    await t.repositories.users.updatePasswordHash(user.userKey, 'cost1$correct horse');
+    counting.reset();
+    return { t, user, counting };
+  }
+
+  it('stores a hash of the current cost, keeps the grants and signs in as before', async () => {
+    const { t, user, counting } = await withOldHash();
+    const { client } = await t.seedClient();
+    const tokens = await t.obtainTokens({ client, user });
+
+    const signedIn = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    expect(signedIn.user.userKey).toBe(user.userKey);
+    expect(counting.calls).toEqual({ hash: 1, verify: ['cost1$correct horse'] });
+    expect((await t.repositories.users.findByKey(user.userKey))?.passwordHash).toBe('cost2$correct horse');
+    // Not a password change: the user's grants and tokens live on.
+    expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).userKey).toBe(user.userKey);
+    expect(t.audit.ofType('password.changed')).toEqual([]);
+
+    counting.reset();
+    await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    expect(counting.calls).toEqual({ hash: 0, verify: ['cost2$correct horse'] });
+  });
+
+  it('leaves the hash alone after a wrong password', async () => {
+    const { t, user, counting } = await withOldHash();
+    await expectSignInRefused(t.gatehouse.signIn({ email: 'ada@example.com', password: 'wrong horse' }));
+    expect(counting.calls).toEqual({ hash: 0, verify: ['cost1$correct horse'] });
+    expect((await t.repositories.users.findByKey(user.userKey))?.passwordHash).toBe('cost1$correct horse');
+  });
+
+  it('never overwrites a password changed meanwhile (the new hash is stored only over the one checked)', async () => {
+    let changeFirst: (() => Promise<void>) | undefined;
+    const { t, user } = await withOldHash({ beforeHash: () => changeFirst?.() ?? Promise.resolve() });
+    changeFirst = async () => {
+      changeFirst = undefined;
+      await t.gatehouse.changePassword({ userKey: user.userKey, newPassword: 'new password' });
+    };
+    await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    expect((await t.repositories.users.findByKey(user.userKey))?.passwordHash).toBe('cost2$new password');
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Session } from '../domain/model.js';
+import type { Session, User } from '../domain/model.js';
 import { secondsAfter, type Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import type { PasswordHasher } from '../ports/services.js';
@@ -26,10 +26,24 @@ function decoyHashOf(passwords: PasswordHasher): Promise<string> {
 }
 
 /**
+ * A hash of an older cost (or algorithm) is replaced by one of the current cost once the password
+ * is known to be right (docs/security.md). Not a password change: the grants stay. Stored only over
+ * the hash just checked, so a password changed meanwhile wins.
+ */
+async function rehashIfOutdated(deps: Pick<Deps, 'repos' | 'passwords'>, user: User, password: string): Promise<User> {
+  if (!deps.passwords.needsRehash(user.passwordHash)) return user;
+  const passwordHash = await deps.passwords.hash(password);
+  const replaced = await deps.repos.users.updatePasswordHash(user.userKey, passwordHash, { ifCurrent: user.passwordHash });
+  return replaced ? { ...user, passwordHash } : user;
+}
+
+/**
  * Signs a user in with e-mail (the login name) and password. Throws `DomainError('unauthenticated')`
  * with the same message whether the e-mail or the password was wrong. The password is checked by
- * the embedder's `passwordCheck` when there is one (docs/decisions/0091), else against
- * Gatehouse's own users.
+ * the embedder's `passwordCheck` when there is one (docs/decisions/0091); else against Gatehouse's
+ * own users, verifying exactly one password hash of the current cost (a decoy for an unknown
+ * e-mail), so the answer takes as long; a right password over a hash of an older cost stores a new
+ * hash (`needsRehash`).
  *
  * @example
  * const { sessionToken } = await signIn(deps, { email: 'ada@example.com', password: 'correct horse' });
@@ -48,7 +62,8 @@ export async function signIn(
     deps.audit.record({ type: 'sign_in.failed', at: now, ...(user ? { userKey: user.userKey } : {}), reason: user ? 'wrong password' : 'unknown e-mail' });
     throw new DomainError('unauthenticated', 'The e-mail or password is not right.');
   }
-  return startSession(deps, profileOf(user));
+  const signedInUser = await rehashIfOutdated(deps, user, credentials.password);
+  return startSession(deps, profileOf(signedInUser));
 }
 
 /** `signIn` with the embedder's `PasswordCheck`; the user's profile comes from the user directory. */
@@ -108,7 +123,12 @@ export async function resolveSession(
 
 /**
  * Product logout: ends the sign-in session and revokes every grant made under it, so their
- * refresh tokens (valid "until product logout") and access tokens stop working.
+ * refresh tokens (valid "until product logout") and access tokens stop working. Both in one
+ * transaction; a code issued under the session can no longer be exchanged
+ * (docs/decisions/0005-codes-die-with-their-session.md).
+ *
+ * @example
+ * const { revokedGrantIds } = await logout(deps, sessionToken);
  */
 export async function logout(
   deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
@@ -118,8 +138,7 @@ export async function logout(
   const session = await deps.repos.sessions.findById(sessionId);
   if (!session) return { revokedGrantIds: [] };
   const now = deps.clock.now();
-  const revokedGrantIds = await deps.repos.grants.revokeBySession(sessionId, now);
-  await deps.repos.sessions.end(sessionId, now);
+  const { revokedGrantIds } = await deps.repos.sessions.endWithGrants(sessionId, now);
   deps.audit.record({ type: 'logout', at: now, userKey: session.userKey, grantIds: revokedGrantIds });
   return { revokedGrantIds };
 }
@@ -137,6 +156,8 @@ export async function logoutUser(
   userKey: string,
 ): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }> {
   const now = deps.clock.now();
+  // Sessions first: once ended, no code of theirs becomes a grant (docs/decisions/0005), so the
+  // revocation below leaves no live grant under them.
   const endedSessionIds = await deps.repos.sessions.endByUser(userKey, now);
   const revokedGrantIds: string[] = [];
   for (const sessionId of endedSessionIds) revokedGrantIds.push(...(await deps.repos.grants.revokeBySession(sessionId, now)));

@@ -89,6 +89,18 @@ describe('accounts, memberships and phone numbers', () => {
   });
 });
 
+describe('addPhoneNumber: one owner per number', () => {
+  it('refuses a number another user has (conflict), so neither reads the other’s messages', async () => {
+    const t = await createTestGatehouse();
+    const ada = await t.seedUser({ phone: '+15551234567' });
+    const eve = await t.seedUser();
+    const error = await expectDomainError(t.gatehouse.addPhoneNumber({ userKey: eve.userKey, phoneNumber: '+15551234567' }));
+    expect(error).toMatchObject({ kind: 'conflict', field: 'phone', message: 'The phone number +15551234567 belongs to another user.' });
+    expect(await t.repositories.users.listPhoneNumbers(eve.userKey)).toEqual([]);
+    expect(await t.repositories.users.listPhoneNumbers(ada.userKey)).toEqual(['+15551234567']);
+  });
+});
+
 describe('currentUser (identity)', () => {
   it('returns the user without the password hash, with every membership and role', async () => {
     const t = await createTestGatehouse();

@@ -74,9 +74,32 @@ export async function setMembership(
   await deps.repos.accounts.setMembership(input.accountKey, input.userKey, input.role);
 }
 
+/**
+ * Gives a user a phone number (E.164). A number belongs to one user, who alone reads its
+ * messages: another user's number is a `DomainError('conflict')`, decided by the database
+ * (docs/decisions/0006-one-owner-per-phone-number.md). Adding one's own number again is a no-op.
+ *
+ * @example
+ * await addPhoneNumber(deps, { userKey: user.userKey, phoneNumber: '+15551234567' });
+ */
 export async function addPhoneNumber(deps: Pick<Deps, 'repos'>, input: { userKey: string; phoneNumber: string }): Promise<void> {
   if (!E164.test(input.phoneNumber)) throw new DomainError('invalid', 'The phone number must be in E.164 form (+15551234567).', { field: 'phone' });
-  await deps.repos.users.addPhoneNumber(input.userKey, input.phoneNumber);
+  try {
+    await deps.repos.users.addPhoneNumber(input.userKey, input.phoneNumber);
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === 'conflict') throw phoneNumberTaken(input.phoneNumber, error);
+    throw error;
+  }
+}
+
+/**
+ * The refusal of a phone number that belongs to another user.
+ *
+ * @example
+ * if (await repos.users.findByPhoneNumber(phone)) throw phoneNumberTaken(phone);
+ */
+export function phoneNumberTaken(phoneNumber: string, cause?: unknown): DomainError {
+  return new DomainError('conflict', `The phone number ${phoneNumber} belongs to another user.`, { field: 'phone', ...(cause === undefined ? {} : { cause }) });
 }
 
 /** What `GET /identity/v1/Users/me` shows. */

@@ -1,6 +1,6 @@
 import type { Gatehouse } from '@gatehouse/core';
 import type { Response } from 'express';
-import { issueCsrfToken } from '../security/csrf.js';
+import { csrfSettings, issueCsrfToken } from '../security/csrf.js';
 import { clearSessionCookie, setSessionCookie } from '../security/session.js';
 
 /**
@@ -27,7 +27,7 @@ export async function completeGatehouseLogin(
   const { sessionToken, redirectTo } = await gatehouse.completeLogin(input);
   setSessionCookie(res, issuer, sessionToken);
   // A session change renews the CSRF token (docs/decisions/0021), as Gatehouse's own login does.
-  issueCsrfToken(res, issuer);
+  issueCsrfToken(res, csrfSettings(issuer));
   res.setHeader('Cache-Control', 'no-store');
   res.redirect(303, redirectTo);
 }

@@ -74,11 +74,16 @@ describe('the code paths that compare secrets use it', () => {
     expect(spy.calls).toContainEqual({ a: hex(h.client.redirectUris[0] as string), b: hex(h.client.redirectUris[0] as string) });
   });
 
-  it('the CSRF token of a form is compared with its cookie', async () => {
-    const cookie = browser.csrfToken() as string;
+  it('the CSRF token of a form is compared with the one bound to its session, and the login form’s with its cookie', async () => {
+    const bound = browser.csrfToken() as string;
+    const cookie = browser.cookie(CSRF_COOKIE) as string;
     const forged = 'F'.repeat(43);
     spy.clear();
     await browser.postForm('/oauth/logout', { csrf_token: forged }).expect(403);
+    expect(spy.calls).toContainEqual({ a: hex(bound), b: hex(forged) });
+    expect(browser.csrfToken()).toBe(bound);
+    spy.clear();
+    await browser.postForm('/oauth/login', { email: 'ada@example.com', password: 'x', csrf_token: forged }).expect(403);
     expect(spy.calls).toContainEqual({ a: hex(cookie), b: hex(forged) });
     expect(browser.cookie(CSRF_COOKIE)).toBe(cookie);
   });

@@ -100,12 +100,14 @@ describe('a replayed code revokes the grant of its first use (RFC 9700 §4.5)', 
     expect(h.audit.ofType('code.replayed').length).toBeGreaterThanOrEqual(1);
   });
 
-  it('a replay by another client revokes it too (the code leaked)', async () => {
+  it('a used code shown by another client is invalid_grant and revokes nothing; its own client’s replay does (RFC 6749 §4.1.3, docs/decisions/0007)', async () => {
     const { client: other, clientSecret } = await h.seedClient({ name: 'Thief', redirectUris: [REDIRECT] });
     const code = await h.codeOverHttp(browser);
     const first = await h.token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT });
     const { access_token } = first.body as { access_token: string };
     await expectInvalidGrant(await h.token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, { clientId: other.clientId, secret: clientSecret }), 'thief');
+    expect((await me(access_token)).status).toBe(200);
+    await expectInvalidGrant(await h.token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }), 'own replay');
     expect((await me(access_token)).status).toBe(401);
   });
 });

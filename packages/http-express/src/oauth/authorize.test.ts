@@ -78,10 +78,11 @@ describe('GET /oauth/authorize: client and redirect URI are checked first (no re
   });
 });
 
-describe('GET /oauth/authorize: other errors redirect with error, error_description, state and iss', () => {
+describe('GET /oauth/authorize: other errors redirect a signed-in user with error, error_description, state and iss (RFC 9700 §4.11.2)', () => {
   it('response_type other than code → unsupported_response_type', async () => {
     const { t, client } = await setup();
-    const params = redirectParams(await request(t.app).get(authorizePath(client, { response_type: 'token', state: 'xyz 1/2' })));
+    const browser = await t.signedInBrowser('ada@example.com');
+    const params = redirectParams(await browser.get(authorizePath(client, { response_type: 'token', state: 'xyz 1/2' })));
     expect(params.get('error')).toBe('unsupported_response_type');
     expect(params.get('error_description')).toBeTruthy();
     expect(params.get('state')).toBe('xyz 1/2');
@@ -91,14 +92,16 @@ describe('GET /oauth/authorize: other errors redirect with error, error_descript
 
   it('a missing response_type → invalid_request', async () => {
     const { t, client } = await setup();
-    const params = redirectParams(await request(t.app).get(authorizePath(client, { response_type: undefined, state: 's' })));
+    const browser = await t.signedInBrowser('ada@example.com');
+    const params = redirectParams(await browser.get(authorizePath(client, { response_type: undefined, state: 's' })));
     expect(params.get('error')).toBe('invalid_request');
     expect(params.get('state')).toBe('s');
   });
 
   it('a scope the client was not registered with → invalid_scope', async () => {
     const { t, client } = await setup();
-    const params = redirectParams(await request(t.app).get(authorizePath(client, { scope: 'messaging.v1.send admin.v1.attributes.write', state: 'abc' })));
+    const browser = await t.signedInBrowser('ada@example.com');
+    const params = redirectParams(await browser.get(authorizePath(client, { scope: 'messaging.v1.send admin.v1.attributes.write', state: 'abc' })));
     expect(params.get('error')).toBe('invalid_scope');
     expect(params.get('state')).toBe('abc');
     expect(params.get('iss')).toBe(ISSUER);
@@ -106,27 +109,30 @@ describe('GET /oauth/authorize: other errors redirect with error, error_descript
 
   it('an unknown scope → invalid_scope', async () => {
     const { t, client } = await setup();
-    const params = redirectParams(await request(t.app).get(authorizePath(client, { scope: 'everything' })));
+    const browser = await t.signedInBrowser('ada@example.com');
+    const params = redirectParams(await browser.get(authorizePath(client, { scope: 'everything' })));
     expect(params.get('error')).toBe('invalid_scope');
     expect(params.get('state')).toBeNull();
   });
 
   it('a repeated state or scope → invalid_request', async () => {
     const { t, client } = await setup();
-    const params = redirectParams(await request(t.app).get(`${authorizePath(client, { state: 'a' })}&state=b`));
+    const browser = await t.signedInBrowser('ada@example.com');
+    const params = redirectParams(await browser.get(`${authorizePath(client, { state: 'a' })}&state=b`));
     expect(params.get('error')).toBe('invalid_request');
-    const scope = redirectParams(await request(t.app).get(`${authorizePath(client, { scope: 'messaging.v1.send' })}&scope=messaging.v1.read`));
+    const scope = redirectParams(await browser.get(`${authorizePath(client, { scope: 'messaging.v1.send' })}&scope=messaging.v1.read`));
     expect(scope.get('error')).toBe('invalid_request');
   });
 
   it('PKCE plain is refused, and a pkceRequired client must send a challenge', async () => {
     const { t, client } = await setup();
-    const plain = redirectParams(await request(t.app).get(authorizePath(client, { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' })));
+    const browser = await t.signedInBrowser('ada@example.com');
+    const plain = redirectParams(await browser.get(authorizePath(client, { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' })));
     expect(plain.get('error')).toBe('invalid_request');
-    const noMethod = redirectParams(await request(t.app).get(authorizePath(client, { code_challenge: 'a'.repeat(43) })));
+    const noMethod = redirectParams(await browser.get(authorizePath(client, { code_challenge: 'a'.repeat(43) })));
     expect(noMethod.get('error')).toBe('invalid_request');
     const { client: strict } = await t.seedClient({ pkceRequired: true });
-    const missing = await request(t.app).get(authorizePath(strict, { state: 'st' }));
+    const missing = await browser.get(authorizePath(strict, { state: 'st' }));
     expect(missing.status).toBe(302);
     const params = new URL(missing.headers.location as string).searchParams;
     expect(params.get('error')).toBe('invalid_request');

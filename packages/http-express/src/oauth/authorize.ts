@@ -20,7 +20,8 @@ function rawQuery(req: Request): string {
 
 /**
  * The request's parameters, parsed here rather than taken from `req.query`, so that a host's
- * own `query parser` setting changes nothing: a repeated parameter is an array (refused by the core).
+ * own `query parser` setting changes nothing: Express 5's "simple" parser (node:querystring), a
+ * repeated parameter being an array, which the core refuses.
  */
 function queryParameters(req: Request): RawParameters {
   return parseQueryString(rawQuery(req)) as RawParameters;
@@ -33,11 +34,29 @@ function authorizeUrl(ctx: OAuthContext, req: Request): string {
 }
 
 /**
+ * Sends a signed-out browser to sign in, to come back to this authorization request: to the
+ * host's login page with a single-use login request when the host signs users in
+ * (docs/decisions/0091), else to Gatehouse's login page with `return_to`.
+ */
+async function sendToLogin(ctx: OAuthContext, req: Request, res: Response, status: 302 | 303): Promise<void> {
+  res.setHeader('Cache-Control', 'no-store');
+  if (ctx.loginUrl !== undefined) {
+    const { loginRequest } = await gatehouseFor(ctx.gatehouse, res).startLogin({ returnTo: authorizeUrl(ctx, req) });
+    res.redirect(status, withParameter(ctx.loginUrl, 'login_request', loginRequest));
+    return;
+  }
+  res.redirect(status, loginUrl(authorizeUrl(ctx, req), ctx.paths.login));
+}
+
+/**
  * Answers a request that failed the check: an untrusted client or redirect URI is a 400 page
- * and never a redirect (RFC 6749 §4.1.2.1); any other error goes back to the client (302).
+ * and never a redirect (RFC 6749 §4.1.2.1). Any other error goes back to the client (302), but
+ * only for an authenticated user (RFC 9700 §4.11.2: the AS MUST authenticate the user before
+ * redirecting, or anyone who registers a client has an open redirector): a signed-out browser
+ * is sent to the login page, which brings it back here, where the request is checked again.
  * Returns true when it answered.
  */
-function answerFailedCheck(ctx: OAuthContext, res: Response, check: AuthorizationRequestCheck): boolean {
+async function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response, check: AuthorizationRequestCheck, loginStatus: 302 | 303): Promise<boolean> {
   if (check.kind === 'show-error') {
     requestLogger(ctx.logger, res).info({ oauthError: check.error.code, detail: check.error.detail }, 'authorization request refused');
     sendPage(
@@ -53,8 +72,12 @@ function answerFailedCheck(ctx: OAuthContext, res: Response, check: Authorizatio
     return true;
   }
   if (check.kind === 'redirect-error') {
-    requestLogger(ctx.logger, res).info({ oauthError: check.error.code }, 'authorization request refused with a redirect');
     res.setHeader('Cache-Control', 'no-store');
+    if (!res.locals.signedIn) {
+      await sendToLogin(ctx, req, res, loginStatus);
+      return true;
+    }
+    requestLogger(ctx.logger, res).info({ oauthError: check.error.code }, 'authorization request refused with a redirect');
     res.redirect(302, check.redirectTo);
     return true;
   }
@@ -62,26 +85,22 @@ function answerFailedCheck(ctx: OAuthContext, res: Response, check: Authorizatio
 }
 
 /**
- * GET /oauth/authorize (RFC 6749 §4.1.1). Checked first; then the login page when nobody is
- * signed in; then the consent page, whose form posts the same query string to the decision URL.
+ * GET /oauth/authorize (RFC 6749 §4.1.1). Checked first (an untrusted client or redirect URI
+ * is the error page for anyone); then the login page when nobody is signed in (the host's, with
+ * `loginUrl`); then, for the signed-in user, the error redirect or the consent page (the host's,
+ * with `consentUrl`), whose form posts the same query string to the decision URL.
  */
 export function authorizeEndpoint(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const check = await ctx.gatehouse.checkAuthorizationRequest(queryParameters(req));
-    if (answerFailedCheck(ctx, res, check) || check.kind !== 'valid') return;
+    if ((await answerFailedCheck(ctx, req, res, check, 302)) || check.kind !== 'valid') return;
     const signedIn = res.locals.signedIn;
     if (!signedIn) {
-      res.setHeader('Cache-Control', 'no-store');
-      if (ctx.loginUrl !== undefined) {
-        // The host signs users in (docs/decisions/0091): a single-use login request comes back with them.
-        const { loginRequest } = await gatehouseFor(ctx.gatehouse, res).startLogin({ returnTo: authorizeUrl(ctx, req) });
-        res.redirect(302, withParameter(ctx.loginUrl, 'login_request', loginRequest));
-        return;
-      }
-      res.redirect(302, loginUrl(authorizeUrl(ctx, req), ctx.paths.login));
+      await sendToLogin(ctx, req, res, 302);
       return;
     }
     if (ctx.consentUrl !== undefined) {
+      // The host asks for consent (docs/decisions/0091): a single-use consent request goes with the browser.
       const { consentRequest } = await gatehouseFor(ctx.gatehouse, res).startConsent({
         returnTo: authorizeUrl(ctx, req),
         userKey: signedIn.user.userKey,
@@ -117,15 +136,15 @@ export function decisionEndpoint(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const form = req.body as FormFields;
     const backToAuthorize = authorizeUrl(ctx, req);
-    if (!csrfTokenMatches(req, form[CSRF_FIELD])) {
+    if (!csrfTokenMatches(req, res, ctx.csrf, form[CSRF_FIELD])) {
       requestLogger(ctx.logger, res).warn({ event: 'csrf_refused', form: 'consent' }, 'consent form without a valid CSRF token');
       return sendCsrfFailure(res, { href: backToAuthorize, label: 'Back to the request' }, ctx.paths);
     }
     const check = await ctx.gatehouse.checkAuthorizationRequest(queryParameters(req));
-    if (answerFailedCheck(ctx, res, check) || check.kind !== 'valid') return;
+    if ((await answerFailedCheck(ctx, req, res, check, 303)) || check.kind !== 'valid') return;
     const signedIn = res.locals.signedIn;
     if (!signedIn) {
-      res.redirect(303, loginUrl(backToAuthorize, ctx.paths.login));
+      await sendToLogin(ctx, req, res, 303);
       return;
     }
     const decision = form.decision;

@@ -1,6 +1,7 @@
 import type { Gatehouse } from '@gatehouse/core';
 import type { Request } from 'express';
 import type { HttpLogger } from '../logger.js';
+import type { CsrfSettings } from '../security/csrf.js';
 import type { AttemptLimits } from '../security/rate-limit.js';
 import type { GatehousePaths } from './paths.js';
 
@@ -17,6 +18,8 @@ export interface OAuthContext {
   loginUrl: string | undefined;
   /** The host's consent page, when the host asks for consent. */
   consentUrl: string | undefined;
+  /** How the forms' CSRF tokens are made and checked (docs/decisions/0025). */
+  csrf: CsrfSettings;
 }
 
 /** `url` (a path or an absolute URL) with one more query parameter. */

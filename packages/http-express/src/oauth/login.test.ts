@@ -67,15 +67,16 @@ describe('POST /oauth/login', () => {
     const t = await createTestApp({ settings: { issuer: 'https://auth.example.com' } });
     await t.seedUser({ email: 'ada@example.com' });
     const page = await request(t.app).get('/oauth/login').expect(200);
-    expect(cookieLine(page, 'gatehouse_csrf')).toContain('Secure');
+    // On https the cookies are __Host- cookies (docs/decisions/0025): no sibling domain can set them.
+    expect(cookieLine(page, '__Host-gatehouse_csrf')).toContain('Secure');
     const token = inputValue(page.text, 'csrf_token') as string;
     const res = await request(t.app)
       .post('/oauth/login')
-      .set('Cookie', `gatehouse_csrf=${token}`)
+      .set('Cookie', `__Host-gatehouse_csrf=${token}`)
       .type('form')
       .send({ email: 'ada@example.com', password: 'password123', csrf_token: token })
       .expect(303);
-    const session = cookieLine(res, 'gatehouse_session') as string;
+    const session = cookieLine(res, '__Host-gatehouse_session') as string;
     expect(session).toContain('Secure');
     expect(session).toContain('HttpOnly');
     expect(session).toContain('SameSite=Lax');

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { requestLogger } from '../logger.js';
 import { loginPage, signedInPage } from '../pages/login.js';
 import { sendPage } from '../pages/send.js';
-import { CSRF_FIELD, csrfTokenMatches, issueCsrfToken } from '../security/csrf.js';
+import { CSRF_FIELD, issueCsrfToken, loginCsrfToken, loginCsrfTokenMatches } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
 import { safeReturnTo, setSessionCookie } from '../security/session.js';
 import { clientIp, type OAuthContext } from './context.js';
@@ -27,7 +27,7 @@ export function loginForm(ctx: OAuthContext) {
       sendPage(res, 200, signedInPage({ email: signedIn.user.email, paths: ctx.paths }));
       return;
     }
-    sendPage(res, 200, loginPage({ csrfToken: res.locals.csrfToken as string, returnTo, paths: ctx.paths }));
+    sendPage(res, 200, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, paths: ctx.paths }));
   };
 }
 
@@ -43,9 +43,9 @@ export function loginSubmit(ctx: OAuthContext) {
     const returnTo = safeReturnTo(form.return_to);
     const log = requestLogger(ctx.logger, res);
     const again = (status: number, message: string, email?: string) =>
-      sendPage(res, status, loginPage({ csrfToken: res.locals.csrfToken as string, returnTo, message, paths: ctx.paths, ...(email === undefined ? {} : { email }) }));
+      sendPage(res, status, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, message, paths: ctx.paths, ...(email === undefined ? {} : { email }) }));
 
-    if (!csrfTokenMatches(req, form[CSRF_FIELD])) {
+    if (!loginCsrfTokenMatches(req, ctx.csrf, form[CSRF_FIELD])) {
       log.warn({ event: 'csrf_refused', form: 'login' }, 'login form without a valid CSRF token');
       return again(403, 'The sign-in form had expired. Please try again.', form.email);
     }
@@ -66,7 +66,7 @@ export function loginSubmit(ctx: OAuthContext) {
     try {
       const { sessionToken, user } = await gatehouseFor(ctx.gatehouse, res).signIn({ email, password });
       setSessionCookie(res, ctx.issuer, sessionToken);
-      issueCsrfToken(res, ctx.issuer);
+      issueCsrfToken(res, ctx.csrf);
       log.info({ event: 'sign_in', userKey: user.userKey }, 'signed in');
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(303, returnTo ?? ctx.paths.login);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, inputValue } from '../test-support/index.js';
+import request from 'supertest';
+import { basicAuth, createTestApp, inputValue } from '../test-support/index.js';
 
 describe('/oauth/logout (product logout)', () => {
   it('GET shows a confirmation form with a CSRF token and does not sign out', async () => {
@@ -34,6 +35,25 @@ describe('/oauth/logout (product logout)', () => {
     expect(t.audit.ofType('logout')).toHaveLength(1);
     const after = await browser.get('/oauth/logout').expect(200);
     expect(after.text).toContain('You are not signed in');
+  });
+
+  it('a code allowed before the logout cannot be exchanged after it: 400 invalid_grant, no tokens', async () => {
+    const t = await createTestApp();
+    const user = await t.seedUser({ email: 'ada@example.com' });
+    const { client, clientSecret } = await t.seedClient();
+    const browser = await t.signedInBrowser('ada@example.com');
+    const { code } = await browser.authorize(client);
+    expect(code).toEqual(expect.any(String));
+    expect((await browser.postForm('/oauth/logout', {})).text).toContain('You are signed out');
+
+    const res = await request(t.app)
+      .post('/oauth/token')
+      .set('Authorization', basicAuth(client.clientId, clientSecret))
+      .type('form')
+      .send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUris[0] });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'The authorization code is invalid, expired or already used.' });
+    expect(await t.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
   });
 
   it('POST without the CSRF token is refused (403) and the session lives on', async () => {

@@ -25,11 +25,11 @@ export function logoutForm(ctx: OAuthContext) {
 export function logoutSubmit(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const form = req.body as FormFields;
-    if (!csrfTokenMatches(req, form[CSRF_FIELD])) {
+    if (!csrfTokenMatches(req, res, ctx.csrf, form[CSRF_FIELD])) {
       requestLogger(ctx.logger, res).warn({ event: 'csrf_refused', form: 'logout' }, 'logout form without a valid CSRF token');
       return sendCsrfFailure(res, { href: ctx.paths.logout, label: 'Back to sign out' }, ctx.paths);
     }
-    const token = sessionTokenOf(req);
+    const token = sessionTokenOf(req, ctx.issuer);
     let wasSignedIn = false;
     if (token !== undefined) {
       const { revokedGrantIds } = await gatehouseFor(ctx.gatehouse, res).logout(token);
@@ -37,7 +37,7 @@ export function logoutSubmit(ctx: OAuthContext) {
       requestLogger(ctx.logger, res).info({ event: 'logout', revokedGrants: revokedGrantIds.length }, 'signed out');
     }
     clearSessionCookie(res, ctx.issuer);
-    issueCsrfToken(res, ctx.issuer);
+    issueCsrfToken(res, ctx.csrf);
     sendPage(res, 200, signedOutPage({ wasSignedIn, paths: ctx.paths }));
   };
 }

@@ -75,4 +75,34 @@ describe('GET /oauth/jwks', () => {
     expect(after).toEqual(expect.arrayContaining(before));
     expect(after.length).toBe(before.length + 1);
   });
+
+  it('a resource server that cached the JWKS just before a rotation verifies every token issued while its copy is fresh', async () => {
+    const t = await createTestApp();
+    const user = await t.seedUser();
+    const { client } = await t.seedClient();
+    const kidOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0] as string, 'base64url').toString()).kid as string;
+    const oldKid = kidOf((await t.obtainTokens({ client, user })).access_token);
+    t.clock.advance(3600);
+
+    const cached = await request(t.app).get('/oauth/jwks').expect(200);
+    const maxAge = Number(/^public, max-age=(\d+)$/.exec(cached.headers['cache-control'] as string)?.[1]);
+    expect(maxAge).toBe(300);
+    const cachedKids = (cached.body.keys as Array<{ kid: string }>).map((key) => key.kid);
+    const { kid: newKid } = await t.gatehouse.rotateSigningKey();
+    // The JWKS lists the new key at once, for resource servers fetching it from now on.
+    expect((await request(t.app).get('/oauth/jwks')).body.keys.map((key: { kid: string }) => key.kid)).toContain(newKid);
+
+    // The last second the cached copy is fresh: the token is signed with a key it lists.
+    t.clock.advance(maxAge);
+    const lastOfCache = await t.obtainTokens({ client, user });
+    expect(kidOf(lastOfCache.access_token)).toBe(oldKid);
+    expect(cachedKids).toContain(kidOf(lastOfCache.access_token));
+  });
+
+  it('is cacheable for the configured JWKS lifetime, which the key rotation waits out', async () => {
+    const t = await createTestApp({ settings: { issuer: 'http://localhost:3000', jwksMaxAgeSeconds: 60 } });
+    await t.gatehouse.jwks();
+    const res = await request(t.app).get('/oauth/jwks').expect(200);
+    expect(res.headers['cache-control']).toBe('public, max-age=60');
+  });
 });

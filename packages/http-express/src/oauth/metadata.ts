@@ -48,11 +48,15 @@ export function metadataEndpoint(ctx: OAuthContext) {
   };
 }
 
-/** GET /oauth/jwks: the public signing keys with their kids (RFC 7517 §5); old keys stay while their tokens live. */
+/**
+ * GET /oauth/jwks: the public signing keys with their kids (RFC 7517 §5); old keys stay while their
+ * tokens live, a new key is listed before it signs for longer than this answer may be cached.
+ */
 export function jwksEndpoint(ctx: OAuthContext) {
   return async (_req: Request, res: Response): Promise<void> => {
     const jwks = await ctx.gatehouse.jwks();
-    res.setHeader('Cache-Control', 'public, max-age=300');
+    // The key ring publishes a new key this long before it signs (docs/operations.md): one setting for both.
+    res.setHeader('Cache-Control', `public, max-age=${ctx.gatehouse.deps.settings.jwksMaxAgeSeconds}`);
     res.status(200).type('application/json').send(JSON.stringify(jwks));
   };
 }

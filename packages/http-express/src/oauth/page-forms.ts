@@ -1,4 +1,5 @@
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { csrfCookieName, repeatedCookie, sessionCookieName } from '../security/cookies.js';
 import { errorPage } from '../pages/error.js';
 import type { PagePaths } from '../pages/paths.js';
 import { sendPage } from '../pages/send.js';
@@ -27,4 +28,25 @@ export function sendCsrfFailure(res: Response, link: { href: string; label: stri
       paths,
     }),
   );
+}
+
+/**
+ * Refuses (400 page) a request that carries the session or CSRF cookie more than once: which
+ * copy comes first is the browser's choice, and a copy planted for a parent domain by a sibling
+ * site could win (docs/decisions/0025). Nothing is read, nothing is changed.
+ */
+export function refuseRepeatedSecurityCookies(issuer: string, paths?: PagePaths) {
+  const names = [sessionCookieName(issuer), csrfCookieName(issuer)];
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (repeatedCookie(req, names) === undefined) return next();
+    sendPage(
+      res,
+      400,
+      errorPage({
+        title: 'Your browser sent a cookie twice',
+        message: 'This browser sent a sign-in or form cookie of this site twice, so it cannot be trusted. Clear the cookies of this site (and of the domains it belongs to), then sign in again.',
+        paths,
+      }),
+    );
+  };
 }

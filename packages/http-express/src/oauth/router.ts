@@ -1,7 +1,7 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { GatehouseRouterOptions } from '../options.js';
 import { silentLogger } from '../logger.js';
-import { provideCsrfToken } from '../security/csrf.js';
+import { csrfSettings, provideCsrfToken } from '../security/csrf.js';
 import { formBody } from '../security/form-body.js';
 import { createAttemptLimits, DEFAULT_RATE_LIMIT } from '../security/rate-limit.js';
 import { loadSignedIn } from '../security/session.js';
@@ -12,7 +12,7 @@ import { sendJsonFailure, sendOAuthError } from './json-errors.js';
 import { loginForm, loginSubmit } from './login.js';
 import { logoutForm, logoutSubmit } from './logout.js';
 import { OAUTH_PATHS, jwksEndpoint, metadataEndpoint } from './metadata.js';
-import { pageFormBodyFor } from './page-forms.js';
+import { pageFormBodyFor, refuseRepeatedSecurityCookies } from './page-forms.js';
 import { gatehousePaths, issuerPath } from './paths.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
@@ -45,10 +45,11 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
     paths: gatehousePaths(issuerPath(issuer)),
     loginUrl: options.loginUrl,
     consentUrl: options.consentUrl,
+    csrf: csrfSettings(issuer, options.csrfKey),
   };
   const pageFormBody = pageFormBodyFor(ctx.paths);
   const router = Router();
-  const page = [loadSignedIn(gatehouse), provideCsrfToken(issuer)];
+  const page = [refuseRepeatedSecurityCookies(issuer, ctx.paths), loadSignedIn(gatehouse), provideCsrfToken(ctx.csrf)];
 
   router.get(OAUTH_PATHS.metadata, metadataEndpoint(ctx));
   router.get(OAUTH_PATHS.jwks, jwksEndpoint(ctx));

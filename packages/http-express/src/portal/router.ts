@@ -2,8 +2,8 @@ import { DomainError } from '@gatehouse/core';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { GatehouseHttpOptions } from '../app.js';
 import { requestLogger, silentLogger } from '../logger.js';
-import { pageFormBody, sendCsrfFailure } from '../oauth/page-forms.js';
-import { CSRF_FIELD, csrfTokenMatches, provideCsrfToken } from '../security/csrf.js';
+import { pageFormBody, refuseRepeatedSecurityCookies, sendCsrfFailure } from '../oauth/page-forms.js';
+import { CSRF_FIELD, csrfSettings, csrfTokenMatches, provideCsrfToken } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
 import { loadSignedIn, requireSignedInPage } from '../security/session.js';
 import { createPortalAssetsRouter } from './assets.js';
@@ -48,16 +48,17 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
   const { gatehouse } = options;
   const logger = options.logger ?? silentLogger;
   const issuer = gatehouse.deps.settings.issuer.replace(/\/+$/, '');
+  const csrf = csrfSettings(issuer, options.csrfKey);
   const router = Router();
 
   router.use(createPortalAssetsRouter());
   router.get(['/portal', '/portal/'], (_req, res) => res.redirect(302, '/portal/clients'));
   router.post('/portal/*rest', pageFormBody);
-  router.use('/portal', loadSignedIn(gatehouse), requireSignedInPage, provideCsrfToken(issuer));
+  router.use('/portal', refuseRepeatedSecurityCookies(issuer), loadSignedIn(gatehouse), requireSignedInPage, provideCsrfToken(csrf));
 
   /** Checks the CSRF token of a POST; answers 403 and returns false when it is missing or wrong. */
   function csrfOk(req: Request, res: Response, form: string, back: string): boolean {
-    if (csrfTokenMatches(req, (req.body as FormFields)[CSRF_FIELD])) return true;
+    if (csrfTokenMatches(req, res, csrf, (req.body as FormFields)[CSRF_FIELD])) return true;
     requestLogger(logger, res).warn({ event: 'csrf_refused', form }, 'portal form without a valid CSRF token');
     sendCsrfFailure(res, { href: back, label: 'Open the page again' });
     return false;

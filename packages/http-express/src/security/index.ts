@@ -1,5 +1,15 @@
-export { SESSION_COOKIE, CSRF_COOKIE, readCookie, cookieOptions } from './cookies.js';
-export { CSRF_FIELD, provideCsrfToken, issueCsrfToken, csrfTokenMatches } from './csrf.js';
+export { SESSION_COOKIE, CSRF_COOKIE, readCookie, repeatedCookie, cookieOptions, cookieName, sessionCookieName, csrfCookieName } from './cookies.js';
+export {
+  CSRF_FIELD,
+  csrfSettings,
+  sessionCsrfToken,
+  provideCsrfToken,
+  loginCsrfToken,
+  issueCsrfToken,
+  csrfTokenMatches,
+  loginCsrfTokenMatches,
+  type CsrfSettings,
+} from './csrf.js';
 export { formBody, parseForm, type FormFields, type FormBodyFailure, type FormBodyOptions } from './form-body.js';
 export { securityHeaders, setPageHeaders, PAGE_CSP, API_CSP } from './headers.js';
 export { createFailureLimiter, createAttemptLimits, DEFAULT_RATE_LIMIT, type RateLimitSettings, type AttemptLimits, type LimitCheck } from './rate-limit.js';

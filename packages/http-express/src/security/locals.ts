@@ -16,6 +16,8 @@ declare global {
       signedIn?: SignedInState;
       /** Set by `provideCsrfToken`: the value every form of the page must post back as `csrf_token`. */
       csrfToken?: string;
+      /** The login form's double-submit token once this response has one (read or newly set). */
+      loginCsrfToken?: string;
     }
   }
 }

@@ -13,7 +13,9 @@ describe('safeReturnTo: same-origin relative paths only', () => {
     expect(safeReturnTo(input)).toBe(expected);
   });
 
-  it.each(['//evil.example', '/\\evil.example', 'https://evil.example/x', 'evil', '', '/\u0000x', '/a\r\nb', 'javascript:alert(1)', `/${'a'.repeat(5000)}`])(
+  it.each(['//evil.example', '/\\evil.example', 'https://evil.example/x', 'evil', '', '/\u0000x', '/a\r\nb', 'javascript:alert(1)', `/${'a'.repeat(5000)}`,
+    // RFC 9700 §4.11: refused because the NORMALISED path would be `//evil.example`.
+    '/.//evil.example', '/%2e//evil.example', '/%2E%2E//evil.example', '/oauth/..//evil.example', '/a/../..//evil.example'])(
     'refuses %j',
     (input) => {
       expect(safeReturnTo(input)).toBeUndefined();

@@ -2,6 +2,7 @@ import type { Client } from '@gatehouse/core';
 import type express from 'express';
 import request from 'supertest';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../security/cookies.js';
+import { csrfSettings, sessionCsrfToken } from '../security/csrf.js';
 import { authorizePath, formAction } from './oauth-client.js';
 
 /** Where supertest sends requests when given an app: the cookie jar's domain. */
@@ -18,9 +19,15 @@ const ACCESS = { domain: '127.0.0.1', path: '/', secure: false, script: false };
  */
 export class TestBrowser {
   readonly agent: ReturnType<typeof request.agent>;
+  readonly #csrfKey: Buffer;
 
-  constructor(readonly app: express.Express) {
+  /** `csrfKey`: the app's `csrfKey` option, when it was given one. */
+  constructor(
+    readonly app: express.Express,
+    csrfKey?: string,
+  ) {
     this.agent = request.agent(app);
+    this.#csrfKey = csrfSettings('', csrfKey).key;
   }
 
   get(path: string) {
@@ -32,9 +39,13 @@ export class TestBrowser {
     return this.agent.jar.getCookie(name, ACCESS as never)?.value;
   }
 
-  /** The CSRF token this browser's forms carry (after any page was loaded). */
+  /**
+   * The CSRF token this browser's forms carry: while signed in, the one bound to its session
+   * (docs/decisions/0025); otherwise the login form's double-submit cookie (after any page was loaded).
+   */
   csrfToken(): string | undefined {
-    return this.cookie(CSRF_COOKIE);
+    const session = this.sessionToken();
+    return session === undefined ? this.cookie(CSRF_COOKIE) : sessionCsrfToken(this.#csrfKey, session);
   }
 
   sessionToken(): string | undefined {
@@ -57,7 +68,9 @@ export class TestBrowser {
   /** Loads the login page (for its CSRF cookie) and signs in; returns the POST's response. */
   async signIn(email: string, password = 'password123', returnTo?: string) {
     await this.get('/oauth/login').expect(200);
-    return this.postForm('/oauth/login', { email, password, ...(returnTo === undefined ? {} : { return_to: returnTo }) });
+    // The login form carries the double-submit token of its cookie, signed in or not.
+    const csrf = this.cookie(CSRF_COOKIE);
+    return this.postForm('/oauth/login', { email, password, ...(csrf === undefined ? {} : { csrf_token: csrf }), ...(returnTo === undefined ? {} : { return_to: returnTo }) });
   }
 
   /**

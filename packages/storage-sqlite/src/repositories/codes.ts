@@ -7,13 +7,14 @@ import type { AuthorizationCodeTable, Database } from '../schema.js';
 const findCode = reusableQuery((db: Kysely<Database>) => db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', param('codeHash')));
 // RFC 6749 §4.1.2: single use is this one conditional write; the database lets exactly one writer
 // see `consumed_at IS NULL` (a row lock on PostgreSQL, the write lock on SQLite).
-const consumeCode = reusableQuery((db: Kysely<Database>) =>
+// The code's sign-in session comes back for the exchange's session check (grants.ts).
+export const consumeCode = reusableQuery((db: Kysely<Database>) =>
   db
     .updateTable('authorization_codes')
     .set({ consumed_at: param<number>('at'), grant_id: param('grantId') })
     .where('code_hash', '=', param('codeHash'))
     .where('consumed_at', 'is', null)
-    .returning('code_hash'),
+    .returning(['code_hash', 'session_id']),
 );
 
 export function createAuthorizationCodeRepository(db: Kysely<Database>): AuthorizationCodeRepository {

@@ -2,12 +2,13 @@ import type { Grant, GrantRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import { affected, fromJson, fromMs, fromMsOrNull, toJson, toMs, toMsOrNull } from '../encoding.js';
 import { param, reusableQuery } from '../reusable-query.js';
+import type { StorageDialect } from '../dialect.js';
 import type { Database, GrantTable } from '../schema.js';
-import { createAuthorizationCodeRepository } from './codes.js';
+import { consumeCode } from './codes.js';
 import { createRefreshTokenRepository } from './refresh-tokens.js';
 
-/** Rolls the exchange's transaction back when the code was already consumed. */
-const LOST_RACE = Symbol('code already consumed');
+/** Rolls the exchange's transaction back: the code was already consumed, or its session ended. */
+const NOT_EXCHANGED = Symbol('code consumed or its session ended');
 
 const insertGrant = reusableQuery((db: Kysely<Database>) =>
   db.insertInto('grants').values({
@@ -20,9 +21,17 @@ const insertGrant = reusableQuery((db: Kysely<Database>) =>
     revoked_at: param<number | null>('revoked_at'),
   }),
 );
+/** The code's sign-in session, if it has not ended (product logout). */
+const findLiveSession = reusableQuery((db: Kysely<Database>) =>
+  db.selectFrom('sessions').select('session_id').where('session_id', '=', param('sessionId')).where('ended_at', 'is', null),
+);
+/** The same, keeping the row from being ended until the transaction ends (dialects with row locks). */
+const lockLiveSession = reusableQuery((db: Kysely<Database>) =>
+  db.selectFrom('sessions').select('session_id').where('session_id', '=', param('sessionId')).where('ended_at', 'is', null).forShare(),
+);
 const findGrant = reusableQuery((db: Kysely<Database>) => db.selectFrom('grants').selectAll().where('grant_id', '=', param('grantId')));
 
-export function createGrantRepository(db: Kysely<Database>): GrantRepository {
+export function createGrantRepository(db: Kysely<Database>, dialect: StorageDialect): GrantRepository {
   /** Revokes the live grants the filter selects, in one statement; returns their ids. */
   const revokeLive = async (at: Date, filter: Partial<Pick<GrantTable, 'grant_id' | 'session_id' | 'user_key' | 'client_id'>>): Promise<string[]> => {
     let query = db.updateTable('grants').set({ revoked_at: toMs(at) }).where('revoked_at', 'is', null);
@@ -42,12 +51,24 @@ export function createGrantRepository(db: Kysely<Database>): GrantRepository {
         // consume and the refresh token, or nothing.
         return await db.transaction().execute(async (trx) => {
           await insertGrant(trx, { ...toRow(grant) });
-          if (!(await createAuthorizationCodeRepository(trx).consume(codeHash, grant.grantId, grant.createdAt))) throw LOST_RACE;
+          const [consumed] = (await consumeCode(trx, { at: toMs(grant.createdAt), grantId: grant.grantId, codeHash })).rows;
+          if (!consumed) throw NOT_EXCHANGED;
+          // Product logout outruns the codes of its session (docs/decisions/0005-codes-die-with-their-session.md).
+          // Logout (sessions.endWithGrants) ends the session row, then revokes its grants, in one
+          // transaction. On PostgreSQL (READ COMMITTED) the FOR SHARE lock orders the two: a logout
+          // that ended the row first makes this read wait for its commit, then re-read the row and
+          // find it ended; an exchange that locked first makes the logout's UPDATE wait for this
+          // commit, and the logout's revocation, a later statement with a fresh snapshot, then
+          // sees this grant and revokes it. On SQLite the transactions are serialized anyway.
+          if (consumed.session_id !== null) {
+            const { rows } = await (dialect.locksRows ? lockLiveSession : findLiveSession)(trx, { sessionId: consumed.session_id });
+            if (rows.length === 0) throw NOT_EXCHANGED;
+          }
           await createRefreshTokenRepository(trx).save(refreshToken);
           return true;
         });
       } catch (error) {
-        if (error === LOST_RACE) return false;
+        if (error === NOT_EXCHANGED) return false;
         throw error;
       }
     },

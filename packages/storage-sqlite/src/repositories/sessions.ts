@@ -45,6 +45,30 @@ export function createSessionRepository(db: Kysely<Database>): SessionRepository
       return ended.map((row) => row.session_id);
     },
 
+    async endWithGrants(sessionId, at) {
+      const when = toMs(at);
+      return db.transaction().execute(async (trx) => {
+        // The session row first: on PostgreSQL its row lock waits for an exchange that holds the
+        // session (FOR SHARE, grants.ts), so the revocation below, a later statement with a fresh
+        // snapshot, sees that exchange's grant (docs/decisions/0005-codes-die-with-their-session.md).
+        const ended = await trx
+          .updateTable('sessions')
+          .set({ ended_at: when })
+          .where('session_id', '=', sessionId)
+          .where('ended_at', 'is', null)
+          .returning('session_id')
+          .executeTakeFirst();
+        const revoked = await trx
+          .updateTable('grants')
+          .set({ revoked_at: when })
+          .where('session_id', '=', sessionId)
+          .where('revoked_at', 'is', null)
+          .returning('grant_id')
+          .execute();
+        return { ended: ended !== undefined, revokedGrantIds: revoked.map((row) => row.grant_id) };
+      });
+    },
+
     async purge(before) {
       const cutoff = toMs(before);
       const result = await db

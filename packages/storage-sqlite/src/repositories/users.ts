@@ -65,17 +65,36 @@ export function createUserRepository(db: Kysely<Database>, dialect: StorageDiale
       return row && fromRow(row);
     },
 
-    async updatePasswordHash(userKey, passwordHash) {
-      const result = await db.updateTable('users').set({ password_hash: passwordHash }).where('user_key', '=', userKey).executeTakeFirst();
+    async updatePasswordHash(userKey, passwordHash, options = {}) {
+      let update = db.updateTable('users').set({ password_hash: passwordHash }).where('user_key', '=', userKey);
+      if (options.ifCurrent !== undefined) update = update.where('password_hash', '=', options.ifCurrent);
+      const result = await update.executeTakeFirst();
       return changed(result.numUpdatedRows);
     },
 
     async addPhoneNumber(userKey, phoneNumber) {
-      await db
-        .insertInto('user_phone_numbers')
-        .values({ user_key: userKey, phone_number: phoneNumber })
-        .onConflict((conflict) => conflict.columns(['user_key', 'phone_number']).doNothing())
-        .execute();
+      try {
+        await db
+          .insertInto('user_phone_numbers')
+          .values({ user_key: userKey, phone_number: phoneNumber })
+          .onConflict((conflict) => conflict.columns(['user_key', 'phone_number']).doNothing())
+          .execute();
+      } catch (error) {
+        // The unique index on the number alone (docs/decisions/0006-one-owner-per-phone-number.md)
+        // decides, so two users claiming one number at once cannot both have it.
+        if (dialect.isUniqueViolation(error)) throw new DomainError('conflict', 'The phone number belongs to another user.', { field: 'phone', cause: error });
+        throw error;
+      }
+    },
+
+    async findByPhoneNumber(phoneNumber) {
+      const row = await db
+        .selectFrom('user_phone_numbers')
+        .innerJoin('users', 'users.user_key', 'user_phone_numbers.user_key')
+        .selectAll('users')
+        .where('user_phone_numbers.phone_number', '=', phoneNumber)
+        .executeTakeFirst();
+      return row && fromRow(row);
     },
 
     async listPhoneNumbers(userKey) {

@@ -29,6 +29,8 @@ export async function startCluster(options: { postgresUrl: string; schema: strin
     GATEHOUSE_KEY_SECRET: randomBytes(32).toString('base64url'),
     GATEHOUSE_TRUST_PROXY: 'loopback',
     GATEHOUSE_DEMO: 'false',
+    // No JWKS caching: a rotated key signs after the 10 s hand-over margin alone (docs/operations.md), so the test need not wait 310 s.
+    GATEHOUSE_JWKS_MAX_AGE_SECONDS: '0',
     GATEHOUSE_LOG_LEVEL: 'info',
   };
   const starting = ports.map((port) => startServe(env, port));

@@ -1,0 +1,78 @@
+import { Migrator, type Kysely } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMigrationProvider, MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from './migrations.js';
+import type { Database } from './schema.js';
+import { sqliteDialect } from './sqlite-dialect.js';
+import { openSqlite } from './sqlite-storage.js';
+import { tempDatabaseFile } from './test-support/temp-file.js';
+
+/** Migrates only up to `name`: a database as an older Gatehouse left it. */
+async function migrateTo(db: Kysely<Database>, name: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: createMigrationProvider(sqliteDialect), migrationTableName: MIGRATION_TABLE, migrationLockTableName: MIGRATION_LOCK_TABLE });
+  const { error } = await migrator.migrateTo(name);
+  if (error) throw error;
+}
+
+async function addUsers(db: Kysely<Database>, userKeys: string[]): Promise<void> {
+  for (const userKey of userKeys) {
+    await db
+      .insertInto('users')
+      .values({ user_key: userKey, email: `${userKey}@example.com`, email_folded: `${userKey}@example.com`, given_name: '', family_name: '', locale: 'en', password_hash: 'x' })
+      .execute();
+  }
+}
+
+describe('migration 0002: one owner per phone number (docs/decisions/0006-one-owner-per-phone-number.md)', () => {
+  let file: ReturnType<typeof tempDatabaseFile>;
+  let opened: Awaited<ReturnType<typeof openSqlite>>;
+
+  beforeEach(async () => {
+    file = tempDatabaseFile();
+    opened = await openSqlite({ filename: file.filename });
+    await migrateTo(opened.db, '0001_initial');
+  });
+
+  afterEach(async () => {
+    await opened.storage.close();
+    file.remove();
+  });
+
+  it('refuses to migrate a database where a number has several owners, naming them, and changes nothing', async () => {
+    const { db, storage } = opened;
+    await addUsers(db, ['u1', 'u2', 'u3', 'u4']);
+    await db
+      .insertInto('user_phone_numbers')
+      .values([
+        { user_key: 'u2', phone_number: '+15551234567' },
+        { user_key: 'u1', phone_number: '+15551234567' },
+        { user_key: 'u3', phone_number: '+15551234567' },
+        { user_key: 'u3', phone_number: '+4930123456' },
+        { user_key: 'u4', phone_number: '+4930123456' },
+        { user_key: 'u4', phone_number: '+15550000000' },
+      ])
+      .execute();
+
+    await expect(storage.migrate()).rejects.toThrow(
+      'Database migration 0002_one_owner_per_phone_number failed: 2 phone numbers belong to several users: +15551234567 (users u1, u2, u3), +4930123456 (users u3, u4). A phone number belongs to one user: delete the rows of user_phone_numbers that should not be there, then start again (docs/operations.md).',
+    );
+
+    expect(opened.database.prepare(`select name from ${MIGRATION_TABLE} order by name`).all()).toEqual([{ name: '0001_initial' }]);
+    expect(await db.selectFrom('user_phone_numbers').selectAll().execute()).toHaveLength(6);
+
+    // The operator's fix, then the migration runs and the database holds the rule from then on.
+    await db.deleteFrom('user_phone_numbers').where('phone_number', '=', '+15551234567').where('user_key', '!=', 'u1').execute();
+    await db.deleteFrom('user_phone_numbers').where('phone_number', '=', '+4930123456').where('user_key', '=', 'u4').execute();
+    await storage.migrate();
+    await expect(storage.repositories.users.addPhoneNumber('u2', '+15551234567')).rejects.toMatchObject({ kind: 'conflict', field: 'phone' });
+    expect(await storage.repositories.users.listPhoneNumbers('u1')).toEqual(['+15551234567']);
+  });
+
+  it('keeps every number of a database without duplicates', async () => {
+    const { db, storage } = opened;
+    await addUsers(db, ['u1', 'u2']);
+    await db.insertInto('user_phone_numbers').values([{ user_key: 'u1', phone_number: '+15551234567' }, { user_key: 'u1', phone_number: '+15550000000' }, { user_key: 'u2', phone_number: '+4930123456' }]).execute();
+    await storage.migrate();
+    expect(await storage.repositories.users.listPhoneNumbers('u1')).toEqual(['+15550000000', '+15551234567']);
+    expect((await storage.repositories.users.findByPhoneNumber('+4930123456'))?.userKey).toBe('u2');
+  });
+});
