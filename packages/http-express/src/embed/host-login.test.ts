@@ -99,6 +99,24 @@ describe('the host\'s own login page (loginUrl + completeGatehouseLogin)', () =>
     expect((await host.gatehouse.verifyAccessToken(token.body.access_token)).userKey).toBe('ord-7');
   });
 
+  it('sends a signed-out browser to the host\'s login for an erroneous request too, never to the client (RFC 9700 §4.11.2)', async () => {
+    const { host, client } = await setup();
+    const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string, scope: 'not.a.scope' }).toString();
+    const res = await request(host.app).get(`/auth/oauth/authorize?${query}`);
+    expect(res.status).toBe(302);
+    expect(loginRequestOf(res.headers.location as string)).toMatch(/^[A-Za-z0-9]{43}$/);
+  });
+
+  it('sets the __Host- session cookie, Secure, for an https issuer', async () => {
+    const userDirectory = createMemoryUserDirectory([{ userKey: 'ord-7', email: 'ada@orders.example', givenName: 'Ada', familyName: 'Lovelace' }]);
+    const host = await createHostApp({ routerOptions: { loginUrl: '/login' }, gatehouse: { userDirectory, settings: { issuer: 'https://orders.example/auth' } }, beforeOwnRoutes: hostPages });
+    const { loginRequest } = await host.gatehouse.startLogin({ returnTo: '/auth/oauth/authorize?client_id=x' });
+    const res = await request(host.app).post('/login').type('form').send({ username: 'ada@orders.example', password: 'orders-secret', login_request: loginRequest });
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/auth/oauth/authorize?client_id=x');
+    expect(String(res.headers['set-cookie'])).toMatch(/__Host-gatehouse_session=[A-Za-z0-9]{43}; Path=\/; HttpOnly; Secure; SameSite=Lax/);
+  });
+
   it('refuses a login request used twice', async () => {
     const { host, authorizePath } = await setup();
     const browser = host.agent();
