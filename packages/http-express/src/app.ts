@@ -11,7 +11,7 @@ import { sendPage } from './pages/send.js';
 import { problem } from './problem/problem.js';
 import { sendProblem } from './problem/send.js';
 import { securityHeaders } from './security/headers.js';
-import type { RateLimitSettings } from './security/rate-limit.js';
+import type { FailureStore, RateLimitSettings } from './security/rate-limit.js';
 import { createResourceRouter, RESOURCE_PREFIXES } from './resource/index.js';
 import { STYLESHEET_PATH } from './pages/styles.js';
 
@@ -24,6 +24,8 @@ export interface GatehouseHttpOptions {
   trustProxy?: boolean | number | string;
   /** Failed sign-ins and failed client authentications (default 5 per 300 s per key, 25 per IP). */
   rateLimit?: RateLimitSettings;
+  /** Where failure counts live: default in this process's memory; a shared store (apps/server: PostgreSQL) makes instances count together. */
+  failureStore?: FailureStore;
   /** Routers mounted after Gatehouse's own and before the 404 handler (health checks, demo pages, the portal). */
   extraRouters?: express.Router[];
 }

@@ -45,7 +45,11 @@ export async function serve(
       host: config.host,
       port: config.port,
       logger,
-      purge: () => gatehouse.purgeExpired(),
+      purge: async () => {
+        const removed = await gatehouse.purgeExpired();
+        if (!storage.failedAttempts) return removed;
+        return { ...removed, failedAttempts: await storage.failedAttempts.purgeExpired(gatehouse.deps.clock.now().getTime()) };
+      },
       purgeIntervalMinutes: config.purgeIntervalMinutes,
       shutdownTimeoutSeconds: config.shutdownTimeoutSeconds,
     });

@@ -9,7 +9,7 @@ import { demoCallbackRouter } from './demo-callback.js';
 import { healthRouter } from './health.js';
 
 /** The Express app: the Gatehouse routes of @gatehouse/http-express plus health probes and the demo callback. */
-export function createHttpApp(options: { config: Config; gatehouse: Gatehouse; storage: Pick<Storage, 'ping'>; logger: Logger }): Express {
+export function createHttpApp(options: { config: Config; gatehouse: Gatehouse; storage: Pick<Storage, 'ping' | 'failedAttempts'>; logger: Logger }): Express {
   const { config, gatehouse, storage, logger } = options;
   const extraRouters = [healthRouter({ ping: () => storage.ping(), logger })];
   if (config.demo) {
@@ -22,6 +22,8 @@ export function createHttpApp(options: { config: Config; gatehouse: Gatehouse; s
     logger,
     trustProxy: config.trustProxy,
     rateLimit: config.rateLimit,
+    // PostgreSQL: every instance counts in one table; SQLite: in this process's memory.
+    ...(storage.failedAttempts === undefined ? {} : { failureStore: storage.failedAttempts }),
     extraRouters,
   });
 }
