@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { purgeExpired } from '../cli/serve.js';
 import { loadConfig } from '../config.js';
 import { createContainer, resolve, systemClock, TOKENS } from '../container.js';
 
@@ -64,5 +65,15 @@ describe.skipIf(!POSTGRES_URL)('failure counts shared by instances on PostgreSQL
     expect(await limitsB.signIn.check('bob@example.com', '198.51.100.1')).toEqual({ limited: false });
     expect(await storeB?.purgeExpired(Date.now())).toBe(0);
     expect(await limitsA.signIn.check('ada@example.com', '198.51.100.1')).toMatchObject({ limited: true });
+  });
+
+  it('the housekeeping purges the failure rows that have left the window, and only those', async () => {
+    const [instance] = instances as [Awaited<ReturnType<typeof createContainer>>];
+    const storage = resolve(instance, TOKENS.storage);
+    const windowMs = config.rateLimit.windowSeconds * 1000;
+    await storage.failedAttempts?.recordFailure([{ scope: 'email', key: 'sign-in:email:gone@example.com', max: 5 }], Date.now() - 2 * windowMs, windowMs);
+    const removed = await purgeExpired(resolve(instance, TOKENS.gatehouse), storage);
+    expect(removed.failedAttempts).toBe(1);
+    expect((await storage.failedAttempts?.recentFailures([{ scope: 'email', key: 'sign-in:email:ada@example.com', max: 5 }], 0))?.[0]).toHaveLength(5);
   });
 });
