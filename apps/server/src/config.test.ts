@@ -25,7 +25,7 @@ describe('loadConfig', () => {
       accessTokenTtlSeconds: 3600,
       codeTtlSeconds: 60,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
-      rateLimit: { maxFailures: 5, windowSeconds: 300, maxFailuresPerIp: 25 },
+      rateLimit: { maxFailures: 5, windowSeconds: 300, maxFailuresPerIp: 25, ipv6PrefixLength: 64 },
       purgeIntervalMinutes: 15,
       demo: true,
     });
@@ -57,6 +57,7 @@ describe('loadConfig', () => {
       GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '3',
       GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS: '60',
       GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP: '100',
+      GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH: '48',
       GATEHOUSE_PURGE_INTERVAL_MINUTES: '5',
       GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: '3',
       GATEHOUSE_DEMO: 'off',
@@ -74,7 +75,7 @@ describe('loadConfig', () => {
       codeTtlSeconds: 30,
       sessionTtlSeconds: 3600,
       refreshToken: { rotate: true, reuseGraceSeconds: 5, idleTtlSeconds: 86400, absoluteTtlSeconds: null },
-      rateLimit: { maxFailures: 3, windowSeconds: 60, maxFailuresPerIp: 100 },
+      rateLimit: { maxFailures: 3, windowSeconds: 60, maxFailuresPerIp: 100, ipv6PrefixLength: 48 },
       purgeIntervalMinutes: 5,
       shutdownTimeoutSeconds: 3,
       demo: false,
@@ -90,7 +91,12 @@ describe('loadConfig', () => {
   });
 
   it('allows five times the per-key failures per IP unless told otherwise', () => {
-    expect(loadConfig({ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '8' }).rateLimit).toEqual({ maxFailures: 8, windowSeconds: 300, maxFailuresPerIp: 40 });
+    expect(loadConfig({ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '8' }).rateLimit).toEqual({ maxFailures: 8, windowSeconds: 300, maxFailuresPerIp: 40, ipv6PrefixLength: 64 });
+  });
+
+  it('counts IPv6 clients per /64 unless GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH says otherwise (32 to 128)', () => {
+    expect(loadConfig({ GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH: '56' }).rateLimit.ipv6PrefixLength).toBe(56);
+    expect(() => loadConfig({ GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH: '16' })).toThrow(/GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH must be a whole number from 32 to 128/);
   });
 
   it('runs SQLite with synchronous=NORMAL unless GATEHOUSE_SQLITE_SYNCHRONOUS asks for FULL', () => {

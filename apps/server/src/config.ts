@@ -17,7 +17,7 @@ export interface Config {
   sessionTtlSeconds: number;
   refreshToken: { rotate: boolean; reuseGraceSeconds: number; idleTtlSeconds: number | null; absoluteTtlSeconds: number | null };
   /** Failed sign-ins / client authentications per e-mail or client_id (and per IP) in a window. */
-  rateLimit: { maxFailures: number; windowSeconds: number; maxFailuresPerIp: number };
+  rateLimit: { maxFailures: number; windowSeconds: number; maxFailuresPerIp: number; ipv6PrefixLength: number };
   purgeIntervalMinutes: number;
   shutdownTimeoutSeconds: number;
   /**
@@ -121,6 +121,7 @@ const schema = {
   GATEHOUSE_RATE_LIMIT_MAX_FAILURES: integer(1, 100000),
   GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS: integer(1, 86400),
   GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP: integer(1, 1000000),
+  GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH: integer(32, 128),
   GATEHOUSE_PURGE_INTERVAL_MINUTES: integer(1, 7 * 24 * 60),
   GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: integer(1, 600),
   GATEHOUSE_DEMO: boolean,
@@ -188,6 +189,7 @@ export function loadConfig(env: Env): Config {
       maxFailures: e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES ?? 5,
       windowSeconds: e.GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS ?? 300,
       maxFailuresPerIp: e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP ?? 5 * (e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES ?? 5),
+      ipv6PrefixLength: e.GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH ?? 64,
     },
     purgeIntervalMinutes: e.GATEHOUSE_PURGE_INTERVAL_MINUTES ?? 15,
     shutdownTimeoutSeconds: e.GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS ?? 10,

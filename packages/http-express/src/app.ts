@@ -11,7 +11,7 @@ import { sendPage } from './pages/send.js';
 import { problem } from './problem/problem.js';
 import { sendProblem } from './problem/send.js';
 import { securityHeaders } from './security/headers.js';
-import type { RateLimitSettings } from './security/rate-limit.js';
+import type { FailureStore, RateLimitSettings } from './security/rate-limit.js';
 import { createResourceRouter, RESOURCE_PREFIXES } from './resource/index.js';
 import { STYLESHEET_PATH } from './pages/styles.js';
 
@@ -30,6 +30,8 @@ export interface GatehouseHttpOptions {
    * tokens rest on the session token's secrecy alone (docs/decisions/0025).
    */
   csrfKey?: string | Uint8Array;
+  /** Where failure counts live: default in this process's memory; a shared store (apps/server: PostgreSQL) makes instances count together. */
+  failureStore?: FailureStore;
   /** Routers mounted after Gatehouse's own and before the 404 handler (health checks, demo pages, the portal). */
   extraRouters?: express.Router[];
 }

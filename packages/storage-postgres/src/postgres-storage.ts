@@ -1,6 +1,7 @@
 import { createKyselyRepositories, migrateToLatest, pingDatabase, type Database, type Storage } from '@gatehouse/storage-sqlite';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import pg from 'pg';
+import { createPostgresFailureStore, ensureFailedAttemptsTable, type PostgresFailureStore } from './failed-attempts.js';
 import { createPostgresKyselyDialect, postgresDialect } from './postgres-dialect.js';
 
 export interface PostgresStorageOptions {
@@ -10,6 +11,11 @@ export interface PostgresStorageOptions {
   poolSize?: number;
   /** Schema holding the tables (created by `migrate()` when missing); default: the connection's search_path. */
   schema?: string;
+}
+
+/** The core's storage, plus the failure counts every instance shares (docs/decisions/0023, amended). */
+export interface PostgresStorage extends Storage {
+  failedAttempts: PostgresFailureStore;
 }
 
 const INT8_OID = 20;
@@ -24,12 +30,12 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * const storage = await openPostgresStorage({ connectionString: process.env.GATEHOUSE_DATABASE_URL!, poolSize: 20 });
  * await storage.migrate();
  */
-export async function openPostgresStorage(options: PostgresStorageOptions): Promise<Storage> {
+export async function openPostgresStorage(options: PostgresStorageOptions): Promise<PostgresStorage> {
   return (await openPostgres(options)).storage;
 }
 
 /** The storage with its kysely instance and pool (tests look inside). */
-export async function openPostgres(options: PostgresStorageOptions, log?: LogConfig): Promise<{ storage: Storage; db: Kysely<Database>; pool: pg.Pool }> {
+export async function openPostgres(options: PostgresStorageOptions, log?: LogConfig): Promise<{ storage: PostgresStorage; db: Kysely<Database>; pool: pg.Pool }> {
   const { schema } = options;
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error('The PostgreSQL schema must be a plain identifier ([A-Za-z_][A-Za-z0-9_]*).');
   const poolSize = options.poolSize ?? 10;
@@ -47,11 +53,14 @@ export async function openPostgres(options: PostgresStorageOptions, log?: LogCon
   const db = new Kysely<Database>({ dialect: createPostgresKyselyDialect(pool), ...(log ? { log } : {}) });
 
   let closed: Promise<void> | undefined;
-  const storage: Storage = {
+  const storage: PostgresStorage = {
     repositories: createKyselyRepositories(db, postgresDialect),
+    failedAttempts: createPostgresFailureStore(db as Kysely<unknown>),
     async migrate() {
       const migrationTableSchema = schema ?? (await sql<{ name: string | null }>`select current_schema() as name`.execute(db)).rows[0]?.name ?? undefined;
       await migrateToLatest(db, postgresDialect, migrationTableSchema === undefined ? {} : { migrationTableSchema });
+      // Not a migration: the limiter's table is PostgreSQL's alone (SQLite serves one process, counted in memory).
+      await ensureFailedAttemptsTable(db as Kysely<unknown>);
     },
     ping: () => pingDatabase(db),
     close() {

@@ -1,8 +1,17 @@
+import type { Gatehouse } from '@gatehouse/core';
 import type { Config } from '../config.js';
 import { describeDatabase } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { demoInstructions, findDemoClient, seedDemoIfEmpty } from '../demo.js';
 import { startServer } from '../server.js';
+import type { Storage } from '../storage.js';
+
+/** The housekeeping: the core's expired records and, on PostgreSQL, the shared failure counts past their window. */
+export async function purgeExpired(gatehouse: Gatehouse, storage: Pick<Storage, 'failedAttempts'>): Promise<Record<string, number>> {
+  const removed = await gatehouse.purgeExpired();
+  if (!storage.failedAttempts) return removed;
+  return { ...removed, failedAttempts: await storage.failedAttempts.purgeExpired(gatehouse.deps.clock.now().getTime()) };
+}
 
 /** Where shutdown signals come from: the process, or an emitter in tests. */
 export interface SignalSource {
@@ -45,7 +54,7 @@ export async function serve(
       host: config.host,
       port: config.port,
       logger,
-      purge: () => gatehouse.purgeExpired(),
+      purge: () => purgeExpired(gatehouse, storage),
       purgeIntervalMinutes: config.purgeIntervalMinutes,
       shutdownTimeoutSeconds: config.shutdownTimeoutSeconds,
     });

@@ -9,7 +9,7 @@ import { demoCallbackRouter } from './demo-callback.js';
 import { healthRouter } from './health.js';
 
 /** The Express app: the Gatehouse routes of @gatehouse/http-express plus health probes and the demo callback. */
-export function createHttpApp(options: { config: Config; gatehouse: Gatehouse; storage: Pick<Storage, 'ping'>; logger: Logger }): Express {
+export function createHttpApp(options: { config: Config; gatehouse: Gatehouse; storage: Pick<Storage, 'ping' | 'failedAttempts'>; logger: Logger }): Express {
   const { config, gatehouse, storage, logger } = options;
   const extraRouters = [healthRouter({ ping: () => storage.ping(), logger })];
   if (config.demo) {
@@ -25,6 +25,8 @@ export function createHttpApp(options: { config: Config; gatehouse: Gatehouse; s
     // The session-bound CSRF tokens are keyed with a key HKDF-derived from the key secret (the
     // same on every instance); without one they rest on the session token (docs/decisions/0025).
     ...(config.keySecret === undefined ? {} : { csrfKey: config.keySecret }),
+    // PostgreSQL: every instance counts in one table; SQLite: in this process's memory.
+    ...(storage.failedAttempts === undefined ? {} : { failureStore: storage.failedAttempts }),
     extraRouters,
   });
 }

@@ -36,7 +36,7 @@ export function createOAuthRouter(options: GatehouseHttpOptions): Router {
   const ctx: OAuthContext = {
     gatehouse,
     logger: options.logger ?? silentLogger,
-    limits: createAttemptLimits(gatehouse.deps.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT),
+    limits: createAttemptLimits(gatehouse.deps.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT, options.failureStore),
     issuer,
     csrf: csrfSettings(issuer, options.csrfKey),
   };
