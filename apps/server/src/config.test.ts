@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
 
 function failure(env: Record<string, string>): ConfigError {
@@ -173,5 +176,47 @@ describe('loadConfig', () => {
     expect(loadConfig({ GATEHOUSE_ISSUER: 'http://127.0.0.1:3000' }).issuer).toBe('http://127.0.0.1:3000');
     expect(loadConfig({ GATEHOUSE_ISSUER: 'http://[::1]:3000' }).issuer).toBe('http://[::1]:3000');
     expect(loadConfig({ GATEHOUSE_ISSUER: 'https://auth.example.com' }).issuer).toBe('https://auth.example.com');
+  });
+});
+
+describe('secret settings from files (<NAME>_FILE)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
+
+  it('reads GATEHOUSE_KEY_SECRET_FILE and GATEHOUSE_DATABASE_URL_FILE, trimming the trailing newline', () => {
+    const config = loadConfig({
+      GATEHOUSE_KEY_SECRET_FILE: file('key', 'a key secret of at least 32 characters\n'),
+      GATEHOUSE_DATABASE_URL_FILE: file('url', 'postgres://gatehouse:s3cret@db:5432/gatehouse\r\n'),
+    });
+    expect(config.keySecret).toBe('a key secret of at least 32 characters');
+    expect(config.database).toMatchObject({ kind: 'postgres', connectionString: 'postgres://gatehouse:s3cret@db:5432/gatehouse' });
+  });
+
+  it('checks a value from a file like any other, without echoing it', () => {
+    const error = failure({ GATEHOUSE_KEY_SECRET_FILE: file('short', 'hunter2\n') });
+    expect(error.variable).toBe('GATEHOUSE_KEY_SECRET');
+    expect(error.message).not.toContain('hunter2');
+  });
+
+  it('refuses both the variable and its _FILE, in one line', () => {
+    const error = failure({ GATEHOUSE_KEY_SECRET: 'a key secret of at least 32 characters', GATEHOUSE_KEY_SECRET_FILE: file('both', 'x') });
+    expect(error.variable).toBe('GATEHOUSE_KEY_SECRET_FILE');
+    expect(error.message).toBe('GATEHOUSE_KEY_SECRET and GATEHOUSE_KEY_SECRET_FILE are both set; set only one.');
+  });
+
+  it('names the variable, never the content, when the file cannot be read', () => {
+    const missing = join(dir, 'missing');
+    const error = failure({ GATEHOUSE_DATABASE_URL_FILE: missing });
+    expect(error.variable).toBe('GATEHOUSE_DATABASE_URL_FILE');
+    expect(error.message).toBe(`GATEHOUSE_DATABASE_URL_FILE names a file that cannot be read (ENOENT: ${missing}).`);
+    // A directory cannot be read as a file (a permission check would not stop root).
+    const denied = failure({ GATEHOUSE_DATABASE_URL_FILE: dir });
+    expect(denied.message).toBe(`GATEHOUSE_DATABASE_URL_FILE names a file that cannot be read (EISDIR: ${dir}).`);
+    expect(denied.message).not.toContain('\n');
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { isLoopbackHost } from '@gatehouse/core';
 
@@ -133,6 +134,31 @@ type Parsed = { [K in keyof Schema]: v.InferOutput<Schema[K]> | undefined };
 /** The variables `loadConfig` reads, for documentation and `--help`. */
 export const CONFIG_VARIABLES = Object.keys(schema) as Array<keyof Schema>;
 
+/**
+ * Every secret variable can also be given as `<NAME>_FILE`: the path of a file holding the value
+ * (a Docker or Kubernetes secret), its one trailing newline trimmed. Both set, or a file that
+ * cannot be read, is a one-line error naming the variable (never the content).
+ */
+export function withSecretFiles(env: Env, readText: (path: string) => string = (path) => readFileSync(path, 'utf8')): Env {
+  let resolved: Env | undefined;
+  for (const name of SECRET_VARIABLES) {
+    const fileVariable = `${name}_FILE`;
+    const path = env[fileVariable];
+    if (path === undefined || path.trim() === '') continue;
+    if (env[name] !== undefined && env[name].trim() !== '') throw new ConfigError(fileVariable, `${name} and ${fileVariable} are both set; set only one.`);
+    let content: string;
+    try {
+      content = readText(path.trim());
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ConfigError(fileVariable, `${fileVariable} names a file that cannot be read (${reason}: ${path.trim()}).`);
+    }
+    resolved ??= { ...env };
+    resolved[name] = content.replace(/\r?\n$/, '');
+  }
+  return resolved ?? env;
+}
+
 function read(env: Env): Parsed {
   const parsed: Partial<Record<keyof Schema, unknown>> = {};
   for (const name of CONFIG_VARIABLES) {
@@ -157,7 +183,7 @@ function read(env: Env): Parsed {
  * config.issuer; // 'http://localhost:3000' unless GATEHOUSE_ISSUER or PORT say otherwise
  */
 export function loadConfig(env: Env): Config {
-  const e = read(env);
+  const e = read(withSecretFiles(env));
   const port = e.PORT ?? 3000;
   const idle = e.GATEHOUSE_REFRESH_IDLE_TTL_SECONDS ?? null;
   const absolute = e.GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS ?? null;
