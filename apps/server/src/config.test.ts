@@ -179,6 +179,15 @@ describe('loadConfig', () => {
   });
 });
 
+describe('GATEHOUSE_LOG_FORMAT', () => {
+  it('is unset by default (the logger picks: pretty on a terminal, JSON elsewhere), json or pretty when set', () => {
+    expect(loadConfig({}).logFormat).toBeUndefined();
+    expect(loadConfig({ GATEHOUSE_LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(loadConfig({ GATEHOUSE_LOG_FORMAT: 'Pretty' }).logFormat).toBe('pretty');
+    expect(failure({ GATEHOUSE_LOG_FORMAT: 'xml' }).message).toBe('GATEHOUSE_LOG_FORMAT must be json or pretty (got "xml").');
+  });
+});
+
 describe('secret settings from files (<NAME>_FILE)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-config-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

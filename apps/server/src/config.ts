@@ -13,6 +13,8 @@ export interface Config {
   /** Express `trust proxy` value (false: do not trust `X-Forwarded-*`). */
   trustProxy: boolean | number | string;
   logLevel: LogLevel;
+  /** `json` lines, or `pretty` readable ones; unset: pretty on a terminal, JSON elsewhere. */
+  logFormat: LogFormat | undefined;
   accessTokenTtlSeconds: number;
   codeTtlSeconds: number;
   sessionTtlSeconds: number;
@@ -36,6 +38,9 @@ export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS_LEVELS)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** A configuration value that cannot be used; `message` is one line naming the variable. */
 export class ConfigError extends Error {
@@ -112,6 +117,7 @@ const schema = {
   GATEHOUSE_KEY_SECRET: v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters (for example: openssl rand -base64 32)')),
   GATEHOUSE_TRUST_PROXY: trustProxy,
   GATEHOUSE_LOG_LEVEL: v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`),
+  GATEHOUSE_LOG_FORMAT: v.pipe(v.string(), v.toLowerCase(), v.picklist(LOG_FORMATS, 'must be json or pretty')),
   GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS: integer(60, 86400),
   GATEHOUSE_CODE_TTL_SECONDS: integer(10, 600),
   GATEHOUSE_SESSION_TTL_SECONDS: integer(60, 30 * 86400),
@@ -201,6 +207,7 @@ export function loadConfig(env: Env): Config {
     keySecret: e.GATEHOUSE_KEY_SECRET,
     trustProxy: e.GATEHOUSE_TRUST_PROXY ?? false,
     logLevel: e.GATEHOUSE_LOG_LEVEL ?? 'info',
+    logFormat: e.GATEHOUSE_LOG_FORMAT,
     accessTokenTtlSeconds: e.GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS ?? 3600,
     codeTtlSeconds: e.GATEHOUSE_CODE_TTL_SECONDS ?? 60,
     sessionTtlSeconds: e.GATEHOUSE_SESSION_TTL_SECONDS ?? 12 * 3600,

@@ -57,7 +57,7 @@ export async function createContainer(
   config: Config,
   options: { logDestination: LogDestination; clock?: Clock },
 ): Promise<DependencyContainer> {
-  const logger = createLogger({ level: config.logLevel, destination: options.logDestination });
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination });
   const storage = await openStorage(config.database);
   const c = rootContainer.createChildContainer();
   const once = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });

@@ -261,6 +261,19 @@ describe('gatehouse CLI', () => {
     expect(result.stderr).not.toContain(clientSecret);
   });
 
+  it('writes readable log lines to a terminal, JSON lines elsewhere or with GATEHOUSE_LOG_FORMAT=json', async () => {
+    const run = async () => {
+      let stderr = '';
+      const terminal = { write: (text: string) => (stderr += text), isTTY: true };
+      const code = await runCli(['keys', 'rotate', '--json'], { env, stdout: { write: () => undefined }, stderr: terminal });
+      expect(code).toBe(0);
+      return stderr;
+    };
+    expect(await run()).toMatch(/^\d\d:\d\d:\d\d INFO {2}audit key\.rotated audit=true event=key\.rotated at=\S+ reason="new kid [^"]+"$/m);
+    env.GATEHOUSE_LOG_FORMAT = 'json';
+    expect(JSON.parse((await run()).trim().split('\n')[0] as string)).toMatchObject({ audit: true, event: 'key.rotated', msg: 'audit key.rotated' });
+  });
+
   it('stores private signing keys encrypted with GATEHOUSE_KEY_SECRET, and a wrong secret is a clear error', async () => {
     env.GATEHOUSE_KEY_SECRET = 'an example key secret, 32+ characters long';
     const { kid } = await json<{ kid: string }>('keys', 'rotate');
