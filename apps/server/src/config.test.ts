@@ -179,6 +179,17 @@ describe('loadConfig', () => {
   });
 });
 
+describe('GATEHOUSE_METRICS_PORT and GATEHOUSE_METRICS_HOST', () => {
+  it('leaves metrics off without a port, and listens on loopback by default', () => {
+    expect(loadConfig({}).metrics).toBeUndefined();
+    expect(loadConfig({ GATEHOUSE_METRICS_HOST: '0.0.0.0' }).metrics).toBeUndefined();
+    expect(loadConfig({ GATEHOUSE_METRICS_PORT: '9464' }).metrics).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(loadConfig({ GATEHOUSE_METRICS_PORT: '9464', GATEHOUSE_METRICS_HOST: '0.0.0.0' }).metrics).toEqual({ host: '0.0.0.0', port: 9464 });
+    expect(failure({ GATEHOUSE_METRICS_PORT: '0' }).message).toBe('GATEHOUSE_METRICS_PORT must be a whole number from 1 to 65535 (got "0").');
+    expect(failure({ GATEHOUSE_METRICS_PORT: '9464', GATEHOUSE_METRICS_HOST: 'a b' }).variable).toBe('GATEHOUSE_METRICS_HOST');
+  });
+});
+
 describe('GATEHOUSE_LOG_FORMAT', () => {
   it('is unset by default (the logger picks: pretty on a terminal, JSON elsewhere), json or pretty when set', () => {
     expect(loadConfig({}).logFormat).toBeUndefined();

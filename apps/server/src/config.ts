@@ -30,6 +30,8 @@ export interface Config {
   demo: boolean;
   /** JWKS `Cache-Control: max-age`; a new signing key is published this long (+10 s) before it signs. */
   jwksMaxAgeSeconds: number;
+  /** The Prometheus listener (GET /metrics) when GATEHOUSE_METRICS_PORT is set; off otherwise. */
+  metrics: { host: string; port: number } | undefined;
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -132,6 +134,8 @@ const schema = {
   GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: integer(1, 600),
   GATEHOUSE_DEMO: boolean,
   GATEHOUSE_JWKS_MAX_AGE_SECONDS: integer(0, 3600),
+  GATEHOUSE_METRICS_PORT: integer(1, 65535),
+  GATEHOUSE_METRICS_HOST: v.pipe(v.string(), v.regex(/^[\w.:[\]-]+$/, 'must be a host name or an IP address')),
 } as const;
 
 type Schema = typeof schema;
@@ -227,6 +231,8 @@ export function loadConfig(env: Env): Config {
     // The demo prints an admin password: on by default only where no one else can reach it.
     demo: e.GATEHOUSE_DEMO ?? isLoopbackHost(new URL(issuer).hostname),
     jwksMaxAgeSeconds: e.GATEHOUSE_JWKS_MAX_AGE_SECONDS ?? 300,
+    // Off unless a port is given; loopback by default, so the scrape target is not public by accident.
+    metrics: e.GATEHOUSE_METRICS_PORT === undefined ? undefined : { host: e.GATEHOUSE_METRICS_HOST ?? '127.0.0.1', port: e.GATEHOUSE_METRICS_PORT },
   };
 }
 

@@ -1,14 +1,16 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from './logger.js';
+import type { ShutdownState } from './shutdown-state.js';
 
 export interface RunningServer {
   /** The port actually bound (useful with port 0 in tests). */
   port: number;
   /**
-   * Graceful stop: stops accepting connections, lets in-flight requests finish (closing idle
-   * keep-alive connections at once, and every connection after `shutdownTimeoutSeconds`),
-   * stops the purge timer and waits for a purge in progress.
+   * Graceful stop: marks the shutdown as begun (the readiness probe answers 503), stops accepting
+   * connections, lets in-flight requests finish (closing idle keep-alive connections at once, a
+   * busy one after its answer, and every connection after `shutdownTimeoutSeconds`), stops the
+   * purge timer and waits for a purge in progress.
    */
   stop(): Promise<void>;
 }
@@ -22,6 +24,8 @@ export interface ServerOptions {
   purge: () => Promise<Record<string, number>>;
   purgeIntervalMinutes: number;
   shutdownTimeoutSeconds: number;
+  /** Told when the stop begins (the readiness probe reads it). */
+  shutdown?: ShutdownState;
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -62,6 +66,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     stop() {
       stopped ??= (async () => {
         stopping = true;
+        options.shutdown?.begin();
         clearInterval(purgeTimer);
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
