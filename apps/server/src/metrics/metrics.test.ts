@@ -28,15 +28,19 @@ describe('createMetrics', () => {
     const metrics = createMetrics({ collectProcessMetrics: false });
     const app = express();
     app.get('/things/:thingId', (_req, res) => void res.status(429).json({}));
+    // A router mounted on a path with a parameter: its baseUrl is the path as sent, and stays out of the label.
+    app.use('/accounts/:accountKey', express.Router().get('/members', (_req, res) => void res.json({})));
     app.use((_req, res) => void res.status(404).end());
     await serving(metrics.instrument(app), async (origin) => {
       expect((await fetch(`${origin}/things/secret-id-1`)).status).toBe(429);
       expect((await fetch(`${origin}/elsewhere/secret-id-2`)).status).toBe(404);
+      expect((await fetch(`${origin}/accounts/secret-id-3/members`)).status).toBe(200);
     });
     const text = await metrics.registry.metrics();
     expect(text).toContain('gatehouse_http_request_duration_seconds_count{method="GET",route="/things/:thingId",status="429"} 1');
     expect(text).toContain('gatehouse_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"} 1');
     expect(text).toContain('gatehouse_rate_limited_total{route="/things/:thingId"} 1');
+    expect(text).toContain('gatehouse_http_request_duration_seconds_count{method="GET",route="/members",status="200"} 1');
     expect(text).not.toContain('secret-id');
     expect(text).not.toContain('process_cpu');
   });

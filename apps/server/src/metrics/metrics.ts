@@ -137,13 +137,17 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 const methodOf = (req: IncomingMessage): string => (req.method !== undefined && METHODS.has(req.method) ? req.method : 'other');
 
 /**
- * The route pattern Express matched (`/api/v1/attributes/:attributeKey`, never the path as sent:
- * a path with ids would make a series per id and could carry a secret), or `unmatched`.
+ * The route pattern Express matched (`/portal/clients/:clientId`, never the path as sent: a path
+ * with ids would make a series per id and could carry a secret), or `unmatched` when no route
+ * answered (a 404, or a middleware that answered first, such as a redirect to the sign-in page).
+ * `req.baseUrl` is left out on purpose: under a router mounted on a path with a parameter it is
+ * the path as sent. Gatehouse's routers carry their full paths, so nothing is lost.
  */
 export function routeOf(req: IncomingMessage): string {
-  const { route, baseUrl } = req as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
-  if (route === undefined || typeof route.path !== 'string') return UNMATCHED_ROUTE;
-  return `${baseUrl ?? ''}${route.path}`;
+  const path = (req as IncomingMessage & { route?: { path?: unknown } }).route?.path;
+  if (typeof path === 'string') return path;
+  if (Array.isArray(path) && path.every((part) => typeof part === 'string')) return path.join('|');
+  return UNMATCHED_ROUTE;
 }
 
 function grantTypeOf(req: IncomingMessage): string {
