@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
 
 function failure(env: Record<string, string>): ConfigError {
@@ -179,5 +182,67 @@ describe('loadConfig', () => {
     expect(loadConfig({ GATEHOUSE_ISSUER: 'http://127.0.0.1:3000' }).issuer).toBe('http://127.0.0.1:3000');
     expect(loadConfig({ GATEHOUSE_ISSUER: 'http://[::1]:3000' }).issuer).toBe('http://[::1]:3000');
     expect(loadConfig({ GATEHOUSE_ISSUER: 'https://auth.example.com' }).issuer).toBe('https://auth.example.com');
+  });
+});
+
+describe('GATEHOUSE_METRICS_PORT and GATEHOUSE_METRICS_HOST', () => {
+  it('leaves metrics off without a port, and listens on loopback by default', () => {
+    expect(loadConfig({}).metrics).toBeUndefined();
+    expect(loadConfig({ GATEHOUSE_METRICS_HOST: '0.0.0.0' }).metrics).toBeUndefined();
+    expect(loadConfig({ GATEHOUSE_METRICS_PORT: '9464' }).metrics).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(loadConfig({ GATEHOUSE_METRICS_PORT: '9464', GATEHOUSE_METRICS_HOST: '0.0.0.0' }).metrics).toEqual({ host: '0.0.0.0', port: 9464 });
+    expect(failure({ GATEHOUSE_METRICS_PORT: '0' }).message).toBe('GATEHOUSE_METRICS_PORT must be a whole number from 1 to 65535 (got "0").');
+    expect(failure({ GATEHOUSE_METRICS_PORT: '9464', GATEHOUSE_METRICS_HOST: 'a b' }).variable).toBe('GATEHOUSE_METRICS_HOST');
+  });
+});
+
+describe('GATEHOUSE_LOG_FORMAT', () => {
+  it('is unset by default (the logger picks: pretty on a terminal, JSON elsewhere), json or pretty when set', () => {
+    expect(loadConfig({}).logFormat).toBeUndefined();
+    expect(loadConfig({ GATEHOUSE_LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(loadConfig({ GATEHOUSE_LOG_FORMAT: 'Pretty' }).logFormat).toBe('pretty');
+    expect(failure({ GATEHOUSE_LOG_FORMAT: 'xml' }).message).toBe('GATEHOUSE_LOG_FORMAT must be json or pretty (got "xml").');
+  });
+});
+
+describe('secret settings from files (<NAME>_FILE)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
+
+  it('reads GATEHOUSE_KEY_SECRET_FILE and GATEHOUSE_DATABASE_URL_FILE, trimming the trailing newline', () => {
+    const config = loadConfig({
+      GATEHOUSE_KEY_SECRET_FILE: file('key', 'a key secret of at least 32 characters\n'),
+      GATEHOUSE_DATABASE_URL_FILE: file('url', 'postgres://gatehouse:s3cret@db:5432/gatehouse\r\n'),
+    });
+    expect(config.keySecret).toBe('a key secret of at least 32 characters');
+    expect(config.database).toMatchObject({ kind: 'postgres', connectionString: 'postgres://gatehouse:s3cret@db:5432/gatehouse' });
+  });
+
+  it('checks a value from a file like any other, without echoing it', () => {
+    const error = failure({ GATEHOUSE_KEY_SECRET_FILE: file('short', 'hunter2\n') });
+    expect(error.variable).toBe('GATEHOUSE_KEY_SECRET');
+    expect(error.message).not.toContain('hunter2');
+  });
+
+  it('refuses both the variable and its _FILE, in one line', () => {
+    const error = failure({ GATEHOUSE_KEY_SECRET: 'a key secret of at least 32 characters', GATEHOUSE_KEY_SECRET_FILE: file('both', 'x') });
+    expect(error.variable).toBe('GATEHOUSE_KEY_SECRET_FILE');
+    expect(error.message).toBe('GATEHOUSE_KEY_SECRET and GATEHOUSE_KEY_SECRET_FILE are both set; set only one.');
+  });
+
+  it('names the variable, never the content, when the file cannot be read', () => {
+    const missing = join(dir, 'missing');
+    const error = failure({ GATEHOUSE_DATABASE_URL_FILE: missing });
+    expect(error.variable).toBe('GATEHOUSE_DATABASE_URL_FILE');
+    expect(error.message).toBe(`GATEHOUSE_DATABASE_URL_FILE names a file that cannot be read (ENOENT: ${missing}).`);
+    // A directory cannot be read as a file (a permission check would not stop root).
+    const denied = failure({ GATEHOUSE_DATABASE_URL_FILE: dir });
+    expect(denied.message).toBe(`GATEHOUSE_DATABASE_URL_FILE names a file that cannot be read (EISDIR: ${dir}).`);
+    expect(denied.message).not.toContain('\n');
   });
 });

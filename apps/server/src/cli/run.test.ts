@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { Gatehouse } from '@gatehouse/core';
 import { openSqliteStorage } from '@gatehouse/storage-sqlite';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -22,9 +23,15 @@ beforeEach(() => {
 });
 
 async function cli(...argv: string[]) {
+  return cliWithStdin(undefined, ...argv);
+}
+
+/** Runs with `input` as standard input (a stream that ends after it). */
+async function cliWithStdin(input: string | undefined, ...argv: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(argv, { env, stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } });
+  const stdin = input === undefined ? undefined : Readable.from([Buffer.from(input)]);
+  const code = await runCli(argv, { env, stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, ...(stdin ? { stdin } : {}) });
   return { code, stdout, stderr };
 }
 
@@ -57,6 +64,47 @@ describe('gatehouse CLI', () => {
     expect(existsSync(env.GATEHOUSE_DB as string)).toBe(false);
     const sub = await cli('users', 'create', '--help');
     expect(sub).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: gatehouse users create --email E --password P') });
+  });
+
+  it('--version prints the server package version (and {version} with --json) without touching a database', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(await cli('--version')).toEqual({ code: 0, stdout: `gatehouse ${version}\n`, stderr: '' });
+    expect(await cli('--version', '--json')).toEqual({ code: 0, stdout: `${JSON.stringify({ version })}\n`, stderr: '' });
+    expect(existsSync(env.GATEHOUSE_DB as string)).toBe(false);
+  });
+
+  it('users create --password-stdin reads the password from standard input, one trailing newline trimmed', async () => {
+    const user = JSON.parse((await cliWithStdin('correct horse battery\n', 'users', 'create', '--email', 'ada@example.com', '--password-stdin', '--json')).stdout) as { userKey: string };
+    expect(user.userKey).toMatch(/^[A-Za-z0-9]+$/);
+    await withGatehouse(async (gatehouse) => {
+      expect((await gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse battery' })).user.userKey).toBe(user.userKey);
+      await expect(gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse battery\n' })).rejects.toThrow();
+    });
+  });
+
+  it('users create refuses --password with --password-stdin, and neither, with one line', async () => {
+    const both = await cliWithStdin('correct horse battery\n', 'users', 'create', '--email', 'ada@example.com', '--password', 'correct horse battery', '--password-stdin');
+    expect(both).toEqual({ code: 2, stdout: '', stderr: 'gatehouse users create: give --password or --password-stdin, not both\n' });
+    const neither = await cli('users', 'create', '--email', 'ada@example.com');
+    expect(neither).toEqual({ code: 2, stdout: '', stderr: 'gatehouse users create: --password or --password-stdin is required\n' });
+    const empty = await cliWithStdin('\n', 'users', 'create', '--email', 'ada@example.com', '--password-stdin');
+    expect(empty).toEqual({ code: 2, stdout: '', stderr: 'gatehouse users create: --password-stdin: standard input held no password\n' });
+    await withGatehouse(async (gatehouse) => expect(await gatehouse.deps.repos.users.findByEmail('ada@example.com')).toBeUndefined());
+  });
+
+  it('reads a secret setting from <NAME>_FILE, and names the variable when the file is missing', async () => {
+    const secretFile = join(dir, `key-secret-${counter}`);
+    writeFileSync(secretFile, 'the file secret, at least 32 characters\n');
+    env.GATEHOUSE_KEY_SECRET_FILE = secretFile;
+    await json('keys', 'rotate');
+    delete env.GATEHOUSE_KEY_SECRET_FILE;
+    env.GATEHOUSE_KEY_SECRET = 'the file secret, at least 32 characters';
+    expect((await cli('keys', 'rotate')).code).toBe(0);
+    env.GATEHOUSE_KEY_SECRET_FILE = join(dir, 'no-such-file');
+    expect(await cli('migrate')).toEqual({ code: 1, stdout: '', stderr: 'gatehouse migrate: GATEHOUSE_KEY_SECRET and GATEHOUSE_KEY_SECRET_FILE are both set; set only one.\n' });
+    delete env.GATEHOUSE_KEY_SECRET;
+    expect(await cli('migrate')).toEqual({ code: 1, stdout: '', stderr: `gatehouse migrate: GATEHOUSE_KEY_SECRET_FILE names a file that cannot be read (ENOENT: ${join(dir, 'no-such-file')}).\n` });
   });
 
   it('migrate creates the database file (and its directory) and says so', async () => {
@@ -224,6 +272,19 @@ describe('gatehouse CLI', () => {
     const lines = result.stderr.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toContainEqual(expect.objectContaining({ audit: true, event: 'client.created', level: 'info' }));
     expect(result.stderr).not.toContain(clientSecret);
+  });
+
+  it('writes readable log lines to a terminal, JSON lines elsewhere or with GATEHOUSE_LOG_FORMAT=json', async () => {
+    const run = async () => {
+      let stderr = '';
+      const terminal = { write: (text: string) => (stderr += text), isTTY: true };
+      const code = await runCli(['keys', 'rotate', '--json'], { env, stdout: { write: () => undefined }, stderr: terminal });
+      expect(code).toBe(0);
+      return stderr;
+    };
+    expect(await run()).toMatch(/^\d\d:\d\d:\d\d INFO {2}audit key\.rotated audit=true event=key\.rotated at=\S+ reason="new kid [^"]+"$/m);
+    env.GATEHOUSE_LOG_FORMAT = 'json';
+    expect(JSON.parse((await run()).trim().split('\n')[0] as string)).toMatchObject({ audit: true, event: 'key.rotated', msg: 'audit key.rotated' });
   });
 
   it('stores private signing keys encrypted with GATEHOUSE_KEY_SECRET, and a wrong secret is a clear error', async () => {
