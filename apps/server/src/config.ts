@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { isLoopbackHost } from '@gatehouse/core';
+import { DEFAULT_SCOPES, isLoopbackHost, type ScopeCatalogue } from '@gatehouse/core';
+import { readScopeCatalogue } from './scopes-file.js';
 
 /** The server's configuration, read from the environment once at start-up. */
 export interface Config {
@@ -22,6 +23,8 @@ export interface Config {
   shutdownTimeoutSeconds: number;
   /** Seed a demo account, admin and client into an empty database, and serve /demo/callback. */
   demo: boolean;
+  /** The scope catalogue: the four built-in scopes, then those of `GATEHOUSE_SCOPES_FILE` (docs/decisions/0016-the-server-scopes-file.md). */
+  scopes: ScopeCatalogue;
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -119,6 +122,7 @@ const schema = {
   GATEHOUSE_PURGE_INTERVAL_MINUTES: integer(1, 7 * 24 * 60),
   GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: integer(1, 600),
   GATEHOUSE_DEMO: boolean,
+  GATEHOUSE_SCOPES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
 } as const;
 
 type Schema = typeof schema;
@@ -158,6 +162,8 @@ export function loadConfig(env: Env): Config {
   if (idle !== null && absolute !== null && idle > absolute) {
     throw new ConfigError('GATEHOUSE_REFRESH_IDLE_TTL_SECONDS', 'GATEHOUSE_REFRESH_IDLE_TTL_SECONDS must not exceed GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS.');
   }
+  const scopes = e.GATEHOUSE_SCOPES_FILE === undefined ? { catalogue: DEFAULT_SCOPES } : readScopeCatalogue(e.GATEHOUSE_SCOPES_FILE);
+  if ('problem' in scopes) throw new ConfigError('GATEHOUSE_SCOPES_FILE', `GATEHOUSE_SCOPES_FILE ${e.GATEHOUSE_SCOPES_FILE}: ${scopes.problem}.`);
   return {
     host: e.HOST,
     port,
@@ -185,6 +191,7 @@ export function loadConfig(env: Env): Config {
     purgeIntervalMinutes: e.GATEHOUSE_PURGE_INTERVAL_MINUTES ?? 15,
     shutdownTimeoutSeconds: e.GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS ?? 10,
     demo: e.GATEHOUSE_DEMO ?? true,
+    scopes: scopes.catalogue,
   };
 }
 

@@ -41,6 +41,7 @@ export function settingsFrom(config: Config): GatehouseSettings {
     codeTtlSeconds: config.codeTtlSeconds,
     sessionTtlSeconds: config.sessionTtlSeconds,
     refreshToken: config.refreshToken,
+    scopes: config.scopes,
   });
 }
 

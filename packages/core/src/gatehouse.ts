@@ -102,6 +102,8 @@ function useCases(deps: Deps) {
   const { keys } = deps;
   return {
     deps,
+    settings: deps.settings,
+    clock: deps.clock,
     // Authorization (RFC 6749 §4.1)
     checkAuthorizationRequest: bind(deps, authorize.checkAuthorizationRequest),
     approveAuthorization: bind(deps, authorize.approveAuthorization),

@@ -1,6 +1,16 @@
 export * from './errors.js';
 export type * from './domain/model.js';
-export { SCOPE_CATALOGUE, KNOWN_SCOPES, describeScope, parseScope, formatScope, isValidScopeToken } from './domain/scopes.js';
+export {
+  DEFAULT_SCOPES,
+  describeScope,
+  isCataloguedScope,
+  scopeCatalogueProblem,
+  parseScope,
+  formatScope,
+  isValidScopeToken,
+  type ScopeCatalogue,
+  type ScopeDefinition,
+} from './domain/scopes.js';
 export { redirectUriProblem, isLoopbackHost } from './domain/redirect-uri.js';
 export * from './ports/index.js';
 export { defineSettings, type GatehouseSettings } from './settings.js';

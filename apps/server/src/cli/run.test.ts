@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Gatehouse } from '@gatehouse/core';
@@ -154,6 +154,29 @@ describe('gatehouse CLI', () => {
     const missing = await cli('clients', 'create', '--name', 'X', '--scope', 'messaging.v1.send');
     expect(missing).toMatchObject({ code: 2, stderr: 'gatehouse clients create: --redirect-uri is required\n' });
     expect(await json('clients', 'list')).toEqual({ clients: [] });
+  });
+
+  it('clients create takes a scope of GATEHOUSE_SCOPES_FILE when the file is set, and refuses it otherwise', async () => {
+    const args = ['clients', 'create', '--name', 'Orders app', '--redirect-uri', 'https://orders.example/cb', '--scope', 'orders.v1.read'];
+    expect(await cli(...args)).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The scope orders.v1.read is not in the catalogue.\n' });
+    env.GATEHOUSE_SCOPES_FILE = join(dir, `scopes-${counter}.json`);
+    writeFileSync(env.GATEHOUSE_SCOPES_FILE, JSON.stringify([{ scope: 'orders.v1.read', description: 'See your orders' }]));
+    const client = await json<{ clientId: string; scopes: string[] }>(...args);
+    expect(client.scopes).toEqual(['orders.v1.read']);
+    await withGatehouse(async (gatehouse) => {
+      expect((await gatehouse.listClients()).map((entry) => entry.scopes)).toEqual([['orders.v1.read']]);
+      expect(gatehouse.settings.scopes.at(-1)).toEqual({ scope: 'orders.v1.read', description: 'See your orders' });
+    });
+  });
+
+  it('stops on an unusable GATEHOUSE_SCOPES_FILE with one line naming the file', async () => {
+    env.GATEHOUSE_SCOPES_FILE = join(dir, `scopes-${counter}.json`);
+    writeFileSync(env.GATEHOUSE_SCOPES_FILE, '[{"scope": "orders", "description": "Orders"}]');
+    expect(await cli('clients', 'list')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `gatehouse clients list: GATEHOUSE_SCOPES_FILE ${env.GATEHOUSE_SCOPES_FILE}: the scope "orders" is not of the form <area>.<version>.<resource>.<action> or <area>.<version>.<action> (such as orders.v1.read).\n`,
+    });
   });
 
   it('clients rotate-secret makes the old secret stop working; clients delete removes the client', async () => {
