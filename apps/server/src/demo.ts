@@ -37,7 +37,7 @@ export async function findDemoClient(gatehouse: Gatehouse, issuer: string): Prom
 export async function seedDemoIfEmpty(gatehouse: Gatehouse, issuer: string): Promise<DemoSeed | undefined> {
   if ((await gatehouse.listClients()).length > 0) return undefined;
   const account = await gatehouse.createAccount({ name: DEMO.accountName });
-  const existing = await gatehouse.deps.repos.users.findByEmail(DEMO.email);
+  const existing = await gatehouse.findUserByEmail(DEMO.email);
   const password = existing ? undefined : randomAlphanumeric(16);
   const user =
     existing ??

@@ -31,5 +31,6 @@ export * from './use-cases/attributes.js';
 export * from './use-cases/messages.js';
 export * from './use-cases/authorized-apps.js';
 export * from './use-cases/purge.js';
+export * from './use-cases/lookups.js';
 export type { TokenResponse } from './use-cases/token-response.js';
 export { createGatehouse, type Gatehouse, type GatehouseOptions, type RequestScopedGatehouse } from './gatehouse.js';

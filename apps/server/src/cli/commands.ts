@@ -102,7 +102,7 @@ export const COMMANDS: readonly Command[] = [
       const badPhone = phones.find((phone) => !E164.test(phone));
       if (badPhone !== undefined) throw new UsageError(`--phone ${badPhone} is not an E.164 number (like +15551234567)`);
       // Check the account before writing anything, so a typo leaves no half-made user behind.
-      if (accountKey !== undefined && !(await gatehouse.deps.repos.accounts.findByKey(accountKey))) {
+      if (accountKey !== undefined && !(await gatehouse.findAccount(accountKey))) {
         throw new UsageError(`--account ${accountKey}: no such account`);
       }
       const user = await gatehouse.createUser({
@@ -143,7 +143,7 @@ export const COMMANDS: readonly Command[] = [
       const ownerEmail = optional(values, 'owner');
       let ownerUserKey: string | null = null;
       if (ownerEmail !== undefined) {
-        const owner = await gatehouse.deps.repos.users.findByEmail(ownerEmail);
+        const owner = await gatehouse.findUserByEmail(ownerEmail);
         if (!owner) throw new UsageError(`--owner ${ownerEmail}: no user with this e-mail`);
         ownerUserKey = owner.userKey;
       }

@@ -85,7 +85,7 @@ describe('gatehouse CLI', () => {
       const current = await gatehouse.currentUser(user.userKey);
       expect(current.user).toMatchObject({ email: 'ada@example.com', givenName: 'Ada', familyName: 'Lovelace' });
       expect(current.memberships).toEqual([{ account: { accountKey, name: 'Acme' }, role: 'admin' }]);
-      expect(await gatehouse.deps.repos.users.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
+      expect(await gatehouse.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
       // The password was hashed, and signs in.
       const { user: signedIn } = await gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
       expect(signedIn.userKey).toBe(user.userKey);
@@ -99,7 +99,7 @@ describe('gatehouse CLI', () => {
     expect(badRole.stderr).toBe('gatehouse users create: --role must be admin or member\n');
     const badPhone = await cli('users', 'create', '--email', 'a@example.com', '--password', 'correct horse', '--phone', '555-1234');
     expect(badPhone).toMatchObject({ code: 2, stderr: 'gatehouse users create: --phone 555-1234 is not an E.164 number (like +15551234567)\n' });
-    await withGatehouse(async (gatehouse) => expect(await gatehouse.deps.repos.users.findByEmail('a@example.com')).toBeUndefined());
+    await withGatehouse(async (gatehouse) => expect(await gatehouse.findUserByEmail('a@example.com')).toBeUndefined());
 
     const shortPassword = await cli('users', 'create', '--email', 'a@example.com', '--password', 'short');
     expect(shortPassword).toMatchObject({ code: 1, stderr: 'gatehouse users create: The password must be 8 to 1024 characters.\n' });

@@ -36,7 +36,7 @@ export async function serve(
   const stopSignal = waitForStopSignal(io.signals ?? process);
   try {
     // The first start generates the signing key (kept in the database, encrypted when GATEHOUSE_KEY_SECRET is set).
-    const { kid } = await gatehouse.deps.keys.signingKey();
+    const kid = await gatehouse.currentSigningKeyId();
     const seed = config.demo ? await seedDemoIfEmpty(gatehouse, config.issuer) : undefined;
     const demoClient = config.demo ? await findDemoClient(gatehouse, config.issuer) : undefined;
 

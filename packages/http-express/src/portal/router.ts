@@ -47,7 +47,7 @@ function clientIdParam(req: Request): string {
 export function createPortalRouter(options: GatehouseHttpOptions): Router {
   const { gatehouse } = options;
   const logger = options.logger ?? silentLogger;
-  const issuer = gatehouse.deps.settings.issuer.replace(/\/+$/, '');
+  const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
   const router = Router();
 
   router.use(createPortalAssetsRouter());
