@@ -1,8 +1,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_SCOPES } from '@gatehouse/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
+
+const ORDERS = { scope: 'orders.v1.read', description: 'See your orders' };
+
+function scopesFile(content: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'gatehouse-scopes-')), 'scopes.json');
+  writeFileSync(path, content);
+  return path;
+}
 
 function failure(env: Record<string, string>): ConfigError {
   try {
@@ -31,6 +40,7 @@ describe('loadConfig', () => {
       rateLimit: { maxFailures: 5, windowSeconds: 300, maxFailuresPerIp: 25, ipv6PrefixLength: 64 },
       purgeIntervalMinutes: 15,
       demo: true,
+      scopes: DEFAULT_SCOPES,
     });
   });
 
@@ -65,6 +75,7 @@ describe('loadConfig', () => {
       GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: '3',
       GATEHOUSE_DEMO: 'off',
       GATEHOUSE_JWKS_MAX_AGE_SECONDS: '60',
+      GATEHOUSE_SCOPES_FILE: scopesFile(JSON.stringify([ORDERS])),
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -83,6 +94,7 @@ describe('loadConfig', () => {
       shutdownTimeoutSeconds: 3,
       demo: false,
       jwksMaxAgeSeconds: 60,
+      scopes: [...DEFAULT_SCOPES, ORDERS],
     });
   });
 
@@ -182,6 +194,42 @@ describe('loadConfig', () => {
     expect(loadConfig({ GATEHOUSE_ISSUER: 'http://127.0.0.1:3000' }).issuer).toBe('http://127.0.0.1:3000');
     expect(loadConfig({ GATEHOUSE_ISSUER: 'http://[::1]:3000' }).issuer).toBe('http://[::1]:3000');
     expect(loadConfig({ GATEHOUSE_ISSUER: 'https://auth.example.com' }).issuer).toBe('https://auth.example.com');
+  });
+
+  describe('GATEHOUSE_SCOPES_FILE', () => {
+    it('adds the scopes of the file after the four built-in ones', () => {
+      const other = { scope: 'orders.v1.lines.write', description: 'Change the lines of your orders' };
+      expect(loadConfig({ GATEHOUSE_SCOPES_FILE: scopesFile(JSON.stringify([ORDERS, other])) }).scopes).toEqual([...DEFAULT_SCOPES, ORDERS, other]);
+      expect(loadConfig({ GATEHOUSE_SCOPES_FILE: scopesFile('[]') }).scopes).toEqual(DEFAULT_SCOPES);
+    });
+
+    it.each([
+      ['not JSON', '[{"scope": ', /^is not valid JSON \(.+\)$/],
+      ['not an array', '{"scope": "orders.v1.read", "description": "x"}', /^must hold a JSON array of \{ "scope", "description" \} objects$/],
+      ['an item that is not an object', '["orders.v1.read"]', /^item 1 must be an object \{ "scope", "description" \}$/],
+      ['a missing description', '[{"scope": "orders.v1.read"}]', /^item 1 has no "description"$/],
+      ['a description that is not a string', '[{"scope": "orders.v1.read", "description": 7}]', /^item 1 "description" must be a string$/],
+      ['a misspelt key', '[{"scope": "orders.v1.read", "description": "x"}, {"scope": "orders.v1.write", "descripton": "y"}]', /^item 2 has no "description"$/],
+      ['an unknown key', '[{"scope": "orders.v1.read", "description": "x", "title": "y"}]', /^item 1 has an unknown key "title"$/],
+      ['a scope outside the product form', '[{"scope": "orders:read", "description": "x"}]', /^the scope "orders:read" is not of the form <area>\.<version>\.<resource>\.<action> or <area>\.<version>\.<action> \(such as orders\.v1\.read\)$/],
+      ['a scope that is not a scope-token', '[{"scope": "orders.v1.réad", "description": "x"}]', /^the scope "orders\.v1\.réad" is not an RFC 6749 §3\.3 scope-token/],
+      ['a scope listed twice', JSON.stringify([ORDERS, ORDERS]), /^the scope "orders\.v1\.read" is listed twice$/],
+      ['an empty description', '[{"scope": "orders.v1.read", "description": " "}]', /^the scope "orders\.v1\.read" needs a description/],
+      ['a built-in scope', '[{"scope": "messaging.v1.send", "description": "Send texts"}]', /^the scope "messaging\.v1\.send" is built in; the file only adds scopes$/],
+    ])('refuses a file with %s in one line naming the file', (_case, content, problem) => {
+      const path = scopesFile(content);
+      const error = failure({ GATEHOUSE_SCOPES_FILE: path });
+      expect(error.variable).toBe('GATEHOUSE_SCOPES_FILE');
+      expect(error.message.startsWith(`GATEHOUSE_SCOPES_FILE ${path}: `)).toBe(true);
+      expect(error.message.endsWith('.')).toBe(true);
+      expect(error.message).not.toContain('\n');
+      expect(error.message.slice(`GATEHOUSE_SCOPES_FILE ${path}: `.length, -1)).toMatch(problem);
+    });
+
+    it('refuses a file that cannot be read, naming it', () => {
+      const path = join(tmpdir(), 'gatehouse-no-such-dir', 'scopes.json');
+      expect(failure({ GATEHOUSE_SCOPES_FILE: path }).message).toBe(`GATEHOUSE_SCOPES_FILE ${path}: cannot be read (ENOENT).`);
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
-import { isLoopbackHost } from '@gatehouse/core';
+import { DEFAULT_SCOPES, isLoopbackHost, type ScopeCatalogue } from '@gatehouse/core';
+import { readScopeCatalogue } from './scopes-file.js';
 
 /** The server's configuration, read from the environment once at start-up. */
 export interface Config {
@@ -32,6 +33,8 @@ export interface Config {
   jwksMaxAgeSeconds: number;
   /** The Prometheus listener (GET /metrics) when GATEHOUSE_METRICS_PORT is set; off otherwise. */
   metrics: { host: string; port: number } | undefined;
+  /** The scope catalogue: the four built-in scopes, then those of `GATEHOUSE_SCOPES_FILE` (docs/decisions/0016-the-server-scopes-file.md). */
+  scopes: ScopeCatalogue;
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -137,6 +140,7 @@ const schema = {
   GATEHOUSE_JWKS_MAX_AGE_SECONDS: integer(0, 3600),
   GATEHOUSE_METRICS_PORT: integer(1, 65535),
   GATEHOUSE_METRICS_HOST: v.pipe(v.string(), v.regex(/^[\w.:[\]-]+$/, 'must be a host name or an IP address')),
+  GATEHOUSE_SCOPES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
 } as const;
 
 type Schema = typeof schema;
@@ -202,6 +206,8 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('GATEHOUSE_REFRESH_IDLE_TTL_SECONDS', 'GATEHOUSE_REFRESH_IDLE_TTL_SECONDS must not exceed GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS.');
   }
   const issuer = e.GATEHOUSE_ISSUER ?? `http://localhost:${port}`;
+  const scopes = e.GATEHOUSE_SCOPES_FILE === undefined ? { catalogue: DEFAULT_SCOPES } : readScopeCatalogue(e.GATEHOUSE_SCOPES_FILE);
+  if ('problem' in scopes) throw new ConfigError('GATEHOUSE_SCOPES_FILE', `GATEHOUSE_SCOPES_FILE ${e.GATEHOUSE_SCOPES_FILE}: ${scopes.problem}.`);
   return {
     host: e.HOST,
     port,
@@ -235,6 +241,7 @@ export function loadConfig(env: Env): Config {
     jwksMaxAgeSeconds: e.GATEHOUSE_JWKS_MAX_AGE_SECONDS ?? 300,
     // Off unless a port is given; loopback by default, so the scrape target is not public by accident.
     metrics: e.GATEHOUSE_METRICS_PORT === undefined ? undefined : { host: e.GATEHOUSE_METRICS_HOST ?? '127.0.0.1', port: e.GATEHOUSE_METRICS_PORT },
+    scopes: scopes.catalogue,
   };
 }
 

@@ -45,6 +45,7 @@ export function settingsFrom(config: Config): GatehouseSettings {
     sessionTtlSeconds: config.sessionTtlSeconds,
     refreshToken: config.refreshToken,
     jwksMaxAgeSeconds: config.jwksMaxAgeSeconds,
+    scopes: config.scopes,
   });
 }
 

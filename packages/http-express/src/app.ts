@@ -58,7 +58,7 @@ function isPagePath(req: Request): boolean {
  */
 export function createGatehouseApp(options: GatehouseHttpOptions): express.Express {
   const logger = options.logger ?? silentLogger;
-  const issuer = options.gatehouse.deps.settings.issuer;
+  const issuer = options.gatehouse.settings.issuer;
   const app = express();
   app.disable('x-powered-by');
   // No ETag: answers with tokens or personal data are no-store, where a validator is never used,

@@ -122,13 +122,13 @@ export const COMMANDS: readonly Command[] = [
       const badPhone = phones.find((phone) => !E164.test(phone));
       if (badPhone !== undefined) throw new UsageError(`--phone ${badPhone} is not an E.164 number (like +15551234567)`);
       // Check the account before writing anything, so a typo leaves no half-made user behind.
-      if (accountKey !== undefined && !(await gatehouse.deps.repos.accounts.findByKey(accountKey))) {
+      if (accountKey !== undefined && !(await gatehouse.findAccount(accountKey))) {
         throw new UsageError(`--account ${accountKey}: no such account`);
       }
       // A number belongs to one user (docs/decisions/0006-one-owner-per-phone-number.md). The
       // database decides; this look-up only keeps a refused number from leaving a user behind.
       for (const phoneNumber of phones) {
-        if (await gatehouse.deps.repos.users.findByPhoneNumber(phoneNumber)) throw phoneNumberTaken(phoneNumber);
+        if ((await gatehouse.findPhoneNumberOwner(phoneNumber)) !== undefined) throw phoneNumberTaken(phoneNumber);
       }
       const user = await gatehouse.createUser({
         email,
@@ -168,7 +168,7 @@ export const COMMANDS: readonly Command[] = [
       const ownerEmail = optional(values, 'owner');
       let ownerUserKey: string | null = null;
       if (ownerEmail !== undefined) {
-        const owner = await gatehouse.deps.repos.users.findByEmail(ownerEmail);
+        const owner = await gatehouse.findUserByEmail(ownerEmail);
         if (!owner) throw new UsageError(`--owner ${ownerEmail}: no user with this e-mail`);
         ownerUserKey = owner.userKey;
       }
@@ -238,8 +238,8 @@ export const COMMANDS: readonly Command[] = [
     async run({ gatehouse, config }) {
       const { kid, signsFrom } = await gatehouse.rotateSigningKey();
       // docs/operations.md (key rotation): a new key signs only once every cached JWKS lists it.
-      const waitSeconds = Math.round((signsFrom.getTime() - gatehouse.deps.clock.now().getTime()) / 1000);
-      const { jwksMaxAgeSeconds } = gatehouse.deps.settings;
+      const waitSeconds = Math.round((signsFrom.getTime() - gatehouse.clock.now().getTime()) / 1000);
+      const { jwksMaxAgeSeconds } = gatehouse.settings;
       return {
         json: { kid, signsFrom: signsFrom.toISOString() },
         text:

@@ -90,7 +90,7 @@ describe('gatehouse CLI', () => {
     expect(neither).toEqual({ code: 2, stdout: '', stderr: 'gatehouse users create: --password or --password-stdin is required\n' });
     const empty = await cliWithStdin('\n', 'users', 'create', '--email', 'ada@example.com', '--password-stdin');
     expect(empty).toEqual({ code: 2, stdout: '', stderr: 'gatehouse users create: --password-stdin: standard input held no password\n' });
-    await withGatehouse(async (gatehouse) => expect(await gatehouse.deps.repos.users.findByEmail('ada@example.com')).toBeUndefined());
+    await withGatehouse(async (gatehouse) => expect(await gatehouse.findUserByEmail('ada@example.com')).toBeUndefined());
   });
 
   it('reads a secret setting from <NAME>_FILE, and names the variable when the file is missing', async () => {
@@ -133,7 +133,7 @@ describe('gatehouse CLI', () => {
       const current = await gatehouse.currentUser(user.userKey);
       expect(current.user).toMatchObject({ email: 'ada@example.com', givenName: 'Ada', familyName: 'Lovelace' });
       expect(current.memberships).toEqual([{ account: { accountKey, name: 'Acme' }, role: 'admin' }]);
-      expect(await gatehouse.deps.repos.users.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
+      expect(await gatehouse.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
       // The password was hashed, and signs in.
       const { user: signedIn } = await gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
       expect(signedIn.userKey).toBe(user.userKey);
@@ -147,7 +147,7 @@ describe('gatehouse CLI', () => {
     expect(badRole.stderr).toBe('gatehouse users create: --role must be admin or member\n');
     const badPhone = await cli('users', 'create', '--email', 'a@example.com', '--password', 'correct horse', '--phone', '555-1234');
     expect(badPhone).toMatchObject({ code: 2, stderr: 'gatehouse users create: --phone 555-1234 is not an E.164 number (like +15551234567)\n' });
-    await withGatehouse(async (gatehouse) => expect(await gatehouse.deps.repos.users.findByEmail('a@example.com')).toBeUndefined());
+    await withGatehouse(async (gatehouse) => expect(await gatehouse.findUserByEmail('a@example.com')).toBeUndefined());
 
     const shortPassword = await cli('users', 'create', '--email', 'a@example.com', '--password', 'short');
     expect(shortPassword).toMatchObject({ code: 1, stderr: 'gatehouse users create: The password must be 8 to 1024 characters.\n' });
@@ -166,8 +166,8 @@ describe('gatehouse CLI', () => {
     expect(asJson.code).toBe(1);
     expect(JSON.parse(asJson.stdout)).toEqual({ error: { code: 'conflict', message: 'The phone number +15551234567 belongs to another user.' } });
     await withGatehouse(async (gatehouse) => {
-      expect(await gatehouse.deps.repos.users.findByEmail('eve@example.com')).toBeUndefined();
-      expect(await gatehouse.deps.repos.users.listPhoneNumbers(ada.userKey)).toEqual(['+15551234567']);
+      expect(await gatehouse.findUserByEmail('eve@example.com')).toBeUndefined();
+      expect(await gatehouse.listPhoneNumbers(ada.userKey)).toEqual(['+15551234567']);
     });
   });
 
@@ -215,6 +215,29 @@ describe('gatehouse CLI', () => {
     const missing = await cli('clients', 'create', '--name', 'X', '--scope', 'messaging.v1.send');
     expect(missing).toMatchObject({ code: 2, stderr: 'gatehouse clients create: --redirect-uri is required\n' });
     expect(await json('clients', 'list')).toEqual({ clients: [] });
+  });
+
+  it('clients create takes a scope of GATEHOUSE_SCOPES_FILE when the file is set, and refuses it otherwise', async () => {
+    const args = ['clients', 'create', '--name', 'Orders app', '--redirect-uri', 'https://orders.example/cb', '--scope', 'orders.v1.read'];
+    expect(await cli(...args)).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The scope orders.v1.read is not in the catalogue.\n' });
+    env.GATEHOUSE_SCOPES_FILE = join(dir, `scopes-${counter}.json`);
+    writeFileSync(env.GATEHOUSE_SCOPES_FILE, JSON.stringify([{ scope: 'orders.v1.read', description: 'See your orders' }]));
+    const client = await json<{ clientId: string; scopes: string[] }>(...args);
+    expect(client.scopes).toEqual(['orders.v1.read']);
+    await withGatehouse(async (gatehouse) => {
+      expect((await gatehouse.listClients()).map((entry) => entry.scopes)).toEqual([['orders.v1.read']]);
+      expect(gatehouse.settings.scopes.at(-1)).toEqual({ scope: 'orders.v1.read', description: 'See your orders' });
+    });
+  });
+
+  it('stops on an unusable GATEHOUSE_SCOPES_FILE with one line naming the file', async () => {
+    env.GATEHOUSE_SCOPES_FILE = join(dir, `scopes-${counter}.json`);
+    writeFileSync(env.GATEHOUSE_SCOPES_FILE, '[{"scope": "orders", "description": "Orders"}]');
+    expect(await cli('clients', 'list')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `gatehouse clients list: GATEHOUSE_SCOPES_FILE ${env.GATEHOUSE_SCOPES_FILE}: the scope "orders" is not of the form <area>.<version>.<resource>.<action> or <area>.<version>.<action> (such as orders.v1.read).\n`,
+    });
   });
 
   it('clients rotate-secret makes the old secret stop working; clients delete removes the client', async () => {

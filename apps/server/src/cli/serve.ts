@@ -12,7 +12,7 @@ import type { Storage } from '../storage.js';
 export async function purgeExpired(gatehouse: Gatehouse, storage: Pick<Storage, 'failedAttempts'>): Promise<Record<string, number>> {
   const removed = await gatehouse.purgeExpired();
   if (!storage.failedAttempts) return removed;
-  return { ...removed, failedAttempts: await storage.failedAttempts.purgeExpired(gatehouse.deps.clock.now().getTime()) };
+  return { ...removed, failedAttempts: await storage.failedAttempts.purgeExpired(gatehouse.clock.now().getTime()) };
 }
 
 /** Where shutdown signals come from: the process, or an emitter in tests. */
@@ -49,7 +49,7 @@ export async function serve(
   const stopSignal = waitForStopSignal(io.signals ?? process);
   try {
     // The first start generates the signing key (kept in the database, encrypted when GATEHOUSE_KEY_SECRET is set).
-    const { kid } = await gatehouse.deps.keys.signingKey();
+    const kid = await gatehouse.currentSigningKeyId();
     const seed = config.demo ? await seedDemoIfEmpty(gatehouse, config.issuer) : undefined;
     const demoClient = config.demo ? await findDemoClient(gatehouse, config.issuer) : undefined;
 
