@@ -1,4 +1,4 @@
-import type { StorageDialect } from '@gatehouse/storage-sqlite';
+import type { StorageDialect } from '@gatehouse/storage-kysely';
 import {
   PostgresAdapter,
   PostgresDriver,
@@ -11,7 +11,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 
-/** The PostgreSQL side of the shared repositories (@gatehouse/storage-sqlite's kysely code). */
+/** The PostgreSQL side of the shared repositories (@gatehouse/storage-kysely). */
 export const postgresDialect: StorageDialect = {
   name: 'postgres',
   // Byte-wise order whatever the database's locale, as JavaScript compares the ids.

@@ -1,4 +1,4 @@
-import { createKyselyRepositories, migrateToLatest, pingDatabase, type Database, type Storage } from '@gatehouse/storage-sqlite';
+import { createKyselyRepositories, migrateToLatest, pingDatabase, type Database, type Storage } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import pg from 'pg';
 import { createPostgresKyselyDialect, postgresDialect } from './postgres-dialect.js';

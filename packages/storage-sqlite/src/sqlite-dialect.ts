@@ -10,7 +10,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type { AsyncLock } from './async-lock.js';
-import type { StorageDialect } from './dialect.js';
+import type { StorageDialect } from '@gatehouse/storage-kysely';
 import { withStatementCache } from './statement-cache.js';
 
 /** The SQLite side of the shared repositories. */

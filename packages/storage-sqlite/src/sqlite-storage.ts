@@ -1,13 +1,10 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { createKyselyRepositories, migrateToLatest, pingDatabase, type Database, type Storage } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
-import { createKyselyRepositories } from './kysely-repositories.js';
-import { migrateToLatest } from './migrations.js';
-import type { Database } from './schema.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
-import { pingDatabase, type Storage } from './storage.js';
 
 export interface SqliteStorageOptions {
   /** Path of the database file (created with its directory when missing), or ':memory:'. */
