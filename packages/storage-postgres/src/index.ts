@@ -1,3 +1,3 @@
-export { openPostgresStorage, type PostgresStorageOptions } from './postgres-storage.js';
+export { openPostgresStorage, type PostgresStorageOptions, type PostgresConnectionOptions, type PostgresPoolOptions } from './postgres-storage.js';
 export { postgresDialect } from './postgres-dialect.js';
 export type { Storage } from '@gatehouse/storage-kysely';
