@@ -1,4 +1,4 @@
-import { createMigrationProvider, MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '@gatehouse/storage-sqlite';
+import { createMigrationProvider, MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '@gatehouse/storage-kysely';
 import { Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresDialect } from './postgres-dialect.js';
