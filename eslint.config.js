@@ -11,9 +11,14 @@ const noApps = {
   regex: String.raw`^(@gatehouse/server)(/.*)?$|(^|/)apps/`,
   message: 'Adapters never import an app: dependencies point inward.',
 };
+// storage-kysely is not an adapter of its own: it is the dialect-neutral code both storages build on.
 const noSiblingAdapters = {
   regex: String.raw`^@gatehouse/(http-express|storage-sqlite|storage-postgres)(/.*)?$`,
-  message: 'An adapter does not depend on another adapter (only storage-postgres may reuse storage-sqlite\'s dialect-neutral code).',
+  message: 'An adapter does not depend on another adapter (the storages share code only through @gatehouse/storage-kysely).',
+};
+const noAdapters = {
+  regex: String.raw`^@gatehouse/(http-express|storage-sqlite|storage-postgres)(/.*)?$`,
+  message: 'storage-kysely is the shared base of the storages: it depends on no adapter.',
 };
 
 export default tseslint.config(
@@ -46,11 +51,13 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [{ ...coreOnly, regex: String.raw`^(?!(jose|valibot|node:crypto)$)(?!\.{1,2}/)(?!@gatehouse/core)` }] }] },
   },
   {
-    files: ['packages/storage-sqlite/src/**/*.ts', 'packages/http-express/src/**/*.ts'],
+    files: ['packages/storage-sqlite/src/**/*.ts', 'packages/storage-postgres/src/**/*.ts', 'packages/http-express/src/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [noApps, noSiblingAdapters] }] },
   },
   {
-    files: ['packages/storage-postgres/src/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [noApps, { ...noSiblingAdapters, regex: String.raw`^@gatehouse/(http-express)(/.*)?$` }] }] },
+    // Tests may open a SQLite database (better-sqlite3 is a dev dependency); the published code is dialect-neutral.
+    files: ['packages/storage-kysely/src/**/*.ts'],
+    ignores: ['packages/storage-kysely/src/**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noApps, noAdapters, { regex: '^(better-sqlite3|pg|express)$', message: 'storage-kysely is dialect-neutral: no database driver, no HTTP.' }] }] },
   },
 );

@@ -1,5 +1,5 @@
 // The rows of the growth run: a database that has lived a while. They are written straight into
-// the tables (the schema of packages/storage-sqlite/src/migrations.ts, the encoding of its
+// the tables (the schema of packages/storage-kysely/src/migrations.ts, the encoding of its
 // encoding.ts: times as epoch ms, lists as JSON text), in bulk, while the server is stopped.
 import { createIdSource } from './ids.js';
 

@@ -10,7 +10,8 @@ const code = await runCli(process.argv.slice(2), {
   env: process.env,
   stdout: process.stdout,
   stderr: process.stderr,
-  logs: pino.destination({ dest: 1, sync: false }),
+  // On a terminal, readable lines (logger.ts) straight to stdout, between the first-run banner's lines.
+  logs: process.stdout.isTTY ? process.stdout : pino.destination({ dest: 1, sync: false }),
 });
 process.exitCode = code;
 // Everything is closed by now; should a stray handle keep the loop alive, do not hang.

@@ -1,5 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_SCOPES } from '@gatehouse/core';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
+
+const ORDERS = { scope: 'orders.v1.read', description: 'See your orders' };
+
+function scopesFile(content: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'gatehouse-scopes-')), 'scopes.json');
+  writeFileSync(path, content);
+  return path;
+}
 
 function failure(env: Record<string, string>): ConfigError {
   try {
@@ -25,9 +37,10 @@ describe('loadConfig', () => {
       accessTokenTtlSeconds: 3600,
       codeTtlSeconds: 60,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
-      rateLimit: { maxFailures: 5, windowSeconds: 300, maxFailuresPerIp: 25 },
+      rateLimit: { maxFailures: 5, windowSeconds: 300, maxFailuresPerIp: 25, ipv6PrefixLength: 64 },
       purgeIntervalMinutes: 15,
       demo: true,
+      scopes: DEFAULT_SCOPES,
     });
   });
 
@@ -57,10 +70,12 @@ describe('loadConfig', () => {
       GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '3',
       GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS: '60',
       GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP: '100',
+      GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH: '48',
       GATEHOUSE_PURGE_INTERVAL_MINUTES: '5',
       GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: '3',
       GATEHOUSE_DEMO: 'off',
       GATEHOUSE_JWKS_MAX_AGE_SECONDS: '60',
+      GATEHOUSE_SCOPES_FILE: scopesFile(JSON.stringify([ORDERS])),
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -74,11 +89,12 @@ describe('loadConfig', () => {
       codeTtlSeconds: 30,
       sessionTtlSeconds: 3600,
       refreshToken: { rotate: true, reuseGraceSeconds: 5, idleTtlSeconds: 86400, absoluteTtlSeconds: null },
-      rateLimit: { maxFailures: 3, windowSeconds: 60, maxFailuresPerIp: 100 },
+      rateLimit: { maxFailures: 3, windowSeconds: 60, maxFailuresPerIp: 100, ipv6PrefixLength: 48 },
       purgeIntervalMinutes: 5,
       shutdownTimeoutSeconds: 3,
       demo: false,
       jwksMaxAgeSeconds: 60,
+      scopes: [...DEFAULT_SCOPES, ORDERS],
     });
   });
 
@@ -90,7 +106,12 @@ describe('loadConfig', () => {
   });
 
   it('allows five times the per-key failures per IP unless told otherwise', () => {
-    expect(loadConfig({ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '8' }).rateLimit).toEqual({ maxFailures: 8, windowSeconds: 300, maxFailuresPerIp: 40 });
+    expect(loadConfig({ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '8' }).rateLimit).toEqual({ maxFailures: 8, windowSeconds: 300, maxFailuresPerIp: 40, ipv6PrefixLength: 64 });
+  });
+
+  it('counts IPv6 clients per /64 unless GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH says otherwise (32 to 128)', () => {
+    expect(loadConfig({ GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH: '56' }).rateLimit.ipv6PrefixLength).toBe(56);
+    expect(() => loadConfig({ GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH: '16' })).toThrow(/GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH must be a whole number from 32 to 128/);
   });
 
   it('runs SQLite with synchronous=NORMAL unless GATEHOUSE_SQLITE_SYNCHRONOUS asks for FULL', () => {
@@ -173,5 +194,103 @@ describe('loadConfig', () => {
     expect(loadConfig({ GATEHOUSE_ISSUER: 'http://127.0.0.1:3000' }).issuer).toBe('http://127.0.0.1:3000');
     expect(loadConfig({ GATEHOUSE_ISSUER: 'http://[::1]:3000' }).issuer).toBe('http://[::1]:3000');
     expect(loadConfig({ GATEHOUSE_ISSUER: 'https://auth.example.com' }).issuer).toBe('https://auth.example.com');
+  });
+
+  describe('GATEHOUSE_SCOPES_FILE', () => {
+    it('adds the scopes of the file after the four built-in ones', () => {
+      const other = { scope: 'orders.v1.lines.write', description: 'Change the lines of your orders' };
+      expect(loadConfig({ GATEHOUSE_SCOPES_FILE: scopesFile(JSON.stringify([ORDERS, other])) }).scopes).toEqual([...DEFAULT_SCOPES, ORDERS, other]);
+      expect(loadConfig({ GATEHOUSE_SCOPES_FILE: scopesFile('[]') }).scopes).toEqual(DEFAULT_SCOPES);
+    });
+
+    it.each([
+      ['not JSON', '[{"scope": ', /^is not valid JSON \(.+\)$/],
+      ['not an array', '{"scope": "orders.v1.read", "description": "x"}', /^must hold a JSON array of \{ "scope", "description" \} objects$/],
+      ['an item that is not an object', '["orders.v1.read"]', /^item 1 must be an object \{ "scope", "description" \}$/],
+      ['a missing description', '[{"scope": "orders.v1.read"}]', /^item 1 has no "description"$/],
+      ['a description that is not a string', '[{"scope": "orders.v1.read", "description": 7}]', /^item 1 "description" must be a string$/],
+      ['a misspelt key', '[{"scope": "orders.v1.read", "description": "x"}, {"scope": "orders.v1.write", "descripton": "y"}]', /^item 2 has no "description"$/],
+      ['an unknown key', '[{"scope": "orders.v1.read", "description": "x", "title": "y"}]', /^item 1 has an unknown key "title"$/],
+      ['a scope outside the product form', '[{"scope": "orders:read", "description": "x"}]', /^the scope "orders:read" is not of the form <area>\.<version>\.<resource>\.<action> or <area>\.<version>\.<action> \(such as orders\.v1\.read\)$/],
+      ['a scope that is not a scope-token', '[{"scope": "orders.v1.réad", "description": "x"}]', /^the scope "orders\.v1\.réad" is not an RFC 6749 §3\.3 scope-token/],
+      ['a scope listed twice', JSON.stringify([ORDERS, ORDERS]), /^the scope "orders\.v1\.read" is listed twice$/],
+      ['an empty description', '[{"scope": "orders.v1.read", "description": " "}]', /^the scope "orders\.v1\.read" needs a description/],
+      ['a built-in scope', '[{"scope": "messaging.v1.send", "description": "Send texts"}]', /^the scope "messaging\.v1\.send" is built in; the file only adds scopes$/],
+    ])('refuses a file with %s in one line naming the file', (_case, content, problem) => {
+      const path = scopesFile(content);
+      const error = failure({ GATEHOUSE_SCOPES_FILE: path });
+      expect(error.variable).toBe('GATEHOUSE_SCOPES_FILE');
+      expect(error.message.startsWith(`GATEHOUSE_SCOPES_FILE ${path}: `)).toBe(true);
+      expect(error.message.endsWith('.')).toBe(true);
+      expect(error.message).not.toContain('\n');
+      expect(error.message.slice(`GATEHOUSE_SCOPES_FILE ${path}: `.length, -1)).toMatch(problem);
+    });
+
+    it('refuses a file that cannot be read, naming it', () => {
+      const path = join(tmpdir(), 'gatehouse-no-such-dir', 'scopes.json');
+      expect(failure({ GATEHOUSE_SCOPES_FILE: path }).message).toBe(`GATEHOUSE_SCOPES_FILE ${path}: cannot be read (ENOENT).`);
+    });
+  });
+});
+
+describe('GATEHOUSE_METRICS_PORT and GATEHOUSE_METRICS_HOST', () => {
+  it('leaves metrics off without a port, and listens on loopback by default', () => {
+    expect(loadConfig({}).metrics).toBeUndefined();
+    expect(loadConfig({ GATEHOUSE_METRICS_HOST: '0.0.0.0' }).metrics).toBeUndefined();
+    expect(loadConfig({ GATEHOUSE_METRICS_PORT: '9464' }).metrics).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(loadConfig({ GATEHOUSE_METRICS_PORT: '9464', GATEHOUSE_METRICS_HOST: '0.0.0.0' }).metrics).toEqual({ host: '0.0.0.0', port: 9464 });
+    expect(failure({ GATEHOUSE_METRICS_PORT: '0' }).message).toBe('GATEHOUSE_METRICS_PORT must be a whole number from 1 to 65535 (got "0").');
+    expect(failure({ GATEHOUSE_METRICS_PORT: '9464', GATEHOUSE_METRICS_HOST: 'a b' }).variable).toBe('GATEHOUSE_METRICS_HOST');
+  });
+});
+
+describe('GATEHOUSE_LOG_FORMAT', () => {
+  it('is unset by default (the logger picks: pretty on a terminal, JSON elsewhere), json or pretty when set', () => {
+    expect(loadConfig({}).logFormat).toBeUndefined();
+    expect(loadConfig({ GATEHOUSE_LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(loadConfig({ GATEHOUSE_LOG_FORMAT: 'Pretty' }).logFormat).toBe('pretty');
+    expect(failure({ GATEHOUSE_LOG_FORMAT: 'xml' }).message).toBe('GATEHOUSE_LOG_FORMAT must be json or pretty (got "xml").');
+  });
+});
+
+describe('secret settings from files (<NAME>_FILE)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
+
+  it('reads GATEHOUSE_KEY_SECRET_FILE and GATEHOUSE_DATABASE_URL_FILE, trimming the trailing newline', () => {
+    const config = loadConfig({
+      GATEHOUSE_KEY_SECRET_FILE: file('key', 'a key secret of at least 32 characters\n'),
+      GATEHOUSE_DATABASE_URL_FILE: file('url', 'postgres://gatehouse:s3cret@db:5432/gatehouse\r\n'),
+    });
+    expect(config.keySecret).toBe('a key secret of at least 32 characters');
+    expect(config.database).toMatchObject({ kind: 'postgres', connectionString: 'postgres://gatehouse:s3cret@db:5432/gatehouse' });
+  });
+
+  it('checks a value from a file like any other, without echoing it', () => {
+    const error = failure({ GATEHOUSE_KEY_SECRET_FILE: file('short', 'hunter2\n') });
+    expect(error.variable).toBe('GATEHOUSE_KEY_SECRET');
+    expect(error.message).not.toContain('hunter2');
+  });
+
+  it('refuses both the variable and its _FILE, in one line', () => {
+    const error = failure({ GATEHOUSE_KEY_SECRET: 'a key secret of at least 32 characters', GATEHOUSE_KEY_SECRET_FILE: file('both', 'x') });
+    expect(error.variable).toBe('GATEHOUSE_KEY_SECRET_FILE');
+    expect(error.message).toBe('GATEHOUSE_KEY_SECRET and GATEHOUSE_KEY_SECRET_FILE are both set; set only one.');
+  });
+
+  it('names the variable, never the content, when the file cannot be read', () => {
+    const missing = join(dir, 'missing');
+    const error = failure({ GATEHOUSE_DATABASE_URL_FILE: missing });
+    expect(error.variable).toBe('GATEHOUSE_DATABASE_URL_FILE');
+    expect(error.message).toBe(`GATEHOUSE_DATABASE_URL_FILE names a file that cannot be read (ENOENT: ${missing}).`);
+    // A directory cannot be read as a file (a permission check would not stop root).
+    const denied = failure({ GATEHOUSE_DATABASE_URL_FILE: dir });
+    expect(denied.message).toBe(`GATEHOUSE_DATABASE_URL_FILE names a file that cannot be read (EISDIR: ${dir}).`);
+    expect(denied.message).not.toContain('\n');
   });
 });

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
-import { isLoopbackHost } from '@gatehouse/core';
+import { DEFAULT_SCOPES, isLoopbackHost, type ScopeCatalogue } from '@gatehouse/core';
+import { readScopeCatalogue } from './scopes-file.js';
 
 /** The server's configuration, read from the environment once at start-up. */
 export interface Config {
@@ -12,12 +14,14 @@ export interface Config {
   /** Express `trust proxy` value (false: do not trust `X-Forwarded-*`). */
   trustProxy: boolean | number | string;
   logLevel: LogLevel;
+  /** `json` lines, or `pretty` readable ones; unset: pretty on a terminal, JSON elsewhere. */
+  logFormat: LogFormat | undefined;
   accessTokenTtlSeconds: number;
   codeTtlSeconds: number;
   sessionTtlSeconds: number;
   refreshToken: { rotate: boolean; reuseGraceSeconds: number; idleTtlSeconds: number | null; absoluteTtlSeconds: number | null };
   /** Failed sign-ins / client authentications per e-mail or client_id (and per IP) in a window. */
-  rateLimit: { maxFailures: number; windowSeconds: number; maxFailuresPerIp: number };
+  rateLimit: { maxFailures: number; windowSeconds: number; maxFailuresPerIp: number; ipv6PrefixLength: number };
   purgeIntervalMinutes: number;
   shutdownTimeoutSeconds: number;
   /**
@@ -27,6 +31,10 @@ export interface Config {
   demo: boolean;
   /** JWKS `Cache-Control: max-age`; a new signing key is published this long (+10 s) before it signs. */
   jwksMaxAgeSeconds: number;
+  /** The Prometheus listener (GET /metrics) when GATEHOUSE_METRICS_PORT is set; off otherwise. */
+  metrics: { host: string; port: number } | undefined;
+  /** The scope catalogue: the four built-in scopes, then those of `GATEHOUSE_SCOPES_FILE` (docs/decisions/0016-the-server-scopes-file.md). */
+  scopes: ScopeCatalogue;
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -35,6 +43,9 @@ export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS_LEVELS)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** A configuration value that cannot be used; `message` is one line naming the variable. */
 export class ConfigError extends Error {
@@ -111,6 +122,7 @@ const schema = {
   GATEHOUSE_KEY_SECRET: v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters (for example: openssl rand -base64 32)')),
   GATEHOUSE_TRUST_PROXY: trustProxy,
   GATEHOUSE_LOG_LEVEL: v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`),
+  GATEHOUSE_LOG_FORMAT: v.pipe(v.string(), v.toLowerCase(), v.picklist(LOG_FORMATS, 'must be json or pretty')),
   GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS: integer(60, 86400),
   GATEHOUSE_CODE_TTL_SECONDS: integer(10, 600),
   GATEHOUSE_SESSION_TTL_SECONDS: integer(60, 30 * 86400),
@@ -121,10 +133,14 @@ const schema = {
   GATEHOUSE_RATE_LIMIT_MAX_FAILURES: integer(1, 100000),
   GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS: integer(1, 86400),
   GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP: integer(1, 1000000),
+  GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH: integer(32, 128),
   GATEHOUSE_PURGE_INTERVAL_MINUTES: integer(1, 7 * 24 * 60),
   GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: integer(1, 600),
   GATEHOUSE_DEMO: boolean,
   GATEHOUSE_JWKS_MAX_AGE_SECONDS: integer(0, 3600),
+  GATEHOUSE_METRICS_PORT: integer(1, 65535),
+  GATEHOUSE_METRICS_HOST: v.pipe(v.string(), v.regex(/^[\w.:[\]-]+$/, 'must be a host name or an IP address')),
+  GATEHOUSE_SCOPES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
 } as const;
 
 type Schema = typeof schema;
@@ -132,6 +148,31 @@ type Parsed = { [K in keyof Schema]: v.InferOutput<Schema[K]> | undefined };
 
 /** The variables `loadConfig` reads, for documentation and `--help`. */
 export const CONFIG_VARIABLES = Object.keys(schema) as Array<keyof Schema>;
+
+/**
+ * Every secret variable can also be given as `<NAME>_FILE`: the path of a file holding the value
+ * (a Docker or Kubernetes secret), its one trailing newline trimmed. Both set, or a file that
+ * cannot be read, is a one-line error naming the variable (never the content).
+ */
+export function withSecretFiles(env: Env, readText: (path: string) => string = (path) => readFileSync(path, 'utf8')): Env {
+  let resolved: Env | undefined;
+  for (const name of SECRET_VARIABLES) {
+    const fileVariable = `${name}_FILE`;
+    const path = env[fileVariable];
+    if (path === undefined || path.trim() === '') continue;
+    if (env[name] !== undefined && env[name].trim() !== '') throw new ConfigError(fileVariable, `${name} and ${fileVariable} are both set; set only one.`);
+    let content: string;
+    try {
+      content = readText(path.trim());
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ConfigError(fileVariable, `${fileVariable} names a file that cannot be read (${reason}: ${path.trim()}).`);
+    }
+    resolved ??= { ...env };
+    resolved[name] = content.replace(/\r?\n$/, '');
+  }
+  return resolved ?? env;
+}
 
 function read(env: Env): Parsed {
   const parsed: Partial<Record<keyof Schema, unknown>> = {};
@@ -157,7 +198,7 @@ function read(env: Env): Parsed {
  * config.issuer; // 'http://localhost:3000' unless GATEHOUSE_ISSUER or PORT say otherwise
  */
 export function loadConfig(env: Env): Config {
-  const e = read(env);
+  const e = read(withSecretFiles(env));
   const port = e.PORT ?? 3000;
   const idle = e.GATEHOUSE_REFRESH_IDLE_TTL_SECONDS ?? null;
   const absolute = e.GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS ?? null;
@@ -165,6 +206,8 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('GATEHOUSE_REFRESH_IDLE_TTL_SECONDS', 'GATEHOUSE_REFRESH_IDLE_TTL_SECONDS must not exceed GATEHOUSE_REFRESH_ABSOLUTE_TTL_SECONDS.');
   }
   const issuer = e.GATEHOUSE_ISSUER ?? `http://localhost:${port}`;
+  const scopes = e.GATEHOUSE_SCOPES_FILE === undefined ? { catalogue: DEFAULT_SCOPES } : readScopeCatalogue(e.GATEHOUSE_SCOPES_FILE);
+  if ('problem' in scopes) throw new ConfigError('GATEHOUSE_SCOPES_FILE', `GATEHOUSE_SCOPES_FILE ${e.GATEHOUSE_SCOPES_FILE}: ${scopes.problem}.`);
   return {
     host: e.HOST,
     port,
@@ -175,6 +218,7 @@ export function loadConfig(env: Env): Config {
     keySecret: e.GATEHOUSE_KEY_SECRET,
     trustProxy: e.GATEHOUSE_TRUST_PROXY ?? false,
     logLevel: e.GATEHOUSE_LOG_LEVEL ?? 'info',
+    logFormat: e.GATEHOUSE_LOG_FORMAT,
     accessTokenTtlSeconds: e.GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS ?? 3600,
     codeTtlSeconds: e.GATEHOUSE_CODE_TTL_SECONDS ?? 60,
     sessionTtlSeconds: e.GATEHOUSE_SESSION_TTL_SECONDS ?? 12 * 3600,
@@ -188,12 +232,16 @@ export function loadConfig(env: Env): Config {
       maxFailures: e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES ?? 5,
       windowSeconds: e.GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS ?? 300,
       maxFailuresPerIp: e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP ?? 5 * (e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES ?? 5),
+      ipv6PrefixLength: e.GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH ?? 64,
     },
     purgeIntervalMinutes: e.GATEHOUSE_PURGE_INTERVAL_MINUTES ?? 15,
     shutdownTimeoutSeconds: e.GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS ?? 10,
     // The demo prints an admin password: on by default only where no one else can reach it.
     demo: e.GATEHOUSE_DEMO ?? isLoopbackHost(new URL(issuer).hostname),
     jwksMaxAgeSeconds: e.GATEHOUSE_JWKS_MAX_AGE_SECONDS ?? 300,
+    // Off unless a port is given; loopback by default, so the scrape target is not public by accident.
+    metrics: e.GATEHOUSE_METRICS_PORT === undefined ? undefined : { host: e.GATEHOUSE_METRICS_HOST ?? '127.0.0.1', port: e.GATEHOUSE_METRICS_PORT },
+    scopes: scopes.catalogue,
   };
 }
 

@@ -8,6 +8,8 @@ import type { Config } from './config.js';
 import { createHttpApp } from './http/app.js';
 import { encryptSigningKeys } from './key-encryption.js';
 import { createLogger, type LogDestination, type Logger } from './logger.js';
+import type { Metrics } from './metrics/metrics.js';
+import { createShutdownState, type ShutdownState } from './shutdown-state.js';
 import { openStorage, type Storage } from './storage.js';
 
 /** A symbol that remembers the type it resolves to. */
@@ -25,6 +27,7 @@ export const TOKENS = {
   settings: token<GatehouseSettings>('GatehouseSettings'),
   gatehouse: token<Gatehouse>('Gatehouse'),
   httpApp: token<Express>('HttpApp'),
+  shutdown: token<ShutdownState>('ShutdownState'),
 } as const;
 
 export function resolve<T>(container: DependencyContainer, key: Token<T>): T {
@@ -42,6 +45,7 @@ export function settingsFrom(config: Config): GatehouseSettings {
     sessionTtlSeconds: config.sessionTtlSeconds,
     refreshToken: config.refreshToken,
     jwksMaxAgeSeconds: config.jwksMaxAgeSeconds,
+    scopes: config.scopes,
   });
 }
 
@@ -55,9 +59,14 @@ export function settingsFrom(config: Config): GatehouseSettings {
  */
 export async function createContainer(
   config: Config,
-  options: { logDestination: LogDestination; clock?: Clock },
+  options: {
+    logDestination: LogDestination;
+    clock?: Clock;
+    /** Prometheus metrics (serve with GATEHOUSE_METRICS_PORT): audit events and readiness pings are counted. */
+    metrics?: Metrics;
+  },
 ): Promise<DependencyContainer> {
-  const logger = createLogger({ level: config.logLevel, destination: options.logDestination });
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination });
   const storage = await openStorage(config.database);
   const c = rootContainer.createChildContainer();
   const once = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
@@ -67,7 +76,14 @@ export async function createContainer(
   c.register(TOKENS.clock, { useValue: options.clock ?? systemClock });
   c.register(TOKENS.storage, { useValue: storage });
   c.register(TOKENS.settings, once(() => settingsFrom(config)));
-  c.register(TOKENS.auditLog, once((d) => createPinoAuditLog(resolve(d, TOKENS.logger))));
+  c.register(TOKENS.shutdown, { useValue: createShutdownState() });
+  c.register(
+    TOKENS.auditLog,
+    once((d) => {
+      const audit = createPinoAuditLog(resolve(d, TOKENS.logger));
+      return options.metrics ? options.metrics.countAuditEvents(audit) : audit;
+    }),
+  );
   c.register(
     TOKENS.repositories,
     once((d): Repositories => {
@@ -94,6 +110,8 @@ export async function createContainer(
         gatehouse: resolve(d, TOKENS.gatehouse),
         storage: resolve(d, TOKENS.storage),
         logger: resolve(d, TOKENS.logger),
+        shutdown: resolve(d, TOKENS.shutdown),
+        metrics: options.metrics,
       }),
     ),
   );

@@ -1,4 +1,4 @@
-import { KNOWN_SCOPES, randomAlphanumeric, type Client, type Gatehouse } from '@gatehouse/core';
+import { randomAlphanumeric, type Client, type Gatehouse } from '@gatehouse/core';
 
 /** The demo data `serve` seeds into an empty database (GATEHOUSE_DEMO, on by default). */
 export const DEMO = {
@@ -8,7 +8,6 @@ export const DEMO = {
   familyName: 'Admin',
   phone: '+15551234567',
   clientName: 'Demo client',
-  scopes: [...KNOWN_SCOPES],
 } as const;
 
 export const demoRedirectUri = (issuer: string): string => `${issuer}/demo/callback`;
@@ -38,7 +37,7 @@ export async function findDemoClient(gatehouse: Gatehouse, issuer: string): Prom
 export async function seedDemoIfEmpty(gatehouse: Gatehouse, issuer: string): Promise<DemoSeed | undefined> {
   if ((await gatehouse.listClients()).length > 0) return undefined;
   const account = await gatehouse.createAccount({ name: DEMO.accountName });
-  const existing = await gatehouse.deps.repos.users.findByEmail(DEMO.email);
+  const existing = await gatehouse.findUserByEmail(DEMO.email);
   const password = existing ? undefined : randomAlphanumeric(16);
   const user =
     existing ??
@@ -48,7 +47,8 @@ export async function seedDemoIfEmpty(gatehouse: Gatehouse, issuer: string): Pro
   const { client, clientSecret } = await gatehouse.registerClient({
     name: DEMO.clientName,
     redirectUris: [demoRedirectUri(issuer)],
-    scopes: [...DEMO.scopes],
+    // Every scope of the configured catalogue (the four built-in ones and GATEHOUSE_SCOPES_FILE's).
+    scopes: gatehouse.settings.scopes.map((entry) => entry.scope),
     ownerUserKey: user.userKey,
   });
   return { accountKey: account.accountKey, userKey: user.userKey, email: user.email, password, phone: DEMO.phone, clientId: client.clientId, clientSecret };

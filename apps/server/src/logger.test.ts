@@ -53,3 +53,39 @@ describe('createLogger', () => {
     expect(lines[1]).toMatchObject({ code: '[redacted]' });
   });
 });
+
+describe('createLogger formats', () => {
+  function captureText(options: { isTTY?: boolean; format?: 'json' | 'pretty' }) {
+    let text = '';
+    const destination = { write: (line: string) => (text += line), ...(options.isTTY === undefined ? {} : { isTTY: options.isTTY }) };
+    const logger = createLogger({ level: 'info', destination, format: options.format });
+    return { logger, text: () => text };
+  }
+
+  it('writes readable lines to a terminal, with the same redaction as the JSON ones', () => {
+    const { logger, text } = captureText({ isTTY: true });
+    logger.info({ port: 3000, issuer: 'http://localhost:3000', password: 'hunter2', nested: { client_secret: 's3cret', kept: 'two words' } }, 'listening');
+    logger.child({ authorization: 'Bearer abc' }).warn({ code: 'an-authorization-code' }, 'careful');
+    const lines = text().trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^\d\d:\d\d:\d\d INFO {2}listening port=3000 issuer=http:\/\/localhost:3000 password=\[redacted\] nested=\{"client_secret":"\[redacted\]","kept":"two words"\}$/,
+    );
+    expect(lines[1]).toMatch(/^\d\d:\d\d:\d\d WARN {2}careful authorization=\[redacted\] code=\[redacted\]$/);
+    expect(text()).not.toMatch(/hunter2|s3cret|abc|an-authorization-code|^\{/m);
+  });
+
+  it("shows an error's stack under its line", () => {
+    const { logger, text } = captureText({ format: 'pretty' });
+    logger.error({ err: Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY', cookie: 'sid=1' }) }, 'unexpected error');
+    expect(text()).toMatch(/^\d\d:\d\d:\d\d ERROR unexpected error err=\{"type":"\w+","message":"database is locked","code":"SQLITE_BUSY","cookie":"\[redacted\]"\}\n {4}Error: database is locked\n +at /);
+    expect(text()).not.toContain('sid=1');
+  });
+
+  it('writes JSON lines when the destination is not a terminal, or when told to on a terminal', () => {
+    for (const options of [{}, { isTTY: false }, { isTTY: true, format: 'json' as const }]) {
+      const { logger, text } = captureText(options);
+      logger.info({ password: 'hunter2', port: 1 }, 'listening');
+      expect(JSON.parse(text())).toMatchObject({ level: 'info', msg: 'listening', port: 1, password: '[redacted]' });
+    }
+  });
+});

@@ -1,11 +1,14 @@
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
-import type { LogLevel } from './config.js';
+import type { LogFormat, LogLevel } from './config.js';
+import { prettyDestination } from './pretty-log.js';
 
 export type { Logger } from 'pino';
 
 /** Where a line goes: `process.stdout` for `serve`, `process.stderr` for the other commands, a buffer in tests. */
 export interface LogDestination {
   write(line: string): unknown;
+  /** True for a terminal (as `process.stdout.isTTY`): lines are then readable rather than JSON by default. */
+  isTTY?: boolean;
 }
 
 /**
@@ -66,14 +69,17 @@ export function redactSecrets(fields: Record<string, unknown>): Record<string, u
 }
 
 /**
- * A pino logger writing JSON lines. Lines about a request carry its `reqId`: the HTTP adapter's
+ * A pino logger writing JSON lines, or readable lines (`format: 'pretty'`, the default when the
+ * destination is a terminal; pretty-log.ts): the same fields, redacted the same way. Lines about a request carry its `reqId`: the HTTP adapter's
  * access and error lines, and audit events of `gatehouse.forRequest` (see audit-log.ts).
  *
  * @example
  * const logger = createLogger({ level: 'info', destination: process.stdout });
  * logger.info({ port: 3000 }, 'listening');
  */
-export function createLogger(options: { level: LogLevel; destination: LogDestination }): Logger {
+export function createLogger(options: { level: LogLevel; destination: LogDestination; format?: LogFormat | undefined }): Logger {
+  const format = options.format ?? (options.destination.isTTY === true ? 'pretty' : 'json');
+  const destination = format === 'pretty' ? prettyDestination(options.destination) : options.destination;
   return pino(
     {
       level: options.level,
@@ -84,6 +90,6 @@ export function createLogger(options: { level: LogLevel; destination: LogDestina
       // a child logger's bindings, which the `log` formatter does not see.
       redact: { paths: [...TOP_LEVEL], censor: CENSOR },
     },
-    options.destination as DestinationStream,
+    destination as DestinationStream,
   );
 }

@@ -1,13 +1,14 @@
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
+import { createShutdownState } from './shutdown-state.js';
 
 const silent = createLogger({ level: 'silent', destination: { write: () => undefined } });
 
-function get(port: number, path: string): Promise<{ status: number; body: string; connection: string | undefined }> {
+function get(port: number, path: string, agent: Agent | false = false): Promise<{ status: number; body: string; connection: string | undefined }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, agent }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
@@ -49,6 +50,44 @@ describe('startServer', () => {
     expect(response).toMatchObject({ status: 200, body: 'finished' });
     await stopping;
     expect(stopped).toBe(true);
+  });
+
+  it('answers a request on a keep-alive connection opened before the stop, with Connection: close, while another is in flight', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
+    const shutdown = createShutdownState();
+    const server = await startServer({
+      handler: (req, res) => {
+        if (req.url === '/slow') {
+          arrived();
+          void released.then(() => res.end('finished'));
+        } else res.end(shutdown.stopping ? 'stopping' : 'ready');
+      },
+      host: '127.0.0.1',
+      port: 0,
+      logger: silent,
+      purge: async () => ({}),
+      purgeIntervalMinutes: 60,
+      shutdownTimeoutSeconds: 30,
+      shutdown,
+    });
+    const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+    let sockets = 0;
+    keepAlive.on('free', () => (sockets = Object.values(keepAlive.freeSockets).flat().length));
+    expect(await get(server.port, '/ready', keepAlive)).toMatchObject({ status: 200, body: 'ready', connection: 'keep-alive' });
+    expect(sockets).toBe(1);
+    const slow = get(server.port, '/slow');
+    await inFlight;
+    const stopping = server.stop();
+    expect(shutdown.stopping).toBe(true);
+    // The same connection (maxSockets 1, opened before the stop) carries the next request.
+    expect(await get(server.port, '/ready', keepAlive)).toEqual({ status: 200, body: 'stopping', connection: 'close' });
+    release();
+    expect(await slow).toMatchObject({ status: 200, body: 'finished' });
+    await stopping;
+    keepAlive.destroy();
   });
 
   it('runs the purge on its timer and logs what it removed', async () => {

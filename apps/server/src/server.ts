@@ -1,14 +1,16 @@
 import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { Logger } from './logger.js';
+import type { ShutdownState } from './shutdown-state.js';
 
 export interface RunningServer {
   /** The port actually bound (useful with port 0 in tests). */
   port: number;
   /**
-   * Graceful stop: stops accepting connections, lets in-flight requests finish (closing idle
-   * keep-alive connections at once, and every connection after `shutdownTimeoutSeconds`),
-   * stops the purge timer and waits for a purge in progress.
+   * Graceful stop: marks the shutdown as begun (the readiness probe answers 503), stops accepting
+   * connections, lets in-flight requests finish (closing idle keep-alive connections at once, a
+   * busy one after its answer, and every connection after `shutdownTimeoutSeconds`), stops the
+   * purge timer and waits for a purge in progress.
    */
   stop(): Promise<void>;
 }
@@ -22,14 +24,23 @@ export interface ServerOptions {
   purge: () => Promise<Record<string, number>>;
   purgeIntervalMinutes: number;
   shutdownTimeoutSeconds: number;
+  /** Told when the stop begins (the readiness probe reads it). */
+  shutdown?: ShutdownState;
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { logger } = options;
   let stopping = false;
+  let inFlight = 0;
+  let onDrained = () => undefined as void;
   const handler: RequestListener = (req, res) => {
     // Keep-alive connections are not reused once the server stops.
     if (stopping) res.setHeader('Connection', 'close');
+    inFlight += 1;
+    res.once('close', () => {
+      inFlight -= 1;
+      if (stopping && inFlight === 0) onDrained();
+    });
     options.handler(req, res);
   };
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, handler);
@@ -62,9 +73,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     stop() {
       stopped ??= (async () => {
         stopping = true;
+        options.shutdown?.begin();
         clearInterval(purgeTimer);
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
+        const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
+        // No new connection from here on. The open ones stay while requests are in flight: a
+        // request arriving on a keep-alive connection is answered (the readiness probe with 503,
+        // every answer with Connection: close) rather than cut. net.Server's close, not
+        // http.Server's, which would also close the idle keep-alive connections at once.
+        NetServer.prototype.close.call(server);
+        // Once nothing is in flight, the idle connections go too (http.Server's close).
+        onDrained = () => server.close();
+        if (inFlight === 0) onDrained();
         const force = setTimeout(() => {
           logger.warn({ afterSeconds: options.shutdownTimeoutSeconds }, 'closing connections still open');
           server.closeAllConnections();

@@ -1,13 +1,21 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { openSqliteStorage, type Storage } from '@gatehouse/storage-sqlite';
+import type { FailureStore } from '@gatehouse/http-express';
+import { openSqliteStorage, type Storage as CoreStorage } from '@gatehouse/storage-sqlite';
 import type { Config } from './config.js';
 
-export type { Storage } from '@gatehouse/storage-sqlite';
+/**
+ * The database, and on PostgreSQL the failure counts every instance shares
+ * (docs/decisions/0023-rate-limiting-failed-attempts.md); on SQLite (one process) they stay in memory.
+ */
+export interface Storage extends CoreStorage {
+  failedAttempts?: FailureStore & { purgeExpired(now: number): Promise<number> };
+}
 
 /**
  * Opens the database the configuration names (PostgreSQL when GATEHOUSE_DATABASE_URL is set,
- * else the SQLite file, whose directory is created) and applies pending migrations.
+ * else the SQLite file, whose directory is created) and applies pending migrations (on
+ * PostgreSQL, that creates the shared failure-count table too).
  */
 export async function openStorage(database: Config['database']): Promise<Storage> {
   let storage: Storage;

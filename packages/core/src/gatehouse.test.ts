@@ -1,5 +1,7 @@
+import { decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse } from './testing/index.js';
+import { depsOf } from './gatehouse.js';
 
 describe('gatehouse.forRequest', () => {
   it('records the audit events of its calls with the request id, and the shared gatehouse without one', async () => {
@@ -21,7 +23,40 @@ describe('gatehouse.forRequest', () => {
     const { client, clientSecret } = await t.gatehouse.forRequest('req-1').registerClient({ name: 'App', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.send'] });
     expect(t.audit.ofType('client.created')[0]).toMatchObject({ clientId: client.clientId, requestId: 'req-1' });
     await expect(t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret })).resolves.toMatchObject({ clientId: client.clientId });
-    expect(t.gatehouse.forRequest('req-2').deps.repos).toBe(t.gatehouse.deps.repos);
-    expect(t.gatehouse.forRequest('req-2').deps.keys).toBe(t.gatehouse.deps.keys);
+    expect(depsOf(t.gatehouse.forRequest('req-2')).repos).toBe(depsOf(t.gatehouse).repos);
+    expect(depsOf(t.gatehouse.forRequest('req-2')).keys).toBe(depsOf(t.gatehouse).keys);
+  });
+});
+
+describe('the Gatehouse interface', () => {
+  it('shows its settings and clock, and no ports', async () => {
+    const t = await createTestGatehouse({ settings: { scopes: [{ scope: 'orders.v1.read', description: 'See your orders' }] } });
+    expect(t.gatehouse.settings).toBe(t.settings);
+    expect(t.gatehouse.settings.scopes).toEqual([{ scope: 'orders.v1.read', description: 'See your orders' }]);
+    expect(t.gatehouse.clock).toBe(t.clock);
+    expect(t.gatehouse.forRequest('req-1').settings).toBe(t.settings);
+    expect(t.gatehouse).not.toHaveProperty('deps');
+    expect(t.gatehouse.forRequest('req-1')).not.toHaveProperty('deps');
+  });
+
+  it('finds users (without the password hash) and accounts, and lists phone numbers', async () => {
+    const t = await createTestGatehouse();
+    const { accountKey } = await t.seedAccount('Acme');
+    const user = await t.seedUser({ email: 'ada@example.com', phone: '+15551234567' });
+    const found = await t.gatehouse.findUserByEmail(' ada@example.com ');
+    expect(found).toEqual({ userKey: user.userKey, email: 'ada@example.com', givenName: user.givenName, familyName: user.familyName, locale: user.locale });
+    expect(found).not.toHaveProperty('passwordHash');
+    expect(await t.gatehouse.findUserByEmail('nobody@example.com')).toBeUndefined();
+    expect(await t.gatehouse.findAccount(accountKey)).toEqual({ accountKey, name: 'Acme' });
+    expect(await t.gatehouse.findAccount('nope')).toBeUndefined();
+    expect(await t.gatehouse.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
+  });
+
+  it('names the key new tokens are signed with', async () => {
+    const t = await createTestGatehouse();
+    const kid = await t.gatehouse.currentSigningKeyId();
+    expect((await t.gatehouse.jwks()).keys.map((key) => key.kid)).toEqual([kid]);
+    const tokens = await t.obtainTokens({ client: (await t.seedClient()).client, user: await t.seedUser() });
+    expect(decodeProtectedHeader(tokens.access_token).kid).toBe(kid);
   });
 });

@@ -1,4 +1,5 @@
 import type { Deps } from './deps.js';
+import type { Gatehouse, RequestScopedGatehouse } from './gatehouse-api.js';
 import type { Clock } from './ports/clock.js';
 import type { IdGenerator } from './ports/ids.js';
 import type { Repositories } from './ports/repositories.js';
@@ -21,6 +22,7 @@ import { purgeExpired } from './use-cases/purge.js';
 import { refresh } from './use-cases/refresh.js';
 import { revokeToken } from './use-cases/revoke.js';
 import * as sessions from './use-cases/sessions.js';
+import * as lookups from './use-cases/lookups.js';
 import * as users from './use-cases/users.js';
 
 export interface GatehouseOptions {
@@ -74,7 +76,7 @@ function bind<F extends (deps: Deps, ...args: never[]) => unknown>(deps: Deps, u
  * });
  * const { client, clientSecret } = await gatehouse.registerClient({ name: 'Demo', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.send'] });
  */
-export function createGatehouse(options: GatehouseOptions) {
+export function createGatehouse(options: GatehouseOptions): Gatehouse {
   const { clock } = options;
   const ids = options.ids ?? randomIdGenerator;
   const audit = options.audit ?? { record: () => undefined };
@@ -101,19 +103,22 @@ export function createGatehouse(options: GatehouseOptions) {
     ...(options.userDirectory === undefined ? {} : { userDirectory: options.userDirectory }),
     ...(options.passwordCheck !== undefined ? { passwordCheck: options.passwordCheck } : options.userDirectory !== undefined ? { passwordCheck: NO_PASSWORDS } : {}),
   };
-  const gatehouse = useCases(deps);
-  return {
-    ...gatehouse,
-    /**
-     * The same use cases, every audit event they record carrying `requestId`, so an audit line
-     * can be matched with the request that caused it (an explicit context: no async-local
-     * storage, whose promise hooks slow every request down). The ports are shared.
-     *
-     * @example
-     * await gatehouse.forRequest(requestId).exchangeCode({ client, code, redirectUri, codeVerifier });
-     */
+  const gatehouse: Gatehouse = {
+    ...useCases(deps),
     forRequest: (requestId: string): RequestScopedGatehouse => useCases({ ...deps, audit: withRequestId(deps.audit, requestId) }),
   };
+  portsOf.set(gatehouse, deps);
+  return gatehouse;
+}
+
+/** The ports behind each gatehouse, for the core's own tests only (not exported from the package). */
+const portsOf = new WeakMap<RequestScopedGatehouse, Deps>();
+
+/** The ports a gatehouse was made with: the core's tests reach the key ring and the token cache through it. */
+export function depsOf(gatehouse: RequestScopedGatehouse): Deps {
+  const deps = portsOf.get(gatehouse);
+  if (!deps) throw new Error('Not a gatehouse made by createGatehouse.');
+  return deps;
 }
 
 function withRequestId(audit: AuditLog, requestId: string): AuditLog {
@@ -121,10 +126,11 @@ function withRequestId(audit: AuditLog, requestId: string): AuditLog {
 }
 
 /** The use cases bound to `deps`. */
-function useCases(deps: Deps) {
+function useCases(deps: Deps): RequestScopedGatehouse {
   const { keys } = deps;
-  return {
-    deps,
+  const scoped: RequestScopedGatehouse = {
+    settings: deps.settings,
+    clock: deps.clock,
     // Authorization (RFC 6749 §4.1)
     checkAuthorizationRequest: bind(deps, authorize.checkAuthorizationRequest),
     approveAuthorization: bind(deps, authorize.approveAuthorization),
@@ -138,6 +144,7 @@ function useCases(deps: Deps) {
     verifyAccessToken: bind(deps, verifyAccessToken),
     jwks: () => keys.jwks(),
     rotateSigningKey: () => keys.rotate(),
+    currentSigningKeyId: async () => (await keys.signingKey()).kid,
     // Sign-in sessions
     signIn: bind(deps, sessions.signIn),
     resolveSession: bind(deps, sessions.resolveSession),
@@ -166,6 +173,10 @@ function useCases(deps: Deps) {
     setMembership: bind(deps, users.setMembership),
     addPhoneNumber: bind(deps, users.addPhoneNumber),
     currentUser: bind(deps, users.currentUser),
+    findUserByEmail: bind(deps, lookups.findUserByEmail),
+    findAccount: bind(deps, lookups.findAccount),
+    listPhoneNumbers: bind(deps, lookups.listPhoneNumbers),
+    findPhoneNumberOwner: bind(deps, lookups.findPhoneNumberOwner),
     // Attribute administration
     createAttribute: bind(deps, attributes.createAttribute),
     listAttributes: bind(deps, attributes.listAttributes),
@@ -180,8 +191,8 @@ function useCases(deps: Deps) {
     // Housekeeping
     purgeExpired: bind(deps, purgeExpired),
   };
+  portsOf.set(scoped, deps);
+  return scoped;
 }
 
-export type Gatehouse = ReturnType<typeof createGatehouse>;
-/** The use cases of one request (`gatehouse.forRequest(requestId)`). */
-export type RequestScopedGatehouse = ReturnType<typeof useCases>;
+export type { Gatehouse, RequestScopedGatehouse } from './gatehouse-api.js';

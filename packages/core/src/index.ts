@@ -1,6 +1,16 @@
 export * from './errors.js';
 export type * from './domain/model.js';
-export { SCOPE_CATALOGUE, KNOWN_SCOPES, describeScope, parseScope, formatScope, isValidScopeToken } from './domain/scopes.js';
+export {
+  DEFAULT_SCOPES,
+  describeScope,
+  isCataloguedScope,
+  scopeCatalogueProblem,
+  parseScope,
+  formatScope,
+  isValidScopeToken,
+  type ScopeCatalogue,
+  type ScopeDefinition,
+} from './domain/scopes.js';
 export { redirectUriProblem, isLoopbackHost } from './domain/redirect-uri.js';
 export * from './ports/index.js';
 export { defineSettings, type GatehouseSettings } from './settings.js';
@@ -23,5 +33,6 @@ export * from './use-cases/attributes.js';
 export * from './use-cases/messages.js';
 export * from './use-cases/authorized-apps.js';
 export * from './use-cases/purge.js';
+export * from './use-cases/lookups.js';
 export type { TokenResponse } from './use-cases/token-response.js';
 export { createGatehouse, type Gatehouse, type GatehouseOptions, type RequestScopedGatehouse } from './gatehouse.js';

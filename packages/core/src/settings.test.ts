@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SCOPES } from './domain/scopes.js';
 import { defineSettings } from './settings.js';
 
 describe('defineSettings', () => {
@@ -12,6 +13,7 @@ describe('defineSettings', () => {
       maxAttributesPerAccount: 500,
       interactionTtlSeconds: 600,
       jwksMaxAgeSeconds: 300,
+      scopes: DEFAULT_SCOPES,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
     });
   });
@@ -20,5 +22,21 @@ describe('defineSettings', () => {
     const settings = defineSettings({ issuer: 'https://a.example', audience: 'https://api.example', codeTtlSeconds: 30, refreshToken: { rotate: true } });
     expect(settings).toMatchObject({ audience: 'https://api.example', codeTtlSeconds: 30, accessTokenTtlSeconds: 3600 });
     expect(settings.refreshToken).toEqual({ rotate: true, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null });
+  });
+
+  it('takes a scope catalogue of its own, copied so later changes to the array do not reach it', () => {
+    const scopes = [...DEFAULT_SCOPES, { scope: 'orders.v1.read', description: 'See your orders' }];
+    const settings = defineSettings({ issuer: 'https://orders.example', scopes });
+    scopes.pop();
+    expect(settings.scopes.map((entry) => entry.scope)).toEqual([...DEFAULT_SCOPES.map((entry) => entry.scope), 'orders.v1.read']);
+    expect(Object.isFrozen(settings.scopes)).toBe(true);
+  });
+
+  it('refuses a catalogue that cannot be used, saying why', () => {
+    expect(() => defineSettings({ issuer: 'https://a.example', scopes: [{ scope: 'orders.read', description: 'x' }] })).toThrow(
+      'defineSettings: the scope "orders.read" is not of the form <area>.<version>.<resource>.<action> or <area>.<version>.<action> (such as orders.v1.read).',
+    );
+    expect(() => defineSettings({ issuer: 'https://a.example', scopes: [...DEFAULT_SCOPES, DEFAULT_SCOPES[0]!] })).toThrow('defineSettings: the scope "messaging.v1.send" is listed twice.');
+    expect(() => defineSettings({ issuer: 'https://a.example', scopes: [{ scope: 'orders.v1.read', description: ' ' }] })).toThrow('needs a description');
   });
 });

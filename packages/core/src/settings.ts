@@ -1,3 +1,5 @@
+import { DEFAULT_SCOPES, scopeCatalogueProblem, type ScopeCatalogue } from './domain/scopes.js';
+
 /** Per-deployment settings of the core. */
 export interface GatehouseSettings {
   /** RFC 8414 issuer identifier: the `iss` of tokens and authorization responses (RFC 9207). */
@@ -25,14 +27,29 @@ export interface GatehouseSettings {
    * key is published this long (plus a margin) before it signs (docs/operations.md, key rotation).
    */
   jwksMaxAgeSeconds: number;
+  /**
+   * The scope catalogue: every scope a client may be registered with, with the words the consent
+   * page shows. Registration, authorize, refresh, consent, the portal and `scopes_supported` read it.
+   * Default: `DEFAULT_SCOPES`.
+   */
+  scopes: ScopeCatalogue;
 }
 
 /**
- * Settings with the SPEC's defaults.
+ * Settings with the product's defaults. A scope catalogue that cannot be used (a scope that is
+ * not a scope-token of the product's form, listed twice, or without a description; see
+ * docs/decisions/0015-scopes-are-configuration.md) throws an `Error` saying which.
  *
  * @example
  * const settings = defineSettings({ issuer: 'https://auth.example.com' });
  * settings.accessTokenTtlSeconds; // 3600
+ *
+ * @example
+ * // An embedder's own scopes, beside (or instead of) the default four:
+ * const settings = defineSettings({
+ *   issuer: 'https://orders.example.com',
+ *   scopes: [...DEFAULT_SCOPES, { scope: 'orders.v1.read', description: 'See your orders' }],
+ * });
  */
 export function defineSettings(
   overrides: Partial<Omit<GatehouseSettings, 'refreshToken'>> & {
@@ -40,7 +57,9 @@ export function defineSettings(
     refreshToken?: Partial<GatehouseSettings['refreshToken']>;
   },
 ): GatehouseSettings {
-  const { refreshToken, ...rest } = overrides;
+  const { refreshToken, scopes = DEFAULT_SCOPES, ...rest } = overrides;
+  const problem = scopeCatalogueProblem(scopes);
+  if (problem !== undefined) throw new Error(`defineSettings: ${problem}.`);
   return {
     audience: overrides.audience ?? overrides.issuer,
     accessTokenTtlSeconds: 3600,
@@ -50,6 +69,7 @@ export function defineSettings(
     interactionTtlSeconds: 600,
     jwksMaxAgeSeconds: 300,
     ...rest,
+    scopes: Object.freeze(scopes.map((entry) => Object.freeze({ scope: entry.scope, description: entry.description }))),
     refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null, ...refreshToken },
   };
 }

@@ -39,7 +39,7 @@ function wantsHtml(req: Request): boolean {
  */
 export function createGatehouseApp(options: GatehouseHttpOptions): express.Express {
   const logger = options.logger ?? silentLogger;
-  const issuer = options.gatehouse.deps.settings.issuer;
+  const issuer = options.gatehouse.settings.issuer;
   const base = issuerPath(issuer);
   const jsonPaths = OAUTH_JSON_PATHS.map((path) => `${base}${path}`);
   const isPagePath = (req: Request): boolean => req.path.startsWith(`${base}/oauth/`) || req.path.startsWith('/portal') || req.path === '/';

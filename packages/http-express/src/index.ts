@@ -8,3 +8,15 @@ export { createPortalRouter, PORTAL_MENU } from './portal/index.js';
 export { createResourceRouter, RESOURCE_PREFIXES } from './resource/index.js';
 export * from './security/index.js';
 export * from './pages/index.js';
+// Resource-server middleware for the host's own routes (RFC 6750), and the problem answers (RFC 9457).
+export {
+  accessTokenOf,
+  bearerAuth,
+  bearerErrorHandler,
+  requireScope,
+  BEARER_REALM,
+  type BearerAuthOptions,
+  type BearerLocals,
+  type RequireScopeOptions,
+} from './bearer/index.js';
+export { HttpProblem, problem, problemErrorHandler, type Problem, type ProblemKind, type ProblemLogger } from './problem/index.js';

@@ -1,6 +1,6 @@
 import type { Gatehouse } from '@gatehouse/core';
 import type { HttpLogger } from './logger.js';
-import type { RateLimitSettings } from './security/rate-limit.js';
+import type { FailureStore, RateLimitSettings } from './security/rate-limit.js';
 
 /** What Gatehouse's router needs (`createGatehouseRouter`, and `createGatehouseApp` on top of it). */
 export interface GatehouseRouterOptions {
@@ -16,6 +16,8 @@ export interface GatehouseRouterOptions {
    * tokens rest on the session token's secrecy alone (docs/decisions/0025).
    */
   csrfKey?: string | Uint8Array;
+  /** Where failure counts live: default in this process's memory; a shared store (apps/server: PostgreSQL) makes instances count together. */
+  failureStore?: FailureStore;
   /**
    * The host's own login page (docs/decisions/0091): a browser that must sign in is sent there
    * with `login_request=<id>` instead of to Gatehouse's login page; the host signs the user in its

@@ -1,4 +1,4 @@
-import type { StorageDialect } from '@gatehouse/storage-sqlite';
+import type { StorageDialect } from '@gatehouse/storage-kysely';
 import {
   PostgresAdapter,
   PostgresDriver,
@@ -7,11 +7,14 @@ import {
   sql,
   type DatabaseConnection,
   type Dialect,
+  type PostgresCursor,
+  type PostgresPool,
+  type PostgresPoolClient,
   type TransactionSettings,
 } from 'kysely';
-import type pg from 'pg';
+import pg from 'pg';
 
-/** The PostgreSQL side of the shared repositories (@gatehouse/storage-sqlite's kysely code). */
+/** The PostgreSQL side of the shared repositories (@gatehouse/storage-kysely). */
 export const postgresDialect: StorageDialect = {
   name: 'postgres',
   // Byte-wise order whatever the database's locale, as JavaScript compares the ids.
@@ -32,11 +35,12 @@ export const postgresDialect: StorageDialect = {
  * default: single use rests on conditional UPDATEs (row locks) and attribute writes on an
  * advisory lock, so no statement needs a stronger level, and none can fail with a
  * serialization error that would need a retry (docs/decisions/0014-postgresql-concurrency.md).
+ * With `leaveOpen`, destroying the kysely instance leaves `pool` open (it is the host's).
  */
-export function createPostgresKyselyDialect(pool: pg.Pool): Dialect {
+export function createPostgresKyselyDialect(pool: pg.Pool, options: { leaveOpen?: boolean } = {}): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new ReadCommittedPostgresDriver({ pool }),
+    createDriver: () => new ReadCommittedPostgresDriver({ pool: withGatehouseTypes(pool, options) }),
     createIntrospector: (db) => new PostgresIntrospector(db),
     createQueryCompiler: () => new PostgresQueryCompiler(),
   };
@@ -46,4 +50,44 @@ class ReadCommittedPostgresDriver extends PostgresDriver {
   override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     await super.beginTransaction(connection, { ...settings, isolationLevel: settings.isolationLevel ?? 'read committed' });
   }
+}
+
+const INT8_OID = 20;
+
+/** Epoch-millisecond columns and counts are int8: parsed to numbers (exact below 2^53). */
+export const gatehouseTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser,
+};
+
+function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new Error(`An int8 value is beyond 2^53: ${text}`);
+  return value;
+}
+
+/**
+ * The pool as kysely's driver sees it, each of Gatehouse's queries parsing its results with
+ * `gatehouseTypes` (pg's per-query `types`), so a host's pool keeps its own parsers for its own
+ * queries. `end()` ends the pool only when the storage owns it.
+ */
+function withGatehouseTypes(pool: pg.Pool, options: { leaveOpen?: boolean }): PostgresPool {
+  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let connection = wrapped.get(client);
+      if (connection === undefined) {
+        connection = {
+          // kysely calls query(sql, parameters), or query(cursor) for a stream.
+          query: ((text: string | PostgresCursor<unknown>, values?: ReadonlyArray<unknown>): unknown =>
+            typeof text === 'string' ? client.query({ text, values: values as unknown[], types: gatehouseTypes }) : client.query(text as never)) as PostgresPoolClient['query'],
+          release: () => client.release(),
+        };
+        // One wrapper per pooled client: kysely keeps its connection objects by client.
+        wrapped.set(client, connection);
+      }
+      return connection;
+    },
+    end: () => (options.leaveOpen ? Promise.resolve() : pool.end()),
+  };
 }

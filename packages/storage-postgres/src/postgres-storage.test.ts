@@ -1,4 +1,4 @@
-import { createMigrationProvider, MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '@gatehouse/storage-sqlite';
+import { createMigrationProvider, MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '@gatehouse/storage-kysely';
 import { Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresDialect } from './postgres-dialect.js';
@@ -33,7 +33,7 @@ describe.skipIf(!POSTGRES_URL)('openPostgresStorage', () => {
       const ran = await sql<{ name: string }>`select name from ${sql.table(`${schema}.gatehouse_migration`)} order by name`.execute(one.db);
       expect(ran.rows).toEqual([{ name: '0001_initial' }, { name: '0002_one_owner_per_phone_number' }, { name: '0003_interactions' }]);
       const tables = await sql<{ n: number }>`select count(*) as n from pg_tables where schemaname = ${schema}`.execute(one.db);
-      expect(tables.rows[0]?.n).toBe(16); // 14 tables and the migrator's two
+      expect(tables.rows[0]?.n).toBe(17); // 13 tables, the interactions, the limiter's failed attempts and the migrator's two
     } finally {
       await one.storage.close();
       await two.close();

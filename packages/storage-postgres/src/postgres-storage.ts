@@ -1,18 +1,40 @@
-import { createKyselyRepositories, migrateToLatest, pingDatabase, type Database, type Storage } from '@gatehouse/storage-sqlite';
-import { Kysely, sql, type LogConfig } from 'kysely';
+import { createKyselyRepositories, migrateToLatest, pingDatabase, type Database, type Storage } from '@gatehouse/storage-kysely';
+import { Kysely, sql, WithSchemaPlugin, type LogConfig } from 'kysely';
 import pg from 'pg';
+import { createPostgresFailureStore, ensureFailedAttemptsTable, type PostgresFailureStore } from './failed-attempts.js';
 import { createPostgresKyselyDialect, postgresDialect } from './postgres-dialect.js';
 
-export interface PostgresStorageOptions {
+interface PostgresCommonOptions {
+  /**
+   * Schema holding the tables (created by `migrate()` when missing); default: the connection's
+   * search_path. Every query names it, so a host's pool and search_path stay as they are.
+   */
+  schema?: string;
+}
+
+/** A pool the storage creates and ends. */
+export interface PostgresConnectionOptions extends PostgresCommonOptions {
   /** `postgres://user:password@host:5432/database` */
   connectionString: string;
   /** Connections in the pool of this instance (default 10). */
   poolSize?: number;
-  /** Schema holding the tables (created by `migrate()` when missing); default: the connection's search_path. */
-  schema?: string;
+  pool?: never;
 }
 
-const INT8_OID = 20;
+/** The core's storage, plus the failure counts every instance shares (docs/decisions/0023, amended). */
+export interface PostgresStorage extends Storage {
+  failedAttempts: PostgresFailureStore;
+}
+
+/** The host's pool: the storage borrows its connections and `close()` leaves it open. */
+export interface PostgresPoolOptions extends PostgresCommonOptions {
+  pool: pg.Pool;
+  connectionString?: never;
+  poolSize?: never;
+}
+
+export type PostgresStorageOptions = PostgresConnectionOptions | PostgresPoolOptions;
+
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /**
@@ -23,39 +45,37 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * @example
  * const storage = await openPostgresStorage({ connectionString: process.env.GATEHOUSE_DATABASE_URL!, poolSize: 20 });
  * await storage.migrate();
+ *
+ * @example
+ * // On the host's own pool, in a schema of its own; storage.close() leaves `hostPool` open.
+ * const storage = await openPostgresStorage({ pool: hostPool, schema: 'gatehouse' });
  */
-export async function openPostgresStorage(options: PostgresStorageOptions): Promise<Storage> {
+export async function openPostgresStorage(options: PostgresStorageOptions): Promise<PostgresStorage> {
   return (await openPostgres(options)).storage;
 }
 
 /** The storage with its kysely instance and pool (tests look inside). */
-export async function openPostgres(options: PostgresStorageOptions, log?: LogConfig): Promise<{ storage: Storage; db: Kysely<Database>; pool: pg.Pool }> {
+export async function openPostgres(options: PostgresStorageOptions, log?: LogConfig): Promise<{ storage: PostgresStorage; db: Kysely<Database>; pool: pg.Pool }> {
   const { schema } = options;
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error('The PostgreSQL schema must be a plain identifier ([A-Za-z_][A-Za-z0-9_]*).');
-  const poolSize = options.poolSize ?? 10;
-  if (!Number.isInteger(poolSize) || poolSize < 1) throw new Error('The PostgreSQL pool size must be a whole number, 1 or more.');
-
-  const pool = new pg.Pool({
-    connectionString: options.connectionString,
-    max: poolSize,
-    // Epoch-millisecond columns and counts are int8: parse them to numbers (exact below 2^53).
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
-    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
-  });
-  // An idle connection that breaks (server restart) must not crash the process; the pool replaces it.
-  pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: createPostgresKyselyDialect(pool), ...(log ? { log } : {}) });
+  const ownsPool = options.pool === undefined;
+  const pool = options.pool ?? createPool(options as PostgresConnectionOptions, schema);
+  const plugins = schema === undefined ? [] : [new WithSchemaPlugin(schema)];
+  const db = new Kysely<Database>({ dialect: createPostgresKyselyDialect(pool, { leaveOpen: !ownsPool }), plugins, ...(log ? { log } : {}) });
 
   let closed: Promise<void> | undefined;
-  const storage: Storage = {
+  const storage: PostgresStorage = {
     repositories: createKyselyRepositories(db, postgresDialect),
+    failedAttempts: createPostgresFailureStore(db as Kysely<unknown>),
     async migrate() {
       const migrationTableSchema = schema ?? (await sql<{ name: string | null }>`select current_schema() as name`.execute(db)).rows[0]?.name ?? undefined;
       await migrateToLatest(db, postgresDialect, migrationTableSchema === undefined ? {} : { migrationTableSchema });
+      // Not a migration: the limiter's table is PostgreSQL's alone (SQLite serves one process, counted in memory).
+      await ensureFailedAttemptsTable(db as Kysely<unknown>);
     },
     ping: () => pingDatabase(db),
     close() {
-      // Waits for queries in flight, then ends every pooled connection.
+      // Waits for queries in flight, then ends every pooled connection of a pool it created.
       closed ??= db.destroy();
       return closed;
     },
@@ -63,8 +83,16 @@ export async function openPostgres(options: PostgresStorageOptions, log?: LogCon
   return { storage, db, pool };
 }
 
-function parseInt8(text: string): number {
-  const value = Number(text);
-  if (!Number.isSafeInteger(value)) throw new Error(`An int8 value is beyond 2^53: ${text}`);
-  return value;
+function createPool(options: PostgresConnectionOptions, schema: string | undefined): pg.Pool {
+  const poolSize = options.poolSize ?? 10;
+  if (!Number.isInteger(poolSize) || poolSize < 1) throw new Error('The PostgreSQL pool size must be a whole number, 1 or more.');
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: poolSize,
+    // The tables' schema first on the search_path too, for SQL typed by hand (psql, support queries).
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  // An idle connection that breaks (server restart) must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  return pool;
 }

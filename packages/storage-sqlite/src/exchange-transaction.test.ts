@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from './sqlite-storage.js';
-import type { Storage } from './storage.js';
+import type { Storage } from '@gatehouse/storage-kysely';
 
 /** Records the SQL of every statement the connection runs (prepared statements are reused, so runs are counted). */
 function recordStatements(database: BetterSqlite3.Database): string[] {

@@ -1,7 +1,6 @@
 import { Migrator, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMigrationProvider, MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from './migrations.js';
-import type { Database } from './schema.js';
+import { createMigrationProvider, MIGRATION_LOCK_TABLE, MIGRATION_TABLE, type Database } from '@gatehouse/storage-kysely';
 import { sqliteDialect } from './sqlite-dialect.js';
 import { openSqlite } from './sqlite-storage.js';
 import { tempDatabaseFile } from './test-support/temp-file.js';

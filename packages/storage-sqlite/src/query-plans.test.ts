@@ -2,7 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from './sqlite-storage.js';
-import type { Storage } from './storage.js';
+import type { Storage } from '@gatehouse/storage-kysely';
 import { tempDatabaseFile } from './test-support/temp-file.js';
 
 const GRANTS = 100_000;

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MIGRATION_TABLE } from './migrations.js';
+import { MIGRATION_TABLE } from '@gatehouse/storage-kysely';
 import { openSqliteStorage } from './sqlite-storage.js';
 import { tempDatabaseFile } from './test-support/temp-file.js';
 

@@ -2,7 +2,7 @@ import { OAuthError, sha256 } from '@gatehouse/core';
 import { createTestGatehouse } from '@gatehouse/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage } from './sqlite-storage.js';
-import type { Storage } from './storage.js';
+import type { Storage } from '@gatehouse/storage-kysely';
 import { tempDatabaseFile } from './test-support/temp-file.js';
 
 const EXCHANGES = 50;

@@ -10,8 +10,8 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type { AsyncLock } from './async-lock.js';
-import type { StorageDialect } from './dialect.js';
-import { withStatementCache } from './statement-cache.js';
+import type { StorageDialect } from '@gatehouse/storage-kysely';
+import { DEFAULT_STATEMENT_CACHE_SIZE, withStatementCache } from './statement-cache.js';
 
 /** The SQLite side of the shared repositories. */
 export const sqliteDialect: StorageDialect = {
@@ -36,12 +36,13 @@ export const sqliteDialect: StorageDialect = {
  *   shares: better-sqlite3 blocks the event loop while it waits for a lock, so two connections of
  *   one process must never wait on each other.
  * It also lets the migrator run migrations in a transaction (SQLite's DDL is transactional).
+ * With `leaveOpen`, destroying the kysely instance leaves `database` open (it is the host's).
  */
-export function createSqliteKyselyDialect(database: BetterSqlite3.Database, lock: AsyncLock): Dialect {
+export function createSqliteKyselyDialect(database: BetterSqlite3.Database, lock: AsyncLock, options: { leaveOpen?: boolean } = {}): Dialect {
   return {
     createAdapter: () => new TransactionalDdlSqliteAdapter(),
     // Prepared statements are kept for reuse (statement-cache.ts).
-    createDriver: () => new ImmediateSqliteDriver({ database: withStatementCache(database) }, lock),
+    createDriver: () => new ImmediateSqliteDriver({ database: withStatementCache(database, DEFAULT_STATEMENT_CACHE_SIZE, options) }, lock),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };

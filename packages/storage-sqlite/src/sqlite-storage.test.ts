@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { MIGRATION_TABLE } from './migrations.js';
+import { MIGRATION_TABLE } from '@gatehouse/storage-kysely';
 import { openSqlite, openSqliteStorage } from './sqlite-storage.js';
 import { tempDatabaseFile } from './test-support/temp-file.js';
 

@@ -1,17 +1,25 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { assertTablePrefix, createKyselyRepositories, migrateToLatest, pingDatabase, TablePrefixPlugin, type Database, type Storage } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
-import { createKyselyRepositories } from './kysely-repositories.js';
-import { migrateToLatest } from './migrations.js';
-import type { Database } from './schema.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
-import { pingDatabase, type Storage } from './storage.js';
 
-export interface SqliteStorageOptions {
+interface SqliteCommonOptions {
+  /**
+   * Put before the name of every Gatehouse table and index, and of the migrator's tables, so the
+   * storage shares a database with the host application's own tables (`gh_` → `gh_users`,
+   * `gh_gatehouse_migration`, …). Letters, digits and `_`, not starting with a digit.
+   */
+  tablePrefix?: string;
+}
+
+/** A database file the storage opens, configures and closes. */
+export interface SqliteFileOptions extends SqliteCommonOptions {
   /** Path of the database file (created with its directory when missing), or ':memory:'. */
   filename: string;
+  database?: never;
   /** How long a write waits for another connection's write lock before failing (default 5000 ms). */
   busyTimeoutMs?: number;
   /**
@@ -22,18 +30,36 @@ export interface SqliteStorageOptions {
   synchronous?: SqliteSynchronous;
 }
 
+/**
+ * A connection the host opened and configured (journal mode, `busy_timeout`, `synchronous`): the
+ * storage uses it as it is and `close()` leaves it open. Foreign keys must be on (better-sqlite3's
+ * default) since Gatehouse's tables cascade deletes through them.
+ */
+export interface SqliteConnectionOptions extends SqliteCommonOptions {
+  database: BetterSqlite3.Database;
+  filename?: never;
+}
+
+export type SqliteStorageOptions = SqliteFileOptions | SqliteConnectionOptions;
+
 export type SqliteSynchronous = 'NORMAL' | 'FULL';
 
 /**
- * Opens (creating when needed) a SQLite database file and the core's repositories on it.
- * Call `migrate()` before use. Connection set-up: WAL, foreign keys on, `busy_timeout`,
- * `synchronous=NORMAL` unless `synchronous: 'FULL'` (docs/decisions/0010-sqlite-durability.md), write transactions
- * `BEGIN IMMEDIATE` (docs/decisions/0011-sqlite-begin-immediate.md).
+ * Opens (creating when needed) a SQLite database file, or takes the host's open connection, and
+ * the core's repositories on it. Call `migrate()` before use. Connection set-up of a file it opens:
+ * WAL, foreign keys on, `busy_timeout`, `synchronous=NORMAL` unless `synchronous: 'FULL'`
+ * (docs/decisions/0010-sqlite-durability.md). Write transactions are `BEGIN IMMEDIATE`
+ * (docs/decisions/0011-sqlite-begin-immediate.md). In the host's database, `tablePrefix` keeps
+ * Gatehouse's tables apart from the host's (docs/decisions/0018-storage-in-the-hosts-database.md).
  *
  * @example
  * const storage = await openSqliteStorage({ filename: './data/gatehouse.db' });
  * await storage.migrate();
  * const gatehouse = createGatehouse({ repositories: storage.repositories, ... });
+ *
+ * @example
+ * // In the host's own database, beside its tables; storage.close() leaves `hostDb` open.
+ * const storage = await openSqliteStorage({ database: hostDb, tablePrefix: 'gh_' });
  */
 export async function openSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   return (await openSqlite(options)).storage;
@@ -44,32 +70,23 @@ export async function openSqlite(
   options: SqliteStorageOptions,
   log?: LogConfig,
 ): Promise<{ storage: Storage; db: Kysely<Database>; database: BetterSqlite3.Database }> {
-  const inMemory = options.filename === ':memory:' || options.filename === '';
-  const path = inMemory ? ':memory:' : resolve(options.filename);
-  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
-
-  const database = new BetterSqlite3(path, { timeout: options.busyTimeoutMs ?? 5000 });
-  let lockKey: string | undefined;
-  try {
-    configure(database, options.synchronous ?? 'NORMAL');
-    lockKey = inMemory ? undefined : realpathSync(path);
-  } catch (error) {
-    database.close();
-    throw unusableFile(path, error);
-  }
-  const lock = lockKey === undefined ? new AsyncLock() : fileLocks.take(lockKey);
-  const db = new Kysely<Database>({ dialect: createSqliteKyselyDialect(database, lock), ...(log ? { log } : {}) });
+  const { tablePrefix } = options;
+  if (tablePrefix !== undefined) assertTablePrefix(tablePrefix);
+  const { database, ownsDatabase, lockKey } = options.database === undefined ? openFile(options) : borrow(options.database);
+  const lock = lockKey === undefined ? connectionLock(database) : fileLocks.take(lockKey);
+  const plugins = tablePrefix === undefined || tablePrefix === '' ? [] : [new TablePrefixPlugin(tablePrefix)];
+  const db = new Kysely<Database>({ dialect: createSqliteKyselyDialect(database, lock, { leaveOpen: !ownsDatabase }), plugins, ...(log ? { log } : {}) });
 
   let closed: Promise<void> | undefined;
   const storage: Storage = {
     repositories: createKyselyRepositories(db, sqliteDialect),
-    migrate: () => migrateToLatest(db, sqliteDialect),
+    migrate: () => migrateToLatest(db, sqliteDialect, tablePrefix === undefined ? {} : { tablePrefix }),
     ping: () => pingDatabase(db),
     close() {
       closed ??= (async () => {
         try {
           // SQLite's advice for long-lived connections: refresh the planner's statistics on close.
-          await sql`pragma optimize`.execute(db);
+          if (ownsDatabase) await sql`pragma optimize`.execute(db);
         } finally {
           await db.destroy();
           if (lockKey !== undefined) fileLocks.give(lockKey);
@@ -79,6 +96,38 @@ export async function openSqlite(
     },
   };
   return { storage, db, database };
+}
+
+interface Connection {
+  database: BetterSqlite3.Database;
+  /** True when the storage opened it, so closes it. */
+  ownsDatabase: boolean;
+  /** The real path of the file, which keys the lock every storage of that file shares in this process. */
+  lockKey: string | undefined;
+}
+
+function openFile(options: SqliteFileOptions): Connection {
+  const inMemory = options.filename === ':memory:' || options.filename === '';
+  const path = inMemory ? ':memory:' : resolve(options.filename);
+  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+
+  const database = new BetterSqlite3(path, { timeout: options.busyTimeoutMs ?? 5000 });
+  try {
+    configure(database, options.synchronous ?? 'NORMAL');
+    return { database, ownsDatabase: true, lockKey: inMemory ? undefined : realpathSync(path) };
+  } catch (error) {
+    database.close();
+    throw unusableFile(path, error);
+  }
+}
+
+function borrow(database: BetterSqlite3.Database): Connection {
+  if (!database.open) throw new Error('The SQLite connection given to Gatehouse is closed.');
+  if (database.readonly) throw new Error('The SQLite connection given to Gatehouse is read-only; Gatehouse writes.');
+  if (database.pragma('foreign_keys', { simple: true }) !== 1) {
+    throw new Error("Gatehouse's tables delete through foreign keys (ON DELETE CASCADE): turn them on for this connection first (`database.pragma('foreign_keys = ON')`).");
+  }
+  return { database, ownsDatabase: false, lockKey: database.memory ? undefined : realpathSync(database.name) };
 }
 
 /** SQLite's answer to a file that is not a database (or a damaged one), as an error naming the file. */
@@ -94,6 +143,14 @@ function configure(database: BetterSqlite3.Database, synchronous: SqliteSynchron
   database.pragma('journal_mode = WAL'); // a ':memory:' database keeps its 'memory' journal
   database.pragma(`synchronous = ${synchronous}`);
   database.pragma('foreign_keys = ON');
+}
+
+/** One lock per in-memory connection given to several storages. */
+const connectionLocks = new WeakMap<BetterSqlite3.Database, AsyncLock>();
+function connectionLock(database: BetterSqlite3.Database): AsyncLock {
+  let lock = connectionLocks.get(database);
+  if (lock === undefined) connectionLocks.set(database, (lock = new AsyncLock()));
+  return lock;
 }
 
 /** One lock per database file for every storage of this process (see sqlite-dialect.ts). */

@@ -9,9 +9,14 @@ export const DEFAULT_STATEMENT_CACHE_SIZE = 200;
  * most of ours. Statements are keyed by their SQL text (parameters are bound at each run), at most
  * `maxStatements` of them, the least recently used leaving first. A statement still iterating
  * (a streamed query) is never handed out twice: a fresh one is prepared instead. SQLite itself
- * re-prepares a kept statement after a schema change.
+ * re-prepares a kept statement after a schema change. `leaveOpen`: `close` forgets the statements
+ * but leaves `database` open.
  */
-export function withStatementCache(database: BetterSqlite3.Database, maxStatements = DEFAULT_STATEMENT_CACHE_SIZE): SqliteDatabase & { readonly cachedStatements: number } {
+export function withStatementCache(
+  database: BetterSqlite3.Database,
+  maxStatements = DEFAULT_STATEMENT_CACHE_SIZE,
+  options: { leaveOpen?: boolean } = {},
+): SqliteDatabase & { readonly cachedStatements: number } {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     prepare(sql: string): SqliteStatement {
@@ -30,7 +35,8 @@ export function withStatementCache(database: BetterSqlite3.Database, maxStatemen
     },
     close() {
       statements.clear();
-      database.close();
+      // A connection the storage was given stays open: its owner closes it.
+      if (!options.leaveOpen) database.close();
     },
     get cachedStatements() {
       return statements.size;

@@ -11,6 +11,8 @@ export interface CommandOutput {
 export interface CommandContext {
   gatehouse: Gatehouse;
   config: Config;
+  /** All of standard input, as text (read only when a command asks, e.g. `--password-stdin`). */
+  readStdin(): Promise<string>;
 }
 
 export type OptionValues = Record<string, string | boolean | string[] | undefined>;
@@ -43,6 +45,23 @@ function optional(values: OptionValues, name: string): string | undefined {
 function list(values: OptionValues, name: string): string[] {
   const value = values[name];
   return Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+}
+
+/**
+ * `--password P` or `--password-stdin` (exactly one): a password on the command line shows in
+ * `ps` and the shell history, one read from standard input does not. One trailing newline (from
+ * `echo` or a file) is not part of the password.
+ */
+async function passwordFrom(values: OptionValues, readStdin: () => Promise<string>): Promise<string> {
+  const fromStdin = values['password-stdin'] === true;
+  if (fromStdin && values.password !== undefined) throw new UsageError('give --password or --password-stdin, not both');
+  if (!fromStdin) {
+    if (values.password === undefined) throw new UsageError('--password or --password-stdin is required');
+    return required(values, 'password');
+  }
+  const password = (await readStdin()).replace(/\r?\n$/, '');
+  if (password === '') throw new UsageError('--password-stdin: standard input held no password');
+  return password;
 }
 
 const clientJson = (client: Client) => ({
@@ -80,10 +99,11 @@ export const COMMANDS: readonly Command[] = [
   {
     path: ['users', 'create'],
     usage:
-      'gatehouse users create --email E --password P [--given-name G] [--family-name F] [--account KEY [--role admin|member]] [--phone +15551234567] [--json]',
+      'gatehouse users create --email E --password P|--password-stdin [--given-name G] [--family-name F] [--account KEY [--role admin|member]] [--phone +15551234567] [--json]',
     options: {
       email: { type: 'string' },
       password: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
       'given-name': { type: 'string' },
       'family-name': { type: 'string' },
       account: { type: 'string' },
@@ -91,9 +111,9 @@ export const COMMANDS: readonly Command[] = [
       phone: { type: 'string', multiple: true },
     },
     positionals: [],
-    async run({ gatehouse }, values) {
+    async run({ gatehouse, readStdin }, values) {
       const email = required(values, 'email');
-      const password = required(values, 'password');
+      const password = await passwordFrom(values, readStdin);
       const accountKey = optional(values, 'account');
       const role = optional(values, 'role');
       if (role !== undefined && role !== 'admin' && role !== 'member') throw new UsageError('--role must be admin or member');
@@ -102,13 +122,13 @@ export const COMMANDS: readonly Command[] = [
       const badPhone = phones.find((phone) => !E164.test(phone));
       if (badPhone !== undefined) throw new UsageError(`--phone ${badPhone} is not an E.164 number (like +15551234567)`);
       // Check the account before writing anything, so a typo leaves no half-made user behind.
-      if (accountKey !== undefined && !(await gatehouse.deps.repos.accounts.findByKey(accountKey))) {
+      if (accountKey !== undefined && !(await gatehouse.findAccount(accountKey))) {
         throw new UsageError(`--account ${accountKey}: no such account`);
       }
       // A number belongs to one user (docs/decisions/0006-one-owner-per-phone-number.md). The
       // database decides; this look-up only keeps a refused number from leaving a user behind.
       for (const phoneNumber of phones) {
-        if (await gatehouse.deps.repos.users.findByPhoneNumber(phoneNumber)) throw phoneNumberTaken(phoneNumber);
+        if ((await gatehouse.findPhoneNumberOwner(phoneNumber)) !== undefined) throw phoneNumberTaken(phoneNumber);
       }
       const user = await gatehouse.createUser({
         email,
@@ -148,7 +168,7 @@ export const COMMANDS: readonly Command[] = [
       const ownerEmail = optional(values, 'owner');
       let ownerUserKey: string | null = null;
       if (ownerEmail !== undefined) {
-        const owner = await gatehouse.deps.repos.users.findByEmail(ownerEmail);
+        const owner = await gatehouse.findUserByEmail(ownerEmail);
         if (!owner) throw new UsageError(`--owner ${ownerEmail}: no user with this e-mail`);
         ownerUserKey = owner.userKey;
       }
@@ -218,8 +238,8 @@ export const COMMANDS: readonly Command[] = [
     async run({ gatehouse, config }) {
       const { kid, signsFrom } = await gatehouse.rotateSigningKey();
       // docs/operations.md (key rotation): a new key signs only once every cached JWKS lists it.
-      const waitSeconds = Math.round((signsFrom.getTime() - gatehouse.deps.clock.now().getTime()) / 1000);
-      const { jwksMaxAgeSeconds } = gatehouse.deps.settings;
+      const waitSeconds = Math.round((signsFrom.getTime() - gatehouse.clock.now().getTime()) / 1000);
+      const { jwksMaxAgeSeconds } = gatehouse.settings;
       return {
         json: { kid, signsFrom: signsFrom.toISOString() },
         text:

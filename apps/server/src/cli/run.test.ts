@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { Gatehouse } from '@gatehouse/core';
 import { openSqliteStorage } from '@gatehouse/storage-sqlite';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -22,9 +23,15 @@ beforeEach(() => {
 });
 
 async function cli(...argv: string[]) {
+  return cliWithStdin(undefined, ...argv);
+}
+
+/** Runs with `input` as standard input (a stream that ends after it). */
+async function cliWithStdin(input: string | undefined, ...argv: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(argv, { env, stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } });
+  const stdin = input === undefined ? undefined : Readable.from([Buffer.from(input)]);
+  const code = await runCli(argv, { env, stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, ...(stdin ? { stdin } : {}) });
   return { code, stdout, stderr };
 }
 
@@ -59,6 +66,47 @@ describe('gatehouse CLI', () => {
     expect(sub).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: gatehouse users create --email E --password P') });
   });
 
+  it('--version prints the server package version (and {version} with --json) without touching a database', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(await cli('--version')).toEqual({ code: 0, stdout: `gatehouse ${version}\n`, stderr: '' });
+    expect(await cli('--version', '--json')).toEqual({ code: 0, stdout: `${JSON.stringify({ version })}\n`, stderr: '' });
+    expect(existsSync(env.GATEHOUSE_DB as string)).toBe(false);
+  });
+
+  it('users create --password-stdin reads the password from standard input, one trailing newline trimmed', async () => {
+    const user = JSON.parse((await cliWithStdin('correct horse battery\n', 'users', 'create', '--email', 'ada@example.com', '--password-stdin', '--json')).stdout) as { userKey: string };
+    expect(user.userKey).toMatch(/^[A-Za-z0-9]+$/);
+    await withGatehouse(async (gatehouse) => {
+      expect((await gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse battery' })).user.userKey).toBe(user.userKey);
+      await expect(gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse battery\n' })).rejects.toThrow();
+    });
+  });
+
+  it('users create refuses --password with --password-stdin, and neither, with one line', async () => {
+    const both = await cliWithStdin('correct horse battery\n', 'users', 'create', '--email', 'ada@example.com', '--password', 'correct horse battery', '--password-stdin');
+    expect(both).toEqual({ code: 2, stdout: '', stderr: 'gatehouse users create: give --password or --password-stdin, not both\n' });
+    const neither = await cli('users', 'create', '--email', 'ada@example.com');
+    expect(neither).toEqual({ code: 2, stdout: '', stderr: 'gatehouse users create: --password or --password-stdin is required\n' });
+    const empty = await cliWithStdin('\n', 'users', 'create', '--email', 'ada@example.com', '--password-stdin');
+    expect(empty).toEqual({ code: 2, stdout: '', stderr: 'gatehouse users create: --password-stdin: standard input held no password\n' });
+    await withGatehouse(async (gatehouse) => expect(await gatehouse.findUserByEmail('ada@example.com')).toBeUndefined());
+  });
+
+  it('reads a secret setting from <NAME>_FILE, and names the variable when the file is missing', async () => {
+    const secretFile = join(dir, `key-secret-${counter}`);
+    writeFileSync(secretFile, 'the file secret, at least 32 characters\n');
+    env.GATEHOUSE_KEY_SECRET_FILE = secretFile;
+    await json('keys', 'rotate');
+    delete env.GATEHOUSE_KEY_SECRET_FILE;
+    env.GATEHOUSE_KEY_SECRET = 'the file secret, at least 32 characters';
+    expect((await cli('keys', 'rotate')).code).toBe(0);
+    env.GATEHOUSE_KEY_SECRET_FILE = join(dir, 'no-such-file');
+    expect(await cli('migrate')).toEqual({ code: 1, stdout: '', stderr: 'gatehouse migrate: GATEHOUSE_KEY_SECRET and GATEHOUSE_KEY_SECRET_FILE are both set; set only one.\n' });
+    delete env.GATEHOUSE_KEY_SECRET;
+    expect(await cli('migrate')).toEqual({ code: 1, stdout: '', stderr: `gatehouse migrate: GATEHOUSE_KEY_SECRET_FILE names a file that cannot be read (ENOENT: ${join(dir, 'no-such-file')}).\n` });
+  });
+
   it('migrate creates the database file (and its directory) and says so', async () => {
     expect(await json('migrate')).toEqual({ migrated: true, database: 'sqlite' });
     expect(existsSync(env.GATEHOUSE_DB as string)).toBe(true);
@@ -85,7 +133,7 @@ describe('gatehouse CLI', () => {
       const current = await gatehouse.currentUser(user.userKey);
       expect(current.user).toMatchObject({ email: 'ada@example.com', givenName: 'Ada', familyName: 'Lovelace' });
       expect(current.memberships).toEqual([{ account: { accountKey, name: 'Acme' }, role: 'admin' }]);
-      expect(await gatehouse.deps.repos.users.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
+      expect(await gatehouse.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
       // The password was hashed, and signs in.
       const { user: signedIn } = await gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
       expect(signedIn.userKey).toBe(user.userKey);
@@ -99,7 +147,7 @@ describe('gatehouse CLI', () => {
     expect(badRole.stderr).toBe('gatehouse users create: --role must be admin or member\n');
     const badPhone = await cli('users', 'create', '--email', 'a@example.com', '--password', 'correct horse', '--phone', '555-1234');
     expect(badPhone).toMatchObject({ code: 2, stderr: 'gatehouse users create: --phone 555-1234 is not an E.164 number (like +15551234567)\n' });
-    await withGatehouse(async (gatehouse) => expect(await gatehouse.deps.repos.users.findByEmail('a@example.com')).toBeUndefined());
+    await withGatehouse(async (gatehouse) => expect(await gatehouse.findUserByEmail('a@example.com')).toBeUndefined());
 
     const shortPassword = await cli('users', 'create', '--email', 'a@example.com', '--password', 'short');
     expect(shortPassword).toMatchObject({ code: 1, stderr: 'gatehouse users create: The password must be 8 to 1024 characters.\n' });
@@ -118,8 +166,8 @@ describe('gatehouse CLI', () => {
     expect(asJson.code).toBe(1);
     expect(JSON.parse(asJson.stdout)).toEqual({ error: { code: 'conflict', message: 'The phone number +15551234567 belongs to another user.' } });
     await withGatehouse(async (gatehouse) => {
-      expect(await gatehouse.deps.repos.users.findByEmail('eve@example.com')).toBeUndefined();
-      expect(await gatehouse.deps.repos.users.listPhoneNumbers(ada.userKey)).toEqual(['+15551234567']);
+      expect(await gatehouse.findUserByEmail('eve@example.com')).toBeUndefined();
+      expect(await gatehouse.listPhoneNumbers(ada.userKey)).toEqual(['+15551234567']);
     });
   });
 
@@ -167,6 +215,29 @@ describe('gatehouse CLI', () => {
     const missing = await cli('clients', 'create', '--name', 'X', '--scope', 'messaging.v1.send');
     expect(missing).toMatchObject({ code: 2, stderr: 'gatehouse clients create: --redirect-uri is required\n' });
     expect(await json('clients', 'list')).toEqual({ clients: [] });
+  });
+
+  it('clients create takes a scope of GATEHOUSE_SCOPES_FILE when the file is set, and refuses it otherwise', async () => {
+    const args = ['clients', 'create', '--name', 'Orders app', '--redirect-uri', 'https://orders.example/cb', '--scope', 'orders.v1.read'];
+    expect(await cli(...args)).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The scope orders.v1.read is not in the catalogue.\n' });
+    env.GATEHOUSE_SCOPES_FILE = join(dir, `scopes-${counter}.json`);
+    writeFileSync(env.GATEHOUSE_SCOPES_FILE, JSON.stringify([{ scope: 'orders.v1.read', description: 'See your orders' }]));
+    const client = await json<{ clientId: string; scopes: string[] }>(...args);
+    expect(client.scopes).toEqual(['orders.v1.read']);
+    await withGatehouse(async (gatehouse) => {
+      expect((await gatehouse.listClients()).map((entry) => entry.scopes)).toEqual([['orders.v1.read']]);
+      expect(gatehouse.settings.scopes.at(-1)).toEqual({ scope: 'orders.v1.read', description: 'See your orders' });
+    });
+  });
+
+  it('stops on an unusable GATEHOUSE_SCOPES_FILE with one line naming the file', async () => {
+    env.GATEHOUSE_SCOPES_FILE = join(dir, `scopes-${counter}.json`);
+    writeFileSync(env.GATEHOUSE_SCOPES_FILE, '[{"scope": "orders", "description": "Orders"}]');
+    expect(await cli('clients', 'list')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `gatehouse clients list: GATEHOUSE_SCOPES_FILE ${env.GATEHOUSE_SCOPES_FILE}: the scope "orders" is not of the form <area>.<version>.<resource>.<action> or <area>.<version>.<action> (such as orders.v1.read).\n`,
+    });
   });
 
   it('clients rotate-secret makes the old secret stop working; clients delete removes the client', async () => {
@@ -224,6 +295,19 @@ describe('gatehouse CLI', () => {
     const lines = result.stderr.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toContainEqual(expect.objectContaining({ audit: true, event: 'client.created', level: 'info' }));
     expect(result.stderr).not.toContain(clientSecret);
+  });
+
+  it('writes readable log lines to a terminal, JSON lines elsewhere or with GATEHOUSE_LOG_FORMAT=json', async () => {
+    const run = async () => {
+      let stderr = '';
+      const terminal = { write: (text: string) => (stderr += text), isTTY: true };
+      const code = await runCli(['keys', 'rotate', '--json'], { env, stdout: { write: () => undefined }, stderr: terminal });
+      expect(code).toBe(0);
+      return stderr;
+    };
+    expect(await run()).toMatch(/^\d\d:\d\d:\d\d INFO {2}audit key\.rotated audit=true event=key\.rotated at=\S+ reason="new kid [^"]+"$/m);
+    env.GATEHOUSE_LOG_FORMAT = 'json';
+    expect(JSON.parse((await run()).trim().split('\n')[0] as string)).toMatchObject({ audit: true, event: 'key.rotated', msg: 'audit key.rotated' });
   });
 
   it('stores private signing keys encrypted with GATEHOUSE_KEY_SECRET, and a wrong secret is a clear error', async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DomainError, OAuthError } from '@gatehouse/core';
 import { ConfigError, loadConfig, type Config } from '../config.js';
@@ -11,6 +12,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
+  /** Standard input (read by `users create --password-stdin`; default: the process's). */
+  stdin?: AsyncIterable<string | Uint8Array>;
   /** Where `serve` writes its log lines (default: `stdout`). */
   logs?: { write(text: string): unknown };
   /** Where `serve` listens for SIGTERM / SIGINT (the process by default). */
@@ -19,7 +22,19 @@ export interface CliIo {
   onListening?: (info: { port: number }) => void;
 }
 
-const GLOBAL_OPTIONS: Record<string, OptionSpec> = { json: { type: 'boolean' }, help: { type: 'boolean' } };
+const GLOBAL_OPTIONS: Record<string, OptionSpec> = { json: { type: 'boolean' }, help: { type: 'boolean' }, version: { type: 'boolean' } };
+
+/** The server package's version (apps/server/package.json, two levels up from src/cli and dist/cli). */
+export function serverVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
+async function readAll(input: AsyncIterable<string | Uint8Array>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of input) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 /** Every option of every command, so the first pass reads option values as values, not as positionals. */
 const ALL_OPTIONS: Record<string, OptionSpec> = Object.assign({}, GLOBAL_OPTIONS, ...COMMANDS.map((command) => command.options));
@@ -73,6 +88,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const first = parse(argv, ALL_OPTIONS);
     json = first.values.json === true;
     if (first.positionals.length === 0) {
+      if (first.values.version) {
+        const version = serverVersion();
+        io.stdout.write(json ? `${JSON.stringify({ version })}\n` : `gatehouse ${version}\n`);
+        return EXIT.ok;
+      }
       if (first.values.help) {
         io.stdout.write(`${GENERAL_HELP}\n`);
         return EXIT.ok;
@@ -107,7 +127,8 @@ async function runCommand(command: Command, config: Config, values: OptionValues
   const container = await createContainer(config, { logDestination: io.stderr });
   const storage = resolve(container, TOKENS.storage);
   try {
-    const output = await command.run({ gatehouse: resolve(container, TOKENS.gatehouse), config }, values, positionals);
+    const readStdin = () => readAll(io.stdin ?? process.stdin);
+    const output = await command.run({ gatehouse: resolve(container, TOKENS.gatehouse), config, readStdin }, values, positionals);
     io.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
     return EXIT.ok;
   } finally {

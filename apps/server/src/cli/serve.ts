@@ -1,8 +1,19 @@
+import type { Gatehouse } from '@gatehouse/core';
 import type { Config } from '../config.js';
 import { describeDatabase } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { demoInstructions, findDemoClient, seedDemoIfEmpty } from '../demo.js';
+import { createMetrics } from '../metrics/metrics.js';
+import { startMetricsServer } from '../metrics/metrics-server.js';
 import { startServer } from '../server.js';
+import type { Storage } from '../storage.js';
+
+/** The housekeeping: the core's expired records and, on PostgreSQL, the shared failure counts past their window. */
+export async function purgeExpired(gatehouse: Gatehouse, storage: Pick<Storage, 'failedAttempts'>): Promise<Record<string, number>> {
+  const removed = await gatehouse.purgeExpired();
+  if (!storage.failedAttempts) return removed;
+  return { ...removed, failedAttempts: await storage.failedAttempts.purgeExpired(gatehouse.clock.now().getTime()) };
+}
 
 /** Where shutdown signals come from: the process, or an emitter in tests. */
 export interface SignalSource {
@@ -26,43 +37,55 @@ export async function serve(
     onListening?: (info: { port: number }) => void;
   },
 ): Promise<number> {
-  // Logs go to stdout as JSON lines; the human-readable instructions go to stderr.
-  const container = await createContainer(config, { logDestination: io.logs ?? io.stdout });
+  // Logs go to stdout (JSON lines, or readable ones on a terminal); the human-readable instructions go to stderr.
+  const metrics = config.metrics ? createMetrics() : undefined;
+  const container = await createContainer(config, { logDestination: io.logs ?? io.stdout, ...(metrics ? { metrics } : {}) });
   const logger = resolve(container, TOKENS.logger);
   const storage = resolve(container, TOKENS.storage);
   const gatehouse = resolve(container, TOKENS.gatehouse);
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   // Listen for the signals before starting, so one sent during start-up also ends in a clean stop.
   const stopSignal = waitForStopSignal(io.signals ?? process);
   try {
     // The first start generates the signing key (kept in the database, encrypted when GATEHOUSE_KEY_SECRET is set).
-    const { kid } = await gatehouse.deps.keys.signingKey();
+    const kid = await gatehouse.currentSigningKeyId();
     const seed = config.demo ? await seedDemoIfEmpty(gatehouse, config.issuer) : undefined;
     const demoClient = config.demo ? await findDemoClient(gatehouse, config.issuer) : undefined;
 
+    const app = resolve(container, TOKENS.httpApp);
     server = await startServer({
-      handler: resolve(container, TOKENS.httpApp),
+      handler: metrics ? metrics.instrument(app) : app,
       host: config.host,
       port: config.port,
       logger,
-      purge: () => gatehouse.purgeExpired(),
+      purge: () => purgeExpired(gatehouse, storage),
       purgeIntervalMinutes: config.purgeIntervalMinutes,
       shutdownTimeoutSeconds: config.shutdownTimeoutSeconds,
+      shutdown: resolve(container, TOKENS.shutdown),
     });
+    if (metrics && config.metrics) {
+      metricsServer = await startMetricsServer({ registry: metrics.registry, ...config.metrics });
+      logger.info({ host: config.metrics.host, port: metricsServer.port }, 'metrics listening');
+    }
     io.stderr.write(`\nGatehouse is serving on port ${server.port} (issuer ${config.issuer}; ${describeDatabase(config)}).\n`);
     if (demoClient) io.stderr.write(`\n${demoInstructions({ issuer: config.issuer, client: demoClient, seed })}\n\n`);
     logger.info({ host: config.host ?? '*', port: server.port, issuer: config.issuer, database: config.database.kind, kid }, 'listening');
     io.onListening?.({ port: server.port });
   } catch (error) {
     stopSignal.cancel();
+    await metricsServer?.stop();
     await server?.stop();
     await storage.close().catch(() => undefined);
     throw error;
   }
 
   const signal = await stopSignal.received;
+  // The readiness probe answers 503 from here on (server.stop marks the shutdown as begun).
   logger.info({ signal }, 'shutting down: finishing in-flight requests');
   await server.stop();
+  // Metrics last, so a scrape during the drain still answers.
+  await metricsServer?.stop();
   await storage.close();
   logger.info('stopped');
   return 0;

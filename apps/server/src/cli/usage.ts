@@ -14,7 +14,7 @@ Commands:
   serve                                   migrate the database, then serve HTTP on $HOST:$PORT
   migrate                                 create the database and apply pending migrations
   accounts create --name N                create an account
-  users create --email E --password P     create a user
+  users create --email E --password P     create a user (--password-stdin: read the password from standard input)
       [--given-name G] [--family-name F] [--account KEY [--role admin|member]] [--phone +15551234567]
   clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required]
   clients list                            list every client (no secrets)
@@ -25,9 +25,11 @@ Commands:
 Options:
   --json    print exactly one JSON object on stdout (logs go to stderr)
   --help    show help (also: gatehouse <command> --help)
+  --version print the server's version (with --json: {"version": …})
 
 Every command creates the database and applies pending migrations first. The database is
 $GATEHOUSE_DATABASE_URL (postgres://…) when set, else the SQLite file $GATEHOUSE_DB
-(default ./data/gatehouse.db). Configuration variables: see README.md "Configuration".
+(default ./data/gatehouse.db). Configuration variables: see README.md "Configuration"; a secret
+variable can also be read from a file named by <NAME>_FILE (GATEHOUSE_KEY_SECRET_FILE, GATEHOUSE_DATABASE_URL_FILE).
 
 Exit codes: 0 success, 1 failure (bad configuration, refused by the server's rules), 2 wrong usage.`;

@@ -4,14 +4,26 @@ import { createGatehouseApp } from '@gatehouse/http-express';
 import type { Config } from '../config.js';
 import { findDemoClient } from '../demo.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { ShutdownState } from '../shutdown-state.js';
 import type { Storage } from '../storage.js';
 import { demoCallbackRouter } from './demo-callback.js';
 import { healthRouter } from './health.js';
 
 /** The Express app: the Gatehouse routes of @gatehouse/http-express plus health probes and the demo callback. */
-export function createHttpApp(options: { config: Config; gatehouse: Gatehouse; storage: Pick<Storage, 'ping'>; logger: Logger }): Express {
-  const { config, gatehouse, storage, logger } = options;
-  const extraRouters = [healthRouter({ ping: () => storage.ping(), logger })];
+export function createHttpApp(options: {
+  config: Config;
+  gatehouse: Gatehouse;
+  storage: Pick<Storage, 'ping' | 'failedAttempts'>;
+  logger: Logger;
+  /** The readiness probe answers 503 once shutdown has begun. */
+  shutdown?: Pick<ShutdownState, 'stopping'>;
+  /** When metrics are on: the readiness probe's database ping is timed. */
+  metrics?: Pick<Metrics, 'timePing'> | undefined;
+}): Express {
+  const { config, gatehouse, storage, logger, shutdown, metrics } = options;
+  const ping = () => storage.ping();
+  const extraRouters = [healthRouter({ ping: metrics ? metrics.timePing(ping) : ping, logger, stopping: () => shutdown?.stopping === true })];
   if (config.demo) {
     extraRouters.push(
       demoCallbackRouter({ issuer: config.issuer, demoClientId: async () => (await findDemoClient(gatehouse, config.issuer))?.clientId }),
@@ -25,6 +37,8 @@ export function createHttpApp(options: { config: Config; gatehouse: Gatehouse; s
     // The session-bound CSRF tokens are keyed with a key HKDF-derived from the key secret (the
     // same on every instance); without one they rest on the session token (docs/decisions/0025).
     ...(config.keySecret === undefined ? {} : { csrfKey: config.keySecret }),
+    // PostgreSQL: every instance counts in one table; SQLite: in this process's memory.
+    ...(storage.failedAttempts === undefined ? {} : { failureStore: storage.failedAttempts }),
     extraRouters,
   });
 }

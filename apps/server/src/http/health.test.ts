@@ -26,4 +26,18 @@ describe('healthRouter', () => {
     expect(thrown.status).toBe(503);
     expect(thrown.body).toEqual({ status: 'unavailable' });
   });
+
+  it('GET /readyz answers 503 without pinging once shutdown has begun; /healthz stays 200', async () => {
+    let stopping = false;
+    let pings = 0;
+    const app = express().use(healthRouter({ ping: async () => (pings += 1) > 0, logger: quietLogger, stopping: () => stopping }));
+    expect((await request(app).get('/readyz')).status).toBe(200);
+    stopping = true;
+    const response = await request(app).get('/readyz');
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({ status: 'stopping' });
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(pings).toBe(1);
+    expect((await request(app).get('/healthz')).status).toBe(200);
+  });
 });

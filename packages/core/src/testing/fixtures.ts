@@ -127,7 +127,7 @@ export async function createTestGatehouse(
       gatehouse.registerClient({
         name: input.name ?? 'Test client',
         redirectUris: input.redirectUris ?? ['https://client.example/callback'],
-        scopes: input.scopes ?? ['messaging.v1.send', 'messaging.v1.read', 'admin.v1.attributes.read', 'admin.v1.attributes.write'],
+        scopes: input.scopes ?? settings.scopes.map((entry) => entry.scope),
         pkceRequired: input.pkceRequired ?? false,
         ownerUserKey: input.ownerUserKey ?? null,
       }),

@@ -2,7 +2,7 @@ import { SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair } from 'jose
 import { describe, expect, it } from 'vitest';
 import { createControllableClock, createFastPasswordHasher, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
 import { OAuthError } from '../errors.js';
-import { createGatehouse } from '../gatehouse.js';
+import { createGatehouse, depsOf } from '../gatehouse.js';
 import { defineSettings } from '../settings.js';
 import { keyRotationTimings } from './key-ring.js';
 
@@ -131,7 +131,7 @@ describe('access tokens (RFC 9068)', () => {
 
   it('are refused when correctly signed but with the wrong typ, issuer, audience, a missing claim or an iat in the future', async () => {
     const { t, tokens } = await setup();
-    const { kid, key } = await t.gatehouse.deps.keys.signingKey();
+    const { kid, key } = await depsOf(t.gatehouse).keys.signingKey();
     const claims = decodeJwt(tokens.access_token);
     const sign = (payload: Record<string, unknown>, typ = 'at+jwt') => new SignJWT(payload).setProtectedHeader({ alg: 'ES256', typ, kid }).sign(key);
     // The control: the same helper with untouched claims verifies.
@@ -148,7 +148,7 @@ describe('access tokens (RFC 9068)', () => {
 
   it('are refused when their claims name another client or user than the grant', async () => {
     const { t, tokens } = await setup();
-    const { kid, key } = await t.gatehouse.deps.keys.signingKey();
+    const { kid, key } = await depsOf(t.gatehouse).keys.signingKey();
     const claims = decodeJwt(tokens.access_token);
     const sign = (payload: Record<string, unknown>) => new SignJWT(payload).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid }).sign(key);
     await invalidToken(t.gatehouse.verifyAccessToken(await sign({ ...claims, client_id: 'someone-else' })));
@@ -192,10 +192,10 @@ describe('signing keys', () => {
     t.clock.advance(RETIRED_KEY_GRACE_MS / 1000 - NEW_KEY_SIGNS_AFTER_MS / 1000 + 2);
     expect((await t.gatehouse.jwks()).keys.map((key) => key.kid)).toEqual([newKid]);
     await invalidToken(t.gatehouse.verifyAccessToken(lastOfOldKey.access_token));
-    expect(await t.gatehouse.deps.keys.purge()).toBe(0);
+    expect(await depsOf(t.gatehouse).keys.purge()).toBe(0);
     t.clock.advance(1);
-    expect(await t.gatehouse.deps.keys.purge()).toBe(1);
-    expect(await t.gatehouse.deps.keys.purge()).toBe(0);
+    expect(await depsOf(t.gatehouse).keys.purge()).toBe(1);
+    expect(await depsOf(t.gatehouse).keys.purge()).toBe(0);
     await t.gatehouse.verifyAccessToken((await t.obtainTokens({ client, user })).access_token);
   });
 

@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createControllableClock, createFastPasswordHasher, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
-import { createGatehouse } from '../gatehouse.js';
+import { createGatehouse, depsOf } from '../gatehouse.js';
 import { defineSettings } from '../settings.js';
 import type { AccessTokenClaims } from './access-token.js';
 import type { KeyRing } from './key-ring.js';
@@ -55,7 +55,7 @@ describe('verifyAccessToken with the verified-token cache', () => {
 
   it('remembers a verified token and answers the same from the cache', async () => {
     const { t, user, tokens } = await setup();
-    const cache = t.gatehouse.deps.verifiedTokens;
+    const cache = depsOf(t.gatehouse).verifiedTokens;
     expect(cache?.size).toBe(0);
     const first = await t.gatehouse.verifyAccessToken(tokens.access_token);
     expect(cache?.size).toBe(1);
@@ -78,7 +78,7 @@ describe('verifyAccessToken with the verified-token cache', () => {
     await t.gatehouse.verifyAccessToken(tokens.access_token);
     t.clock.advance(3600);
     await expectInvalidToken(t.gatehouse.verifyAccessToken(tokens.access_token));
-    expect(t.gatehouse.deps.verifiedTokens?.size).toBe(0);
+    expect(depsOf(t.gatehouse).verifiedTokens?.size).toBe(0);
   });
 
   it('does not cache refused tokens, and a tampered copy of a cached token is still refused', async () => {
@@ -88,7 +88,7 @@ describe('verifyAccessToken with the verified-token cache', () => {
     const widened = Buffer.from(JSON.stringify({ ...decodeJwt(tokens.access_token), scope: 'admin.v1.attributes.write' })).toString('base64url');
     await expectInvalidToken(t.gatehouse.verifyAccessToken(`${header}.${widened}.${signature}`));
     await expectInvalidToken(t.gatehouse.verifyAccessToken(`${header}.${payload}.${signature.slice(0, -2)}AA`));
-    expect(t.gatehouse.deps.verifiedTokens?.size).toBe(1);
+    expect(depsOf(t.gatehouse).verifiedTokens?.size).toBe(1);
   });
 
   it('refuses a cached token whose signing key the key ring no longer knows', async () => {
@@ -98,8 +98,8 @@ describe('verifyAccessToken with the verified-token cache', () => {
     const plain = createGatehouse({ repositories, settings, clock });
     let forgetKeys = false;
     const keys: KeyRing = {
-      ...plain.deps.keys,
-      verificationKey: async (kid) => (forgetKeys ? undefined : plain.deps.keys.verificationKey(kid)),
+      ...depsOf(plain).keys,
+      verificationKey: async (kid) => (forgetKeys ? undefined : depsOf(plain).keys.verificationKey(kid)),
     };
     const gatehouse = createGatehouse({ repositories, settings, clock, keys, passwords: createFastPasswordHasher() });
     const user = await gatehouse.createUser({ email: 'ada@example.com', password: 'password123' });
@@ -111,10 +111,10 @@ describe('verifyAccessToken with the verified-token cache', () => {
     const tokens = await gatehouse.exchangeCode({ client, code, redirectUri: 'https://app.example/cb', codeVerifier: undefined });
 
     await gatehouse.verifyAccessToken(tokens.access_token);
-    expect(gatehouse.deps.verifiedTokens?.size).toBe(1);
+    expect(depsOf(gatehouse).verifiedTokens?.size).toBe(1);
     forgetKeys = true;
     await expectInvalidToken(gatehouse.verifyAccessToken(tokens.access_token));
-    expect(gatehouse.deps.verifiedTokens?.size).toBe(0);
+    expect(depsOf(gatehouse).verifiedTokens?.size).toBe(0);
   });
 
   it('can be turned off (verifiedTokenCacheSize 0): tokens still verify', async () => {
@@ -129,6 +129,6 @@ describe('verifyAccessToken with the verified-token cache', () => {
     const code = new URL(redirectTo).searchParams.get('code') as string;
     const tokens = await gatehouse.exchangeCode({ client, code, redirectUri: 'https://app.example/cb', codeVerifier: undefined });
     expect((await gatehouse.verifyAccessToken(tokens.access_token)).userKey).toBe(user.userKey);
-    expect(gatehouse.deps.verifiedTokens?.size).toBe(0);
+    expect(depsOf(gatehouse).verifiedTokens?.size).toBe(0);
   });
 });

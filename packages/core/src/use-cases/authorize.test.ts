@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse, s256Challenge } from '@gatehouse/core/testing';
+import { DEFAULT_SCOPES } from '../domain/scopes.js';
 import { sha256 } from '../support/crypto.js';
 import type { AuthorizationRequestCheck } from './authorize.js';
 
@@ -112,6 +113,24 @@ describe('checkAuthorizationRequest: other errors redirect with state and iss', 
       const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', scope });
       expect(check.kind === 'valid' && check.request.scopes).toEqual(['messaging.v1.send', 'messaging.v1.read']);
     }
+  });
+
+  it('honours the configured catalogue: a custom scope is granted, one the catalogue no longer offers is not', async () => {
+    const orders = { scope: 'orders.v1.read', description: 'See your orders' };
+    const t = await createTestGatehouse({ settings: { scopes: [...DEFAULT_SCOPES, orders] } });
+    const { client } = await t.seedClient({ scopes: ['orders.v1.read', 'messaging.v1.send'] });
+    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', scope: 'orders.v1.read' });
+    expect(check.kind === 'valid' && check.request.scopes).toEqual(['orders.v1.read']);
+
+    // The same stored client, under a deployment whose catalogue dropped orders.v1.read.
+    const shrunk = await createTestGatehouse({ repositories: t.repositories });
+    expectRedirectError(
+      await shrunk.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', scope: 'orders.v1.read', state: 'st' }),
+      'invalid_scope',
+      'st',
+    );
+    const all = await shrunk.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code' });
+    expect(all.kind === 'valid' && all.request.scopes).toEqual(['messaging.v1.send']);
   });
 
   it('deduplicates repeated scope tokens', async () => {

@@ -1,5 +1,5 @@
 import type { Client } from '../domain/model.js';
-import { KNOWN_SCOPES, formatScope, isValidScopeToken, parseScope } from '../domain/scopes.js';
+import { formatScope, isCataloguedScope, isValidScopeToken, parseScope } from '../domain/scopes.js';
 import { secondsAfter, type Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { sha256 } from '../support/crypto.js';
@@ -92,11 +92,12 @@ export async function checkAuthorizationRequest(
   const scopeParameter = params.scope as string | undefined;
   let scopes: string[];
   if (scopeParameter === undefined || scopeParameter.trim() === '') {
-    // SPEC §3: no scope parameter means all of the client's registered scopes.
-    scopes = [...client.scopes];
+    // No scope parameter means all of the client's registered scopes that the catalogue still
+    // offers (docs/decisions/0015-scopes-are-configuration.md).
+    scopes = client.scopes.filter((scope) => isCataloguedScope(deps.settings.scopes, scope));
   } else {
     scopes = parseScope(scopeParameter);
-    const bad = scopes.find((scope) => !isValidScopeToken(scope) || !KNOWN_SCOPES.has(scope) || !client.scopes.includes(scope));
+    const bad = scopes.find((scope) => !isValidScopeToken(scope) || !isCataloguedScope(deps.settings.scopes, scope) || !client.scopes.includes(scope));
     if (bad !== undefined) return fail('invalid_scope', `The scope ${JSON.stringify(bad)} is not available to this client.`);
   }
   if (scopes.length === 0) return fail('invalid_scope', 'The client has no scopes to request.');

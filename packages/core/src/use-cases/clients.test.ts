@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createControllableClock, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
+import { DEFAULT_SCOPES } from '../domain/scopes.js';
 import { DomainError, OAuthError } from '../errors.js';
 import { createGatehouse } from '../gatehouse.js';
 import { defineSettings } from '../settings.js';
@@ -28,7 +29,7 @@ describe('validateRegistration', () => {
       name: '  Demo app ',
       redirectUris: ['https://app.example/cb', ' http://localhost:8080/cb ', 'http://127.0.0.1/cb', 'http://[::1]:3000/cb', 'https://app.example/cb', ''],
       scopes: ['messaging.v1.send', 'messaging.v1.send', 'admin.v1.attributes.read'],
-    });
+    }, DEFAULT_SCOPES);
     expect(result).toEqual({
       name: 'Demo app',
       redirectUris: ['https://app.example/cb', 'http://localhost:8080/cb', 'http://127.0.0.1/cb', 'http://[::1]:3000/cb'],
@@ -50,29 +51,35 @@ describe('validateRegistration', () => {
       'https://app.example/cb#',
       'https://user:pass@app.example/cb',
     ]) {
-      const error = invalid(() => validateRegistration({ ...valid, redirectUris: [uri] }), 'redirectUris');
+      const error = invalid(() => validateRegistration({ ...valid, redirectUris: [uri] }, DEFAULT_SCOPES), 'redirectUris');
       expect(error.message).toContain(uri);
     }
   });
 
   it('refuses no redirect URI and more than 20', () => {
-    invalid(() => validateRegistration({ ...valid, redirectUris: [] }), 'redirectUris');
-    invalid(() => validateRegistration({ ...valid, redirectUris: ['  '] }), 'redirectUris');
+    invalid(() => validateRegistration({ ...valid, redirectUris: [] }, DEFAULT_SCOPES), 'redirectUris');
+    invalid(() => validateRegistration({ ...valid, redirectUris: ['  '] }, DEFAULT_SCOPES), 'redirectUris');
     const many = Array.from({ length: 21 }, (_, i) => `https://app.example/cb${i}`);
-    invalid(() => validateRegistration({ ...valid, redirectUris: many }), 'redirectUris');
-    expect(validateRegistration({ ...valid, redirectUris: many.slice(0, 20) }).redirectUris).toHaveLength(20);
+    invalid(() => validateRegistration({ ...valid, redirectUris: many }, DEFAULT_SCOPES), 'redirectUris');
+    expect(validateRegistration({ ...valid, redirectUris: many.slice(0, 20) }, DEFAULT_SCOPES).redirectUris).toHaveLength(20);
   });
 
   it('takes scopes only from the catalogue, at least one', () => {
-    invalid(() => validateRegistration({ ...valid, scopes: [] }), 'scopes');
-    expect(invalid(() => validateRegistration({ ...valid, scopes: ['messaging.v1.send', 'messaging.v2.send'] }), 'scopes').message).toContain('messaging.v2.send');
+    invalid(() => validateRegistration({ ...valid, scopes: [] }, DEFAULT_SCOPES), 'scopes');
+    expect(invalid(() => validateRegistration({ ...valid, scopes: ['messaging.v1.send', 'messaging.v2.send'] }, DEFAULT_SCOPES), 'scopes').message).toContain('messaging.v2.send');
+  });
+
+  it('takes the catalogue it is given, not the default one', () => {
+    const orders = [{ scope: 'orders.v1.read', description: 'See your orders' }];
+    expect(validateRegistration({ ...valid, scopes: ['orders.v1.read'] }, orders).scopes).toEqual(['orders.v1.read']);
+    expect(invalid(() => validateRegistration({ ...valid, scopes: ['messaging.v1.send'] }, orders), 'scopes').message).toBe('The scope messaging.v1.send is not in the catalogue.');
   });
 
   it('wants a name of 1 to 100 characters without control characters', () => {
-    invalid(() => validateRegistration({ ...valid, name: '   ' }), 'name');
-    invalid(() => validateRegistration({ ...valid, name: 'x'.repeat(101) }), 'name');
-    invalid(() => validateRegistration({ ...valid, name: 'bad\u0007name' }), 'name');
-    expect(validateRegistration({ ...valid, name: 'x'.repeat(100) }).name).toHaveLength(100);
+    invalid(() => validateRegistration({ ...valid, name: '   ' }, DEFAULT_SCOPES), 'name');
+    invalid(() => validateRegistration({ ...valid, name: 'x'.repeat(101) }, DEFAULT_SCOPES), 'name');
+    invalid(() => validateRegistration({ ...valid, name: 'bad\u0007name' }, DEFAULT_SCOPES), 'name');
+    expect(validateRegistration({ ...valid, name: 'x'.repeat(100) }, DEFAULT_SCOPES).name).toHaveLength(100);
   });
 });
 
@@ -109,6 +116,24 @@ describe('registerClient', () => {
     expect(first.clientSecret).toMatch(/^[A-Za-z0-9]{43}$/);
     expect(second.client.clientId).not.toBe(first.client.clientId);
     expect(second.clientSecret).not.toBe(first.clientSecret);
+  });
+
+  it('registers a client with a scope of the configured catalogue, and refuses one outside it', async () => {
+    const t = await createTestGatehouse({ settings: { scopes: [...DEFAULT_SCOPES, { scope: 'orders.v1.read', description: 'See your orders' }] } });
+    const { client } = await t.gatehouse.registerClient({ ...valid, scopes: ['orders.v1.read', 'messaging.v1.send'] });
+    expect((await t.repositories.clients.findById(client.clientId))?.scopes).toEqual(['orders.v1.read', 'messaging.v1.send']);
+    const unknown = await rejectionOf(t.gatehouse.registerClient({ ...valid, scopes: ['orders.v1.write'] }));
+    expect(unknown).toBeInstanceOf(DomainError);
+    expect(unknown).toMatchObject({ kind: 'invalid', field: 'scopes', message: 'The scope orders.v1.write is not in the catalogue.' });
+    const edited = await rejectionOf(t.gatehouse.updateClient({ ownerUserKey: null, clientId: client.clientId, ...valid, scopes: ['orders.v1.write'] }));
+    expect(edited).toMatchObject({ kind: 'invalid', field: 'scopes' });
+    expect(await t.gatehouse.listClients()).toHaveLength(1);
+  });
+
+  it('refuses the default scopes when the catalogue replaces them', async () => {
+    const t = await createTestGatehouse({ settings: { scopes: [{ scope: 'orders.v1.read', description: 'See your orders' }] } });
+    expect(await rejectionOf(t.gatehouse.registerClient(valid))).toMatchObject({ kind: 'invalid', field: 'scopes', message: 'The scope messaging.v1.send is not in the catalogue.' });
+    expect((await t.seedClient()).client.scopes).toEqual(['orders.v1.read']);
   });
 
   it('does not store an invalid registration', async () => {

@@ -1,6 +1,6 @@
 import type { Client } from '../domain/model.js';
 import { redirectUriProblem } from '../domain/redirect-uri.js';
-import { KNOWN_SCOPES } from '../domain/scopes.js';
+import { isCataloguedScope, type ScopeCatalogue } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { DomainError, OAuthError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../support/crypto.js';
@@ -19,8 +19,14 @@ export interface ClientWithSecret {
   clientSecret: string;
 }
 
-/** Validates a registration; throws `DomainError('invalid')` naming the field. */
-export function validateRegistration(input: Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes'>): {
+/**
+ * Validates a registration against the deployment's scope catalogue (`settings.scopes`); throws
+ * `DomainError('invalid')` naming the field.
+ *
+ * @example
+ * validateRegistration({ name: 'Orders app', redirectUris: ['https://app.example/cb'], scopes: ['orders.v1.read'] }, settings.scopes);
+ */
+export function validateRegistration(input: Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes'>, catalogue: ScopeCatalogue): {
   name: string;
   redirectUris: string[];
   scopes: string[];
@@ -38,7 +44,7 @@ export function validateRegistration(input: Pick<ClientRegistration, 'name' | 'r
   }
   const scopes = [...new Set(input.scopes)];
   if (scopes.length === 0) throw new DomainError('invalid', 'Choose at least one scope.', { field: 'scopes' });
-  const unknown = scopes.find((scope) => !KNOWN_SCOPES.has(scope));
+  const unknown = scopes.find((scope) => !isCataloguedScope(catalogue, scope));
   if (unknown !== undefined) throw new DomainError('invalid', `The scope ${unknown} is not in the catalogue.`, { field: 'scopes' });
   return { name, redirectUris, scopes };
 }
@@ -50,10 +56,10 @@ export function validateRegistration(input: Pick<ClientRegistration, 'name' | 'r
  * const { client, clientSecret } = await registerClient(deps, { name: 'Demo', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.send'] });
  */
 export async function registerClient(
-  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'audit'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'audit' | 'settings'>,
   input: ClientRegistration,
 ): Promise<ClientWithSecret> {
-  const valid = validateRegistration(input);
+  const valid = validateRegistration(input, deps.settings.scopes);
   const clientSecret = deps.ids.secret();
   const client: Client = {
     clientId: deps.ids.id(),
@@ -76,14 +82,14 @@ export async function findOwnedClient(deps: Pick<Deps, 'repos'>, ownerUserKey: s
 }
 
 export async function updateClient(
-  deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'audit' | 'settings'>,
   input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired'>,
 ): Promise<Client> {
   const existing = input.ownerUserKey === null
     ? await deps.repos.clients.findById(input.clientId)
     : await findOwnedClient(deps, input.ownerUserKey, input.clientId);
   if (!existing) throw new DomainError('not_found', 'No such client.');
-  const valid = validateRegistration(input);
+  const valid = validateRegistration(input, deps.settings.scopes);
   const changes = { ...valid, pkceRequired: input.pkceRequired ?? existing.pkceRequired };
   await deps.repos.clients.update(existing.clientId, changes);
   deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId });

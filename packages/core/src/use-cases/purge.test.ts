@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestGatehouse } from '@gatehouse/core/testing';
 import { sha256 } from '../support/crypto.js';
 import { REVOKED_RETENTION_SECONDS } from './purge.js';
+import { depsOf } from '../gatehouse.js';
 
 async function approve(t: Awaited<ReturnType<typeof createTestGatehouse>>, clientId: string, userKey: string): Promise<string> {
   const check = await t.gatehouse.checkAuthorizationRequest({ client_id: clientId, response_type: 'code' });
@@ -64,7 +65,7 @@ describe('purgeExpired', () => {
     const ended = await t.gatehouse.signIn({ email: user.email, password: 'password123' });
     await t.gatehouse.logout(ended.sessionToken);
     const expiring = await t.gatehouse.signIn({ email: user.email, password: 'password123' });
-    await t.gatehouse.deps.keys.signingKey();
+    await depsOf(t.gatehouse).keys.signingKey();
     await t.gatehouse.rotateSigningKey();
     expect((await t.gatehouse.jwks()).keys).toHaveLength(2);
     t.clock.advance(1);

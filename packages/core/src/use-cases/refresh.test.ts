@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse } from '@gatehouse/core/testing';
+import { DEFAULT_SCOPES } from '../domain/scopes.js';
 import type { GatehouseSettings } from '../settings.js';
 import { expectOAuthError } from '../test-support/rejections.js';
 
@@ -45,6 +46,23 @@ describe('refresh without rotation (the default)', () => {
     expect(widened.code).toBe('invalid_scope');
     expect(widened.description).toContain('messaging.v1.send');
     expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'admin.v1.attributes.read' }))).code).toBe('invalid_scope');
+  });
+
+  it('narrows only to scopes the configured catalogue offers', async () => {
+    const orders = { scope: 'orders.v1.read', description: 'See your orders' };
+    const t = await createTestGatehouse({ settings: { scopes: [...DEFAULT_SCOPES, orders] } });
+    const user = await t.seedUser();
+    const { client } = await t.seedClient({ scopes: ['orders.v1.read', 'messaging.v1.read'] });
+    const tokens = await t.obtainTokens({ client, user });
+    expect(tokens.scope).toBe('orders.v1.read messaging.v1.read');
+    const narrow = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'orders.v1.read' });
+    expect((await t.gatehouse.verifyAccessToken(narrow.access_token)).scopes).toEqual(['orders.v1.read']);
+
+    // The same grant, under a deployment whose catalogue dropped orders.v1.read.
+    const shrunk = await createTestGatehouse({ repositories: t.repositories });
+    const refused = await expectOAuthError(shrunk.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'orders.v1.read' }));
+    expect(refused.code).toBe('invalid_scope');
+    expect((await shrunk.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'messaging.v1.read' })).scope).toBe('messaging.v1.read');
   });
 
   it('refuses an unknown refresh token and another client\'s refresh token', async () => {

@@ -1,5 +1,5 @@
 import type { Client } from '../domain/model.js';
-import { KNOWN_SCOPES, isValidScopeToken, parseScope } from '../domain/scopes.js';
+import { isCataloguedScope, isValidScopeToken, type ScopeCatalogue, parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { sha256 } from '../support/crypto.js';
@@ -37,7 +37,7 @@ export async function refresh(
     throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'idle lifetime over' });
   }
 
-  const scopes = narrowScopes(grant.scopes, input.scope);
+  const scopes = narrowScopes(deps.settings.scopes, grant.scopes, input.scope);
 
   if (!rotate) {
     if (idleTtlSeconds !== null) await deps.repos.refreshTokens.touch(tokenHash, now);
@@ -61,10 +61,10 @@ export async function refresh(
 }
 
 /** RFC 6749 §6: the requested scope must not include any scope not originally granted. */
-function narrowScopes(granted: readonly string[], requested: string | undefined): string[] {
+function narrowScopes(catalogue: ScopeCatalogue, granted: readonly string[], requested: string | undefined): string[] {
   if (requested === undefined || requested.trim() === '') return [...granted];
   const scopes = parseScope(requested);
-  const extra = scopes.find((scope) => !isValidScopeToken(scope) || !KNOWN_SCOPES.has(scope) || !granted.includes(scope));
+  const extra = scopes.find((scope) => !isValidScopeToken(scope) || !isCataloguedScope(catalogue, scope) || !granted.includes(scope));
   if (extra !== undefined) throw new OAuthError('invalid_scope', `The scope ${JSON.stringify(extra)} was not granted.`);
   return scopes;
 }

@@ -1,49 +1,83 @@
 import type { Gatehouse, VerifiedAccessToken } from '@gatehouse/core';
 import { OAuthError } from '@gatehouse/core';
 import type { Request, RequestHandler, Response } from 'express';
-import { HttpProblem, problem } from '../problem/problem.js';
-import { bearerChallenge } from './challenge.js';
+import { HttpProblem, problem, type Problem } from '../problem/problem.js';
+import { BEARER_REALM, bearerChallenge, checkedRealm, type BearerErrorCode } from './challenge.js';
 
 /** RFC 6750 §2.1: `Bearer` (any case), one or more spaces, then a token68. */
 const BEARER_HEADER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const SCHEME = /^([^\s]+)/;
 
-/** Where the bearer middleware leaves the verified token for the routes. */
+/** Where the bearer middleware leaves the verified token (and its realm) for the routes. */
 export interface BearerLocals {
   accessToken: VerifiedAccessToken;
+  /** The realm `bearerAuth` challenged with; `requireScope` uses it too. */
+  bearerRealm: string;
+}
+
+export interface BearerAuthOptions {
+  /** The `realm` of the `WWW-Authenticate: Bearer` challenges (RFC 6750 §3). Default `"gatehouse"`. */
+  realm?: string;
+}
+
+export interface RequireScopeOptions {
+  /** The challenge's realm; default: the one of the `bearerAuth` that ran before, else `"gatehouse"`. */
+  realm?: string;
+}
+
+/**
+ * A refusal of the bearer middleware: an RFC 9457 problem with its status and its RFC 6750 §3
+ * challenge. The challenge is also set on the response at once, so it survives an error handler
+ * that only reads `status` (Express's default one keeps it either way, from `headers`).
+ */
+function refusal(res: Response, body: Problem, challenge: { error?: BearerErrorCode; scope?: string; realm: string }): HttpProblem {
+  const headers = { 'WWW-Authenticate': bearerChallenge(challenge) };
+  res.setHeader('WWW-Authenticate', headers['WWW-Authenticate']);
+  return new HttpProblem(body, headers);
 }
 
 /**
  * Authenticates the request by its `Authorization: Bearer` header (RFC 6750 §2.1), the only
  * method accepted: a token in the query (§2.3) or in a form body (§2.2) is refused with 400.
  * The JWT is verified with the in-process keys, and a revoked grant's tokens are refused at once.
+ * The verified token is left for `accessTokenOf(res)`.
+ *
+ * A refusal is thrown as an `HttpProblem` (401, 400; `requireScope`: 403) carrying `status`,
+ * `statusCode`, `expose` and `headers`, with `WWW-Authenticate` already set on the response:
+ * `bearerErrorHandler()` or `problemErrorHandler()` answer it as problem JSON, and even Express's
+ * default handler answers with its status and challenge, never 500.
  *
  * @example
- * router.get('/identity/v1/Users/me', bearerAuth(gatehouse), (req, res) => res.json(accessTokenOf(res).userKey));
+ * import express from 'express';
+ * import { accessTokenOf, bearerAuth, bearerErrorHandler, requireScope } from '@gatehouse/http-express';
+ *
+ * const app = express();
+ * app.get('/orders', bearerAuth(gatehouse, { realm: 'orders' }), requireScope('orders.v1.read'), (_req, res) => {
+ *   res.json(ordersOf(accessTokenOf(res).userKey));
+ * });
+ * app.use(bearerErrorHandler());
  */
-export function bearerAuth(gatehouse: Pick<Gatehouse, 'verifyAccessToken'>): RequestHandler {
+export function bearerAuth(gatehouse: Pick<Gatehouse, 'verifyAccessToken'>, options: BearerAuthOptions = {}): RequestHandler {
+  const realm = checkedRealm(options.realm ?? BEARER_REALM);
   return async (req, res, next) => {
-    refuseTokenOutsideHeader(req);
+    (res.locals as Partial<BearerLocals>).bearerRealm = realm;
+    refuseTokenOutsideHeader(req, res, realm);
     const header = req.headers.authorization;
     const scheme = header === undefined ? undefined : SCHEME.exec(header.trim())?.[1];
     if (scheme === undefined || scheme.toLowerCase() !== 'bearer') {
       // RFC 6750 §3.1: a request without bearer credentials gets the challenge and no error code.
-      throw new HttpProblem(problem('unauthenticated', 'This API needs an access token in the header Authorization: Bearer <token>.'), {
-        'WWW-Authenticate': bearerChallenge(),
-      });
+      throw refusal(res, problem('unauthenticated', 'This API needs an access token in the header Authorization: Bearer <token>.'), { realm });
     }
     const token = BEARER_HEADER.exec(header as string)?.[1];
     if (token === undefined) {
       // RFC 6750 §3.1: a malformed request is invalid_request (400).
-      throw new HttpProblem(problem('invalid-request', 'The Authorization header must be "Bearer" followed by one token.'), {
-        'WWW-Authenticate': bearerChallenge({ error: 'invalid_request' }),
-      });
+      throw refusal(res, problem('invalid-request', 'The Authorization header must be "Bearer" followed by one token.'), { error: 'invalid_request', realm });
     }
     try {
       (res.locals as Partial<BearerLocals>).accessToken = await gatehouse.verifyAccessToken(token);
     } catch (error) {
       if (error instanceof OAuthError && error.code === 'invalid_token') {
-        throw new HttpProblem(problem('invalid-token', error.description), { 'WWW-Authenticate': bearerChallenge({ error: 'invalid_token' }) });
+        throw refusal(res, problem('invalid-token', error.description), { error: 'invalid_token', realm });
       }
       throw error;
     }
@@ -52,28 +86,37 @@ export function bearerAuth(gatehouse: Pick<Gatehouse, 'verifyAccessToken'>): Req
 }
 
 /**
- * Lets the request through only when the token carries `scope` (RFC 6750 §3.1: otherwise
- * 403 insufficient_scope, the challenge naming the scope needed).
+ * Lets the request through only when the token `bearerAuth` verified carries `scope`
+ * (RFC 6750 §3.1: otherwise 403 insufficient_scope, the challenge naming the scope needed).
+ *
+ * @example
+ * router.get('/orders', bearerAuth(gatehouse), requireScope('orders.v1.read'), listOrders);
  */
-export function requireScope(scope: string): RequestHandler {
+export function requireScope(scope: string, options: RequireScopeOptions = {}): RequestHandler {
+  const configured = options.realm === undefined ? undefined : checkedRealm(options.realm);
   return (_req, res, next) => {
     if (!accessTokenOf(res).scopes.includes(scope)) {
-      throw new HttpProblem(problem('insufficient-scope', `This request needs the scope ${scope}.`, { scope }), {
-        'WWW-Authenticate': bearerChallenge({ error: 'insufficient_scope', scope }),
-      });
+      const realm = configured ?? (res.locals as Partial<BearerLocals>).bearerRealm ?? BEARER_REALM;
+      throw refusal(res, problem('insufficient-scope', `This request needs the scope ${scope}.`, { scope }), { error: 'insufficient_scope', scope, realm });
     }
     next();
   };
 }
 
-/** The token the bearer middleware verified; a route without the middleware is a programming error. */
+/**
+ * The token the bearer middleware verified: `userKey`, `clientId`, `scopes`, `grantId` and the JWT
+ * `claims`. A route without `bearerAuth` before it is a programming error (an `Error`, answered 500).
+ *
+ * @example
+ * app.get('/orders', bearerAuth(gatehouse), (_req, res) => res.json({ user: accessTokenOf(res).userKey }));
+ */
 export function accessTokenOf(res: Response): VerifiedAccessToken {
   const token = (res.locals as Partial<BearerLocals>).accessToken;
   if (!token) throw new Error('bearerAuth must run before this handler.');
   return token;
 }
 
-function refuseTokenOutsideHeader(req: Request): void {
+function refuseTokenOutsideHeader(req: Request, res: Response, realm: string): void {
   const inQuery = Object.hasOwn(req.query as object, 'access_token');
   const body: unknown = req.body;
   const inForm =
@@ -82,11 +125,12 @@ function refuseTokenOutsideHeader(req: Request): void {
     body !== null &&
     Object.hasOwn(body, 'access_token');
   if (inQuery || inForm) {
-    throw new HttpProblem(
+    throw refusal(
+      res,
       problem('invalid-request', 'Send the access token in the Authorization header only, never in the URL or the body.', {
         invalidParams: [{ name: 'access_token', reason: 'Tokens are accepted in the Authorization header only.' }],
       }),
-      { 'WWW-Authenticate': bearerChallenge({ error: 'invalid_request' }) },
+      { error: 'invalid_request', realm },
     );
   }
 }

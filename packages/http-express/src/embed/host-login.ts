@@ -19,11 +19,11 @@ import { clearSessionCookie, setSessionCookie } from '../security/session.js';
  * });
  */
 export async function completeGatehouseLogin(
-  gatehouse: Pick<Gatehouse, 'completeLogin' | 'deps'>,
+  gatehouse: Pick<Gatehouse, 'completeLogin' | 'settings'>,
   res: Response,
   input: { loginRequest: string; userKey: string },
 ): Promise<void> {
-  const issuer = gatehouse.deps.settings.issuer;
+  const issuer = gatehouse.settings.issuer;
   const { sessionToken, redirectTo } = await gatehouse.completeLogin(input);
   setSessionCookie(res, issuer, sessionToken);
   // A session change renews the CSRF token (docs/decisions/0021), as Gatehouse's own login does.
@@ -65,11 +65,11 @@ export async function completeGatehouseConsent(
  * });
  */
 export async function logoutGatehouseUser(
-  gatehouse: Pick<Gatehouse, 'logoutUser' | 'deps'>,
+  gatehouse: Pick<Gatehouse, 'logoutUser' | 'settings'>,
   res: Response,
   userKey: string,
 ): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }> {
   const ended = await gatehouse.logoutUser(userKey);
-  clearSessionCookie(res, gatehouse.deps.settings.issuer);
+  clearSessionCookie(res, gatehouse.settings.issuer);
   return ended;
 }

@@ -51,7 +51,7 @@ export function gatehouseRoutes(options: GatehouseRouterOptions): RequestHandler
  */
 export function createGatehouseRouter(options: GatehouseRouterOptions): Router {
   const logger = options.logger ?? silentLogger;
-  const issuer = options.gatehouse.deps.settings.issuer;
+  const issuer = options.gatehouse.settings.issuer;
   const context = requestContext(logger);
   const headers = securityHeaders(issuer);
   const paths = gatehousePaths(issuerPath(issuer));
@@ -96,9 +96,9 @@ function onOwnPath(path: string): boolean {
  * @example
  * app.use(authorizationServerMetadataRouter(gatehouse));
  */
-export function authorizationServerMetadataRouter(gatehouse: Pick<Gatehouse, 'deps'>): Router {
-  const issuer = gatehouse.deps.settings.issuer.replace(/\/+$/, '');
-  const body = authorizationServerMetadata(issuer);
+export function authorizationServerMetadataRouter(gatehouse: Pick<Gatehouse, 'settings'>): Router {
+  const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
+  const body = authorizationServerMetadata(issuer, gatehouse.settings.scopes);
   const headers = securityHeaders(issuer);
   const router = Router();
   router.get(wellKnownMetadataPath(issuer), headers, (_req: Request, res: Response) => {

@@ -6,7 +6,7 @@ import { createGatehouseApp } from '../app.js';
 import { expectMatchesSchema } from '../resource/test-support/openapi.js';
 
 // The app's last-resort answers (no route matched, or an extra router failed) for a client that
-// is not a browser: RFC 9457 problems of the documented shape (docs/openapi.yaml `Problem`,
+// is not a browser: RFC 9457 problems of the documented shape (openapi.yaml `Problem`,
 // whose `type` is a urn:gatehouse:problem URN), never a stack.
 
 async function appWithFailingRouter() {

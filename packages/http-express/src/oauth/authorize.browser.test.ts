@@ -4,6 +4,7 @@ import express from 'express';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth, createTestApp, type TestApp } from '../test-support/index.js';
+import { findChromium } from '../test-support/chromium.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
@@ -30,7 +31,7 @@ describe('the code flow in a real browser (headless Chromium)', () => {
     clientOrigin = `http://127.0.0.1:${(clientServer.address() as AddressInfo).port}`;
     t = await createTestApp({ settings: { issuer: origin } });
     server.on('request', t.app);
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+    browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true });
   }, 30_000);
 
   afterAll(async () => {

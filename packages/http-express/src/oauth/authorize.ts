@@ -118,6 +118,7 @@ export function authorizeEndpoint(ctx: OAuthContext) {
         csrfToken: res.locals.csrfToken as string,
         clientName: check.client.name,
         scopes: check.request.scopes,
+        catalogue: ctx.gatehouse.settings.scopes,
         redirectUri: check.request.redirectUri,
         formAction: `${ctx.paths.decision}?${query}`,
         userEmail: signedIn.user.email,

@@ -99,7 +99,7 @@ export async function authenticateClientOf(ctx: OAuthContext, req: Request, res:
   const ip = clientIp(req);
   const reading = readClientCredentials(req, form);
   const claimedId = reading.ok ? reading.credentials.clientId : reading.clientId;
-  const limit = ctx.limits.clientAuth.check(claimedId, ip);
+  const limit = await ctx.limits.clientAuth.check(claimedId, ip);
   if (limit.limited) {
     res.setHeader('Retry-After', String(limit.retryAfterSeconds));
     requestLogger(ctx.logger, res).warn({ event: 'rate_limited', limit: 'client_auth', clientId: claimedId?.slice(0, 64) }, 'client authentication rate limited');
@@ -107,7 +107,7 @@ export async function authenticateClientOf(ctx: OAuthContext, req: Request, res:
     return undefined;
   }
   if (!reading.ok) {
-    if (reading.error.code === 'invalid_client') ctx.limits.clientAuth.recordFailure(claimedId, ip);
+    if (reading.error.code === 'invalid_client') await ctx.limits.clientAuth.recordFailure(claimedId, ip);
     requestLogger(ctx.logger, res).info({ oauthError: reading.error.code, clientId: claimedId?.slice(0, 64) }, reading.error.description);
     sendOAuthError(res, reading.error.code, reading.error.description);
     return undefined;
@@ -116,7 +116,7 @@ export async function authenticateClientOf(ctx: OAuthContext, req: Request, res:
     return await gatehouseFor(ctx.gatehouse, res).authenticateClient(reading.credentials);
   } catch (error) {
     if (error instanceof OAuthError && error.code === 'invalid_client') {
-      ctx.limits.clientAuth.recordFailure(claimedId, ip);
+      await ctx.limits.clientAuth.recordFailure(claimedId, ip);
       requestLogger(ctx.logger, res).info({ oauthError: error.code, clientId: claimedId?.slice(0, 64), detail: error.detail }, 'client authentication failed');
       sendOAuthError(res, 'invalid_client', error.description);
       return undefined;

@@ -55,7 +55,7 @@ export function loginSubmit(ctx: OAuthContext) {
     const { email, password } = parsed.output;
 
     const ip = clientIp(req);
-    const limit = ctx.limits.signIn.check(email, ip);
+    const limit = await ctx.limits.signIn.check(email, ip);
     if (limit.limited) {
       log.warn({ event: 'rate_limited', limit: 'sign_in' }, 'sign-in rate limited');
       res.setHeader('Retry-After', String(limit.retryAfterSeconds));
@@ -72,7 +72,7 @@ export function loginSubmit(ctx: OAuthContext) {
       res.redirect(303, returnTo ?? ctx.paths.login);
     } catch (error) {
       if (!(error instanceof DomainError) || error.kind !== 'unauthenticated') throw error;
-      ctx.limits.signIn.recordFailure(email, ip);
+      await ctx.limits.signIn.recordFailure(email, ip);
       log.info({ event: 'sign_in_failed' }, 'sign-in failed');
       again(401, WRONG_CREDENTIALS, email);
     }

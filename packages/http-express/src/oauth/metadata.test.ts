@@ -1,4 +1,4 @@
-import { SCOPE_CATALOGUE } from '@gatehouse/core';
+import { DEFAULT_SCOPES } from '@gatehouse/core';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../test-support/index.js';
@@ -15,7 +15,7 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
       jwks_uri: 'https://auth.example.com/oauth/jwks',
       revocation_endpoint: 'https://auth.example.com/oauth/revoke',
       introspection_endpoint: 'https://auth.example.com/oauth/introspect',
-      scopes_supported: SCOPE_CATALOGUE.map((entry) => entry.scope),
+      scopes_supported: DEFAULT_SCOPES.map((entry) => entry.scope),
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: ['authorization_code', 'refresh_token'],

@@ -1,4 +1,4 @@
-import { SCOPE_CATALOGUE } from '@gatehouse/core';
+import type { ScopeCatalogue } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import { endpointUrl, type OAuthContext } from './context.js';
 
@@ -17,9 +17,9 @@ export const OAUTH_PATHS = {
 
 /**
  * RFC 8414 §2 authorization server metadata: exactly what is implemented, URLs built from the
- * issuer (never from the Host header).
+ * issuer (never from the Host header), `scopes_supported` from the configured catalogue.
  */
-export function authorizationServerMetadata(issuer: string): Record<string, unknown> {
+export function authorizationServerMetadata(issuer: string, scopes: ScopeCatalogue): Record<string, unknown> {
   return {
     issuer,
     authorization_endpoint: endpointUrl(issuer, OAUTH_PATHS.authorize),
@@ -27,7 +27,7 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
     jwks_uri: endpointUrl(issuer, OAUTH_PATHS.jwks),
     revocation_endpoint: endpointUrl(issuer, OAUTH_PATHS.revoke),
     introspection_endpoint: endpointUrl(issuer, OAUTH_PATHS.introspect),
-    scopes_supported: SCOPE_CATALOGUE.map((entry) => entry.scope),
+    scopes_supported: scopes.map((entry) => entry.scope),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token'],
@@ -41,7 +41,7 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
 }
 
 export function metadataEndpoint(ctx: OAuthContext) {
-  const body = authorizationServerMetadata(ctx.issuer);
+  const body = authorizationServerMetadata(ctx.issuer, ctx.gatehouse.settings.scopes);
   return (_req: Request, res: Response): void => {
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.status(200).json(body);
@@ -56,7 +56,7 @@ export function jwksEndpoint(ctx: OAuthContext) {
   return async (_req: Request, res: Response): Promise<void> => {
     const jwks = await ctx.gatehouse.jwks();
     // The key ring publishes a new key this long before it signs (docs/operations.md): one setting for both.
-    res.setHeader('Cache-Control', `public, max-age=${ctx.gatehouse.deps.settings.jwksMaxAgeSeconds}`);
+    res.setHeader('Cache-Control', `public, max-age=${ctx.gatehouse.settings.jwksMaxAgeSeconds}`);
     res.status(200).type('application/json').send(JSON.stringify(jwks));
   };
 }

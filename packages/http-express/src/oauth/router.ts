@@ -36,11 +36,11 @@ function onlyPost(req: Request, res: Response): void {
  */
 export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   const { gatehouse } = options;
-  const issuer = gatehouse.deps.settings.issuer.replace(/\/+$/, '');
+  const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
   const ctx: OAuthContext = {
     gatehouse,
     logger: options.logger ?? silentLogger,
-    limits: createAttemptLimits(gatehouse.deps.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT),
+    limits: createAttemptLimits(gatehouse.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT, options.failureStore),
     issuer,
     paths: gatehousePaths(issuerPath(issuer)),
     loginUrl: options.loginUrl,

@@ -1,4 +1,4 @@
-import { DomainError, SCOPE_CATALOGUE, validateRegistration, type Client } from '@gatehouse/core';
+import { DomainError, validateRegistration, type Client, type ScopeCatalogue } from '@gatehouse/core';
 import type { FormFields } from '../security/form-body.js';
 
 /**
@@ -47,7 +47,9 @@ export function redirectUriLines(text: string): string[] {
 }
 
 /** Values known to pass, to check one field at a time. */
-const VALID = { name: 'x', redirectUris: ['https://client.invalid/callback'], scopes: [SCOPE_CATALOGUE[0]?.scope ?? ''] };
+function passingFields(catalogue: ScopeCatalogue) {
+  return { name: 'x', redirectUris: ['https://client.invalid/callback'], scopes: [catalogue[0]?.scope ?? ''] };
+}
 
 function problemOf(check: () => unknown, field: ClientFormField): [ClientFormField, string] | undefined {
   try {
@@ -61,15 +63,16 @@ function problemOf(check: () => unknown, field: ClientFormField): [ClientFormFie
 
 /**
  * Checks the form with the core's own rules (`validateRegistration`, SPEC §4: absolute https
- * redirect URIs or http on loopback, no fragment; scopes from the catalogue), one field at a
+ * redirect URIs or http on loopback, no fragment; scopes from the configured catalogue), one field at a
  * time so that every wrong field gets its message at once.
  */
-export function checkClientForm(values: ClientFormValues): ClientFormErrors {
+export function checkClientForm(values: ClientFormValues, catalogue: ScopeCatalogue): ClientFormErrors {
   const redirectUris = redirectUriLines(values.redirectUris);
+  const passing = passingFields(catalogue);
   const problems = [
-    problemOf(() => validateRegistration({ ...VALID, name: values.name }), 'name'),
-    problemOf(() => validateRegistration({ ...VALID, redirectUris }), 'redirectUris'),
-    problemOf(() => validateRegistration({ ...VALID, scopes: values.scopes }), 'scopes'),
+    problemOf(() => validateRegistration({ ...passing, name: values.name }, catalogue), 'name'),
+    problemOf(() => validateRegistration({ ...passing, redirectUris }, catalogue), 'redirectUris'),
+    problemOf(() => validateRegistration({ ...passing, scopes: values.scopes }, catalogue), 'scopes'),
   ];
   const errors: ClientFormErrors = {};
   for (const problem of problems) {

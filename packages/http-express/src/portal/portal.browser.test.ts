@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth, createTestApp, type TestApp } from '../test-support/index.js';
+import { findChromium } from '../test-support/chromium.js';
 
 /**
  * The portal in headless Chromium against a real HTTP server: register a client through the form,
@@ -30,7 +31,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   t = await createTestApp({ settings: { issuer: base } });
   server.on('request', t.app);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS });
 }, 60_000);
 
 afterAll(async () => {

@@ -47,7 +47,7 @@ function clientIdParam(req: Request): string {
 export function createPortalRouter(options: GatehouseHttpOptions): Router {
   const { gatehouse } = options;
   const logger = options.logger ?? silentLogger;
-  const issuer = gatehouse.deps.settings.issuer.replace(/\/+$/, '');
+  const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
   const csrf = csrfSettings(issuer, options.csrfKey);
   const router = Router();
 
@@ -74,6 +74,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
       cancelHref: clientId === undefined ? '/portal/clients' : clientPath(clientId),
       values,
       errors,
+      catalogue: gatehouse.settings.scopes,
     });
     sendPortalPage(res, status, page);
   }
@@ -84,7 +85,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const user = signedInUser(res);
     const clients = await gatehouse.listClients(user.userKey);
     const sorted = [...clients].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || a.name.localeCompare(b.name));
-    sendPortalPage(res, 200, clientsListPage({ email: user.email, clients: sorted, done: req.query.done }));
+    sendPortalPage(res, 200, clientsListPage({ email: user.email, clients: sorted, catalogue: gatehouse.settings.scopes, done: req.query.done }));
   });
 
   router.get('/portal/clients/new', (_req, res) => sendForm(res, 200, 'create', undefined, EMPTY_CLIENT_FORM, {}));
@@ -93,7 +94,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     if (!csrfOk(req, res, 'client_create', '/portal/clients/new')) return;
     const user = signedInUser(res);
     const values = readClientForm(req.body as FormFields);
-    const errors = checkClientForm(values);
+    const errors = checkClientForm(values, gatehouse.settings.scopes);
     if (hasErrors(errors)) return sendForm(res, 400, 'create', undefined, values, errors);
     try {
       const { client, clientSecret } = await gatehouseFor(gatehouse, res).registerClient({
@@ -115,7 +116,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
   router.get('/portal/clients/:clientId', async (req, res) => {
     const user = signedInUser(res);
     const client = await gatehouse.findOwnedClient(user.userKey, clientIdParam(req));
-    sendPortalPage(res, 200, clientDetailPage({ email: user.email, client, done: req.query.done }));
+    sendPortalPage(res, 200, clientDetailPage({ email: user.email, client, catalogue: gatehouse.settings.scopes, done: req.query.done }));
   });
 
   router.get('/portal/clients/:clientId/secret', async (req, res) => {
@@ -141,7 +142,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     if (!csrfOk(req, res, 'client_edit', clientPath(clientId, '/edit'))) return;
     await gatehouse.findOwnedClient(user.userKey, clientId);
     const values = readClientForm(req.body as FormFields);
-    const errors = checkClientForm(values);
+    const errors = checkClientForm(values, gatehouse.settings.scopes);
     if (hasErrors(errors)) return sendForm(res, 400, 'edit', clientId, values, errors);
     try {
       await gatehouseFor(gatehouse, res).updateClient({
@@ -197,7 +198,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const user = signedInUser(res);
     const apps = await gatehouse.listAuthorizedApps(user.userKey);
     const sorted = [...apps].sort((a, b) => a.clientName.localeCompare(b.clientName));
-    sendPortalPage(res, 200, authorizedAppsPage({ email: user.email, csrfToken: res.locals.csrfToken as string, apps: sorted, done: req.query.done }));
+    sendPortalPage(res, 200, authorizedAppsPage({ email: user.email, csrfToken: res.locals.csrfToken as string, apps: sorted, catalogue: gatehouse.settings.scopes, done: req.query.done }));
   });
 
   router.post('/portal/authorized-apps/:clientId/revoke', async (req, res) => {

@@ -11,6 +11,12 @@ export interface ProblemLogger {
 /**
  * Express error middleware answering every error as an RFC 9457 problem. A 5xx is logged with
  * the error (method and path only: the query string may carry a token); the body never says why.
+ * The refusals of `bearerAuth` / `requireScope` keep their status and `WWW-Authenticate` challenge.
+ *
+ * @example
+ * const api = express.Router();
+ * api.get('/orders', bearerAuth(gatehouse), requireScope('orders.v1.read'), listOrders);
+ * api.use(problemErrorHandler({ logger: pino() }));
  */
 export function problemErrorHandler(options: { logger?: ProblemLogger | undefined } = {}): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {

@@ -67,16 +67,31 @@ export function problem(kind: ProblemKind, detail: string, extras: Pick<Problem,
 /**
  * An error that already is a problem: thrown by the edge (validation, bearer checks) and answered as is
  * by the problem error handler, with its extra headers (`WWW-Authenticate`, `Allow`, `Retry-After`).
+ * It carries its HTTP status as `status` and `statusCode`, `expose` (true below 500: the message is
+ * meant for the client) and `headers`, the members Express's default error handler and the
+ * `http-errors` convention read, so any error handler answers with the right status.
+ *
+ * @example
+ * throw new HttpProblem(problem('not-found', 'No such order.'));
  */
 export class HttpProblem extends Error {
   readonly problem: Problem;
   readonly headers: Readonly<Record<string, string>>;
+  /** The HTTP status (`problem.status`). */
+  readonly status: number;
+  /** The same, under the other name error handlers read. */
+  readonly statusCode: number;
+  /** Whether the message may be shown to the client (`http-errors` convention): true for 4xx. */
+  readonly expose: boolean;
 
   constructor(problem: Problem, headers: Record<string, string> = {}) {
     super(problem.detail);
     this.name = 'HttpProblem';
     this.problem = problem;
     this.headers = headers;
+    this.status = problem.status;
+    this.statusCode = problem.status;
+    this.expose = problem.status < 500;
   }
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createResourceHarness, type ResourceHarness } from './test-support/harness.js';
 import { expectMatchesOpenApi } from './test-support/openapi.js';
 
-/** The OAuth endpoints' answers, checked against docs/openapi.yaml (their behaviour is tested beside the OAuth router). */
+/** The OAuth endpoints' answers, checked against openapi.yaml (their behaviour is tested beside the OAuth router). */
 
 async function issueCode(h: ResourceHarness, client: Client, user: User): Promise<string> {
   const check = await h.t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] });
@@ -18,7 +18,7 @@ async function withClient() {
   return { h, client, clientSecret };
 }
 
-describe('OAuth endpoints match docs/openapi.yaml', () => {
+describe('OAuth endpoints match openapi.yaml', () => {
   it('token: code exchange, refresh and their errors', async () => {
     const { h, client, clientSecret } = await withClient();
     const code = await issueCode(h, client, h.admin);

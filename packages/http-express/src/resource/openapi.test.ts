@@ -7,7 +7,7 @@ import { documentedOperations, expectMatchesOpenApi, openApi } from './test-supp
 import { createResourceHarness } from './test-support/harness.js';
 
 describe('GET /openapi.json', () => {
-  it('serves docs/openapi.yaml as JSON, without authentication', async () => {
+  it('serves openapi.yaml as JSON, without authentication', async () => {
     const { http } = await createResourceHarness();
     const response = await http.get('/openapi.json');
     expect(response.status).toBe(200);
@@ -18,7 +18,7 @@ describe('GET /openapi.json', () => {
   });
 });
 
-describe('docs/openapi.yaml', () => {
+describe('openapi.yaml', () => {
   it('has schemas that compile as strict JSON Schema 2020-12', () => {
     const { document } = openApi();
     const schemas = (document.components as { schemas: Record<string, unknown> }).schemas;

@@ -4,10 +4,11 @@ import { parse } from 'yaml';
 import { HttpProblem, problem } from '../problem/problem.js';
 
 /**
- * docs/openapi.yaml of the repository. From src/resource/ and from dist/resource/ alike it is four
- * levels up (packages/http-express/<src|dist>/resource/), so tests and the built server read the same file.
+ * The API description, openapi.yaml at the root of this package (shipped in its tarball). From
+ * src/resource/ and from dist/resource/ alike it is two levels up, so tests, the workspace's server
+ * and an installed copy read the same file (docs/decisions/0019-packages-as-published.md).
  */
-export const OPENAPI_FILE = new URL('../../../../docs/openapi.yaml', import.meta.url);
+export const OPENAPI_FILE = new URL('../../openapi.yaml', import.meta.url);
 
 let cached: Promise<string> | undefined;
 

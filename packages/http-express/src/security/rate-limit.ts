@@ -1,4 +1,8 @@
 import type { Clock } from '@gatehouse/core';
+import { createMemoryFailureStore, type FailureStore, type LimitKey } from './failure-store.js';
+import { DEFAULT_IPV6_PREFIX_LENGTH, ipBucket } from './ip-bucket.js';
+
+export type { FailureStore, LimitKey, LimitScope } from './failure-store.js';
 
 export interface RateLimitSettings {
   /** Failures allowed per key (an e-mail, a client_id) within the window; the next attempt gets 429. */
@@ -6,6 +10,8 @@ export interface RateLimitSettings {
   windowSeconds: number;
   /** Failures allowed per IP address (default 5 × maxFailures: several people may share one address). */
   maxFailuresPerIp?: number;
+  /** IPv6 addresses count per network of this prefix length (default 64: one end site); IPv4 per address. */
+  ipv6PrefixLength?: number;
 }
 
 export const DEFAULT_RATE_LIMIT: RateLimitSettings = { maxFailures: 5, windowSeconds: 300 };
@@ -13,71 +19,38 @@ export const DEFAULT_RATE_LIMIT: RateLimitSettings = { maxFailures: 5, windowSec
 /** The result of asking whether an attempt may go ahead. */
 export type LimitCheck = { limited: false } | { limited: true; retryAfterSeconds: number };
 
-/** One key to count failures under, with its own ceiling. */
-export interface LimitKey {
-  key: string;
-  max: number;
-}
-
 /**
- * Counts failures (only failures: SPEC §4 Operations) per key in a sliding window and says when
- * a key is over its limit. In memory, per process (docs/decisions/0023): behind several
- * instances each counts on its own, so the effective limit multiplies by the instance count.
+ * Counts failures (only failures: docs/decisions/0023) per key in a sliding window and says when
+ * a key is over its limit. The counts live in `store`: by default in this process's memory
+ * (bounded per scope, `maxKeys` keys each); a shared store makes several instances count together.
  *
  * @example
  * const limiter = createFailureLimiter(clock);
- * const keys = [{ key: `login:email:${email}`, max: 5 }, { key: `login:ip:${ip}`, max: 25 }];
- * const check = limiter.check(keys, 300);
- * if (!check.limited && !(await signIn())) limiter.recordFailure(keys, 300);
+ * const keys = [{ scope: 'email', key: `sign-in:email:${email}`, max: 5 }, { scope: 'ip', key: `sign-in:ip:${ip}`, max: 25 }];
+ * const check = await limiter.check(keys, 300);
+ * if (!check.limited && !(await signIn())) await limiter.recordFailure(keys, 300);
  */
-export function createFailureLimiter(clock: Clock, options: { maxKeys?: number } = {}) {
-  const maxKeys = options.maxKeys ?? 100_000;
-  /** Failure times (ms) per key, oldest first; never longer than the key's ceiling. */
-  const failures = new Map<string, number[]>();
-
-  function recent(key: string, now: number, windowMs: number): number[] {
-    const times = failures.get(key);
-    if (!times) return [];
-    const live = times.filter((time) => time > now - windowMs);
-    if (live.length === 0) failures.delete(key);
-    else if (live.length !== times.length) failures.set(key, live);
-    return live;
-  }
-
-  function prune(now: number, windowMs: number): void {
-    for (const key of failures.keys()) recent(key, now, windowMs);
-    // Still full (a flood of distinct keys): forget the oldest keys rather than grow without bound.
-    for (const key of failures.keys()) {
-      if (failures.size < maxKeys) break;
-      failures.delete(key);
-    }
-  }
-
+export function createFailureLimiter(clock: Clock, options: { store?: FailureStore; maxKeys?: number } = {}) {
+  const store = options.store ?? createMemoryFailureStore(options.maxKeys === undefined ? {} : { maxKeysPerScope: options.maxKeys });
   return {
-    check(keys: readonly LimitKey[], windowSeconds: number): LimitCheck {
+    async check(keys: readonly LimitKey[], windowSeconds: number): Promise<LimitCheck> {
       const now = clock.now().getTime();
       const windowMs = windowSeconds * 1000;
+      const failures = await store.recentFailures(keys, now - windowMs);
       let retryAfterMs = 0;
-      for (const { key, max } of keys) {
-        const live = recent(key, now, windowMs);
+      keys.forEach(({ max }, index) => {
+        const live = failures[index] ?? [];
         if (live.length >= max) {
           // Allowed again when enough of the oldest failures have left the window.
           const freeing = live[live.length - max] as number;
           retryAfterMs = Math.max(retryAfterMs, freeing + windowMs - now);
         }
-      }
+      });
       return retryAfterMs > 0 ? { limited: true, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) } : { limited: false };
     },
 
-    recordFailure(keys: readonly LimitKey[], windowSeconds: number): void {
-      const now = clock.now().getTime();
-      const windowMs = windowSeconds * 1000;
-      if (failures.size >= maxKeys) prune(now, windowMs);
-      for (const { key, max } of keys) {
-        const live = recent(key, now, windowMs);
-        live.push(now);
-        failures.set(key, live.slice(-max));
-      }
+    async recordFailure(keys: readonly LimitKey[], windowSeconds: number): Promise<void> {
+      await store.recordFailure(keys, clock.now().getTime(), windowSeconds * 1000);
     },
   };
 }
@@ -86,20 +59,24 @@ export type FailureLimiter = ReturnType<typeof createFailureLimiter>;
 
 /**
  * The two limited activities, as the OAuth routes use them: sign-in (per e-mail and per IP)
- * and client authentication (per client_id from one IP, and per IP).
+ * and client authentication (per client_id from one IP, and per IP). IPv6 addresses count per
+ * network (`ipv6PrefixLength`, default /64). `store` is where the counts live (default: memory).
  */
-export function createAttemptLimits(clock: Clock, settings: RateLimitSettings = DEFAULT_RATE_LIMIT) {
-  const limiter = createFailureLimiter(clock);
+export function createAttemptLimits(clock: Clock, settings: RateLimitSettings = DEFAULT_RATE_LIMIT, store?: FailureStore) {
+  const limiter = createFailureLimiter(clock, store === undefined ? {} : { store });
   const perIp = settings.maxFailuresPerIp ?? settings.maxFailures * 5;
+  const prefixLength = settings.ipv6PrefixLength ?? DEFAULT_IPV6_PREFIX_LENGTH;
+  if (!Number.isInteger(prefixLength) || prefixLength < 1 || prefixLength > 128) throw new RangeError('ipv6PrefixLength must be a whole number from 1 to 128.');
+  const network = (ip: string) => ipBucket(ip, prefixLength);
   const signInKeys = (email: string, ip: string): LimitKey[] => [
-    { key: `sign-in:email:${email.trim().toLowerCase()}`, max: settings.maxFailures },
-    { key: `sign-in:ip:${ip}`, max: perIp },
+    { scope: 'email', key: `sign-in:email:${email.trim().toLowerCase()}`, max: settings.maxFailures },
+    { scope: 'ip', key: `sign-in:ip:${network(ip)}`, max: perIp },
   ];
   // Per client_id *from this IP*: client ids are public (they travel in authorize URLs), so a
   // global per-client count would let anyone lock a client out of its token endpoint.
   const clientKeys = (clientId: string | undefined, ip: string): LimitKey[] => [
-    ...(clientId === undefined ? [] : [{ key: `client:id:${ip}:${clientId}`, max: settings.maxFailures }]),
-    { key: `client:ip:${ip}`, max: perIp },
+    ...(clientId === undefined ? [] : [{ scope: 'client' as const, key: `client:id:${network(ip)}:${clientId}`, max: settings.maxFailures }]),
+    { scope: 'ip', key: `client:ip:${network(ip)}`, max: perIp },
   ];
   return {
     signIn: {

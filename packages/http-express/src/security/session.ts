@@ -22,7 +22,7 @@ export function sessionTokenOf(req: Request, issuer: string): string | undefined
  * router.get('/portal/clients', (req, res) => res.send(`Hello ${res.locals.signedIn!.user.email}`));
  */
 export function loadSignedIn(gatehouse: Gatehouse) {
-  const issuer = gatehouse.deps.settings.issuer;
+  const issuer = gatehouse.settings.issuer;
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const token = sessionTokenOf(req, issuer);
     if (token !== undefined) {

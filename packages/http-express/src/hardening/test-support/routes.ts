@@ -5,7 +5,7 @@ import { ADMIN_PHONE, type Hardened } from './harness.js';
 /** One bearer-protected route of the resource and admin APIs, with a request that succeeds for the admin. */
 export interface ResourceRoute {
   method: HttpMethod;
-  /** The path template of docs/openapi.yaml. */
+  /** The path template of openapi.yaml. */
   template: string;
   path: string;
   /** A JSON body that the route accepts. */

@@ -1,4 +1,4 @@
-import { describeScope, type AuthorizedApp } from '@gatehouse/core';
+import { describeScope, type AuthorizedApp, type ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { CSRF_FIELD } from '../../security/csrf.js';
 import { portalPage } from '../chrome.js';
@@ -7,11 +7,11 @@ import { dateTime, doneNotice } from './format.js';
 const NOTICES = { revoked: 'Access withdrawn: that app’s tokens no longer work.' };
 
 /** /portal/authorized-apps: the apps the user has allowed, each with a Revoke button. */
-export function authorizedAppsPage(input: { email: string; csrfToken: string; apps: readonly AuthorizedApp[]; done: unknown }): SafeHtml {
+export function authorizedAppsPage(input: { email: string; csrfToken: string; apps: readonly AuthorizedApp[]; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
   const rows = input.apps.map(
     (app) => html`<tr>
 <td class="name" data-label="App"><strong>${app.clientName}</strong><br><code class="muted">${app.clientId}</code></td>
-<td data-label="Can"><ul class="plain">${app.scopes.map((scope) => html`<li>${describeScope(scope)}</li>`)}</ul></td>
+<td data-label="Can"><ul class="plain">${app.scopes.map((scope) => html`<li>${describeScope(input.catalogue, scope)}</li>`)}</ul></td>
 <td data-label="Since">${dateTime(app.firstGrantedAt)}</td>
 <td data-label=""><form method="post" action="/portal/authorized-apps/${encodeURIComponent(app.clientId)}/revoke">
 <input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">

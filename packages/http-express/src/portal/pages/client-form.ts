@@ -1,4 +1,4 @@
-import { SCOPE_CATALOGUE } from '@gatehouse/core';
+import type { ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { CSRF_FIELD } from '../../security/csrf.js';
 import { portalPage } from '../chrome.js';
@@ -14,6 +14,8 @@ export interface ClientFormPageInput {
   cancelHref: string;
   values: ClientFormValues;
   errors: ClientFormErrors;
+  /** The configured catalogue (`settings.scopes`): one checkbox per scope. */
+  catalogue: ScopeCatalogue;
 }
 
 function fieldError(id: string, message: string | undefined): SafeHtml | '' {
@@ -58,7 +60,7 @@ ${fieldError('redirect_uris', errors.redirectUris)}
 <fieldset id="scopes"${errors.scopes === undefined ? '' : html` class="invalid" aria-describedby="scopes-error"`}>
 <legend>Scopes</legend>
 <p class="field-hint">Users are asked for exactly these; a token can never carry more.</p>
-${SCOPE_CATALOGUE.map(
+${input.catalogue.map(
   (entry) => html`<label class="check"><input type="checkbox" name="${SCOPE_FIELD_PREFIX}${entry.scope}" value="on"${values.scopes.includes(entry.scope) ? html` checked` : ''}><span>${entry.description}<code>${entry.scope}</code></span></label>`,
 )}
 </fieldset>

@@ -1,4 +1,4 @@
-import { describeScope, type Client } from '@gatehouse/core';
+import { describeScope, type Client, type ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { portalPage } from '../chrome.js';
 import { clientPath, dateTime, doneNotice } from './format.js';
@@ -7,13 +7,13 @@ const LIST_NOTICES = { deleted: 'The client was deleted. Its tokens no longer wo
 const DETAIL_NOTICES = { updated: 'Your changes were saved.' };
 
 /** /portal/clients: the signed-in user's own clients and the way to register one. */
-export function clientsListPage(input: { email: string; clients: readonly Client[]; done: unknown }): SafeHtml {
+export function clientsListPage(input: { email: string; clients: readonly Client[]; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
   const rows = input.clients.map(
     (client) => html`<tr>
 <td class="name" data-label="Name"><a href="${clientPath(client.clientId)}">${client.name}</a></td>
 <td data-label="Client ID"><code>${client.clientId}</code></td>
 <td data-label="Redirect URIs"><ul class="plain">${client.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></td>
-<td data-label="Scopes">${client.scopes.map((scope) => html`<span class="tag" title="${describeScope(scope)}">${scope}</span>`)}</td>
+<td data-label="Scopes">${client.scopes.map((scope) => html`<span class="tag" title="${describeScope(input.catalogue, scope)}">${scope}</span>`)}</td>
 <td data-label="Created">${dateTime(client.createdAt)}</td>
 </tr>`,
   );
@@ -37,7 +37,7 @@ ${rows}
 }
 
 /** /portal/clients/:id: one client, with Edit, Rotate secret and Delete. */
-export function clientDetailPage(input: { email: string; client: Client; done: unknown }): SafeHtml {
+export function clientDetailPage(input: { email: string; client: Client; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
   const { client } = input;
   return portalPage({
     title: client.name,
@@ -49,7 +49,7 @@ ${doneNotice(DETAIL_NOTICES, input.done)}
 <dt>Client ID</dt><dd><code>${client.clientId}</code></dd>
 <dt>Client secret</dt><dd class="muted">Shown once when created or rotated; never again.</dd>
 <dt>Redirect URIs</dt><dd><ul class="plain">${client.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></dd>
-<dt>Scopes</dt><dd><ul class="plain">${client.scopes.map((scope) => html`<li>${describeScope(scope)} <span class="tag">${scope}</span></li>`)}</ul></dd>
+<dt>Scopes</dt><dd><ul class="plain">${client.scopes.map((scope) => html`<li>${describeScope(input.catalogue, scope)} <span class="tag">${scope}</span></li>`)}</ul></dd>
 <dt>PKCE</dt><dd>${client.pkceRequired ? 'Required (S256)' : 'Optional (enforced when a challenge is sent)'}</dd>
 <dt>Created</dt><dd>${dateTime(client.createdAt)}</dd>
 </dl>

@@ -22,7 +22,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 let loaded: { document: Json; ajv: Ajv2020; validators: Map<string, ValidateFunction> } | undefined;
 
-/** docs/openapi.yaml, parsed, and an Ajv (JSON Schema 2020-12, OpenAPI 3.1's dialect) that knows it. */
+/** openapi.yaml, parsed, and an Ajv (JSON Schema 2020-12, OpenAPI 3.1's dialect) that knows it. */
 export function openApi(): { document: Json; ajv: Ajv2020; validators: Map<string, ValidateFunction> } {
   if (!loaded) {
     const document = parse(readFileSync(OPENAPI_FILE, 'utf8')) as Json;
@@ -48,7 +48,7 @@ export function expectMatchesOpenApi(response: RecordedResponse, method: HttpMet
   const where = `${method.toUpperCase()} ${path} → ${response.status}`;
   const paths = document.paths as Record<string, Json> | undefined;
   const operation = paths?.[path]?.[method] as Json | undefined;
-  if (!operation) throw new Error(`docs/openapi.yaml has no operation ${method.toUpperCase()} ${path}`);
+  if (!operation) throw new Error(`openapi.yaml has no operation ${method.toUpperCase()} ${path}`);
   const responses = operation.responses as Record<string, Json>;
   const status = String(response.status);
   const entry = responses[status];
@@ -110,7 +110,7 @@ function assertValid(pointer: string[], value: unknown, what: string): void {
   }
   if (!validate(value)) {
     const errors = (validate.errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
-    throw new Error(`${what} does not match docs/openapi.yaml:\n  ${errors.join('\n  ')}\nvalue: ${JSON.stringify(value).slice(0, 500)}`);
+    throw new Error(`${what} does not match openapi.yaml:\n  ${errors.join('\n  ')}\nvalue: ${JSON.stringify(value).slice(0, 500)}`);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely, KyselyPlugin, QueryResult } from 'kysely';
 
 const MARK = '\u0000gatehouse-parameter:';
 
@@ -29,16 +29,20 @@ interface Template<R> {
 export function reusableQuery<DB, R, V extends Record<string, unknown> = Record<string, unknown>>(
   build: (db: Kysely<DB>) => Compilable<R>,
 ): (db: Kysely<DB>, values: V) => Promise<QueryResult<R>> {
-  // Keyed by the dialect's adapter, which a database shares with its transactions.
-  const templates = new WeakMap<object, Template<R>>();
+  // Keyed by the dialect's adapter, which a database shares with its transactions, and by the
+  // plugins that rewrite the SQL as it compiles (a table prefix, a schema): a database and its
+  // transactions share them, `withPlugin` gives another list.
+  const templates = new WeakMap<object, Array<{ plugins: readonly KyselyPlugin[]; template: Template<R> }>>();
   return (db, values) => {
-    const dialectKey = db.getExecutor().adapter;
-    let template = templates.get(dialectKey);
+    const executor = db.getExecutor();
+    let compiledFor = templates.get(executor.adapter);
+    if (compiledFor === undefined) templates.set(executor.adapter, (compiledFor = []));
+    let template = compiledFor.find((entry) => samePlugins(entry.plugins, executor.plugins))?.template;
     if (template === undefined) {
       const compiled = build(db).compile();
       const slots = compiled.parameters.map((value) => (typeof value === 'string' && value.startsWith(MARK) ? value.slice(MARK.length, -1) : undefined));
       template = { compiled, slots };
-      templates.set(dialectKey, template);
+      compiledFor.push({ plugins: executor.plugins, template });
     }
     const { compiled, slots } = template;
     const parameters: unknown[] = [];
@@ -49,4 +53,8 @@ export function reusableQuery<DB, R, V extends Record<string, unknown> = Record<
     }
     return db.executeQuery({ ...compiled, parameters });
   };
+}
+
+function samePlugins(a: readonly KyselyPlugin[], b: readonly KyselyPlugin[]): boolean {
+  return a.length === b.length && a.every((plugin, index) => plugin === b[index]);
 }

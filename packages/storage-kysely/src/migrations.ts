@@ -18,6 +18,13 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
 export const MIGRATION_TABLE = 'gatehouse_migration';
 export const MIGRATION_LOCK_TABLE = 'gatehouse_migration_lock';
 
+export interface MigrateOptions {
+  /** Schema of the migrator's tables (PostgreSQL); default: the connection's. */
+  migrationTableSchema?: string;
+  /** The table prefix of the database's TablePrefixPlugin, if any: the migrator's tables carry it too. */
+  tablePrefix?: string;
+}
+
 /**
  * Applies pending migrations. Running it again, or from several processes at once, is
  * harmless: the migrator runs them in one transaction under its lock and records what ran.
@@ -25,13 +32,16 @@ export const MIGRATION_LOCK_TABLE = 'gatehouse_migration_lock';
 export async function migrateToLatest(
   db: Kysely<Database>,
   dialect: StorageDialect,
-  options: { migrationTableSchema?: string } = {},
+  options: MigrateOptions = {},
 ): Promise<void> {
+  // `db` carries the TablePrefixPlugin that renames the tables the migrations create; the
+  // migrator's own tables are not Gatehouse tables for that plugin, so they are named here.
+  const prefix = options.tablePrefix ?? '';
   const migrator = new Migrator({
     db,
     provider: createMigrationProvider(dialect),
-    migrationTableName: MIGRATION_TABLE,
-    migrationLockTableName: MIGRATION_LOCK_TABLE,
+    migrationTableName: prefix + MIGRATION_TABLE,
+    migrationLockTableName: prefix + MIGRATION_LOCK_TABLE,
     ...(options.migrationTableSchema === undefined ? {} : { migrationTableSchema: options.migrationTableSchema }),
   });
   const { error, results } = await migrator.migrateToLatest();

@@ -1,0 +1,173 @@
+import type { JWK } from 'jose';
+import type { Account, AttributeName, Client, Message, Role, Session, User, UserAttributeValue } from './domain/model.js';
+import type { Clock } from './ports/clock.js';
+import type { GatehouseSettings } from './settings.js';
+import type { VerifiedAccessToken } from './tokens/access-token.js';
+import type { AttributeScope } from './use-cases/attributes.js';
+import type { AuthorizationRequest, AuthorizationRequestCheck, RawParameters } from './use-cases/authorize.js';
+import type { AuthorizedApp } from './use-cases/authorized-apps.js';
+import type { ClientRegistration, ClientWithSecret } from './use-cases/clients.js';
+import type { IntrospectionResponse } from './use-cases/introspect.js';
+import type { SendMessageInput } from './use-cases/messages.js';
+import type { UserProfile } from './ports/users.js';
+import type { ConsentRequestDetails } from './use-cases/interactions.js';
+import type { SignedIn } from './use-cases/sessions.js';
+import type { TokenResponse } from './use-cases/token-response.js';
+import type { CurrentUser, NewUser } from './use-cases/users.js';
+
+/**
+ * The use cases bound to their ports, as one request sees them (`gatehouse.forRequest(requestId)`):
+ * what an adapter, the CLI or an embedder calls. Failures are `OAuthError`s (the OAuth flows) and
+ * `DomainError`s (the resource and administration use cases).
+ *
+ * @example
+ * const scoped: RequestScopedGatehouse = gatehouse.forRequest(res.locals.requestId);
+ * const tokens = await scoped.refresh({ client, refreshToken, scope: undefined });
+ */
+export interface RequestScopedGatehouse {
+  /** The deployment's settings (issuer, lifetimes, the scope catalogue `settings.scopes`), read-only. */
+  readonly settings: Readonly<GatehouseSettings>;
+  /** The source of time every use case reads (adapters use it for their own clocks, e.g. rate limits). */
+  readonly clock: Clock;
+
+  // Authorization (RFC 6749 §4.1)
+  /** RFC 6749 §4.1.1: checks an authorization request; an untrusted client or redirect URI is `show-error`, never a redirect. */
+  checkAuthorizationRequest(params: RawParameters): Promise<AuthorizationRequestCheck>;
+  /** The user allowed: issues a code and returns the redirect to the client (with `code`, `state`, `iss`). */
+  approveAuthorization(input: { request: AuthorizationRequest; userKey: string; sessionId: string | null }): Promise<{ redirectTo: string }>;
+  /** The user denied: the `access_denied` redirect (RFC 6749 §4.1.2.1). */
+  denyAuthorization(input: { request: AuthorizationRequest; userKey: string }): { redirectTo: string };
+
+  // Token endpoint, revocation, introspection
+  /** RFC 6749 §2.3.1: the client whose id and secret these are; `OAuthError('invalid_client')` otherwise. */
+  authenticateClient(credentials: { clientId: string; clientSecret: string }): Promise<Client>;
+  /** RFC 6749 §4.1.3: exchanges a code (once; a second use revokes the grant). */
+  exchangeCode(input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined }): Promise<TokenResponse>;
+  /** RFC 6749 §6: a new access token for a refresh token, optionally narrowed to fewer scopes. */
+  refresh(input: { client: Client; refreshToken: string; scope: string | undefined }): Promise<TokenResponse>;
+  /** RFC 7009: revokes a token of the client (a refresh token revokes its grant); unknown tokens are ignored. */
+  revokeToken(input: { client: Client; token: string; tokenTypeHint: string | undefined }): Promise<void>;
+  /** RFC 7662: whether a token of the client is active, with its claims. */
+  introspectToken(input: { client: Client; token: string; tokenTypeHint: string | undefined }): Promise<IntrospectionResponse>;
+  /** Verifies a bearer access token: signature, `typ`, `iss`, `aud`, expiry, and that its grant is not revoked. */
+  verifyAccessToken(token: string): Promise<VerifiedAccessToken>;
+  /** The public signing keys (RFC 7517), retired ones included while their tokens live. */
+  jwks(): Promise<{ keys: JWK[] }>;
+  /**
+   * Stores a new signing key, published at once; it signs from `signsFrom`, once every JWKS a
+   * resource server may have cached lists it (docs/operations.md, key rotation).
+   */
+  rotateSigningKey(): Promise<{ kid: string; signsFrom: Date }>;
+  /** The `kid` of the key new tokens are signed with (generated and stored on the very first call). */
+  currentSigningKeyId(): Promise<string>;
+
+  // Sign-in sessions
+  /** Checks an e-mail and password and starts a sign-in session (rate limiting is the adapter's). */
+  signIn(credentials: { email: string; password: string }): Promise<SignedIn>;
+  /** The live session of a session token, with its user; undefined when it ended or never was. */
+  resolveSession(sessionToken: string): Promise<{ session: Session; user: UserProfile } | undefined>;
+  /** Product logout: ends the session and revokes every grant made under it. */
+  logout(sessionToken: string): Promise<{ revokedGrantIds: string[] }>;
+  /** The host's sign-out: ends every session of the user and revokes the grants made under them (docs/decisions/0091). */
+  logoutUser(userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
+
+  // Login and consent handed to the host application (docs/decisions/0091)
+  /** A single-use, expiring login request for the host's login page; the browser comes back to `returnTo` (a path). */
+  startLogin(input: { returnTo: string }): Promise<{ loginRequest: string }>;
+  /** The host signed `userKey` in: uses the login request once, opens a session, says where the browser goes next. */
+  completeLogin(input: { loginRequest: string; userKey: string }): Promise<SignedIn & { redirectTo: string }>;
+  /** A single-use, expiring consent request for the host's consent page. */
+  startConsent(input: { returnTo: string; userKey: string; sessionId: string | null }): Promise<{ consentRequest: string }>;
+  /** What the host's consent page shows (client, scopes); undefined when the request cannot be used. Does not use it. */
+  describeConsentRequest(consentRequest: string): Promise<ConsentRequestDetails | undefined>;
+  /** The host's consent decision: uses the consent request once; the redirect to the client (code or `access_denied`). */
+  completeConsent(input: { consentRequest: string; decision: 'allow' | 'deny' }): Promise<{ redirectTo: string }>;
+
+  // Clients (portal, CLI)
+  /** Registers a client (scopes from `settings.scopes`); the secret is returned once, only its hash is stored. */
+  registerClient(input: ClientRegistration): Promise<ClientWithSecret>;
+  /** Changes a client's name, redirect URIs, scopes or PKCE; `ownerUserKey: null` is an operator's change. */
+  updateClient(input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired'>): Promise<Client>;
+  /** A new secret for a client, returned once; the old one stops working at once. */
+  rotateClientSecret(input: { ownerUserKey: string | null; clientId: string }): Promise<ClientWithSecret>;
+  /** Deletes a client with its codes, grants and tokens. */
+  deleteClient(input: { ownerUserKey: string | null; clientId: string }): Promise<void>;
+  /** A client of `ownerUserKey`; another user's client is `DomainError('not_found')`, like an unknown one. */
+  findOwnedClient(ownerUserKey: string, clientId: string): Promise<Client>;
+  /** Every client, or those of one owner. */
+  listClients(ownerUserKey?: string): Promise<Client[]>;
+  /** The apps a user has granted access to ("Authorized apps"). */
+  listAuthorizedApps(userKey: string): Promise<AuthorizedApp[]>;
+  /** Withdraws the access a user gave an app: its grants are revoked and its consent forgotten. */
+  revokeAuthorizedApp(input: { userKey: string; clientId: string }): Promise<{ revokedGrantIds: string[] }>;
+
+  // Users and accounts
+  /** Creates an account. */
+  createAccount(input: { name: string }): Promise<Account>;
+  /** Creates a user with a password (stored as a hash only). */
+  createUser(input: NewUser): Promise<User>;
+  /** Sets a user's password; the user's grants are revoked. */
+  changePassword(input: { userKey: string; newPassword: string }): Promise<{ revokedGrantIds: string[] }>;
+  /** Makes a user a member (or admin) of an account. */
+  setMembership(input: { accountKey: string; userKey: string; role: Role }): Promise<void>;
+  /** Adds an E.164 phone number to a user. */
+  addPhoneNumber(input: { userKey: string; phoneNumber: string }): Promise<void>;
+  /** A user (without the password hash) with their memberships. */
+  currentUser(userKey: string): Promise<CurrentUser>;
+  /** The user with this e-mail (without the password hash); undefined when there is none. */
+  findUserByEmail(email: string): Promise<Omit<User, 'passwordHash'> | undefined>;
+  /** The account with this key; undefined when there is none. */
+  findAccount(accountKey: string): Promise<Account | undefined>;
+  /** A user's phone numbers (E.164). */
+  listPhoneNumbers(userKey: string): Promise<string[]>;
+  /** The key of the user a phone number belongs to; undefined when nobody has it. */
+  findPhoneNumberOwner(phoneNumber: string): Promise<string | undefined>;
+
+  // Attribute administration (the actor must be an admin of the account)
+  /** Creates an attribute name in an account. */
+  createAttribute(input: AttributeScope & { name: string }): Promise<AttributeName>;
+  /** A page of an account's attribute names. */
+  listAttributes(input: AttributeScope & { offset?: number; pageSize?: number }): Promise<{ results: AttributeName[]; total: number }>;
+  /** One attribute name. */
+  getAttribute(input: AttributeScope & { key: string }): Promise<AttributeName>;
+  /** Renames an attribute. */
+  renameAttribute(input: AttributeScope & { key: string; name: string }): Promise<AttributeName>;
+  /** Deletes an attribute name with its values. */
+  deleteAttribute(input: AttributeScope & { key: string }): Promise<void>;
+  /** Sets (or, with `null`, clears) attribute values of a user of the account. */
+  setUserAttributes(input: AttributeScope & { userKey: string; values: ReadonlyArray<{ key: string; value: string | null }> }): Promise<void>;
+  /** The attribute values of a user of the account. */
+  getUserAttributes(input: AttributeScope & { userKey: string }): Promise<UserAttributeValue[]>;
+
+  // Messaging
+  /** Sends a message from one of the user's phone numbers through the `MessageTransport`. */
+  sendMessage(userKey: string, input: SendMessageInput): Promise<Message>;
+  /** A page of the messages sent from one of the user's phone numbers. */
+  listMessages(userKey: string, input: { ownerPhoneNumber: string; pageSize?: number; pageMarker?: string }): Promise<{ items: Message[]; nextPageMarker: string | null }>;
+
+  // Housekeeping
+  /** Deletes expired codes, ended sessions, long-revoked grants and retired keys; counts per kind. */
+  purgeExpired(): Promise<Record<string, number>>;
+}
+
+/**
+ * Gatehouse: the use cases bound to their ports (see `createGatehouse`), plus `forRequest`.
+ * Being an interface, it can be implemented by a fake of your own in a host's tests.
+ *
+ * @example
+ * function ordersRouter(gatehouse: Gatehouse) {
+ *   const catalogue = gatehouse.settings.scopes;
+ *   // …
+ * }
+ */
+export interface Gatehouse extends RequestScopedGatehouse {
+  /**
+   * The same use cases, every audit event they record carrying `requestId`, so an audit line
+   * can be matched with the request that caused it (an explicit context: no async-local
+   * storage, whose promise hooks slow every request down). The ports are shared.
+   *
+   * @example
+   * await gatehouse.forRequest(requestId).exchangeCode({ client, code, redirectUri, codeVerifier });
+   */
+  forRequest(requestId: string): RequestScopedGatehouse;
+}

@@ -1,0 +1,101 @@
+import { sql, type Kysely } from 'kysely';
+
+/** The table of failure counts shared by every instance (docs/decisions/0023, amended). */
+export const FAILED_ATTEMPTS_TABLE = 'gatehouse_failed_attempts';
+
+interface FailedAttemptsTable {
+  /** The limiter's key, such as `sign-in:email:ada@example.com`. */
+  key: string;
+  /** Epoch-millisecond failure times, oldest first; never more than the key's ceiling. */
+  failures: number[];
+  /** When the newest failure leaves the window: the row can be purged after it. */
+  expires_at: number;
+}
+
+type Tables = { [FAILED_ATTEMPTS_TABLE]: FailedAttemptsTable };
+
+/** One key to count under, with its ceiling (the shape of http-express's `LimitKey`). */
+export interface FailedAttemptKey {
+  key: string;
+  max: number;
+}
+
+/**
+ * Failure counts in PostgreSQL, so every instance on one database counts together: the
+ * `FailureStore` of @gatehouse/http-express (described here by shape, as adapters do not depend
+ * on each other). One row per key; each failure is one atomic upsert that appends its time and
+ * keeps the newest `max` inside the window, so concurrent failures on several instances all count.
+ */
+export interface PostgresFailureStore {
+  recentFailures(keys: readonly FailedAttemptKey[], since: number): Promise<number[][]>;
+  recordFailure(keys: readonly FailedAttemptKey[], at: number, windowMs: number): Promise<void>;
+  /** Deletes the rows whose failures have all left the window by `now`; returns how many. */
+  purgeExpired(now: number): Promise<number>;
+}
+
+/**
+ * Creates the table when missing (idempotent; concurrent starts are serialized by an advisory
+ * lock, since `create table if not exists` alone can race). Run by the storage's `migrate()`.
+ */
+export async function ensureFailedAttemptsTable(db: Kysely<unknown>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${`${FAILED_ATTEMPTS_TABLE}:create`}))`.execute(trx);
+    await trx.schema
+      .createTable(FAILED_ATTEMPTS_TABLE)
+      .ifNotExists()
+      .addColumn('key', 'text', (column) => column.primaryKey())
+      .addColumn('failures', sql`bigint[]`, (column) => column.notNull())
+      .addColumn('expires_at', 'bigint', (column) => column.notNull())
+      .execute();
+    await trx.schema.createIndex(`${FAILED_ATTEMPTS_TABLE}_expires_at`).ifNotExists().on(FAILED_ATTEMPTS_TABLE).column('expires_at').execute();
+  });
+}
+
+/**
+ * @example
+ * const store = createPostgresFailureStore(db);
+ * await store.recordFailure([{ key: 'sign-in:email:ada@example.com', max: 5 }], Date.now(), 300_000);
+ */
+export function createPostgresFailureStore(database: Kysely<unknown>): PostgresFailureStore {
+  const db = database.withTables<Tables>();
+  return {
+    async recentFailures(keys, since) {
+      if (keys.length === 0) return [];
+      const rows = await db
+        .selectFrom(FAILED_ATTEMPTS_TABLE)
+        .select(['key', 'failures'])
+        .where('key', 'in', keys.map(({ key }) => key))
+        .execute();
+      const byKey = new Map(rows.map((row) => [row.key, row.failures.map(Number)]));
+      return keys.map(({ key }) => (byKey.get(key) ?? []).filter((time) => time > since));
+    },
+
+    async recordFailure(keys, at, windowMs) {
+      const since = at - windowMs;
+      await Promise.all(
+        keys.map(({ key, max }) =>
+          db
+            .insertInto(FAILED_ATTEMPTS_TABLE)
+            .values({ key, failures: sql<number[]>`array[${at}::bigint]`, expires_at: at + windowMs })
+            .onConflict((conflict) =>
+              conflict.column('key').doUpdateSet({
+                // One statement, so a concurrent failure on another instance is never lost.
+                failures: sql<number[]>`array(
+                  select kept.at from (
+                    select failed.at from unnest(${sql.ref(`${FAILED_ATTEMPTS_TABLE}.failures`)} || ${at}::bigint) as failed(at)
+                    where failed.at > ${since}::bigint order by failed.at desc limit ${max}
+                  ) as kept order by kept.at)`,
+                expires_at: sql<number>`greatest(${sql.ref(`${FAILED_ATTEMPTS_TABLE}.expires_at`)}, excluded.expires_at)`,
+              }),
+            )
+            .execute(),
+        ),
+      );
+    },
+
+    async purgeExpired(now) {
+      const result = await db.deleteFrom(FAILED_ATTEMPTS_TABLE).where('expires_at', '<=', now).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
