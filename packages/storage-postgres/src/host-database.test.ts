@@ -1,3 +1,4 @@
+import { FAILED_ATTEMPTS_TABLE } from './failed-attempts.js';
 import { describeRepositoryContract } from '@gatehouse/core/testing';
 import { GATEHOUSE_TABLES } from '@gatehouse/storage-kysely';
 import { sql } from 'kysely';
@@ -85,7 +86,7 @@ describe.skipIf(!POSTGRES_URL)("storage on the host's pool (decision 0018)", () 
 
     expect(host.pool.ended).toBe(false);
     const gatehouseTables = await host.pool.query(`select tablename from pg_tables where schemaname = $1 order by tablename`, [gatehouseSchema]);
-    expect(gatehouseTables.rows.map((row) => row.tablename)).toEqual([...GATEHOUSE_TABLES, 'gatehouse_migration', 'gatehouse_migration_lock'].sort());
+    expect(gatehouseTables.rows.map((row) => row.tablename)).toEqual([...GATEHOUSE_TABLES, FAILED_ATTEMPTS_TABLE, 'gatehouse_migration', 'gatehouse_migration_lock'].sort());
     const hostTables = await host.pool.query(`select tablename from pg_tables where schemaname = $1`, [host.schema]);
     expect(hostTables.rows).toEqual([{ tablename: 'users' }]);
     // The host's own queries: its search_path, and pg's default int8 parsing (a string), unchanged.

@@ -1,7 +1,8 @@
 import { describeRepositoryContract } from '@gatehouse/core/testing';
-import { GATEHOUSE_TABLES } from '@gatehouse/storage-kysely';
+import { createMigrationProvider, GATEHOUSE_TABLES } from '@gatehouse/storage-kysely';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sqliteDialect } from './sqlite-dialect.js';
 import { openSqliteStorage } from './sqlite-storage.js';
 import { tempDatabaseFile } from './test-support/temp-file.js';
 
@@ -77,7 +78,8 @@ describe("storage in the host's database (decision 0018)", () => {
       expect(indexes).toContain('sessions_by_expiry');
       expect(indexes).toContain('gh_sessions_by_expiry');
       expect(indexes.filter((name) => !name.startsWith('gh_'))).toEqual(['sessions_by_expiry']);
-      expect(host.prepare('select name from gh_gatehouse_migration').all()).toEqual([{ name: '0001_initial' }]);
+      const migrations = Object.keys(await createMigrationProvider(sqliteDialect).getMigrations()).map((name) => ({ name }));
+      expect(host.prepare('select name from gh_gatehouse_migration order by name').all()).toEqual(migrations);
 
       await storage.repositories.accounts.create({ accountKey: 'a1', name: 'Acme' });
       expect(host.prepare('select account_key, name from gh_accounts').all()).toEqual([{ account_key: 'a1', name: 'Acme' }]);
