@@ -2,6 +2,7 @@ import type { Clock } from './ports/clock.js';
 import type { IdGenerator } from './ports/ids.js';
 import type { Repositories } from './ports/repositories.js';
 import type { AuditLog, MessageTransport, PasswordHasher } from './ports/services.js';
+import type { PasswordCheck, UserDirectory } from './ports/users.js';
 import type { GatehouseSettings } from './settings.js';
 import type { KeyRing } from './tokens/key-ring.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
@@ -18,6 +19,10 @@ export interface Deps {
   keys: KeyRing;
   /** Claims of access tokens already verified (signature only; grants are still checked per request). */
   verifiedTokens?: VerifiedTokenCache;
+  /** Where users are found (default: Gatehouse's own users repository; docs/decisions/0091). */
+  userDirectory?: UserDirectory;
+  /** How the login page checks a password (default: Gatehouse's own users and hasher). */
+  passwordCheck?: PasswordCheck;
 }
 
 export function secondsAfter(date: Date, seconds: number): Date {

@@ -9,6 +9,8 @@ import type { AuthorizedApp } from './use-cases/authorized-apps.js';
 import type { ClientRegistration, ClientWithSecret } from './use-cases/clients.js';
 import type { IntrospectionResponse } from './use-cases/introspect.js';
 import type { SendMessageInput } from './use-cases/messages.js';
+import type { UserProfile } from './ports/users.js';
+import type { ConsentRequestDetails } from './use-cases/interactions.js';
 import type { SignedIn } from './use-cases/sessions.js';
 import type { TokenResponse } from './use-cases/token-response.js';
 import type { CurrentUser, NewUser } from './use-cases/users.js';
@@ -63,9 +65,23 @@ export interface RequestScopedGatehouse {
   /** Checks an e-mail and password and starts a sign-in session (rate limiting is the adapter's). */
   signIn(credentials: { email: string; password: string }): Promise<SignedIn>;
   /** The live session of a session token, with its user; undefined when it ended or never was. */
-  resolveSession(sessionToken: string): Promise<{ session: Session; user: User } | undefined>;
+  resolveSession(sessionToken: string): Promise<{ session: Session; user: UserProfile } | undefined>;
   /** Product logout: ends the session and revokes every grant made under it. */
   logout(sessionToken: string): Promise<{ revokedGrantIds: string[] }>;
+  /** The host's sign-out: ends every session of the user and revokes the grants made under them (docs/decisions/0091). */
+  logoutUser(userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
+
+  // Login and consent handed to the host application (docs/decisions/0091)
+  /** A single-use, expiring login request for the host's login page; the browser comes back to `returnTo` (a path). */
+  startLogin(input: { returnTo: string }): Promise<{ loginRequest: string }>;
+  /** The host signed `userKey` in: uses the login request once, opens a session, says where the browser goes next. */
+  completeLogin(input: { loginRequest: string; userKey: string }): Promise<SignedIn & { redirectTo: string }>;
+  /** A single-use, expiring consent request for the host's consent page. */
+  startConsent(input: { returnTo: string; userKey: string; sessionId: string | null }): Promise<{ consentRequest: string }>;
+  /** What the host's consent page shows (client, scopes); undefined when the request cannot be used. Does not use it. */
+  describeConsentRequest(consentRequest: string): Promise<ConsentRequestDetails | undefined>;
+  /** The host's consent decision: uses the consent request once; the redirect to the client (code or `access_denied`). */
+  completeConsent(input: { consentRequest: string; decision: 'allow' | 'deny' }): Promise<{ redirectTo: string }>;
 
   // Clients (portal, CLI)
   /** Registers a client (scopes from `settings.scopes`); the secret is returned once, only its hash is stored. */

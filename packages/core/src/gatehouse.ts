@@ -4,6 +4,7 @@ import type { Clock } from './ports/clock.js';
 import type { IdGenerator } from './ports/ids.js';
 import type { Repositories } from './ports/repositories.js';
 import type { AuditLog, MessageTransport, PasswordHasher } from './ports/services.js';
+import type { PasswordCheck, UserDirectory } from './ports/users.js';
 import type { GatehouseSettings } from './settings.js';
 import { createScryptPasswordHasher, randomIdGenerator } from './support/crypto.js';
 import { createKeyRing, type KeyRing } from './tokens/key-ring.js';
@@ -13,6 +14,7 @@ import * as attributes from './use-cases/attributes.js';
 import * as authorize from './use-cases/authorize.js';
 import * as apps from './use-cases/authorized-apps.js';
 import * as clients from './use-cases/clients.js';
+import * as interactions from './use-cases/interactions.js';
 import { exchangeCode } from './use-cases/exchange-code.js';
 import { introspectToken } from './use-cases/introspect.js';
 import * as messages from './use-cases/messages.js';
@@ -40,7 +42,19 @@ export interface GatehouseOptions {
    * check (its grant is still checked on every request). Default 10,000; 0 turns the cache off.
    */
   verifiedTokenCacheSize?: number;
+  /**
+   * Where users are found, for an application with users of its own (docs/decisions/0091).
+   * Default: Gatehouse's own users repository. With a directory of your own and no
+   * `passwordCheck`, Gatehouse's login page accepts no password: the host signs users in
+   * (`startLogin` / `completeLogin`).
+   */
+  userDirectory?: UserDirectory;
+  /** How Gatehouse's login page checks a password (default: Gatehouse's own users and `passwords`). */
+  passwordCheck?: PasswordCheck;
 }
+
+/** The password check of a user directory without one: no password is right. */
+const NO_PASSWORDS: PasswordCheck = { verify: async () => undefined };
 
 type Bound<F> = F extends (deps: never, ...args: infer A) => infer R ? (...args: A) => R : never;
 
@@ -86,6 +100,8 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     passwords: options.passwords ?? createScryptPasswordHasher(),
     transport: options.transport ?? { send: async () => 'SENT' },
     verifiedTokens: createVerifiedTokenCache({ maxEntries: options.verifiedTokenCacheSize ?? DEFAULT_VERIFIED_TOKEN_CACHE_SIZE }),
+    ...(options.userDirectory === undefined ? {} : { userDirectory: options.userDirectory }),
+    ...(options.passwordCheck !== undefined ? { passwordCheck: options.passwordCheck } : options.userDirectory !== undefined ? { passwordCheck: NO_PASSWORDS } : {}),
   };
   const gatehouse: Gatehouse = {
     ...useCases(deps),
@@ -133,6 +149,13 @@ function useCases(deps: Deps): RequestScopedGatehouse {
     signIn: bind(deps, sessions.signIn),
     resolveSession: bind(deps, sessions.resolveSession),
     logout: bind(deps, sessions.logout),
+    logoutUser: bind(deps, sessions.logoutUser),
+    // Login and consent handed to the host application (docs/decisions/0091)
+    startLogin: bind(deps, interactions.startLogin),
+    completeLogin: bind(deps, interactions.completeLogin),
+    startConsent: bind(deps, interactions.startConsent),
+    describeConsentRequest: bind(deps, interactions.describeConsentRequest),
+    completeConsent: bind(deps, interactions.completeConsent),
     // Clients (portal, CLI)
     registerClient: bind(deps, clients.registerClient),
     updateClient: bind(deps, clients.updateClient),

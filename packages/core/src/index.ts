@@ -26,6 +26,8 @@ export * from './use-cases/refresh.js';
 export * from './use-cases/revoke.js';
 export * from './use-cases/introspect.js';
 export * from './use-cases/sessions.js';
+export * from './use-cases/interactions.js';
+export { ownUserDirectory, profileOf } from './use-cases/user-directory.js';
 export * from './use-cases/users.js';
 export * from './use-cases/attributes.js';
 export * from './use-cases/messages.js';

@@ -11,6 +11,7 @@ describe('defineSettings', () => {
       codeTtlSeconds: 60,
       sessionTtlSeconds: 12 * 3600,
       maxAttributesPerAccount: 500,
+      interactionTtlSeconds: 600,
       jwksMaxAgeSeconds: 300,
       scopes: DEFAULT_SCOPES,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },

@@ -20,6 +20,8 @@ export interface GatehouseSettings {
     absoluteTtlSeconds: number | null;
   };
   maxAttributesPerAccount: number;
+  /** Lifetime of a login or consent request handed to the host application (docs/decisions/0091). */
+  interactionTtlSeconds: number;
   /**
    * How long resource servers may cache the JWKS (its `Cache-Control: max-age`). A new signing
    * key is published this long (plus a margin) before it signs (docs/operations.md, key rotation).
@@ -64,6 +66,7 @@ export function defineSettings(
     codeTtlSeconds: 60,
     sessionTtlSeconds: 12 * 3600,
     maxAttributesPerAccount: 500,
+    interactionTtlSeconds: 600,
     jwksMaxAgeSeconds: 300,
     ...rest,
     scopes: Object.freeze(scopes.map((entry) => Object.freeze({ scope: entry.scope, description: entry.description }))),

@@ -33,8 +33,9 @@ export function requestContext(logger: HttpLogger) {
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
-    // Taken now: a router mounted on a prefix rewrites req.path while it handles the request.
-    const path = req.path;
+    // Taken now: a router mounted on a prefix rewrites req.path while it handles the request;
+    // inside one (Gatehouse's router in a host app), the mount path is put back in front.
+    const path = `${req.baseUrl}${req.path}`;
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(

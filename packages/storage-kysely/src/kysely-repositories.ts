@@ -6,6 +6,7 @@ import { createAttributeRepository } from './repositories/attributes.js';
 import { createClientRepository } from './repositories/clients.js';
 import { createAuthorizationCodeRepository } from './repositories/codes.js';
 import { createGrantRepository } from './repositories/grants.js';
+import { createInteractionRepository } from './repositories/interactions.js';
 import { createMessageRepository } from './repositories/messages.js';
 import { createRefreshTokenRepository } from './repositories/refresh-tokens.js';
 import { createSessionRepository } from './repositories/sessions.js';
@@ -29,6 +30,7 @@ export function createKyselyRepositories(db: Kysely<Database>, dialect: StorageD
     grants: createGrantRepository(db, dialect),
     refreshTokens: createRefreshTokenRepository(db),
     sessions: createSessionRepository(db),
+    interactions: createInteractionRepository(db),
     attributes: createAttributeRepository(db, dialect),
     messages: createMessageRepository(db),
     signingKeys: createSigningKeyRepository(db),

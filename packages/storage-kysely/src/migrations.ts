@@ -10,6 +10,7 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
   const migrations: Record<string, Migration> = {
     '0001_initial': { up: (db) => createInitialSchema(db, dialect) },
     '0002_one_owner_per_phone_number': { up: (db) => makePhoneNumbersUnique(db) },
+    '0003_interactions': { up: (db) => createInteractions(db, dialect) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -269,4 +270,21 @@ async function makePhoneNumbersUnique(db: SchemaDb): Promise<void> {
     );
   }
   await db.schema.createIndex('user_phone_numbers_unique_number').unique().on('user_phone_numbers').column('phone_number').execute();
+}
+
+/** Login and consent requests handed to the host application (docs/decisions/0091). */
+async function createInteractions(db: SchemaDb, dialect: StorageDialect): Promise<void> {
+  const time = 'bigint';
+  await db.schema
+    .createTable('interactions')
+    .addColumn('interaction_hash', dialect.keyType, (c) => c.primaryKey())
+    .addColumn('kind', dialect.keyType, (c) => c.notNull())
+    .addColumn('return_to', 'text', (c) => c.notNull())
+    .addColumn('user_key', dialect.keyType)
+    .addColumn('session_id', dialect.keyType)
+    .addColumn('created_at', time, (c) => c.notNull())
+    .addColumn('expires_at', time, (c) => c.notNull())
+    .addColumn('consumed_at', time)
+    .execute();
+  await db.schema.createIndex('interactions_by_expiry').on('interactions').column('expires_at').execute();
 }

@@ -13,6 +13,7 @@ export interface Database {
   grants: GrantTable;
   refresh_tokens: RefreshTokenTable;
   sessions: SessionTable;
+  interactions: InteractionTable;
   attribute_names: AttributeNameTable;
   user_attribute_values: UserAttributeValueTable;
   messages: MessageTable;
@@ -100,6 +101,17 @@ export interface SessionTable {
   created_at: EpochMs;
   expires_at: EpochMs;
   ended_at: EpochMs | null;
+}
+
+export interface InteractionTable {
+  interaction_hash: string;
+  kind: 'login' | 'consent';
+  return_to: string;
+  user_key: string | null;
+  session_id: string | null;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+  consumed_at: EpochMs | null;
 }
 
 export interface AttributeNameTable {

@@ -29,6 +29,7 @@ export const GATEHOUSE_TABLES = [
   'user_attribute_values',
   'messages',
   'signing_keys',
+  'interactions',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
 type Unlisted = Exclude<keyof Database, (typeof GATEHOUSE_TABLES)[number]>;

@@ -114,3 +114,23 @@ export interface SigningKey {
   /** When it stopped signing; it stays published until its last token expires. */
   retiredAt: Date | null;
 }
+
+/**
+ * A step of the authorization flow handed to the host application (docs/decisions/0091): a login
+ * request (the host signs the user in) or a consent request (the host asks for consent). The
+ * browser carries an opaque random id; only its hash is stored. Single use, short-lived.
+ */
+export interface Interaction {
+  /** SHA-256 of the id (base64url). */
+  interactionHash: string;
+  kind: 'login' | 'consent';
+  /** The authorization request it belongs to: the authorize path and query, under Gatehouse's mount path. */
+  returnTo: string;
+  /** Consent: the signed-in user asked; login: null. */
+  userKey: string | null;
+  /** Consent: the sign-in session the code will be bound to; login: null. */
+  sessionId: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  consumedAt: Date | null;
+}

@@ -2,3 +2,4 @@ export type { Clock } from './clock.js';
 export type { IdGenerator } from './ids.js';
 export type * from './repositories.js';
 export type * from './services.js';
+export type * from './users.js';

@@ -4,6 +4,7 @@ import type {
   AuthorizationCode,
   Client,
   Grant,
+  Interaction,
   Membership,
   Message,
   RefreshToken,
@@ -113,6 +114,8 @@ export interface SessionRepository {
   findById(sessionId: string): Promise<Session | undefined>;
   /** True when this call ended it. */
   end(sessionId: string, at: Date): Promise<boolean>;
+  /** Ends every live session of the user; returns the ids of those this call ended. */
+  endByUser(userKey: string, at: Date): Promise<string[]>;
   /**
    * Product logout, all or nothing in one transaction: ends the session (`ended` is true when this
    * call ended it) and revokes every live grant made under it, returning their ids. Together with
@@ -122,6 +125,20 @@ export interface SessionRepository {
   endWithGrants(sessionId: string, at: Date): Promise<{ ended: boolean; revokedGrantIds: string[] }>;
   /** Deletes sessions that expired or ended before `before`. */
   purge(before: Date): Promise<number>;
+}
+
+/** Login and consent requests handed to the host application (docs/decisions/0091). */
+export interface InteractionRepository {
+  create(interaction: Interaction): Promise<void>;
+  findByHash(interactionHash: string): Promise<Interaction | undefined>;
+  /**
+   * Single use: marks the interaction of `kind` consumed at `at` only if it is not consumed yet
+   * and has not expired at `at`, in one conditional write; the interaction for the one caller
+   * that won, undefined for every other (unknown, expired, of another kind, or already used).
+   */
+  consume(interactionHash: string, kind: Interaction['kind'], at: Date): Promise<Interaction | undefined>;
+  /** Deletes interactions that expired before `expiredBefore`. */
+  purge(expiredBefore: Date): Promise<number>;
 }
 
 export type CreateAttributeResult = 'created' | 'duplicate-name' | 'limit-reached';
@@ -175,6 +192,7 @@ export interface Repositories {
   grants: GrantRepository;
   refreshTokens: RefreshTokenRepository;
   sessions: SessionRepository;
+  interactions: InteractionRepository;
   attributes: AttributeRepository;
   messages: MessageRepository;
   signingKeys: SigningKeyRepository;

@@ -3,6 +3,7 @@ import type {
   AuthorizationCode,
   Client,
   Grant,
+  Interaction,
   Message,
   RefreshToken,
   Session,
@@ -110,6 +111,20 @@ export function aRefreshToken(tokenHash: string, grantId: string, overrides: Par
 
 export function aSession(sessionId: string, overrides: Partial<Session> = {}): Session {
   return { sessionId, userKey: 'user1', createdAt: at(5, 9), expiresAt: at(3605, 9), endedAt: null, ...overrides };
+}
+
+export function anInteraction(interactionHash: string, overrides: Partial<Interaction> = {}): Interaction {
+  return {
+    interactionHash,
+    kind: 'login',
+    returnTo: `/auth/oauth/authorize?client_id=client1&response_type=code&state=${'é'.repeat(3)}%20x`,
+    userKey: null,
+    sessionId: null,
+    createdAt: at(7, 3),
+    expiresAt: at(607, 3),
+    consumedAt: null,
+    ...overrides,
+  };
 }
 
 export function aMessage(id: string, timestamp: Date, overrides: Partial<Message> = {}): Message {

@@ -1,4 +1,4 @@
-import { aCode, aGrant, aRefreshToken, aSession, at, seedBasics, sorted, type ContractContext } from './contract-support.js';
+import { aCode, aGrant, anInteraction, aRefreshToken, aSession, at, seedBasics, sorted, type ContractContext } from './contract-support.js';
 
 const CONCURRENT_CALLS = 50;
 
@@ -361,6 +361,57 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       expect((await repos().sessions.findById('ended-later'))?.endedAt).toEqual(at(250));
       expect((await repos().sessions.findById('live'))?.endedAt).toBe(null);
       expect(await repos().sessions.purge(at(200))).toBe(0);
+    });
+
+    it('ends every live session of one user, once, and says which', async () => {
+      await repos().sessions.create(aSession('a1'));
+      await repos().sessions.create(aSession('a2', { expiresAt: at(10) }));
+      await repos().sessions.create(aSession('a3'));
+      await repos().sessions.end('a3', at(30));
+      await repos().sessions.create(aSession('b1', { userKey: 'user2' }));
+
+      expect(sorted(await repos().sessions.endByUser('user1', at(40, 4)))).toEqual(['a1', 'a2']);
+      expect(await repos().sessions.endByUser('user1', at(41))).toEqual([]);
+      expect((await repos().sessions.findById('a1'))?.endedAt).toEqual(at(40, 4));
+      expect((await repos().sessions.findById('a2'))?.endedAt).toEqual(at(40, 4));
+      expect((await repos().sessions.findById('a3'))?.endedAt).toEqual(at(30));
+      expect((await repos().sessions.findById('b1'))?.endedAt).toBe(null);
+    });
+  });
+
+  describe('interactions (login and consent requests)', () => {
+    it('round-trips both kinds', async () => {
+      const login = anInteraction('i-login');
+      const consent = anInteraction('i-consent', { kind: 'consent', userKey: 'user1', sessionId: 's1' });
+      await repos().interactions.create(login);
+      await repos().interactions.create(consent);
+      expect(await repos().interactions.findByHash('i-login')).toEqual(login);
+      expect(await repos().interactions.findByHash('i-consent')).toEqual(consent);
+      expect(await repos().interactions.findByHash('i-none')).toBeUndefined();
+    });
+
+    it('consumes once, only the named kind, only before it expires', async () => {
+      await repos().interactions.create(anInteraction('i1', { expiresAt: at(600) }));
+      expect(await repos().interactions.consume('i1', 'consent', at(10))).toBeUndefined();
+      expect(await repos().interactions.consume('i1', 'login', at(600))).toBeUndefined();
+      expect(await repos().interactions.consume('i1', 'login', at(599, 999))).toEqual(anInteraction('i1', { expiresAt: at(600), consumedAt: at(599, 999) }));
+      expect(await repos().interactions.consume('i1', 'login', at(599, 999))).toBeUndefined();
+      expect((await repos().interactions.findByHash('i1'))?.consumedAt).toEqual(at(599, 999));
+      expect(await repos().interactions.consume('i-none', 'login', at(1))).toBeUndefined();
+    });
+
+    it(`gives exactly one winner among ${CONCURRENT_CALLS} concurrent consumes`, async () => {
+      await repos().interactions.create(anInteraction('contested'));
+      const results = await Promise.all(Array.from({ length: CONCURRENT_CALLS }, () => repos().interactions.consume('contested', 'login', at(30))));
+      expect(results.filter((result) => result !== undefined)).toHaveLength(1);
+    }, 30_000);
+
+    it('purges the interactions that expired before the cutoff', async () => {
+      await repos().interactions.create(anInteraction('old', { expiresAt: at(100) }));
+      await repos().interactions.create(anInteraction('new', { expiresAt: at(300) }));
+      expect(await repos().interactions.purge(at(200))).toBe(1);
+      expect(await repos().interactions.findByHash('old')).toBeUndefined();
+      expect(await repos().interactions.findByHash('new')).toEqual(anInteraction('new', { expiresAt: at(300) }));
     });
   });
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Client, Role, User } from '../domain/model.js';
 import { createGatehouse, type Gatehouse } from '../gatehouse.js';
 import type { Repositories } from '../ports/repositories.js';
+import type { PasswordCheck, UserDirectory, UserProfile } from '../ports/users.js';
 import type { PasswordHasher } from '../ports/services.js';
 import { defineSettings, type GatehouseSettings } from '../settings.js';
 import type { TokenResponse } from '../use-cases/token-response.js';
@@ -22,6 +23,43 @@ export interface TestGatehouse {
   seedClient(input?: Partial<Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'ownerUserKey'>>): Promise<{ client: Client; clientSecret: string }>;
   /** Runs authorize → consent → code exchange for a user and returns the token response. */
   obtainTokens(input: { client: Client; user: User; scope?: string; sessionId?: string | null }): Promise<TokenResponse>;
+  /**
+   * The flow of a login handed to the host application (docs/decisions/0091): authorize →
+   * `startLogin` → the host's `completeLogin` for `userKey` → consent (Allow) under the new
+   * session → code exchange. Returns the tokens and the sign-in session token.
+   */
+  obtainTokensViaHostLogin(input: { client: Client; userKey: string; scope?: string }): Promise<{ tokens: TokenResponse; sessionToken: string }>;
+}
+
+/** A `UserDirectory` in memory, for an embedder's tests of "bring your own users". */
+export interface MemoryUserDirectory extends UserDirectory {
+  /** Adds (or replaces) a user. */
+  add(user: UserProfile): void;
+  /** Forgets a user (the host deleted it). */
+  remove(userKey: string): void;
+}
+
+/**
+ * A `UserDirectory` over a list of users; logins (the `email` field) compare ignoring case.
+ *
+ * @example
+ * const users = createMemoryUserDirectory([{ userKey: 'u-1', email: 'ada@orders.example', givenName: 'Ada', familyName: 'Lovelace' }]);
+ * const t = await createTestGatehouse({ userDirectory: users });
+ */
+export function createMemoryUserDirectory(initial: readonly UserProfile[] = []): MemoryUserDirectory {
+  const users = new Map<string, UserProfile>(initial.map((user) => [user.userKey, { ...user }]));
+  return {
+    add: (user) => void users.set(user.userKey, { ...user }),
+    remove: (userKey) => void users.delete(userKey),
+    findByKey: async (userKey) => {
+      const user = users.get(userKey);
+      return user && { ...user };
+    },
+    findByLogin: async (login) => {
+      const user = [...users.values()].find((candidate) => candidate.email.toLowerCase() === login.toLowerCase());
+      return user && { ...user };
+    },
+  };
 }
 
 /**
@@ -39,6 +77,10 @@ export async function createTestGatehouse(
   options: {
     repositories?: Repositories;
     settings?: Partial<Omit<GatehouseSettings, 'refreshToken'>> & { refreshToken?: Partial<GatehouseSettings['refreshToken']> };
+    /** The host's users (`createMemoryUserDirectory`); default: Gatehouse's own users. */
+    userDirectory?: UserDirectory;
+    /** The host's password check for Gatehouse's login page. */
+    passwordCheck?: PasswordCheck;
     /** The password hasher (default: `createFastPasswordHasher()`). */
     passwords?: PasswordHasher;
   } = {},
@@ -56,6 +98,8 @@ export async function createTestGatehouse(
     transport,
     ids: createSequentialIds(`t${Math.floor(clock.now().getTime() % 1000)}x`),
     passwords: options.passwords ?? createFastPasswordHasher(),
+    ...(options.userDirectory === undefined ? {} : { userDirectory: options.userDirectory }),
+    ...(options.passwordCheck === undefined ? {} : { passwordCheck: options.passwordCheck }),
   });
   let users = 0;
 
@@ -98,6 +142,17 @@ export async function createTestGatehouse(
       const { redirectTo } = await gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId });
       const code = new URL(redirectTo).searchParams.get('code') as string;
       return gatehouse.exchangeCode({ client, code, redirectUri: check.request.redirectUri, codeVerifier: undefined });
+    },
+    async obtainTokensViaHostLogin({ client, userKey, scope }) {
+      const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string, ...(scope === undefined ? {} : { scope }) });
+      const { loginRequest } = await gatehouse.startLogin({ returnTo: `/oauth/authorize?${query.toString()}` });
+      const { sessionToken, session, redirectTo } = await gatehouse.completeLogin({ loginRequest, userKey });
+      const check = await gatehouse.checkAuthorizationRequest(Object.fromEntries(new URL(redirectTo, settings.issuer).searchParams));
+      if (check.kind !== 'valid') throw check.error;
+      const approved = await gatehouse.approveAuthorization({ request: check.request, userKey, sessionId: session.sessionId });
+      const code = new URL(approved.redirectTo).searchParams.get('code') as string;
+      const tokens = await gatehouse.exchangeCode({ client, code, redirectUri: check.request.redirectUri, codeVerifier: undefined });
+      return { tokens, sessionToken };
     },
   };
   return t;

@@ -8,5 +8,5 @@ export {
   type RecordingAuditLog,
   type RecordingTransport,
 } from './doubles.js';
-export { createTestGatehouse, s256Challenge, type TestGatehouse } from './fixtures.js';
+export { createTestGatehouse, createMemoryUserDirectory, s256Challenge, type TestGatehouse, type MemoryUserDirectory } from './fixtures.js';
 export { describeRepositoryContract, type ContractSubject, type ContractRunner, type ContractMatchers } from './contract.js';

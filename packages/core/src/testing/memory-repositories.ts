@@ -4,6 +4,7 @@ import type {
   AuthorizationCode,
   Client,
   Grant,
+  Interaction,
   Message,
   RefreshToken,
   Role,
@@ -35,6 +36,7 @@ export function createMemoryRepositories(): Repositories {
   const grants = new Map<string, Grant>();
   const refreshTokens = new Map<string, RefreshToken>();
   const sessions = new Map<string, Session>();
+  const interactions = new Map<string, Interaction>();
   const attributeNames = new Map<string, AttributeName[]>(); // accountKey → names in creation order
   const attributeValues = new Map<string, Map<string, string>>(); // `${accountKey}\n${userKey}` → key → value
   const messages: Message[] = [];
@@ -283,6 +285,15 @@ export function createMemoryRepositories(): Repositories {
         session.endedAt = at;
         return true;
       },
+      async endByUser(userKey, at) {
+        const ended: string[] = [];
+        for (const session of sessions.values()) {
+          if (session.userKey !== userKey || session.endedAt) continue;
+          session.endedAt = at;
+          ended.push(session.sessionId);
+        }
+        return ended;
+      },
       async endWithGrants(sessionId, at) {
         const session = sessions.get(sessionId);
         const ended = session !== undefined && session.endedAt === null;
@@ -294,6 +305,32 @@ export function createMemoryRepositories(): Repositories {
         for (const [id, session] of sessions) {
           if (session.expiresAt < before || (session.endedAt && session.endedAt < before)) {
             sessions.delete(id);
+            removed += 1;
+          }
+        }
+        return removed;
+      },
+    },
+
+    interactions: {
+      async create(interaction) {
+        interactions.set(interaction.interactionHash, copy(interaction));
+      },
+      async findByHash(interactionHash) {
+        const interaction = interactions.get(interactionHash);
+        return interaction && copy(interaction);
+      },
+      async consume(interactionHash, kind, at) {
+        const interaction = interactions.get(interactionHash);
+        if (!interaction || interaction.kind !== kind || interaction.consumedAt || interaction.expiresAt <= at) return undefined;
+        interaction.consumedAt = at;
+        return copy(interaction);
+      },
+      async purge(expiredBefore) {
+        let removed = 0;
+        for (const [hash, interaction] of interactions) {
+          if (interaction.expiresAt < expiredBefore) {
+            interactions.delete(hash);
             removed += 1;
           }
         }

@@ -20,7 +20,7 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
  * tokens.token_type; // 'Bearer'
  */
 export async function exchangeCode(
-  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'audit'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'audit' | 'userDirectory'>,
   input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined },
 ): Promise<TokenResponse> {
   if (!input.redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.');

@@ -3,6 +3,7 @@ import { formatScope } from '../domain/scopes.js';
 import { epochSeconds, type Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { findGrantOfToken } from './revoke.js';
+import { userDirectoryOf } from './user-directory.js';
 
 /** RFC 7662 §2.2 response. */
 export type IntrospectionResponse =
@@ -26,7 +27,7 @@ export type IntrospectionResponse =
  * an unknown, expired or revoked one are all `{ active: false }` (§2.2).
  */
 export async function introspectToken(
-  deps: Pick<Deps, 'repos' | 'clock' | 'settings' | 'keys'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'settings' | 'keys' | 'userDirectory'>,
   input: { client: Client; token: string; tokenTypeHint: string | undefined },
 ): Promise<IntrospectionResponse> {
   if (input.token === '') throw new OAuthError('invalid_request', 'The token parameter is required.');
@@ -35,7 +36,7 @@ export async function introspectToken(
   const { grant } = found;
   const now = deps.clock.now();
   const { absoluteTtlSeconds } = deps.settings.refreshToken;
-  const user = await deps.repos.users.findByKey(grant.userKey);
+  const user = await userDirectoryOf(deps).findByKey(grant.userKey);
   if (!user) return { active: false };
 
   if (found.kind === 'access_token') {

@@ -70,11 +70,11 @@ describe('purgeExpired', () => {
     expect((await t.gatehouse.jwks()).keys).toHaveLength(2);
     t.clock.advance(1);
     const live = await t.gatehouse.signIn({ email: user.email, password: 'password123' });
-    expect(await t.gatehouse.purgeExpired()).toEqual({ grants: 0, codes: 0, sessions: 1, keys: 0 });
+    expect(await t.gatehouse.purgeExpired()).toEqual({ grants: 0, codes: 0, sessions: 1, interactions: 0, keys: 0 });
     expect(await t.repositories.sessions.findById(ended.session.sessionId)).toBeUndefined();
 
     t.clock.advance(12 * 3600);
-    expect(await t.gatehouse.purgeExpired()).toEqual({ grants: 0, codes: 0, sessions: 1, keys: 1 });
+    expect(await t.gatehouse.purgeExpired()).toEqual({ grants: 0, codes: 0, sessions: 1, interactions: 0, keys: 1 });
     expect(await t.repositories.sessions.findById(expiring.session.sessionId)).toBeUndefined();
     expect(await t.repositories.sessions.findById(live.session.sessionId)).toBeDefined();
     expect((await t.gatehouse.jwks()).keys).toHaveLength(1);

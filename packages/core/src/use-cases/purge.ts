@@ -5,7 +5,7 @@ export const REVOKED_RETENTION_SECONDS = 24 * 3600;
 
 /**
  * Deletes what can no longer be used: expired codes, long-revoked grants with their tokens,
- * ended sessions, retired keys whose tokens expired. The server calls it on a timer.
+ * ended sessions, expired login and consent requests, retired keys whose tokens expired. The server calls it on a timer.
  */
 export async function purgeExpired(deps: Pick<Deps, 'repos' | 'clock' | 'settings' | 'keys'>): Promise<Record<string, number>> {
   const now = deps.clock.now().getTime();
@@ -14,6 +14,7 @@ export async function purgeExpired(deps: Pick<Deps, 'repos' | 'clock' | 'setting
   const grants = await deps.repos.grants.purge(grantsBefore);
   const codes = await deps.repos.codes.purge(new Date(now));
   const sessions = await deps.repos.sessions.purge(new Date(now));
+  const interactions = await deps.repos.interactions.purge(new Date(now));
   const keys = await deps.keys.purge();
-  return { grants, codes, sessions, keys };
+  return { grants, codes, sessions, interactions, keys };
 }

@@ -166,10 +166,13 @@ describe('signIn: a hash of an older cost is replaced at the next successful sig
 });
 
 describe('resolveSession', () => {
-  it('finds a live session with its user', async () => {
+  it('finds a live session with its user\'s profile (never the password hash)', async () => {
     const { t, user } = await setup();
     const { sessionToken, session } = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
-    expect(await t.gatehouse.resolveSession(sessionToken)).toEqual({ session, user });
+    expect(await t.gatehouse.resolveSession(sessionToken)).toEqual({
+      session,
+      user: { userKey: user.userKey, email: 'ada@example.com', givenName: user.givenName, familyName: user.familyName },
+    });
   });
 
   it('refuses an expired, an ended, an unknown and an empty session token', async () => {

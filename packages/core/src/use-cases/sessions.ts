@@ -2,13 +2,15 @@ import type { Session, User } from '../domain/model.js';
 import { secondsAfter, type Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import type { PasswordHasher } from '../ports/services.js';
+import type { UserProfile } from '../ports/users.js';
 import { sha256 } from '../support/crypto.js';
+import { profileOf, userDirectoryOf } from './user-directory.js';
 
 /** A signed-in browser: `sessionToken` goes in the cookie; only its hash is stored. */
 export interface SignedIn {
   sessionToken: string;
   session: Session;
-  user: User;
+  user: UserProfile;
 }
 
 /**
@@ -36,18 +38,21 @@ async function rehashIfOutdated(deps: Pick<Deps, 'repos' | 'passwords'>, user: U
 }
 
 /**
- * Signs a user in with e-mail and password. Throws `DomainError('unauthenticated')` with the
- * same message whether the e-mail or the password was wrong. Either way it verifies exactly one
- * password hash of the current cost (a decoy for an unknown e-mail), so the answer takes as long;
- * a right password over a hash of an older cost stores a new hash (`needsRehash`).
+ * Signs a user in with e-mail (the login name) and password. Throws `DomainError('unauthenticated')`
+ * with the same message whether the e-mail or the password was wrong. The password is checked by
+ * the embedder's `passwordCheck` when there is one (docs/decisions/0091); else against Gatehouse's
+ * own users, verifying exactly one password hash of the current cost (a decoy for an unknown
+ * e-mail), so the answer takes as long; a right password over a hash of an older cost stores a new
+ * hash (`needsRehash`).
  *
  * @example
  * const { sessionToken } = await signIn(deps, { email: 'ada@example.com', password: 'correct horse' });
  */
 export async function signIn(
-  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'passwords' | 'settings' | 'audit'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'passwords' | 'settings' | 'audit' | 'userDirectory' | 'passwordCheck'>,
   credentials: { email: string; password: string },
 ): Promise<SignedIn> {
+  if (deps.passwordCheck) return signInWithPasswordCheck(deps, credentials);
   const user = await deps.repos.users.findByEmail(credentials.email.trim());
   const ok = user
     ? await deps.passwords.verify(credentials.password, user.passwordHash)
@@ -58,6 +63,39 @@ export async function signIn(
     throw new DomainError('unauthenticated', 'The e-mail or password is not right.');
   }
   const signedInUser = await rehashIfOutdated(deps, user, credentials.password);
+  return startSession(deps, profileOf(signedInUser));
+}
+
+/** `signIn` with the embedder's `PasswordCheck`; the user's profile comes from the user directory. */
+async function signInWithPasswordCheck(
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit' | 'userDirectory' | 'passwordCheck'>,
+  credentials: { email: string; password: string },
+): Promise<SignedIn> {
+  const login = credentials.email.trim();
+  const directory = userDirectoryOf(deps);
+  const userKey = await deps.passwordCheck?.verify(login, credentials.password);
+  const user = userKey === undefined ? undefined : await directory.findByKey(userKey);
+  if (!user) {
+    // The audit names the user whose password was wrong, as with Gatehouse's own users.
+    const known = userKey === undefined ? await directory.findByLogin(login) : undefined;
+    const failedKey = userKey ?? known?.userKey;
+    const reason = userKey !== undefined ? 'user not in the directory' : known ? 'wrong password' : 'unknown login';
+    deps.audit.record({ type: 'sign_in.failed', at: deps.clock.now(), ...(failedKey === undefined ? {} : { userKey: failedKey }), reason });
+    throw new DomainError('unauthenticated', 'The e-mail or password is not right.');
+  }
+  return startSession(deps, user);
+}
+
+/**
+ * Opens a sign-in session for a user already authenticated (by password, or by the host
+ * application: `completeLogin`). Only the hash of the session token is stored.
+ */
+export async function startSession(
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit'>,
+  user: UserProfile,
+  reason?: string,
+): Promise<SignedIn> {
+  const now = deps.clock.now();
   const sessionToken = deps.ids.secret();
   const session: Session = {
     sessionId: sha256(sessionToken),
@@ -67,19 +105,19 @@ export async function signIn(
     endedAt: null,
   };
   await deps.repos.sessions.create(session);
-  deps.audit.record({ type: 'sign_in.succeeded', at: now, userKey: user.userKey });
-  return { sessionToken, session, user: signedInUser };
+  deps.audit.record({ type: 'sign_in.succeeded', at: now, userKey: user.userKey, ...(reason === undefined ? {} : { reason }) });
+  return { sessionToken, session, user };
 }
 
 /** The live session behind a cookie value, with its user; undefined when ended, expired or unknown. */
 export async function resolveSession(
-  deps: Pick<Deps, 'repos' | 'clock'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'userDirectory'>,
   sessionToken: string,
-): Promise<{ session: Session; user: User } | undefined> {
+): Promise<{ session: Session; user: UserProfile } | undefined> {
   if (sessionToken === '') return undefined;
   const session = await deps.repos.sessions.findById(sha256(sessionToken));
   if (!session || session.endedAt || session.expiresAt.getTime() <= deps.clock.now().getTime()) return undefined;
-  const user = await deps.repos.users.findByKey(session.userKey);
+  const user = await userDirectoryOf(deps).findByKey(session.userKey);
   return user ? { session, user } : undefined;
 }
 
@@ -103,4 +141,26 @@ export async function logout(
   const { revokedGrantIds } = await deps.repos.sessions.endWithGrants(sessionId, now);
   deps.audit.record({ type: 'logout', at: now, userKey: session.userKey, grantIds: revokedGrantIds });
   return { revokedGrantIds };
+}
+
+/**
+ * Signs a user out everywhere, for a host application whose own sign-out should end Gatehouse's
+ * too (docs/decisions/0091): ends every live sign-in session of the user and revokes every grant
+ * made under them, as product logout does for one session.
+ *
+ * @example
+ * app.post('/logout', async (req, res) => { await gatehouse.logoutUser(req.user.id); ... });
+ */
+export async function logoutUser(
+  deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
+  userKey: string,
+): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }> {
+  const now = deps.clock.now();
+  // Sessions first: once ended, no code of theirs becomes a grant (docs/decisions/0005), so the
+  // revocation below leaves no live grant under them.
+  const endedSessionIds = await deps.repos.sessions.endByUser(userKey, now);
+  const revokedGrantIds: string[] = [];
+  for (const sessionId of endedSessionIds) revokedGrantIds.push(...(await deps.repos.grants.revokeBySession(sessionId, now)));
+  deps.audit.record({ type: 'logout', at: now, userKey, grantIds: revokedGrantIds, reason: 'every session of the user' });
+  return { endedSessionIds, revokedGrantIds };
 }

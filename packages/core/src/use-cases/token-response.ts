@@ -3,6 +3,7 @@ import { formatScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { issueAccessToken } from '../tokens/access-token.js';
+import { userDirectoryOf } from './user-directory.js';
 
 /** RFC 6749 §5.1 token response, with the seed's `principal`. */
 export interface TokenResponse {
@@ -15,12 +16,12 @@ export interface TokenResponse {
 }
 
 export async function buildTokenResponse(
-  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'userDirectory'>,
   grant: Grant,
   scopes: readonly string[],
   refreshToken: string,
 ): Promise<TokenResponse> {
-  const user = await deps.repos.users.findByKey(grant.userKey);
+  const user = await userDirectoryOf(deps).findByKey(grant.userKey);
   if (!user) throw new OAuthError('invalid_grant', 'The grant is no longer valid.', { detail: `user ${grant.userKey} is gone` });
   const { token, expiresIn } = await issueAccessToken(deps, grant, user.email, scopes);
   return {

@@ -1,5 +1,6 @@
 import { OAuthError, type AuthorizationRequestCheck, type RawParameters } from '@gatehouse/core';
 import type { Request, Response } from 'express';
+import { parse as parseQueryString } from 'node:querystring';
 import { requestLogger } from '../logger.js';
 import { consentPage } from '../pages/consent.js';
 import { errorPage } from '../pages/error.js';
@@ -7,8 +8,7 @@ import { sendPage } from '../pages/send.js';
 import { CSRF_FIELD, csrfTokenMatches } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
 import { loginUrl } from '../security/session.js';
-import type { OAuthContext } from './context.js';
-import { OAUTH_PATHS } from './metadata.js';
+import { withParameter, type OAuthContext } from './context.js';
 import { sendCsrfFailure } from './page-forms.js';
 import { gatehouseFor } from '../request-scope.js';
 
@@ -18,9 +18,34 @@ function rawQuery(req: Request): string {
   return index < 0 ? '' : req.originalUrl.slice(index + 1);
 }
 
-function authorizeUrl(req: Request): string {
+/**
+ * The request's parameters, parsed here rather than taken from `req.query`, so that a host's
+ * own `query parser` setting changes nothing: Express 5's "simple" parser (node:querystring), a
+ * repeated parameter being an array, which the core refuses.
+ */
+function queryParameters(req: Request): RawParameters {
+  return parseQueryString(rawQuery(req)) as RawParameters;
+}
+
+/** The authorize URL of this request under the mount path (where sign-in comes back to). */
+function authorizeUrl(ctx: OAuthContext, req: Request): string {
   const query = rawQuery(req);
-  return query === '' ? OAUTH_PATHS.authorize : `${OAUTH_PATHS.authorize}?${query}`;
+  return query === '' ? ctx.paths.authorize : `${ctx.paths.authorize}?${query}`;
+}
+
+/**
+ * Sends a signed-out browser to sign in, to come back to this authorization request: to the
+ * host's login page with a single-use login request when the host signs users in
+ * (docs/decisions/0091), else to Gatehouse's login page with `return_to`.
+ */
+async function sendToLogin(ctx: OAuthContext, req: Request, res: Response, status: 302 | 303): Promise<void> {
+  res.setHeader('Cache-Control', 'no-store');
+  if (ctx.loginUrl !== undefined) {
+    const { loginRequest } = await gatehouseFor(ctx.gatehouse, res).startLogin({ returnTo: authorizeUrl(ctx, req) });
+    res.redirect(status, withParameter(ctx.loginUrl, 'login_request', loginRequest));
+    return;
+  }
+  res.redirect(status, loginUrl(authorizeUrl(ctx, req), ctx.paths.login));
 }
 
 /**
@@ -31,7 +56,7 @@ function authorizeUrl(req: Request): string {
  * is sent to the login page, which brings it back here, where the request is checked again.
  * Returns true when it answered.
  */
-function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response, check: AuthorizationRequestCheck, loginStatus: 302 | 303): boolean {
+async function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response, check: AuthorizationRequestCheck, loginStatus: 302 | 303): Promise<boolean> {
   if (check.kind === 'show-error') {
     requestLogger(ctx.logger, res).info({ oauthError: check.error.code, detail: check.error.detail }, 'authorization request refused');
     sendPage(
@@ -41,6 +66,7 @@ function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response, check
         title: 'This sign-in link is not valid',
         message: `${check.error.description} Please tell the developer of the app that sent you here.`,
         code: check.error.code,
+        paths: ctx.paths,
       }),
     );
     return true;
@@ -48,7 +74,7 @@ function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response, check
   if (check.kind === 'redirect-error') {
     res.setHeader('Cache-Control', 'no-store');
     if (!res.locals.signedIn) {
-      res.redirect(loginStatus, loginUrl(authorizeUrl(req)));
+      await sendToLogin(ctx, req, res, loginStatus);
       return true;
     }
     requestLogger(ctx.logger, res).info({ oauthError: check.error.code }, 'authorization request refused with a redirect');
@@ -60,18 +86,28 @@ function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response, check
 
 /**
  * GET /oauth/authorize (RFC 6749 §4.1.1). Checked first (an untrusted client or redirect URI
- * is the error page for anyone); then the login page when nobody is signed in; then, for the
- * signed-in user, the error redirect or the consent page, whose form posts the same query string to the decision URL.
+ * is the error page for anyone); then the login page when nobody is signed in (the host's, with
+ * `loginUrl`); then, for the signed-in user, the error redirect or the consent page (the host's,
+ * with `consentUrl`), whose form posts the same query string to the decision URL.
  */
 export function authorizeEndpoint(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
-    // Express 5's "simple" query parser gives arrays for repeated parameters; the core refuses them.
-    const check = await ctx.gatehouse.checkAuthorizationRequest(req.query as RawParameters);
-    if (answerFailedCheck(ctx, req, res, check, 302) || check.kind !== 'valid') return;
+    const check = await ctx.gatehouse.checkAuthorizationRequest(queryParameters(req));
+    if ((await answerFailedCheck(ctx, req, res, check, 302)) || check.kind !== 'valid') return;
     const signedIn = res.locals.signedIn;
     if (!signedIn) {
+      await sendToLogin(ctx, req, res, 302);
+      return;
+    }
+    if (ctx.consentUrl !== undefined) {
+      // The host asks for consent (docs/decisions/0091): a single-use consent request goes with the browser.
+      const { consentRequest } = await gatehouseFor(ctx.gatehouse, res).startConsent({
+        returnTo: authorizeUrl(ctx, req),
+        userKey: signedIn.user.userKey,
+        sessionId: signedIn.session.sessionId,
+      });
       res.setHeader('Cache-Control', 'no-store');
-      res.redirect(302, loginUrl(authorizeUrl(req)));
+      res.redirect(302, withParameter(ctx.consentUrl, 'consent_request', consentRequest));
       return;
     }
     const query = rawQuery(req);
@@ -84,8 +120,9 @@ export function authorizeEndpoint(ctx: OAuthContext) {
         scopes: check.request.scopes,
         catalogue: ctx.gatehouse.settings.scopes,
         redirectUri: check.request.redirectUri,
-        formAction: `${OAUTH_PATHS.decision}?${query}`,
+        formAction: `${ctx.paths.decision}?${query}`,
         userEmail: signedIn.user.email,
+        paths: ctx.paths,
       }),
     );
   };
@@ -99,16 +136,16 @@ export function authorizeEndpoint(ctx: OAuthContext) {
 export function decisionEndpoint(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const form = req.body as FormFields;
-    const backToAuthorize = authorizeUrl(req);
+    const backToAuthorize = authorizeUrl(ctx, req);
     if (!csrfTokenMatches(req, res, ctx.csrf, form[CSRF_FIELD])) {
       requestLogger(ctx.logger, res).warn({ event: 'csrf_refused', form: 'consent' }, 'consent form without a valid CSRF token');
-      return sendCsrfFailure(res, { href: backToAuthorize, label: 'Back to the request' });
+      return sendCsrfFailure(res, { href: backToAuthorize, label: 'Back to the request' }, ctx.paths);
     }
-    const check = await ctx.gatehouse.checkAuthorizationRequest(req.query as RawParameters);
-    if (answerFailedCheck(ctx, req, res, check, 303) || check.kind !== 'valid') return;
+    const check = await ctx.gatehouse.checkAuthorizationRequest(queryParameters(req));
+    if ((await answerFailedCheck(ctx, req, res, check, 303)) || check.kind !== 'valid') return;
     const signedIn = res.locals.signedIn;
     if (!signedIn) {
-      res.redirect(303, loginUrl(backToAuthorize));
+      await sendToLogin(ctx, req, res, 303);
       return;
     }
     const decision = form.decision;
@@ -128,6 +165,6 @@ export function decisionEndpoint(ctx: OAuthContext) {
       return;
     }
     const error = new OAuthError('invalid_request', 'Choose Allow or Deny.');
-    sendPage(res, 400, errorPage({ title: 'No choice was made', message: error.description, link: { href: backToAuthorize, label: 'Back to the request' } }));
+    sendPage(res, 400, errorPage({ title: 'No choice was made', message: error.description, link: { href: backToAuthorize, label: 'Back to the request' }, paths: ctx.paths }));
   };
 }

@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import type { HttpLogger } from '../logger.js';
 import type { CsrfSettings } from '../security/csrf.js';
 import type { AttemptLimits } from '../security/rate-limit.js';
+import type { GatehousePaths } from './paths.js';
 
 /** What the OAuth routes share. */
 export interface OAuthContext {
@@ -11,8 +12,21 @@ export interface OAuthContext {
   limits: AttemptLimits;
   /** `settings.issuer` without a trailing slash: the base of every published URL. */
   issuer: string;
+  /** Where the browser finds each endpoint and page: under the issuer's path (docs/decisions/0090). */
+  paths: GatehousePaths;
+  /** The host's login page, when the host signs users in (docs/decisions/0091). */
+  loginUrl: string | undefined;
+  /** The host's consent page, when the host asks for consent. */
+  consentUrl: string | undefined;
   /** How the forms' CSRF tokens are made and checked (docs/decisions/0025). */
   csrf: CsrfSettings;
+}
+
+/** `url` (a path or an absolute URL) with one more query parameter. */
+export function withParameter(url: string, name: string, value: string): string {
+  const hash = url.indexOf('#');
+  const bare = hash < 0 ? url : url.slice(0, hash);
+  return `${bare}${bare.includes('?') ? '&' : '?'}${new URLSearchParams({ [name]: value }).toString()}`;
 }
 
 /** The caller's address as Express sees it (honours `trust proxy`). */

@@ -6,7 +6,7 @@ import { loginPage, signedInPage } from '../pages/login.js';
 import { sendPage } from '../pages/send.js';
 import { CSRF_FIELD, issueCsrfToken, loginCsrfToken, loginCsrfTokenMatches } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
-import { LOGIN_PATH, safeReturnTo, setSessionCookie } from '../security/session.js';
+import { safeReturnTo, setSessionCookie } from '../security/session.js';
 import { clientIp, type OAuthContext } from './context.js';
 import { SignInForm, issueMessage } from './params.js';
 import { gatehouseFor } from '../request-scope.js';
@@ -24,10 +24,10 @@ export function loginForm(ctx: OAuthContext) {
         res.redirect(302, returnTo);
         return;
       }
-      sendPage(res, 200, signedInPage({ email: signedIn.user.email }));
+      sendPage(res, 200, signedInPage({ email: signedIn.user.email, paths: ctx.paths }));
       return;
     }
-    sendPage(res, 200, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo }));
+    sendPage(res, 200, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, paths: ctx.paths }));
   };
 }
 
@@ -43,7 +43,7 @@ export function loginSubmit(ctx: OAuthContext) {
     const returnTo = safeReturnTo(form.return_to);
     const log = requestLogger(ctx.logger, res);
     const again = (status: number, message: string, email?: string) =>
-      sendPage(res, status, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, message, ...(email === undefined ? {} : { email }) }));
+      sendPage(res, status, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, message, paths: ctx.paths, ...(email === undefined ? {} : { email }) }));
 
     if (!loginCsrfTokenMatches(req, ctx.csrf, form[CSRF_FIELD])) {
       log.warn({ event: 'csrf_refused', form: 'login' }, 'login form without a valid CSRF token');
@@ -69,7 +69,7 @@ export function loginSubmit(ctx: OAuthContext) {
       issueCsrfToken(res, ctx.csrf);
       log.info({ event: 'sign_in', userKey: user.userKey }, 'signed in');
       res.setHeader('Cache-Control', 'no-store');
-      res.redirect(303, returnTo ?? LOGIN_PATH);
+      res.redirect(303, returnTo ?? ctx.paths.login);
     } catch (error) {
       if (!(error instanceof DomainError) || error.kind !== 'unauthenticated') throw error;
       await ctx.limits.signIn.recordFailure(email, ip);

@@ -10,11 +10,11 @@ import { sendCsrfFailure } from './page-forms.js';
 import { gatehouseFor } from '../request-scope.js';
 
 /** GET /oauth/logout: a confirmation form; a GET alone never signs out (a link or image could trigger it). */
-export function logoutForm(_ctx: OAuthContext) {
+export function logoutForm(ctx: OAuthContext) {
   return (_req: Request, res: Response): void => {
     const signedIn = res.locals.signedIn;
-    if (!signedIn) return sendPage(res, 200, signedOutPage({ wasSignedIn: false }));
-    sendPage(res, 200, logoutConfirmPage({ csrfToken: res.locals.csrfToken as string, email: signedIn.user.email }));
+    if (!signedIn) return sendPage(res, 200, signedOutPage({ wasSignedIn: false, paths: ctx.paths }));
+    sendPage(res, 200, logoutConfirmPage({ csrfToken: res.locals.csrfToken as string, email: signedIn.user.email, paths: ctx.paths }));
   };
 }
 
@@ -27,7 +27,7 @@ export function logoutSubmit(ctx: OAuthContext) {
     const form = req.body as FormFields;
     if (!csrfTokenMatches(req, res, ctx.csrf, form[CSRF_FIELD])) {
       requestLogger(ctx.logger, res).warn({ event: 'csrf_refused', form: 'logout' }, 'logout form without a valid CSRF token');
-      return sendCsrfFailure(res, { href: '/oauth/logout', label: 'Back to sign out' });
+      return sendCsrfFailure(res, { href: ctx.paths.logout, label: 'Back to sign out' }, ctx.paths);
     }
     const token = sessionTokenOf(req, ctx.issuer);
     let wasSignedIn = false;
@@ -38,6 +38,6 @@ export function logoutSubmit(ctx: OAuthContext) {
     }
     clearSessionCookie(res, ctx.issuer);
     issueCsrfToken(res, ctx.csrf);
-    sendPage(res, 200, signedOutPage({ wasSignedIn }));
+    sendPage(res, 200, signedOutPage({ wasSignedIn, paths: ctx.paths }));
   };
 }

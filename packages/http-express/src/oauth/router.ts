@@ -1,5 +1,5 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import type { GatehouseHttpOptions } from '../app.js';
+import type { GatehouseRouterOptions } from '../options.js';
 import { silentLogger } from '../logger.js';
 import { csrfSettings, provideCsrfToken } from '../security/csrf.js';
 import { formBody } from '../security/form-body.js';
@@ -12,7 +12,8 @@ import { sendJsonFailure, sendOAuthError } from './json-errors.js';
 import { loginForm, loginSubmit } from './login.js';
 import { logoutForm, logoutSubmit } from './logout.js';
 import { OAUTH_PATHS, jwksEndpoint, metadataEndpoint } from './metadata.js';
-import { pageFormBody, refuseRepeatedSecurityCookies } from './page-forms.js';
+import { pageFormBodyFor, refuseRepeatedSecurityCookies } from './page-forms.js';
+import { gatehousePaths, issuerPath } from './paths.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
 
@@ -27,10 +28,13 @@ function onlyPost(req: Request, res: Response): void {
 }
 
 /**
- * The OAuth side of SPEC §4: authorize with its login and consent pages, token, revocation,
- * introspection, logout, RFC 8414 metadata and the JWKS.
+ * The OAuth endpoints: authorize with its login and consent pages, token, revocation,
+ * introspection, logout, RFC 8414 metadata and the JWKS, at paths relative to where the router
+ * is mounted (the issuer's path); links, forms and redirects of its pages use that path
+ * (docs/decisions/0090). Installs no 404 and no error page: unknown paths go on to the next layer.
+ * `createGatehouseRouter` adds the stylesheet, security headers and an error page for its paths.
  */
-export function createOAuthRouter(options: GatehouseHttpOptions): Router {
+export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   const { gatehouse } = options;
   const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
   const ctx: OAuthContext = {
@@ -38,10 +42,14 @@ export function createOAuthRouter(options: GatehouseHttpOptions): Router {
     logger: options.logger ?? silentLogger,
     limits: createAttemptLimits(gatehouse.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT, options.failureStore),
     issuer,
+    paths: gatehousePaths(issuerPath(issuer)),
+    loginUrl: options.loginUrl,
+    consentUrl: options.consentUrl,
     csrf: csrfSettings(issuer, options.csrfKey),
   };
+  const pageFormBody = pageFormBodyFor(ctx.paths);
   const router = Router();
-  const page = [refuseRepeatedSecurityCookies(issuer), loadSignedIn(gatehouse), provideCsrfToken(ctx.csrf)];
+  const page = [refuseRepeatedSecurityCookies(issuer, ctx.paths), loadSignedIn(gatehouse), provideCsrfToken(ctx.csrf)];
 
   router.get(OAUTH_PATHS.metadata, metadataEndpoint(ctx));
   router.get(OAUTH_PATHS.jwks, jwksEndpoint(ctx));

@@ -2,6 +2,7 @@ import { describeScope, type ScopeCatalogue } from '@gatehouse/core';
 import { CSRF_FIELD } from '../security/csrf.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
+import { ROOT_PAGE_PATHS, type PagePaths } from './paths.js';
 
 export interface ConsentPageInput {
   csrfToken: string;
@@ -14,6 +15,8 @@ export interface ConsentPageInput {
   /** The form's action: the decision URL carrying the original authorization parameters. */
   formAction: string;
   userEmail: string;
+  /** Where the page links (default: Gatehouse at the root). */
+  paths?: PagePaths;
 }
 
 /**
@@ -22,7 +25,9 @@ export interface ConsentPageInput {
  */
 export function consentPage(input: ConsentPageInput): SafeHtml {
   const host = new URL(input.redirectUri).host;
+  const paths = input.paths ?? ROOT_PAGE_PATHS;
   return layout({
+    stylesheetHref: paths.stylesheet,
     title: `Allow ${input.clientName}?`,
     user: { email: input.userEmail },
     body: html`<h1><span class="mono">${input.clientName}</span> wants to access your account</h1>
@@ -36,6 +41,6 @@ export function consentPage(input: ConsentPageInput): SafeHtml {
 <button type="submit" name="decision" value="allow">Allow</button>
 </div>
 </form>
-<p class="muted">Not you? <a href="/oauth/logout">Sign out</a>.</p>`,
+<p class="muted">Not you? <a href="${paths.logout}">Sign out</a>.</p>`,
   });
 }

@@ -7,3 +7,4 @@ export { consentPage, type ConsentPageInput } from './consent.js';
 export { logoutConfirmPage, signedOutPage } from './logout.js';
 export { createAssetsRouter } from './assets.js';
 export { STYLESHEET_PATH } from './styles.js';
+export { ROOT_PAGE_PATHS, type PagePaths } from './paths.js';

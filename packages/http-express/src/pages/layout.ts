@@ -11,6 +11,8 @@ export interface LayoutOptions {
   nav?: ReadonlyArray<{ href: string; label: string }>;
   /** `card` (default) for narrow forms, `wide` for tables. */
   width?: 'card' | 'wide';
+  /** The stylesheet's address (default `/assets/gatehouse.css`; under the mount path when embedded). */
+  stylesheetHref?: string;
 }
 
 /**
@@ -28,7 +30,7 @@ export function layout(options: LayoutOptions): SafeHtml {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${options.title} · Gatehouse</title>
-<link rel="stylesheet" href="${STYLESHEET_PATH}">
+<link rel="stylesheet" href="${options.stylesheetHref ?? STYLESHEET_PATH}">
 </head>
 <body>
 <header class="site"><span class="brand">Gatehouse</span>${

@@ -1,6 +1,7 @@
 import { CSRF_FIELD } from '../security/csrf.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
+import { ROOT_PAGE_PATHS, type PagePaths } from './paths.js';
 
 export interface LoginPageInput {
   csrfToken: string;
@@ -9,15 +10,19 @@ export interface LoginPageInput {
   /** The e-mail typed before, to type it again less. */
   email?: string;
   message?: string | undefined;
+  /** Where the form posts and the page links (default: Gatehouse at the root). */
+  paths?: PagePaths;
 }
 
 /** The sign-in form: fields `email` and `password`, plus the CSRF token and `return_to`. */
 export function loginPage(input: LoginPageInput): SafeHtml {
+  const paths = input.paths ?? ROOT_PAGE_PATHS;
   return layout({
     title: 'Sign in',
+    stylesheetHref: paths.stylesheet,
     body: html`<h1>Sign in</h1>
 ${input.message ? html`<p class="notice error" role="alert">${input.message}</p>` : ''}
-<form method="post" action="/oauth/login" novalidate>
+<form method="post" action="${paths.login}" novalidate>
 <input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
 ${input.returnTo ? html`<input type="hidden" name="return_to" value="${input.returnTo}">` : ''}
 <label for="email">E-mail</label>
@@ -30,12 +35,14 @@ ${input.returnTo ? html`<input type="hidden" name="return_to" value="${input.ret
 }
 
 /** The login page of a browser that is already signed in and has nowhere else to go. */
-export function signedInPage(input: { email: string }): SafeHtml {
+export function signedInPage(input: { email: string; paths?: PagePaths }): SafeHtml {
+  const paths = input.paths ?? ROOT_PAGE_PATHS;
   return layout({
     title: 'Signed in',
+    stylesheetHref: paths.stylesheet,
     user: { email: input.email },
     body: html`<h1>You are signed in</h1>
 <p>Signed in as <strong>${input.email}</strong>.</p>
-<div class="actions"><a class="button secondary" href="/oauth/logout">Sign out</a></div>`,
+<div class="actions"><a class="button secondary" href="${paths.logout}">Sign out</a></div>`,
   });
 }

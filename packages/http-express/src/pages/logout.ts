@@ -1,15 +1,18 @@
 import { CSRF_FIELD } from '../security/csrf.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
+import { ROOT_PAGE_PATHS, type PagePaths } from './paths.js';
 
 /** GET /oauth/logout: asks before signing out (only the POST signs out). */
-export function logoutConfirmPage(input: { csrfToken: string; email: string }): SafeHtml {
+export function logoutConfirmPage(input: { csrfToken: string; email: string; paths?: PagePaths }): SafeHtml {
+  const paths = input.paths ?? ROOT_PAGE_PATHS;
   return layout({
+    stylesheetHref: paths.stylesheet,
     title: 'Sign out',
     user: { email: input.email },
     body: html`<h1>Sign out?</h1>
 <p>You are signed in as <strong>${input.email}</strong>. Signing out also withdraws the access you gave to apps during this sign-in: their tokens stop working.</p>
-<form method="post" action="/oauth/logout">
+<form method="post" action="${paths.logout}">
 <input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
 <div class="actions"><button type="submit" class="danger">Sign out</button></div>
 </form>`,
@@ -17,11 +20,13 @@ export function logoutConfirmPage(input: { csrfToken: string; email: string }): 
 }
 
 /** After POST /oauth/logout, or GET when nobody is signed in. */
-export function signedOutPage(input: { wasSignedIn: boolean }): SafeHtml {
+export function signedOutPage(input: { wasSignedIn: boolean; paths?: PagePaths }): SafeHtml {
+  const paths = input.paths ?? ROOT_PAGE_PATHS;
   return layout({
+    stylesheetHref: paths.stylesheet,
     title: 'Signed out',
     body: html`<h1>${input.wasSignedIn ? 'You are signed out' : 'You are not signed in'}</h1>
 ${input.wasSignedIn ? html`<p class="notice ok" role="status">Your session has ended and the apps you allowed during it no longer have access.</p>` : ''}
-<div class="actions"><a class="button secondary" href="/oauth/login">Sign in</a></div>`,
+<div class="actions"><a class="button secondary" href="${paths.login}">Sign in</a></div>`,
   });
 }

@@ -25,6 +25,11 @@ const FORM_TYPE = 'application/x-www-form-urlencoded';
  * parameters MUST NOT be included more than once"). An empty value counts as omitted (RFC 6749 §3.1)
  * and is dropped. The fields land on `req.body` as a `FormFields`.
  *
+ * Works whether or not the host application parsed the body first (docs/architecture.md,
+ * "Embedding"): a body nobody read is read raw here; one already read by `express.urlencoded()`
+ * (either `extended` setting), `express.text()` or `express.raw()` is taken from `req.body` with
+ * the same rules: a repeated parameter (an array) or a nested one (`a[b]=…`, an object) is refused.
+ *
  * @example
  * router.post('/oauth/token', formBody({ onError: (req, res, f) => res.status(f.status).json({ error: 'invalid_request', error_description: f.description }) }), handler);
  */
@@ -39,6 +44,13 @@ export function formBody(options: FormBodyOptions) {
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
       return options.onError(req, res, { status: 415, description: 'The body must be encoded in UTF-8.' });
     }
+    if (alreadyRead(req)) {
+      const parsed = fieldsOfParsedBody(req.body, limit);
+      if ('problem' in parsed) return options.onError(req, res, { status: parsed.status, description: parsed.problem });
+      req.body = parsed.fields;
+      return next();
+    }
+    req.body = undefined;
     readRaw(req, res, (error?: unknown) => {
       if (error !== undefined && error !== null) {
         const type = (error as { type?: unknown }).type;
@@ -59,6 +71,37 @@ export function formBody(options: FormBodyOptions) {
       next();
     });
   };
+}
+
+/** True when a parser in front of us consumed the body stream and left its result on `req.body`. */
+function alreadyRead(req: Request): boolean {
+  return req.body !== undefined && req.body !== null && req.readableEnded;
+}
+
+/**
+ * The fields of a body another parser read: a Buffer or string is decoded as ours would be; an
+ * object must hold one string per parameter. Its size is bounded by `limit` too (as urlencoded text).
+ */
+export function fieldsOfParsedBody(body: unknown, limit: number): { fields: FormFields } | { problem: string; status: 400 | 413 } {
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    const raw = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    if (raw.length > limit) return { problem: `The body is larger than ${limit} bytes.`, status: 413 };
+    const parsed = parseForm(raw);
+    return 'problem' in parsed ? { problem: parsed.problem, status: 400 } : parsed;
+  }
+  if (typeof body !== 'object' || body === null) return { problem: 'The body could not be read.', status: 400 };
+  const fields: FormFields = Object.create(null) as FormFields;
+  let size = 0;
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    // A host parser turns `a=1&a=2` into an array (RFC 6749 §3.1: parameters appear at most once).
+    if (Array.isArray(value)) return { problem: `The parameter ${printable(name)} is repeated.`, status: 400 };
+    // `a[b]=1` under `extended: true` becomes an object: not a parameter of ours.
+    if (typeof value !== 'string') return { problem: `The parameter ${printable(name)} is not a plain value.`, status: 400 };
+    size += Buffer.byteLength(name) + Buffer.byteLength(value) + 2;
+    if (size > limit) return { problem: `The body is larger than ${limit} bytes.`, status: 413 };
+    if (value !== '') fields[name] = value;
+  }
+  return { fields };
 }
 
 /** Decodes and splits a form body; repeated parameters and invalid UTF-8 are problems. */

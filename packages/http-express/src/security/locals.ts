@@ -1,9 +1,9 @@
-import type { Session, User } from '@gatehouse/core';
+import type { Session, UserProfile } from '@gatehouse/core';
 
 /** Who is signed in on this browser, set by `loadSignedIn` (undefined: nobody). */
 export interface SignedInState {
   session: Session;
-  user: User;
+  user: UserProfile;
 }
 
 declare global {

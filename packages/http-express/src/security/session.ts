@@ -45,10 +45,13 @@ export function requireSignedInPage(req: Request, res: Response, next: NextFunct
   res.redirect(303, comeBack ? loginUrl(req.originalUrl) : LOGIN_PATH);
 }
 
-/** The login page URL that comes back to `returnTo` (a same-origin path) after sign-in. */
-export function loginUrl(returnTo: string): string {
+/**
+ * The login page URL that comes back to `returnTo` (a same-origin path) after sign-in;
+ * `loginPath` is the login page under the mount path (default `/oauth/login`).
+ */
+export function loginUrl(returnTo: string, loginPath: string = LOGIN_PATH): string {
   const safe = safeReturnTo(returnTo);
-  return safe === undefined ? LOGIN_PATH : `${LOGIN_PATH}?${new URLSearchParams({ return_to: safe }).toString()}`;
+  return safe === undefined ? loginPath : `${loginPath}?${new URLSearchParams({ return_to: safe }).toString()}`;
 }
 
 /** A C0 control, DEL or a backslash (URL parsers strip the first and read the last as `/`); with `space`, a space too. */

@@ -34,6 +34,17 @@ export function createSessionRepository(db: Kysely<Database>): SessionRepository
       return ended !== undefined;
     },
 
+    async endByUser(userKey, at) {
+      const ended = await db
+        .updateTable('sessions')
+        .set({ ended_at: toMs(at) })
+        .where('user_key', '=', userKey)
+        .where('ended_at', 'is', null)
+        .returning('session_id')
+        .execute();
+      return ended.map((row) => row.session_id);
+    },
+
     async endWithGrants(sessionId, at) {
       const when = toMs(at);
       return db.transaction().execute(async (trx) => {

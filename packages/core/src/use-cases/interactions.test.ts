@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryUserDirectory, createTestGatehouse } from '@gatehouse/core/testing';
+import type { PasswordCheck } from '../ports/users.js';
+import { sha256 } from '../support/crypto.js';
+import { expectDomainError, expectOAuthError } from '../test-support/rejections.js';
+
+const ADA = { userKey: 'orders-user-7', email: 'ada@orders.example', givenName: 'Ada', familyName: 'Lovelace' };
+
+/** A Gatehouse embedded in a service that owns its users (no Gatehouse-owned user at all). */
+async function setup(options: { passwordCheck?: PasswordCheck } = {}) {
+  const users = createMemoryUserDirectory([ADA]);
+  const t = await createTestGatehouse({ userDirectory: users, ...options });
+  const { client, clientSecret } = await t.seedClient({ scopes: ['messaging.v1.send', 'messaging.v1.read'] });
+  const returnTo = `/auth/oauth/authorize?${new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string, state: 'st' }).toString()}`;
+  return { t, users, client, clientSecret, returnTo };
+}
+
+describe('a login handed to the host (startLogin / completeLogin)', () => {
+  it('opens a session for the host\'s user and sends the browser back to the authorization request', async () => {
+    const { t, returnTo } = await setup();
+    const { loginRequest } = await t.gatehouse.startLogin({ returnTo });
+    expect(loginRequest).toMatch(/^[A-Za-z0-9]{43}$/);
+    const done = await t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey });
+    expect(done.redirectTo).toBe(returnTo);
+    expect(done.user).toEqual(ADA);
+    expect(done.session.userKey).toBe(ADA.userKey);
+    expect(await t.gatehouse.resolveSession(done.sessionToken)).toEqual({ session: done.session, user: ADA });
+    expect(t.audit.ofType('sign_in.succeeded')).toEqual([{ type: 'sign_in.succeeded', at: t.clock.now(), userKey: ADA.userKey, reason: 'host login' }]);
+  });
+
+  it('stores only the hash of the login request, with its expiry', async () => {
+    const { t, returnTo } = await setup();
+    const { loginRequest } = await t.gatehouse.startLogin({ returnTo });
+    expect(await t.repositories.interactions.findByHash(sha256(loginRequest))).toEqual({
+      interactionHash: sha256(loginRequest),
+      kind: 'login',
+      returnTo,
+      userKey: null,
+      sessionId: null,
+      createdAt: t.clock.now(),
+      expiresAt: new Date(t.clock.now().getTime() + 600_000),
+      consumedAt: null,
+    });
+    expect(await t.repositories.interactions.findByHash(loginRequest)).toBeUndefined();
+  });
+
+  it('refuses a login request used twice, expired, unknown, malformed or of the consent kind', async () => {
+    const { t, returnTo } = await setup();
+    const { loginRequest } = await t.gatehouse.startLogin({ returnTo });
+    await t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey });
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey }), 'not_found', 'loginRequest');
+
+    const late = await t.gatehouse.startLogin({ returnTo });
+    t.clock.advance(600);
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest: late.loginRequest, userKey: ADA.userKey }), 'not_found');
+
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest: 'A'.repeat(43), userKey: ADA.userKey }), 'not_found');
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest: '../x', userKey: ADA.userKey }), 'not_found');
+    const { sessionToken } = await t.gatehouse.completeLogin({ ...(await t.gatehouse.startLogin({ returnTo })), userKey: ADA.userKey });
+    const session = await t.gatehouse.resolveSession(sessionToken);
+    const { consentRequest } = await t.gatehouse.startConsent({ returnTo, userKey: ADA.userKey, sessionId: session?.session.sessionId ?? null });
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest: consentRequest, userKey: ADA.userKey }), 'not_found');
+  });
+
+  it('refuses a returnTo that is not a path of this origin (no open redirect through a login request)', async () => {
+    const { t } = await setup();
+    for (const returnTo of ['https://evil.example/', '//evil.example/x', '/\\evil.example', 'oauth/authorize']) {
+      await expectDomainError(t.gatehouse.startLogin({ returnTo }), 'invalid', 'returnTo');
+      await expectDomainError(t.gatehouse.startConsent({ returnTo, userKey: ADA.userKey, sessionId: null }), 'invalid', 'returnTo');
+    }
+  });
+
+  it('refuses a user the directory does not know', async () => {
+    const { t, returnTo } = await setup();
+    const { loginRequest } = await t.gatehouse.startLogin({ returnTo });
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest, userKey: 'nobody' }), 'unauthenticated');
+    expect(t.audit.ofType('sign_in.succeeded')).toEqual([]);
+  });
+
+  it('issues tokens whose sub is the host\'s user key and whose principal is its login', async () => {
+    const { t, client } = await setup();
+    const { tokens } = await t.obtainTokensViaHostLogin({ client, userKey: ADA.userKey, scope: 'messaging.v1.read' });
+    expect(tokens.principal).toBe(ADA.email);
+    const verified = await t.gatehouse.verifyAccessToken(tokens.access_token);
+    expect(verified.userKey).toBe(ADA.userKey);
+    const introspected = await t.gatehouse.introspectToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
+    expect(introspected).toMatchObject({ active: true, username: ADA.email, sub: ADA.userKey });
+  });
+});
+
+describe('a consent handed to the host (startConsent / describeConsentRequest / completeConsent)', () => {
+  async function consentSetup() {
+    const s = await setup();
+    const { loginRequest } = await s.t.gatehouse.startLogin({ returnTo: s.returnTo });
+    const { session } = await s.t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey });
+    const { consentRequest } = await s.t.gatehouse.startConsent({ returnTo: s.returnTo, userKey: ADA.userKey, sessionId: session.sessionId });
+    return { ...s, session, consentRequest };
+  }
+
+  it('describes the request to the host without using it, then Allow issues a code bound to the session', async () => {
+    const { t, client, session, consentRequest } = await consentSetup();
+    const details = await t.gatehouse.describeConsentRequest(consentRequest);
+    expect(details).toEqual({ clientId: client.clientId, clientName: 'Test client', scopes: ['messaging.v1.send', 'messaging.v1.read'], redirectUri: client.redirectUris[0], userKey: ADA.userKey });
+    expect(await t.gatehouse.describeConsentRequest(consentRequest)).toEqual(details);
+
+    const { redirectTo } = await t.gatehouse.completeConsent({ consentRequest, decision: 'allow' });
+    const url = new URL(redirectTo);
+    expect(`${url.origin}${url.pathname}`).toBe(client.redirectUris[0]);
+    expect(url.searchParams.get('state')).toBe('st');
+    const code = url.searchParams.get('code') as string;
+    expect((await t.repositories.codes.findByHash(sha256(code)))?.sessionId).toBe(session.sessionId);
+    const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: client.redirectUris[0] as string, codeVerifier: undefined });
+    expect(tokens.principal).toBe(ADA.email);
+
+    expect(await t.gatehouse.describeConsentRequest(consentRequest)).toBeUndefined();
+    await expectDomainError(t.gatehouse.completeConsent({ consentRequest, decision: 'allow' }), 'not_found', 'consentRequest');
+  });
+
+  it('Deny sends access_denied to the client (RFC 6749 §4.1.2.1)', async () => {
+    const { t, consentRequest } = await consentSetup();
+    const { redirectTo } = await t.gatehouse.completeConsent({ consentRequest, decision: 'deny' });
+    expect(new URL(redirectTo).searchParams.get('error')).toBe('access_denied');
+    expect(t.audit.ofType('consent.denied')).toHaveLength(1);
+  });
+
+  it('refuses an expired consent request', async () => {
+    const { t, consentRequest } = await consentSetup();
+    t.clock.advance(601);
+    expect(await t.gatehouse.describeConsentRequest(consentRequest)).toBeUndefined();
+    await expectDomainError(t.gatehouse.completeConsent({ consentRequest, decision: 'allow' }), 'not_found');
+  });
+});
+
+describe('the host\'s password check for Gatehouse\'s login page', () => {
+  const check: PasswordCheck = { verify: async (login, password) => (login === ADA.email && password === 'orders-secret' ? ADA.userKey : undefined) };
+
+  it('signs in with the host\'s check and the directory\'s profile', async () => {
+    const { t } = await setup({ passwordCheck: check });
+    const signedIn = await t.gatehouse.signIn({ email: ` ${ADA.email} `, password: 'orders-secret' });
+    expect(signedIn.user).toEqual(ADA);
+    await expectDomainError(t.gatehouse.signIn({ email: ADA.email, password: 'wrong' }), 'unauthenticated');
+    await expectDomainError(t.gatehouse.signIn({ email: 'eve@orders.example', password: 'orders-secret' }), 'unauthenticated');
+    expect(t.audit.ofType('sign_in.failed')).toEqual([
+      { type: 'sign_in.failed', at: t.clock.now(), userKey: ADA.userKey, reason: 'wrong password' },
+      { type: 'sign_in.failed', at: t.clock.now(), reason: 'unknown login' },
+    ]);
+  });
+
+  it('accepts no password at all with a directory of the host\'s and no check, not even a Gatehouse-owned user\'s', async () => {
+    const { t } = await setup();
+    const own = await t.seedUser({ email: 'own@example.com', password: 'password123' });
+    expect(own.userKey).toMatch(/./);
+    await expectDomainError(t.gatehouse.signIn({ email: 'own@example.com', password: 'password123' }), 'unauthenticated');
+    await expectDomainError(t.gatehouse.signIn({ email: ADA.email, password: 'anything' }), 'unauthenticated');
+  });
+});
+
+describe('logoutUser (the host\'s sign-out)', () => {
+  it('ends every session of the user and revokes the grants made under them', async () => {
+    const { t, client, clientSecret } = await setup();
+    const first = await t.obtainTokensViaHostLogin({ client, userKey: ADA.userKey });
+    const second = await t.obtainTokensViaHostLogin({ client, userKey: ADA.userKey });
+    const { endedSessionIds, revokedGrantIds } = await t.gatehouse.logoutUser(ADA.userKey);
+    expect(endedSessionIds.sort()).toEqual([sha256(first.sessionToken), sha256(second.sessionToken)].sort());
+    expect(revokedGrantIds).toHaveLength(2);
+    expect(await t.gatehouse.resolveSession(first.sessionToken)).toBeUndefined();
+    expect(await t.gatehouse.resolveSession(second.sessionToken)).toBeUndefined();
+    const authenticated = await t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret });
+    await expectOAuthError(t.gatehouse.refresh({ client: authenticated, refreshToken: first.tokens.refresh_token, scope: undefined }), 'invalid_grant');
+    expect(await t.gatehouse.logoutUser(ADA.userKey)).toEqual({ endedSessionIds: [], revokedGrantIds: [] });
+  });
+});

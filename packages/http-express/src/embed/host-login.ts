@@ -1,0 +1,75 @@
+import type { Gatehouse } from '@gatehouse/core';
+import type { Response } from 'express';
+import { csrfSettings, issueCsrfToken } from '../security/csrf.js';
+import { clearSessionCookie, setSessionCookie } from '../security/session.js';
+
+/**
+ * The host signed the user in after Gatehouse sent the browser to its login page with
+ * `login_request` (docs/decisions/0091): completes the login request (single use), sets
+ * Gatehouse's session cookie on this response and redirects (303) back to the authorization
+ * request, which goes on to consent. An unknown, expired or used login request rejects with
+ * `DomainError('not_found')`, a user the directory does not know with `DomainError('unauthenticated')`;
+ * nothing is sent then, the host answers.
+ *
+ * @example
+ * app.post('/login', express.urlencoded({ extended: false }), async (req, res) => {
+ *   const user = await myUsers.check(req.body.username, req.body.password);
+ *   if (!user) return res.status(401).send(loginForm({ error: true }));
+ *   await completeGatehouseLogin(gatehouse, res, { loginRequest: req.body.login_request, userKey: user.id });
+ * });
+ */
+export async function completeGatehouseLogin(
+  gatehouse: Pick<Gatehouse, 'completeLogin' | 'settings'>,
+  res: Response,
+  input: { loginRequest: string; userKey: string },
+): Promise<void> {
+  const issuer = gatehouse.settings.issuer;
+  const { sessionToken, redirectTo } = await gatehouse.completeLogin(input);
+  setSessionCookie(res, issuer, sessionToken);
+  // A session change renews the CSRF token (docs/decisions/0021), as Gatehouse's own login does.
+  issueCsrfToken(res, csrfSettings(issuer));
+  res.setHeader('Cache-Control', 'no-store');
+  res.redirect(303, redirectTo);
+}
+
+/**
+ * The host asked for consent after Gatehouse sent the browser to its consent page with
+ * `consent_request`: completes it (single use) and redirects (303) to the client with a code
+ * (`allow`) or `access_denied` (`deny`). An unknown, expired or used consent request rejects with
+ * `DomainError('not_found')`. Show `gatehouse.describeConsentRequest(id)` on the page first.
+ *
+ * @example
+ * app.post('/consent', async (req, res) => {
+ *   await completeGatehouseConsent(gatehouse, res, { consentRequest: req.body.consent_request, decision: req.body.allow ? 'allow' : 'deny' });
+ * });
+ */
+export async function completeGatehouseConsent(
+  gatehouse: Pick<Gatehouse, 'completeConsent'>,
+  res: Response,
+  input: { consentRequest: string; decision: 'allow' | 'deny' },
+): Promise<void> {
+  const { redirectTo } = await gatehouse.completeConsent(input);
+  res.setHeader('Cache-Control', 'no-store');
+  res.redirect(303, redirectTo);
+}
+
+/**
+ * The host's sign-out ends Gatehouse's too: every sign-in session of the user ends, every grant
+ * made under them is revoked (their tokens stop working), and this browser's Gatehouse session
+ * cookie is cleared. Returns what was ended.
+ *
+ * @example
+ * app.post('/logout', async (req, res) => {
+ *   await logoutGatehouseUser(gatehouse, res, req.session.userId);
+ *   req.session.destroy(() => res.redirect(303, '/'));
+ * });
+ */
+export async function logoutGatehouseUser(
+  gatehouse: Pick<Gatehouse, 'logoutUser' | 'settings'>,
+  res: Response,
+  userKey: string,
+): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }> {
+  const ended = await gatehouse.logoutUser(userKey);
+  clearSessionCookie(res, gatehouse.settings.issuer);
+  return ended;
+}

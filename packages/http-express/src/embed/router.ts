@@ -1,0 +1,109 @@
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { requestContext, requestLogger, silentLogger } from '../logger.js';
+import { authorizationServerMetadata, OAUTH_PATHS } from '../oauth/metadata.js';
+import { gatehousePaths, issuerPath, wellKnownMetadataPath } from '../oauth/paths.js';
+import { createOAuthRouter } from '../oauth/router.js';
+import type { GatehouseRouterOptions } from '../options.js';
+import { createAssetsRouter } from '../pages/assets.js';
+import { errorPage } from '../pages/error.js';
+import { sendPage } from '../pages/send.js';
+import { STYLESHEET_PATH } from '../pages/styles.js';
+import { byPrefix, inSequence, onlyUnder } from '../routing.js';
+import { securityHeaders } from '../security/headers.js';
+import type { Gatehouse } from '@gatehouse/core';
+
+/** The paths Gatehouse's router answers, relative to where it is mounted. */
+export const GATEHOUSE_ROUTER_PREFIXES: readonly string[] = ['/oauth', OAUTH_PATHS.metadata, STYLESHEET_PATH];
+
+/** Paths of the router whose errors are OAuth JSON (RFC 6749 §5.2) rather than a page. */
+const JSON_PATHS: readonly string[] = [OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.introspect, OAUTH_PATHS.jwks, OAUTH_PATHS.metadata];
+
+/**
+ * The routes of Gatehouse's router without the request context, headers and error page (which
+ * `createGatehouseApp` sets for the whole application): the OAuth router and the stylesheet.
+ */
+export function gatehouseRoutes(options: GatehouseRouterOptions): RequestHandler {
+  return byPrefix([
+    [[STYLESHEET_PATH], createAssetsRouter()],
+    [['/oauth', OAUTH_PATHS.metadata], createOAuthRouter(options)],
+  ]);
+}
+
+/**
+ * Gatehouse for an existing Express application (docs/architecture.md, "Embedding"): every OAuth
+ * endpoint, page, form action, redirect and the stylesheet, under the path it is mounted at,
+ * which must be the issuer's path (`https://host.example/auth` → `app.use('/auth', router)`;
+ * at the root for an issuer without a path). It answers only its own paths (`/oauth/…`,
+ * `/.well-known/oauth-authorization-server`, `/assets/gatehouse.css`, under the mount path),
+ * with their security headers, a request id when the host gave none, and a last-resort error
+ * page for their failures; every other request, and every other error, goes on to the host's
+ * next layer: no catch-all 404. Product APIs and the portal are separate, opt-in routers
+ * (`createResourceRouter`, `createPortalRouter`); RFC 8414 §3.1 metadata of an issuer with a
+ * path is `authorizationServerMetadataRouter`, mounted at the host's root.
+ * Works with or without the host's own body parsers in front.
+ *
+ * @example
+ * const gatehouse = createGatehouse({ repositories, clock, settings: defineSettings({ issuer: 'https://orders.example/auth' }) });
+ * app.use(express.urlencoded({ extended: false }));
+ * app.use(authorizationServerMetadataRouter(gatehouse));
+ * app.use('/auth', createGatehouseRouter({ gatehouse, logger }));
+ * app.get('/orders', bearerAuth(gatehouse), requireScope('orders.read'), listOrders);
+ */
+export function createGatehouseRouter(options: GatehouseRouterOptions): Router {
+  const logger = options.logger ?? silentLogger;
+  const issuer = options.gatehouse.settings.issuer;
+  const context = requestContext(logger);
+  const headers = securityHeaders(issuer);
+  const paths = gatehousePaths(issuerPath(issuer));
+  const router = Router();
+  router.use(
+    onlyUnder(
+      GATEHOUSE_ROUTER_PREFIXES,
+      inSequence((req, res, next) => (res.locals.requestId === undefined ? context(req, res, next) : next()), headers),
+    ),
+  );
+  router.use(gatehouseRoutes(options));
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (!onOwnPath(req.path)) return next(error);
+    requestLogger(logger, res).error({ err: error, method: req.method, path: `${req.baseUrl}${req.path}` }, 'unhandled error');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (JSON_PATHS.includes(req.path)) {
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(500).json({ error: 'server_error', error_description: 'The server could not handle the request.' });
+      return;
+    }
+    sendPage(res, 500, errorPage({ title: 'Something went wrong', message: 'The server could not handle the request. Please try again later.', paths }));
+  });
+  return router;
+}
+
+const OWN_PATH = new RegExp(`^(?:${GATEHOUSE_ROUTER_PREFIXES.map((prefix) => prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?:/|$)`, 'i');
+
+function onOwnPath(path: string): boolean {
+  return OWN_PATH.test(path);
+}
+
+/**
+ * RFC 8414 §3.1: for an issuer with a path, the metadata is at the host's root under
+ * `/.well-known/oauth-authorization-server<issuer path>` (`https://host.example/auth` →
+ * `/.well-known/oauth-authorization-server/auth`). This router serves exactly that path (GET and
+ * HEAD) and lets everything else through; mount it at the host's root. Every endpoint URL in the
+ * document is under the issuer's path.
+ *
+ * @example
+ * app.use(authorizationServerMetadataRouter(gatehouse));
+ */
+export function authorizationServerMetadataRouter(gatehouse: Pick<Gatehouse, 'settings'>): Router {
+  const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
+  const body = authorizationServerMetadata(issuer, gatehouse.settings.scopes);
+  const headers = securityHeaders(issuer);
+  const router = Router();
+  router.get(wellKnownMetadataPath(issuer), headers, (_req: Request, res: Response) => {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.status(200).json(body);
+  });
+  return router;
+}

@@ -1,0 +1,53 @@
+import type { PagePaths } from '../pages/paths.js';
+import { STYLESHEET_PATH } from '../pages/styles.js';
+import { OAUTH_PATHS } from './metadata.js';
+
+/** The absolute paths (as the browser sees them) of everything Gatehouse's router serves. */
+export interface GatehousePaths extends PagePaths {
+  /** The path Gatehouse is mounted at: the issuer's path, `''` at the root. */
+  base: string;
+  authorize: string;
+  decision: string;
+  token: string;
+  revoke: string;
+  introspect: string;
+  jwks: string;
+}
+
+/**
+ * The path of an issuer identifier without its trailing slashes: `https://host.example/auth` →
+ * `/auth`, `https://auth.example.com/` → `''`. Gatehouse's router is mounted there (docs/decisions/0090).
+ *
+ * @example
+ * issuerPath('https://host.example/auth'); // '/auth'
+ */
+export function issuerPath(issuer: string): string {
+  return new URL(issuer).pathname.replace(/\/+$/, '');
+}
+
+/** Every path of Gatehouse's router under `base` (`''` or `/auth`). */
+export function gatehousePaths(base: string): GatehousePaths {
+  return {
+    base,
+    authorize: `${base}${OAUTH_PATHS.authorize}`,
+    decision: `${base}${OAUTH_PATHS.decision}`,
+    token: `${base}${OAUTH_PATHS.token}`,
+    revoke: `${base}${OAUTH_PATHS.revoke}`,
+    introspect: `${base}${OAUTH_PATHS.introspect}`,
+    jwks: `${base}${OAUTH_PATHS.jwks}`,
+    login: `${base}${OAUTH_PATHS.login}`,
+    logout: `${base}${OAUTH_PATHS.logout}`,
+    stylesheet: `${base}${STYLESHEET_PATH}`,
+  };
+}
+
+/**
+ * RFC 8414 §3.1: the metadata of an issuer with a path is at the well-known path with the
+ * issuer's path appended: `https://host.example/auth` → `/.well-known/oauth-authorization-server/auth`.
+ *
+ * @example
+ * wellKnownMetadataPath('https://host.example/auth'); // '/.well-known/oauth-authorization-server/auth'
+ */
+export function wellKnownMetadataPath(issuer: string): string {
+  return `${OAUTH_PATHS.metadata}${issuerPath(issuer)}`;
+}

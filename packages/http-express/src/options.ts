@@ -1,0 +1,33 @@
+import type { Gatehouse } from '@gatehouse/core';
+import type { HttpLogger } from './logger.js';
+import type { FailureStore, RateLimitSettings } from './security/rate-limit.js';
+
+/** What Gatehouse's router needs (`createGatehouseRouter`, and `createGatehouseApp` on top of it). */
+export interface GatehouseRouterOptions {
+  /** The core, from `createGatehouse` (its settings give the issuer, whose path is the mount path). */
+  gatehouse: Gatehouse;
+  /** Where request and security lines go (a pino logger fits); default: silent. */
+  logger?: HttpLogger;
+  /** Failed sign-ins and failed client authentications (default 5 per 300 s per key, 25 per IP). */
+  rateLimit?: RateLimitSettings;
+  /**
+   * The secret the session-bound CSRF tokens are keyed with (HKDF-derived under a label of its
+   * own, so an existing secret may be reused). Give every instance the same one; without it the
+   * tokens rest on the session token's secrecy alone (docs/decisions/0025).
+   */
+  csrfKey?: string | Uint8Array;
+  /** Where failure counts live: default in this process's memory; a shared store (apps/server: PostgreSQL) makes instances count together. */
+  failureStore?: FailureStore;
+  /**
+   * The host's own login page (docs/decisions/0091): a browser that must sign in is sent there
+   * with `login_request=<id>` instead of to Gatehouse's login page; the host signs the user in its
+   * own way and calls `completeGatehouseLogin`. A path (`/login`) or an absolute URL.
+   */
+  loginUrl?: string;
+  /**
+   * The host's own consent page: instead of Gatehouse's, the browser is sent there with
+   * `consent_request=<id>`; the host shows `gatehouse.describeConsentRequest(id)` and calls
+   * `completeGatehouseConsent`.
+   */
+  consentUrl?: string;
+}

@@ -1,0 +1,62 @@
+import type { Interaction, InteractionRepository } from '@gatehouse/core';
+import type { Kysely, Selectable } from 'kysely';
+import { affected, fromMs, fromMsOrNull, toMs, toMsOrNull } from '../encoding.js';
+import type { Database, InteractionTable } from '../schema.js';
+
+/** Login and consent requests handed to the host application (docs/decisions/0091). */
+export function createInteractionRepository(db: Kysely<Database>): InteractionRepository {
+  return {
+    async create(interaction) {
+      await db
+        .insertInto('interactions')
+        .values({
+          interaction_hash: interaction.interactionHash,
+          kind: interaction.kind,
+          return_to: interaction.returnTo,
+          user_key: interaction.userKey,
+          session_id: interaction.sessionId,
+          created_at: toMs(interaction.createdAt),
+          expires_at: toMs(interaction.expiresAt),
+          consumed_at: toMsOrNull(interaction.consumedAt),
+        })
+        .execute();
+    },
+
+    async findByHash(interactionHash) {
+      const row = await db.selectFrom('interactions').selectAll().where('interaction_hash', '=', interactionHash).executeTakeFirst();
+      return row && fromRow(row);
+    },
+
+    async consume(interactionHash, kind, at) {
+      // Single use by the database: one conditional UPDATE, never a read then a write.
+      const row = await db
+        .updateTable('interactions')
+        .set({ consumed_at: toMs(at) })
+        .where('interaction_hash', '=', interactionHash)
+        .where('kind', '=', kind)
+        .where('consumed_at', 'is', null)
+        .where('expires_at', '>', toMs(at))
+        .returningAll()
+        .executeTakeFirst();
+      return row && fromRow(row);
+    },
+
+    async purge(expiredBefore) {
+      const result = await db.deleteFrom('interactions').where('expires_at', '<', toMs(expiredBefore)).executeTakeFirst();
+      return affected(result.numDeletedRows);
+    },
+  };
+}
+
+function fromRow(row: Selectable<InteractionTable>): Interaction {
+  return {
+    interactionHash: row.interaction_hash,
+    kind: row.kind,
+    returnTo: row.return_to,
+    userKey: row.user_key,
+    sessionId: row.session_id,
+    createdAt: fromMs(row.created_at),
+    expiresAt: fromMs(row.expires_at),
+    consumedAt: fromMsOrNull(row.consumed_at),
+  };
+}
