@@ -81,7 +81,8 @@ describe('gatehouse CLI', () => {
       expect((await gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse battery' })).user.userKey).toBe(user.userKey);
       await expect(gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse battery\n' })).rejects.toThrow();
     });
-  });
+    // Three password hashes at the production cost (scrypt N=2^17, docs/decisions/0045): ~1 s each on a busy machine.
+  }, 30_000);
 
   it('users create refuses --password with --password-stdin, and neither, with one line', async () => {
     const both = await cliWithStdin('correct horse battery\n', 'users', 'create', '--email', 'ada@example.com', '--password', 'correct horse battery', '--password-stdin');
