@@ -114,14 +114,23 @@ export function createOrdersApp({ db, gatehouse }) {
   // 400/401/403 with WWW-Authenticate: Bearer realm="orders", error="…" (RFC 6750 §3) for the API.
   app.use(bearerErrorHandler());
   app.use((_req, res) => void res.status(404).type('text/plain').send('Not found'));
-  app.use(
-    /** @type {import('express').ErrorRequestHandler} */ (error, _req, res, _next) => {
-      const status = typeof error?.status === 'number' && error.status >= 400 && error.status < 500 ? error.status : 500;
-      if (status === 500) console.error(error);
-      res.status(status).type('text/plain').send(status === 500 ? 'Something went wrong' : 'Bad request');
-    },
-  );
+  app.use(lastErrorHandler);
   return app;
+}
+
+/**
+ * The service's last error handler: a client's mistake (a body parser's 400 or 413) keeps its
+ * status, anything else is logged and answered 500 without details.
+ *
+ * @param {any} error
+ * @param {import('express').Request} _req
+ * @param {import('express').Response} res
+ * @param {import('express').NextFunction} _next
+ */
+function lastErrorHandler(error, _req, res, _next) {
+  const status = typeof error?.status === 'number' && error.status >= 400 && error.status < 500 ? error.status : 500;
+  if (status === 500) console.error(error);
+  res.status(status).type('text/plain').send(status === 500 ? 'Something went wrong' : 'Bad request');
 }
 
 /**

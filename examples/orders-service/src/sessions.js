@@ -63,3 +63,13 @@ export function cookieOf(req, name) {
   }
   return undefined;
 }
+
+/**
+ * Deletes the expired sessions.
+ *
+ * @param {import('better-sqlite3').Database} db
+ * @param {Date} [now]
+ */
+export function purgeSessions(db, now = new Date()) {
+  db.prepare('DELETE FROM sessions WHERE expires_at <= ?').run(now.toISOString());
+}

@@ -16,12 +16,13 @@ import { freePort } from '../support/processes.js';
 // child process on a free port, driven over HTTP with plain fetch (cookies by hand, redirects
 // not followed): authorize → the service's own login → Gatehouse's consent → token → GET /orders,
 // a token without the scope (403), no token (401), a revoked grant (401), the service's sign-out.
+// `npm run check` type-checks the example's JSDoc against the .d.ts files the tarballs ship.
 //
 // The packages must be built (CI runs `npm run build` first; so does `npm test`): this test
 // builds nothing, it packs dist/ as it is.
 //
-// How the install stays fast and honest. `npm install` of the tarballs with express, kysely and
-// better-sqlite3 at the versions the workspace itself installed (so they come from the npm cache,
+// How the install stays fast and honest. `npm install` of the tarballs with express, kysely,
+// better-sqlite3 (and the type-checking devDependencies) at the versions the workspace itself installed (so they come from the npm cache,
 // `--prefer-offline`) takes about 9 s with `--ignore-scripts`. better-sqlite3's install script
 // would download a prebuilt binary (impossible here: only the npm registry is reachable) and then
 // compile SQLite from source: 2 min 25 s measured on this machine. So the scripts are skipped and
@@ -30,7 +31,8 @@ import { freePort } from '../support/processes.js';
 // make. When the versions differ, the test runs that rebuild instead (slow, but still correct).
 
 const EXAMPLE = join(REPO_ROOT, 'examples/orders-service');
-const PEERS = ['express', 'better-sqlite3', 'kysely'] as const;
+/** The example's other packages: the versions the workspace installed, so they come from the npm cache. */
+const FROM_THE_WORKSPACE = { dependencies: ['express', 'better-sqlite3', 'kysely'], devDependencies: ['typescript', '@types/express', '@types/better-sqlite3', '@types/node'] } as const;
 const ADDON = 'build/Release/better_sqlite3.node';
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 const ADA = { email: 'ada@orders.example', password: 'ada-password-123' };
@@ -38,6 +40,7 @@ const BOB = { email: 'bob@orders.example', password: 'bob-password-123' };
 
 interface ExampleManifest {
   dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
   scripts: Record<string, string>;
 }
 
@@ -154,12 +157,16 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
       if (pkg.name in manifest.dependencies) expect(manifest.dependencies[pkg.name], `examples/orders-service → ${pkg.name}`).toBe(pkg.version);
       dependencies[pkg.name] = `file:${pkg.tarball}`;
     }
-    for (const peer of PEERS) {
-      const version = versionOf(join(REPO_ROOT, 'node_modules', peer));
-      expect(caretAdmits(manifest.dependencies[peer] as string, version), `examples/orders-service wants ${peer}@${manifest.dependencies[peer]}, the workspace has ${version}`).toBe(true);
-      dependencies[peer] = version;
+    const devDependencies: Record<string, string> = { ...manifest.devDependencies };
+    for (const [field, names] of Object.entries(FROM_THE_WORKSPACE) as Array<[keyof typeof FROM_THE_WORKSPACE, readonly string[]]>) {
+      const pinned = field === 'dependencies' ? dependencies : devDependencies;
+      for (const name of names) {
+        const version = versionOf(join(REPO_ROOT, 'node_modules', name));
+        expect(caretAdmits(manifest[field][name] as string, version), `examples/orders-service wants ${name}@${manifest[field][name]}, the workspace has ${version}`).toBe(true);
+        pinned[name] = version;
+      }
     }
-    writeFileSync(manifestPath, `${JSON.stringify({ ...manifest, dependencies }, null, 2)}\n`);
+    writeFileSync(manifestPath, `${JSON.stringify({ ...manifest, dependencies, devDependencies }, null, 2)}\n`);
 
     let started = Date.now();
     await succeed('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: app, timeoutMs: 180_000 });
@@ -292,6 +299,11 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     expect(result.stdout).toMatch(/^# pass [1-9]\d*$/m);
     expect(result.stdout).toMatch(/^# fail 0$/m);
     expect(result.stdout).toMatch(/^\s*ok \d+ - grants orders\.v1\.read only when the client asks for it$/m);
+  }, 150_000);
+
+  it('type-checks against the types the tarballs ship (npm run check: tsc on the JSDoc)', async () => {
+    const result = await run('npm', ['run', 'check'], { cwd: app, timeoutMs: 120_000 });
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
   }, 150_000);
 
   it('publishes RFC 8414 §3.1 metadata at the root for the issuer /auth, with the service\'s scopes', async () => {
