@@ -20,6 +20,16 @@ export class Browser {
     }
   }
 
+  /** Drops a cookie, as a browser does when it expires. */
+  forget(name: string): void {
+    this.cookies.delete(name);
+  }
+
+  /** Whether the browser holds a cookie of this name. */
+  has(name: string): boolean {
+    return this.cookies.has(name);
+  }
+
   private cookieHeader(): Record<string, string> {
     return this.cookies.size === 0 ? {} : { Cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ') };
   }

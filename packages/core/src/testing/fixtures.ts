@@ -145,7 +145,9 @@ export async function createTestGatehouse(
     },
     async obtainTokensViaHostLogin({ client, userKey, scope }) {
       const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string, ...(scope === undefined ? {} : { scope }) });
-      const { loginRequest } = await gatehouse.startLogin({ returnTo: `/oauth/authorize?${query.toString()}` });
+      // The authorize endpoint is under the issuer's path, where the router is mounted (docs/decisions/0090).
+      const authorizePath = `${new URL(settings.issuer).pathname.replace(/\/+$/, '')}/oauth/authorize`;
+      const { loginRequest } = await gatehouse.startLogin({ returnTo: `${authorizePath}?${query.toString()}` });
       const { sessionToken, session, redirectTo } = await gatehouse.completeLogin({ loginRequest, userKey });
       const check = await gatehouse.checkAuthorizationRequest(Object.fromEntries(new URL(redirectTo, settings.issuer).searchParams));
       if (check.kind !== 'valid') throw check.error;

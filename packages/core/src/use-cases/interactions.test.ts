@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryUserDirectory, createTestGatehouse } from '@gatehouse/core/testing';
+import { createMemoryRepositories, createMemoryUserDirectory, createTestGatehouse } from '@gatehouse/core/testing';
+import type { Interaction } from '../domain/model.js';
 import type { PasswordCheck } from '../ports/users.js';
 import { sha256 } from '../support/crypto.js';
 import { expectDomainError, expectOAuthError } from '../test-support/rejections.js';
@@ -85,6 +86,29 @@ describe('a login handed to the host (startLogin / completeLogin)', () => {
     expect(verified.userKey).toBe(ADA.userKey);
     const introspected = await t.gatehouse.introspectToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
     expect(introspected).toMatchObject({ active: true, username: ADA.email, sub: ADA.userKey });
+  });
+
+  it('test kit: obtainTokensViaHostLogin returns through the authorize endpoint under the issuer\'s path (docs/decisions/0090)', async () => {
+    const repositories = createMemoryRepositories();
+    const started: Interaction[] = [];
+    const interactions = repositories.interactions;
+    const t = await createTestGatehouse({
+      userDirectory: createMemoryUserDirectory([ADA]),
+      settings: { issuer: 'https://orders.example/auth/' },
+      repositories: {
+        ...repositories,
+        interactions: {
+          ...interactions,
+          create: async (interaction) => {
+            started.push(interaction);
+            await interactions.create(interaction);
+          },
+        },
+      },
+    });
+    const { client } = await t.seedClient({ scopes: ['messaging.v1.read'] });
+    await t.obtainTokensViaHostLogin({ client, userKey: ADA.userKey });
+    expect(started.map((interaction) => new URL(interaction.returnTo, 'https://orders.example').pathname)).toEqual(['/auth/oauth/authorize']);
   });
 });
 

@@ -142,7 +142,7 @@ describe('the host\'s own login page (loginUrl + completeGatehouseLogin)', () =>
     const { host, client, clientSecret, authorizePath } = await setup();
     const browser = host.agent();
     const loginRequest = loginRequestOf((await browser.get(authorizePath)).headers.location as string);
-    await browser.post('/login').type('form').send({ username: 'ada@orders.example', password: 'orders-secret', login_request: loginRequest });
+    const completed = await browser.post('/login').type('form').send({ username: 'ada@orders.example', password: 'orders-secret', login_request: loginRequest });
     const consent = await browser.get(authorizePath);
     const action = linksOf(consent.text).find((link) => link.startsWith('/auth/oauth/authorize/decision?')) as string;
     const allowed = await browser.post(action).type('form').send({ csrf_token: csrfFieldOf(consent.text), decision: 'allow' });
@@ -156,6 +156,10 @@ describe('the host\'s own login page (loginUrl + completeGatehouseLogin)', () =>
     const logout = await browser.post('/logout').type('form').send({ user: 'ord-7' });
     expect(logout.body).toEqual({ sessions: 1, grants: 1 });
     expect(String(logout.headers['set-cookie'])).toMatch(/gatehouse_session=; Path=\/; Expires=Thu, 01 Jan 1970/);
+    // docs/decisions/0021: the anonymous CSRF token is renewed at sign-out, as Gatehouse's own logout does.
+    const renewed = /gatehouse_csrf=([A-Za-z0-9]{43}); Path=\/; HttpOnly; SameSite=Lax/.exec(String(logout.headers['set-cookie']))?.[1];
+    expect(renewed).toBeDefined();
+    expect(renewed).not.toBe(/gatehouse_csrf=([A-Za-z0-9]{43})/.exec(String(completed.headers['set-cookie']))?.[1]);
     const refreshed = await request(host.app)
       .post('/auth/oauth/token')
       .set('Authorization', basicAuth(client.clientId, clientSecret))

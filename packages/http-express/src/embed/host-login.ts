@@ -55,8 +55,8 @@ export async function completeGatehouseConsent(
 
 /**
  * The host's sign-out ends Gatehouse's too: every sign-in session of the user ends, every grant
- * made under them is revoked (their tokens stop working), and this browser's Gatehouse session
- * cookie is cleared. Returns what was ended.
+ * made under them is revoked (their tokens stop working), this browser's Gatehouse session
+ * cookie is cleared and its anonymous CSRF token renewed. Returns what was ended.
  *
  * @example
  * app.post('/logout', async (req, res) => {
@@ -71,5 +71,7 @@ export async function logoutGatehouseUser(
 ): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }> {
   const ended = await gatehouse.logoutUser(userKey);
   clearSessionCookie(res, gatehouse.settings.issuer);
+  // docs/decisions/0021: the CSRF token is renewed at sign-out too, as Gatehouse's own logout does.
+  issueCsrfToken(res, csrfSettings(gatehouse.settings.issuer));
   return ended;
 }

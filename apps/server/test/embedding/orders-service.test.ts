@@ -1,0 +1,441 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packAll, PUBLISHED_PACKAGES, REPO_ROOT, type PackedPackage } from '../../../../scripts/pack-all.mjs';
+import { Browser, formWithAction } from '../support/browser.js';
+import { freePort } from '../support/processes.js';
+
+// examples/orders-service tested as a user would run it (README "Embedding in an Express
+// service"): the published packages, as `npm pack` makes them, installed into a copy of the
+// example in a temporary directory — never the workspace sources — then the example's own unit
+// tests (`npm test`: node --test with @gatehouse/core/testing), its CLI, and its server as a
+// child process on a free port, driven over HTTP with plain fetch (cookies by hand, redirects
+// not followed): authorize → the service's own login → Gatehouse's consent → token → GET /orders,
+// a token without the scope (403), no token (401), a revoked grant (401), the service's sign-out.
+// `npm run check` type-checks the example's JSDoc against the .d.ts files the tarballs ship.
+//
+// The packages must be built (CI runs `npm run build` first; so does `npm test`): this test
+// builds nothing, it packs dist/ as it is.
+//
+// How the install stays fast and honest. `npm install` of the tarballs with express, kysely,
+// better-sqlite3 (and the type-checking devDependencies) at the versions the workspace itself installed (so they come from the npm cache,
+// `--prefer-offline`) takes about 9 s with `--ignore-scripts`. better-sqlite3's install script
+// would download a prebuilt binary (impossible here: only the npm registry is reachable) and then
+// compile SQLite from source: 2 min 25 s measured on this machine. So the scripts are skipped and
+// the native addon the workspace already built for the same better-sqlite3 version and the same
+// Node.js is copied into the installed package — the file `npm rebuild better-sqlite3` would
+// make. When the versions differ, the test runs that rebuild instead (slow, but still correct).
+
+const EXAMPLE = join(REPO_ROOT, 'examples/orders-service');
+/** The example's other packages: the versions the workspace installed, so they come from the npm cache. */
+const FROM_THE_WORKSPACE = { dependencies: ['express', 'better-sqlite3', 'kysely'], devDependencies: ['typescript', '@types/express', '@types/better-sqlite3', '@types/node'] } as const;
+const ADDON = 'build/Release/better_sqlite3.node';
+const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+const ADA = { email: 'ada@orders.example', password: 'ada-password-123' };
+const BOB = { email: 'bob@orders.example', password: 'bob-password-123' };
+
+interface ExampleManifest {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  scripts: Record<string, string>;
+}
+
+interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+  scopes: string[];
+}
+
+interface TokenResponse {
+  access_token: string;
+  refresh_token: string;
+  token_type: string;
+  scope: string;
+  principal: string;
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a child npm or node: the user's npm configuration, none of this npm run's own variables. */
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && name !== 'NODE_OPTIONS' && !name.startsWith('VITEST')));
+  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...extra };
+}
+
+function run(command: string, args: string[], options: { cwd: string; timeoutMs: number; env?: Record<string, string> }): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd: options.cwd, env: childEnv(options.env), timeout: options.timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+async function succeed(command: string, args: string[], options: { cwd: string; timeoutMs: number; env?: Record<string, string> }): Promise<string> {
+  const result = await run(command, args, options);
+  if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.code}:\n${result.stderr}\n${result.stdout}`);
+  return result.stdout;
+}
+
+/** `^x.y.z` admits `version` (npm's caret: same major, or same minor below 1.0, and not older). */
+function caretAdmits(range: string, version: string): boolean {
+  const wanted = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(range)?.slice(1).map(Number);
+  const have = /^(\d+)\.(\d+)\.(\d+)$/.exec(version)?.slice(1).map(Number);
+  if (!wanted || !have) return false;
+  const [wMajor, wMinor, wPatch] = wanted as [number, number, number];
+  const [hMajor, hMinor, hPatch] = have as [number, number, number];
+  if (hMajor !== wMajor || (wMajor === 0 && hMinor !== wMinor)) return false;
+  return hMinor > wMinor || (hMinor === wMinor && hPatch >= wPatch);
+}
+
+function versionOf(packageDir: string): string {
+  return (JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** The service as a child process: `node server.js`, resolved once it says it listens. */
+function startServer(app: string, env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | string | null> }> {
+  const child = spawn(process.execPath, ['server.js'], { cwd: app, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not listen within 20 s:\n${output}`)), 20_000);
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      if (output.includes('orders-service listening on')) {
+        clearTimeout(timer);
+        resolve({ child, output: () => output, exited });
+      }
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => void (output += chunk));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before listening:\n${output}`));
+    });
+  });
+}
+
+describe('examples/orders-service, installed from the npm pack tarballs', () => {
+  let temp: string;
+  let app: string;
+  let packed: PackedPackage[];
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  let origin: string;
+  let issuer: string;
+  let database: string;
+  let client: ClientCredentials;
+  let writeOnlyClient: ClientCredentials;
+  let env: Record<string, string>;
+  const installTimings: Record<string, number> = {};
+
+  const basic = (credentials: ClientCredentials) => `Basic ${Buffer.from(`${encodeURIComponent(credentials.clientId)}:${encodeURIComponent(credentials.clientSecret)}`).toString('base64')}`;
+  const cli = async <T>(args: string[]): Promise<T> => JSON.parse(await succeed(process.execPath, ['cli.js', ...args], { cwd: app, timeoutMs: 30_000, env })) as T;
+
+  beforeAll(async () => {
+    for (const workspace of PUBLISHED_PACKAGES) {
+      if (!existsSync(join(REPO_ROOT, workspace, 'dist/index.js'))) throw new Error(`${workspace} is not built: run npm run build first`);
+    }
+    temp = mkdtempSync(join(tmpdir(), 'gatehouse-orders-service-'));
+    packed = packAll(join(temp, 'packs'));
+
+    // A copy of the example, as a user would clone it (no node_modules, no database, no lockfile).
+    app = join(temp, 'orders-service');
+    cpSync(EXAMPLE, app, { recursive: true, filter: (source) => !/(^|\/)(node_modules|data)(\/|$)|\.db(-wal|-shm)?$|package-lock\.json$/.test(relative(EXAMPLE, source)) });
+    const manifestPath = join(app, 'package.json');
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as ExampleManifest;
+    const dependencies: Record<string, string> = { ...manifest.dependencies };
+    for (const pkg of packed) {
+      if (pkg.name === '@gatehouse/storage-postgres') continue;
+      // The example names the Gatehouse packages by version; its copy gets that very version's tarball
+      // (storage-kysely too, so that npm does not look for it on the registry).
+      if (pkg.name in manifest.dependencies) expect(manifest.dependencies[pkg.name], `examples/orders-service → ${pkg.name}`).toBe(pkg.version);
+      dependencies[pkg.name] = `file:${pkg.tarball}`;
+    }
+    const devDependencies: Record<string, string> = { ...manifest.devDependencies };
+    for (const [field, names] of Object.entries(FROM_THE_WORKSPACE) as Array<[keyof typeof FROM_THE_WORKSPACE, readonly string[]]>) {
+      const pinned = field === 'dependencies' ? dependencies : devDependencies;
+      for (const name of names) {
+        const version = versionOf(join(REPO_ROOT, 'node_modules', name));
+        expect(caretAdmits(manifest[field][name] as string, version), `examples/orders-service wants ${name}@${manifest[field][name]}, the workspace has ${version}`).toBe(true);
+        pinned[name] = version;
+      }
+    }
+    writeFileSync(manifestPath, `${JSON.stringify({ ...manifest, dependencies, devDependencies }, null, 2)}\n`);
+
+    let started = Date.now();
+    await succeed('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: app, timeoutMs: 180_000 });
+    installTimings.npmInstallMs = Date.now() - started;
+
+    started = Date.now();
+    const installedSqlite = join(app, 'node_modules/better-sqlite3');
+    const workspaceSqlite = join(REPO_ROOT, 'node_modules/better-sqlite3');
+    if (versionOf(installedSqlite) === versionOf(workspaceSqlite) && existsSync(join(workspaceSqlite, ADDON))) {
+      mkdirSync(join(installedSqlite, 'build/Release'), { recursive: true });
+      copyFileSync(join(workspaceSqlite, ADDON), join(installedSqlite, ADDON));
+    } else {
+      await succeed('npm', ['rebuild', 'better-sqlite3'], { cwd: app, timeoutMs: 600_000 });
+    }
+    installTimings.nativeAddonMs = Date.now() - started;
+
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    issuer = `${origin}/auth`;
+    database = join(temp, 'data/orders.db');
+    env = { PORT: String(port), HOST: '127.0.0.1', ORDERS_ISSUER: issuer, ORDERS_DATABASE: database };
+
+    // The service's CLI: two users of its own, their orders, and two OAuth clients with its scopes.
+    await cli(['users', 'create', '--email', ADA.email, '--password', ADA.password, '--given-name', 'Ada', '--family-name', 'Lovelace']);
+    await cli(['users', 'create', '--email', BOB.email, '--password', BOB.password, '--given-name', 'Bob']);
+    await cli(['orders', 'add', '--email', ADA.email, '--item', 'Green tea', '--quantity', '2']);
+    await cli(['orders', 'add', '--email', ADA.email, '--item', 'Punch cards', '--quantity', '200']);
+    await cli(['orders', 'add', '--email', BOB.email, '--item', 'Gears']);
+    client = await cli<ClientCredentials>(['clients', 'create', '--name', 'Orders app', '--redirect-uri', REDIRECT_URI]);
+    writeOnlyClient = await cli<ClientCredentials>(['clients', 'create', '--name', 'Shop app', '--redirect-uri', REDIRECT_URI, '--scope', 'orders.v1.write']);
+
+    server = await startServer(app, env);
+  }, 900_000);
+
+  afterAll(async () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+    if (temp) rmSync(temp, { recursive: true, force: true });
+  }, 30_000);
+
+  /** authorize → (sign-in when needed) → consent → Allow: the code, from the redirect to the client. */
+  async function authorize(browser: Browser, credentials: ClientCredentials, scope: string, signIn?: { email: string; password: string }) {
+    const verifier = randomBytes(32).toString('base64url');
+    const state = randomBytes(8).toString('hex');
+    const query = new URLSearchParams({
+      client_id: credentials.clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT_URI,
+      scope,
+      state,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    });
+    const authorizePath = `/auth/oauth/authorize?${query}`;
+    let consent = await browser.request('GET', authorizePath);
+    if (signIn) {
+      // Gatehouse hands the sign-in to the service's own page, with a login request.
+      expect(consent.status).toBe(302);
+      const toLogin = new URL(consent.headers.get('location') as string, origin);
+      expect(toLogin.pathname).toBe('/login');
+      const loginRequest = toLogin.searchParams.get('login_request') as string;
+      expect(loginRequest).toMatch(/^[A-Za-z0-9]{43}$/);
+      const loginPage = await browser.request('GET', toLogin.toString());
+      expect(loginPage.status).toBe(200);
+      const form = formWithAction(await loginPage.text(), '/login');
+      expect(form.hidden).toEqual({ login_request: loginRequest });
+
+      const wrong = await browser.request('POST', '/login', { ...form.hidden, email: signIn.email, password: 'not the password' });
+      expect(wrong.status).toBe(401);
+      expect(await wrong.text()).toContain('The e-mail or password is not right.');
+
+      const signedIn = await browser.request('POST', '/login', { ...form.hidden, email: signIn.email, password: signIn.password });
+      expect(signedIn.status).toBe(303);
+      expect(signedIn.headers.get('location')).toBe(authorizePath);
+      expect(browser.has('orders_session')).toBe(true);
+      expect(browser.has('gatehouse_session')).toBe(true);
+      consent = await browser.request('GET', authorizePath);
+    }
+    // Gatehouse's consent page, in the words of the service's scopes.
+    expect(consent.status).toBe(200);
+    const html = await consent.text();
+    expect(html).toContain(scope === 'orders.v1.read' ? 'See your orders' : 'Place orders for you');
+    const decision = formWithAction(html, '/auth/oauth/authorize/decision?');
+    const allowed = await browser.request('POST', decision.action, { ...decision.hidden, decision: 'allow' });
+    expect(allowed.status).toBe(302);
+    const back = new URL(allowed.headers.get('location') as string);
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
+    expect(back.searchParams.get('state')).toBe(state);
+    expect(back.searchParams.get('iss')).toBe(issuer);
+    return { code: back.searchParams.get('code') as string, verifier };
+  }
+
+  async function token(credentials: ClientCredentials, form: Record<string, string>): Promise<Response> {
+    return fetch(`${issuer}/oauth/token`, {
+      method: 'POST',
+      headers: { Authorization: basic(credentials), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
+  }
+
+  async function exchange(credentials: ClientCredentials, grant: { code: string; verifier: string }): Promise<TokenResponse> {
+    const response = await token(credentials, { grant_type: 'authorization_code', code: grant.code, redirect_uri: REDIRECT_URI, code_verifier: grant.verifier });
+    expect(response.status).toBe(200);
+    return (await response.json()) as TokenResponse;
+  }
+
+  const getOrders = (accessToken?: string) => fetch(`${origin}/orders`, accessToken === undefined ? {} : { headers: { Authorization: `Bearer ${accessToken}` } });
+
+  it('installs every Gatehouse package from its tarball, not from the workspace', () => {
+    for (const name of ['@gatehouse/core', '@gatehouse/storage-kysely', '@gatehouse/storage-sqlite', '@gatehouse/http-express']) {
+      const installed = join(app, 'node_modules', name);
+      expect(lstatSync(installed).isSymbolicLink(), name).toBe(false);
+      expect(versionOf(installed)).toBe(packed.find((pkg) => pkg.name === name)?.version);
+    }
+    const lock = readFileSync(join(app, 'package-lock.json'), 'utf8');
+    const core = packed.find((pkg) => pkg.name === '@gatehouse/core') as PackedPackage;
+    expect(lock).toMatch(new RegExp(`"resolved": "file:[^"]*/packs/gatehouse-core-${core.version.replace(/\./g, '\\.')}\\.tgz"`));
+    expect(lock).not.toContain('packages/core');
+    // The copy shipped no test support: what a user installs.
+    expect(existsSync(join(app, 'node_modules/@gatehouse/core/dist/testing/index.js'))).toBe(true);
+    expect(existsSync(join(app, 'node_modules/@gatehouse/core/src/test-support'))).toBe(false);
+    expect(installTimings.npmInstallMs).toBeLessThan(180_000);
+  });
+
+  it('passes its own unit tests (npm test: node --test with @gatehouse/core/testing from the tarball)', async () => {
+    const result = await run('npm', ['test'], { cwd: app, timeoutMs: 120_000 });
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toMatch(/^# pass [1-9]\d*$/m);
+    expect(result.stdout).toMatch(/^# fail 0$/m);
+    expect(result.stdout).toMatch(/^\s*ok \d+ - grants orders\.v1\.read only when the client asks for it$/m);
+  }, 150_000);
+
+  it('type-checks against the types the tarballs ship (npm run check: tsc on the JSDoc)', async () => {
+    const result = await run('npm', ['run', 'check'], { cwd: app, timeoutMs: 120_000 });
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+  }, 150_000);
+
+  it('publishes RFC 8414 §3.1 metadata at the root for the issuer /auth, with the service\'s scopes', async () => {
+    const response = await fetch(`${origin}/.well-known/oauth-authorization-server/auth`);
+    expect(response.status).toBe(200);
+    const metadata = (await response.json()) as Record<string, unknown>;
+    expect(metadata.issuer).toBe(issuer);
+    expect(metadata.authorization_endpoint).toBe(`${issuer}/oauth/authorize`);
+    expect(metadata.token_endpoint).toBe(`${issuer}/oauth/token`);
+    expect(metadata.revocation_endpoint).toBe(`${issuer}/oauth/revoke`);
+    expect(metadata.scopes_supported).toEqual(['orders.v1.read', 'orders.v1.write']);
+  });
+
+  let browser: Browser;
+  let tokens: TokenResponse;
+
+  it('authorize → the service\'s login → consent → token → GET /orders: the signed-in user\'s orders only', async () => {
+    browser = new Browser(origin);
+    tokens = await exchange(client, await authorize(browser, client, 'orders.v1.read', ADA));
+    expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'orders.v1.read', principal: ADA.email });
+
+    const response = await getOrders(tokens.access_token);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { orders: Array<{ item: string; quantity: number }> };
+    expect(body.orders.map(({ item, quantity }) => ({ item, quantity }))).toEqual([
+      { item: 'Green tea', quantity: 2 },
+      { item: 'Punch cards', quantity: 200 },
+    ]);
+  });
+
+  it('answers 403 insufficient_scope to a token without orders.v1.read', async () => {
+    // Still signed in: straight to consent.
+    const writeOnly = await exchange(writeOnlyClient, await authorize(browser, writeOnlyClient, 'orders.v1.write'));
+    expect(writeOnly.scope).toBe('orders.v1.write');
+    const refused = await getOrders(writeOnly.access_token);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="orders", error="insufficient_scope", scope="orders.v1.read"');
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+
+    // What the token does allow: placing an order, which the read token then sees.
+    const placed = await fetch(`${origin}/orders`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${writeOnly.access_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ item: 'Difference engine', quantity: 1 }),
+    });
+    expect(placed.status).toBe(201);
+    const orders = (await (await getOrders(tokens.access_token)).json()) as { orders: Array<{ item: string }> };
+    expect(orders.orders.map((order) => order.item)).toEqual(['Green tea', 'Punch cards', 'Difference engine']);
+  });
+
+  it('answers 401 with a Bearer challenge without a token, and invalid_token for a forged one', async () => {
+    const none = await getOrders();
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="orders"');
+    const forged = await getOrders(`${tokens.access_token.slice(0, -4)}AAAA`);
+    expect(forged.status).toBe(401);
+    expect(forged.headers.get('www-authenticate')).toBe('Bearer realm="orders", error="invalid_token"');
+  });
+
+  it('refuses the access token at once when the client revokes its refresh token (RFC 7009)', async () => {
+    const fresh = await exchange(client, await authorize(browser, client, 'orders.v1.read'));
+    expect((await getOrders(fresh.access_token)).status).toBe(200);
+    const revoked = await fetch(`${issuer}/oauth/revoke`, {
+      method: 'POST',
+      headers: { Authorization: basic(client), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: fresh.refresh_token, token_type_hint: 'refresh_token' }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    const refused = await getOrders(fresh.access_token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="orders", error="invalid_token"');
+    const refresh = await token(client, { grant_type: 'refresh_token', refresh_token: fresh.refresh_token });
+    expect(refresh.status).toBe(400);
+    expect(((await refresh.json()) as { error: string }).error).toBe('invalid_grant');
+    // The other grant is untouched.
+    expect((await getOrders(tokens.access_token)).status).toBe(200);
+  });
+
+  it('hands a browser signed in to the service straight back to Gatehouse, without the form', async () => {
+    browser.forget('gatehouse_session'); // Gatehouse's session cookie gone, the service's still there
+    const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'orders.v1.read' });
+    const toLogin = await browser.request('GET', `/auth/oauth/authorize?${query}`);
+    expect(new URL(toLogin.headers.get('location') as string, origin).pathname).toBe('/login');
+    const handedBack = await browser.request('GET', toLogin.headers.get('location') as string);
+    expect(handedBack.status).toBe(303);
+    expect(handedBack.headers.get('location')).toBe(`/auth/oauth/authorize?${query}`);
+    expect(browser.has('gatehouse_session')).toBe(true);
+    expect((await browser.request('GET', `/auth/oauth/authorize?${query}`)).status).toBe(200);
+  });
+
+  it('refuses a sign-in form posted from another site', async () => {
+    const response = await fetch(`${origin}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { Origin: 'https://evil.example', 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: ADA.email, password: ADA.password }).toString(),
+    });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('signs out of the service and of Gatehouse: the tokens allowed while signed in stop working', async () => {
+    const signedOut = await browser.request('POST', '/logout', {});
+    expect(signedOut.status).toBe(303);
+    expect(browser.has('orders_session')).toBe(false);
+    expect(browser.has('gatehouse_session')).toBe(false);
+    const refused = await getOrders(tokens.access_token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="orders", error="invalid_token"');
+    const refresh = await token(client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(refresh.status).toBe(400);
+    const again = await browser.request('GET', `/auth/oauth/authorize?${new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: REDIRECT_URI })}`);
+    expect(again.status).toBe(302);
+    expect(new URL(again.headers.get('location') as string, origin).pathname).toBe('/login');
+  });
+
+  it('keeps Gatehouse\'s tables in the service\'s database under gh_, with no users or passwords of Gatehouse\'s own', () => {
+    const db = new Database(database, { readonly: true, fileMustExist: true });
+    try {
+      const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>).map((row) => row.name);
+      expect(tables.filter((name) => !name.startsWith('gh_'))).toEqual(['orders', 'sessions', 'users']);
+      expect(tables).toEqual(expect.arrayContaining(['gh_clients', 'gh_grants', 'gh_refresh_tokens', 'gh_sessions', 'gh_signing_keys', 'gh_gatehouse_migration']));
+      expect(db.prepare('SELECT COUNT(*) AS n FROM gh_users').get()).toEqual({ n: 0 });
+      expect(db.prepare('SELECT COUNT(*) AS n FROM gh_clients').get()).toEqual({ n: 2 });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('stops on SIGTERM with exit code 0', async () => {
+    const running = server as NonNullable<typeof server>;
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+  });
+});

@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// The orders service: `node server.js` (see README.md). Stops cleanly on SIGTERM / SIGINT.
+import { createOrdersApp } from './src/app.js';
+import { readConfig } from './src/config.js';
+import { openOrdersDatabase } from './src/database.js';
+import { createOrdersGatehouse } from './src/gatehouse.js';
+import { purgeSessions } from './src/sessions.js';
+
+const config = readConfig(process.env);
+const db = openOrdersDatabase(config.database);
+const { gatehouse, storage } = await createOrdersGatehouse({ db, issuer: config.issuer });
+const app = createOrdersApp({ db, gatehouse });
+
+const server = app.listen(config.port, config.host, () => {
+  console.log(`orders-service listening on http://${config.host}:${config.port} (Gatehouse issuer ${config.issuer})`);
+});
+
+// Expired sessions of the service, and Gatehouse's expired codes, sessions, login requests and
+// long-revoked grants: deleted every 15 minutes.
+const purge = setInterval(() => {
+  purgeSessions(db);
+  gatehouse.purgeExpired().catch((error) => console.error('purge failed', error));
+}, 15 * 60 * 1000);
+purge.unref();
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    clearInterval(purge);
+    server.close(async () => {
+      await storage.close(); // leaves `db` open: it is the service's
+      db.close();
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+    // Requests in flight get 5 s to finish.
+    setTimeout(() => server.closeAllConnections(), 5000).unref();
+  });
+}

@@ -1,0 +1,162 @@
+import { DomainError } from '@gatehouse/core';
+import {
+  accessTokenOf,
+  authorizationServerMetadataRouter,
+  bearerAuth,
+  bearerErrorHandler,
+  completeGatehouseLogin,
+  createGatehouseRouter,
+  issuerPath,
+  logoutGatehouseUser,
+  requireScope,
+} from '@gatehouse/http-express';
+import express from 'express';
+import { orderProblem, ordersOf, placeOrder } from './orders.js';
+import { homePage, loginPage, messagePage } from './pages.js';
+import { cookieOf, endSessions, SESSION_COOKIE, startSession, userOfSession } from './sessions.js';
+import { checkPassword, findUser } from './users.js';
+
+/**
+ * The orders service: its own pages, sign-in and API, with Gatehouse mounted at the issuer's
+ * path (`/auth`) as its OAuth 2.0 authorization server.
+ *
+ * @param {{ db: import('better-sqlite3').Database, gatehouse: import('@gatehouse/core').Gatehouse }} input
+ * @returns {import('express').Express}
+ */
+export function createOrdersApp({ db, gatehouse }) {
+  const issuer = gatehouse.settings.issuer;
+  const origin = new URL(issuer).origin;
+  const secureCookies = new URL(issuer).protocol === 'https:';
+  const app = express();
+  app.disable('x-powered-by');
+
+  // RFC 8414 §3.1: an issuer with a path publishes its metadata at the host's root,
+  // /.well-known/oauth-authorization-server/auth.
+  app.use(authorizationServerMetadataRouter(gatehouse));
+  // Every OAuth endpoint and page under the issuer's path (/auth/oauth/authorize, /auth/oauth/token,
+  // …). A browser that must sign in is sent to this service's /login with a login_request.
+  app.use(issuerPath(issuer) || '/', createGatehouseRouter({ gatehouse, loginUrl: '/login' }));
+
+  // ---- The service's own pages: home, sign-in, sign-out ----------------------------------------
+
+  /** @param {import('express').Request} req */
+  const signedInUser = (req) => {
+    const userId = userOfSession(db, cookieOf(req, SESSION_COOKIE));
+    return userId === undefined ? undefined : findUser(db, userId);
+  };
+
+  app.get('/', (req, res) => {
+    const user = signedInUser(req);
+    sendHtml(res, 200, homePage(user && { user, orders: ordersOf(db, user.id) }));
+  });
+
+  app.get('/login', async (req, res) => {
+    const loginRequest = typeof req.query.login_request === 'string' ? req.query.login_request : '';
+    const user = signedInUser(req);
+    // Already signed in to the service: hand the user to Gatehouse at once (it shows its consent page next).
+    if (user && loginRequest !== '') return handToGatehouse(res, loginRequest, user.id);
+    sendHtml(res, 200, loginPage({ loginRequest }));
+  });
+
+  app.post('/login', sameOriginOnly(origin), express.urlencoded({ extended: false, limit: '8kb' }), async (req, res) => {
+    const { email, password, login_request: loginRequest = '' } = /** @type {Record<string, string | undefined>} */ (req.body ?? {});
+    const user = typeof email === 'string' && typeof password === 'string' ? await checkPassword(db, email, password) : undefined;
+    if (!user) return sendHtml(res, 401, loginPage({ loginRequest, email, error: 'The e-mail or password is not right.' }));
+    res.cookie(SESSION_COOKIE, startSession(db, user.id), { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/' });
+    if (loginRequest === '') return void res.redirect(303, '/');
+    await handToGatehouse(res, loginRequest, user.id);
+  });
+
+  /**
+   * Tells Gatehouse who signed in: it sets its own session cookie and sends the browser (303) back
+   * to the authorization request, which goes on to consent.
+   *
+   * @param {import('express').Response} res
+   * @param {string} loginRequest
+   * @param {number} userId
+   */
+  async function handToGatehouse(res, loginRequest, userId) {
+    try {
+      await completeGatehouseLogin(gatehouse, res, { loginRequest, userKey: String(userId) });
+    } catch (error) {
+      // An unknown, expired (10 minutes) or already used login request.
+      if (!(error instanceof DomainError)) throw error;
+      sendHtml(res, 400, messagePage('This sign-in has expired', 'Go back to the app you came from and start again.'));
+    }
+  }
+
+  app.post('/logout', sameOriginOnly(origin), async (req, res) => {
+    const userId = userOfSession(db, cookieOf(req, SESSION_COOKIE));
+    if (userId !== undefined) {
+      endSessions(db, userId);
+      // Gatehouse's sessions of this user end too, and the apps they allowed lose their tokens.
+      await logoutGatehouseUser(gatehouse, res, String(userId));
+    }
+    res.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/' });
+    res.redirect(303, '/');
+  });
+
+  // ---- The service's API, for OAuth clients ----------------------------------------------------
+
+  app.get('/orders', bearerAuth(gatehouse, { realm: 'orders' }), requireScope('orders.v1.read'), (_req, res) => {
+    // The token's subject is the users table's id (createUserDirectory makes it the userKey).
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ orders: ordersOf(db, Number(accessTokenOf(res).userKey)) });
+  });
+
+  app.post('/orders', bearerAuth(gatehouse, { realm: 'orders' }), requireScope('orders.v1.write'), express.json({ limit: '8kb' }), (req, res) => {
+    const problem = orderProblem(req.body);
+    if (problem !== undefined) return void res.status(400).json({ error: 'invalid_order', message: problem });
+    const { item, quantity } = req.body;
+    res.status(201).json(placeOrder(db, { userId: Number(accessTokenOf(res).userKey), item: item.trim(), quantity }));
+  });
+
+  // 400/401/403 with WWW-Authenticate: Bearer realm="orders", error="…" (RFC 6750 §3) for the API.
+  app.use(bearerErrorHandler());
+  app.use((_req, res) => void res.status(404).type('text/plain').send('Not found'));
+  app.use(lastErrorHandler);
+  return app;
+}
+
+/**
+ * The service's last error handler: a client's mistake (a body parser's 400 or 413) keeps its
+ * status, anything else is logged and answered 500 without details.
+ *
+ * @param {any} error
+ * @param {import('express').Request} _req
+ * @param {import('express').Response} res
+ * @param {import('express').NextFunction} _next
+ */
+function lastErrorHandler(error, _req, res, _next) {
+  const status = typeof error?.status === 'number' && error.status >= 400 && error.status < 500 ? error.status : 500;
+  if (status === 500) console.error(error);
+  res.status(status).type('text/plain').send(status === 500 ? 'Something went wrong' : 'Bad request');
+}
+
+/**
+ * The service's own forms accept only posts from its own pages: a browser sends `Origin` with
+ * every form post, and another site's form has its own. (Gatehouse's forms carry CSRF tokens of
+ * their own.) Requests without `Origin`, such as curl's, go through.
+ *
+ * @param {string} origin
+ * @returns {import('express').RequestHandler}
+ */
+function sameOriginOnly(origin) {
+  return (req, res, next) => {
+    const from = req.get('origin');
+    if (from !== undefined && from !== origin) return void res.status(403).type('text/plain').send('Cross-site form posts are refused.');
+    next();
+  };
+}
+
+/**
+ * @param {import('express').Response} res
+ * @param {number} status
+ * @param {string} html
+ */
+function sendHtml(res, status, html) {
+  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'no-store');
+  res.status(status).type('html').send(html);
+}
