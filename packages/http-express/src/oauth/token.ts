@@ -20,7 +20,7 @@ export function tokenEndpoint(ctx: OAuthContext) {
       setNoStore(res);
       res.status(200).json(tokens);
     } catch (error) {
-      // invalid_grant and the other grant errors never count toward the rate limit (SPEC §4).
+      // invalid_grant and the other grant errors never count toward the rate limit (docs/security.md "Rate limits", decision 0023).
       sendJsonFailure(res, ctx.logger, error);
     }
   };

@@ -21,7 +21,7 @@ export interface ConsentPageInput {
 
 /**
  * The consent page: the client's name, each requested scope in words, and the two buttons
- * `decision=allow` / `decision=deny`. Consent grants exactly the listed scopes (SPEC §4).
+ * `decision=allow` / `decision=deny`. Consent grants exactly the listed scopes (decision 0022).
  */
 export function consentPage(input: ConsentPageInput): SafeHtml {
   const host = new URL(input.redirectUri).host;

@@ -12,7 +12,7 @@ import { openApiRouter } from './openapi.js';
 export const RESOURCE_PREFIXES = ['/identity', '/messaging', '/admin'];
 
 /**
- * The bearer-protected APIs of SPEC §4 (identity, messaging, attribute administration) and
+ * The bearer-protected APIs of the API reference, openapi.yaml (identity, messaging, attribute administration) and
  * `GET /openapi.json`. Unknown routes under its prefixes are 404 problems; every error under
  * them is a problem, whatever the app's own error handler does.
  *
