@@ -1,5 +1,6 @@
 import type { Interaction } from '../domain/model.js';
-import { secondsAfter, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { secondsAfter } from '../domain/time.js';
 import { DomainError } from '../errors.js';
 import { sha256 } from '../support/crypto.js';
 import { approveAuthorization, checkAuthorizationRequest, denyAuthorization, type RawParameters } from './authorize.js';

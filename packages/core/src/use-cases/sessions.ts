@@ -1,5 +1,6 @@
 import type { Session, User } from '../domain/model.js';
-import { secondsAfter, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { secondsAfter } from '../domain/time.js';
 import { DomainError } from '../errors.js';
 import type { PasswordHasher } from '../ports/services.js';
 import type { UserProfile } from '../ports/users.js';
