@@ -3,7 +3,7 @@ import { authorizationServerMetadataRouter, gatehouseRoutes, GATEHOUSE_ROUTER_PR
 import { requestContext, requestLogger, silentLogger } from './logger.js';
 import { OAUTH_PATHS } from './oauth/metadata.js';
 import { issuerPath } from './oauth/paths.js';
-import type { GatehouseRouterOptions } from './options.js';
+import type { GatehouseHttpOptions } from './options.js';
 import { byPrefix, inSequence } from './routing.js';
 import { createPortalRouter } from './portal/index.js';
 import { errorPage } from './pages/error.js';
@@ -12,13 +12,6 @@ import { problem } from './problem/problem.js';
 import { sendProblem } from './problem/send.js';
 import { securityHeaders } from './security/headers.js';
 import { createResourceRouter, RESOURCE_PREFIXES } from './resource/index.js';
-
-export interface GatehouseHttpOptions extends GatehouseRouterOptions {
-  /** Express `trust proxy`: which proxies' X-Forwarded-* headers to believe (default: none). */
-  trustProxy?: boolean | number | string;
-  /** Routers mounted after Gatehouse's own and before the 404 handler (health checks, demo pages, the portal). */
-  extraRouters?: express.Router[];
-}
 
 /** Paths (relative to the issuer's path) whose errors are OAuth JSON (RFC 6749 §5.2) rather than a page. */
 const OAUTH_JSON_PATHS: readonly string[] = [OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.introspect, OAUTH_PATHS.jwks, OAUTH_PATHS.metadata];

@@ -1,6 +1,6 @@
 import { DomainError } from '@gatehouse/core';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import type { GatehouseHttpOptions } from '../app.js';
+import type { GatehouseHttpOptions } from '../options.js';
 import { requestLogger, silentLogger } from '../logger.js';
 import { pageFormBody, refuseRepeatedSecurityCookies, sendCsrfFailure } from '../oauth/page-forms.js';
 import { CSRF_FIELD, csrfSettings, csrfTokenMatches, provideCsrfToken } from '../security/csrf.js';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { GatehouseHttpOptions } from '../app.js';
+import type { GatehouseHttpOptions } from '../options.js';
 import { notFoundProblem, problemErrorHandler } from '../problem/error-handler.js';
 import { attributesRouter } from './attributes.js';
 import { onlyUnder } from '../routing.js';
