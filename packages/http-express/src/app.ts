@@ -1,8 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { authorizationServerMetadataRouter, gatehouseRoutes, GATEHOUSE_ROUTER_PREFIXES } from './embed/router.js';
 import { requestContext, requestLogger, silentLogger } from './logger.js';
-import { OAUTH_PATHS } from './oauth/metadata.js';
-import { issuerPath } from './oauth/paths.js';
+import { issuerPath, OAUTH_PATHS } from './oauth/paths.js';
 import type { GatehouseHttpOptions } from './options.js';
 import { byPrefix, inSequence } from './routing.js';
 import { createPortalRouter } from './portal/index.js';

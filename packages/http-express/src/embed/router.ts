@@ -1,7 +1,7 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { requestContext, requestLogger, silentLogger } from '../logger.js';
-import { authorizationServerMetadata, OAUTH_PATHS } from '../oauth/metadata.js';
-import { gatehousePaths, issuerPath, wellKnownMetadataPath } from '../oauth/paths.js';
+import { authorizationServerMetadata } from '../oauth/metadata.js';
+import { gatehousePaths, issuerPath, OAUTH_PATHS, wellKnownMetadataPath } from '../oauth/paths.js';
 import { createOAuthRouter } from '../oauth/router.js';
 import type { GatehouseRouterOptions } from '../options.js';
 import { createAssetsRouter } from '../pages/assets.js';

@@ -1,19 +1,7 @@
 import type { ScopeCatalogue } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import { endpointUrl, type OAuthContext } from './context.js';
-
-/** Paths of the OAuth endpoints (relative to the issuer). */
-export const OAUTH_PATHS = {
-  authorize: '/oauth/authorize',
-  decision: '/oauth/authorize/decision',
-  token: '/oauth/token',
-  revoke: '/oauth/revoke',
-  introspect: '/oauth/introspect',
-  jwks: '/oauth/jwks',
-  login: '/oauth/login',
-  logout: '/oauth/logout',
-  metadata: '/.well-known/oauth-authorization-server',
-} as const;
+import { OAUTH_PATHS } from './paths.js';
 
 /**
  * RFC 8414 §2 authorization server metadata: exactly what is implemented, URLs built from the

@@ -1,6 +1,18 @@
 import type { PagePaths } from '../pages/paths.js';
 import { STYLESHEET_PATH } from '../pages/styles.js';
-import { OAUTH_PATHS } from './metadata.js';
+
+/** Paths of the OAuth endpoints (relative to the issuer). */
+export const OAUTH_PATHS = {
+  authorize: '/oauth/authorize',
+  decision: '/oauth/authorize/decision',
+  token: '/oauth/token',
+  revoke: '/oauth/revoke',
+  introspect: '/oauth/introspect',
+  jwks: '/oauth/jwks',
+  login: '/oauth/login',
+  logout: '/oauth/logout',
+  metadata: '/.well-known/oauth-authorization-server',
+} as const;
 
 /** The absolute paths (as the browser sees them) of everything Gatehouse's router serves. */
 export interface GatehousePaths extends PagePaths {

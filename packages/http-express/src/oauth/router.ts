@@ -11,9 +11,9 @@ import { introspectionEndpoint } from './introspect.js';
 import { sendJsonFailure, sendOAuthError } from './json-errors.js';
 import { loginForm, loginSubmit } from './login.js';
 import { logoutForm, logoutSubmit } from './logout.js';
-import { OAUTH_PATHS, jwksEndpoint, metadataEndpoint } from './metadata.js';
+import { jwksEndpoint, metadataEndpoint } from './metadata.js';
 import { pageFormBodyFor, refuseRepeatedSecurityCookies } from './page-forms.js';
-import { gatehousePaths, issuerPath } from './paths.js';
+import { gatehousePaths, issuerPath, OAUTH_PATHS } from './paths.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
 
