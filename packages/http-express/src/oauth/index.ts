@@ -1,5 +1,6 @@
 export { createOAuthRouter } from './router.js';
 export { authorizationServerMetadata } from './metadata.js';
 export { readClientCredentials, type ClientCredentials } from './client-auth.js';
-export { sendOAuthError, setNoStore } from './json-errors.js';
+export { sendOAuthError } from './json-errors.js';
+export { setNoStore } from './no-store.js';
 export { issuerPath, gatehousePaths, wellKnownMetadataPath, OAUTH_PATHS, type GatehousePaths } from './paths.js';

@@ -3,7 +3,7 @@ import type { GatehouseHttpOptions } from '../options.js';
 import { notFoundProblem, problemErrorHandler } from '../problem/error-handler.js';
 import { attributesRouter } from './attributes.js';
 import { onlyUnder } from '../routing.js';
-import { formBody } from './body.js';
+import { formBodyForBearerCheck } from './body.js';
 import { identityRouter } from './identity.js';
 import { messagingRouter } from './messaging.js';
 import { openApiRouter } from './openapi.js';
@@ -23,7 +23,7 @@ export function createResourceRouter(options: Pick<GatehouseHttpOptions, 'gateho
   // One router holding every route (no router per area): a request walks one list of layers.
   const router = Router();
   openApiRouter(router);
-  router.use(onlyUnder(RESOURCE_PREFIXES, formBody));
+  router.use(onlyUnder(RESOURCE_PREFIXES, formBodyForBearerCheck));
   identityRouter(options.gatehouse, router);
   messagingRouter(options.gatehouse, router);
   attributesRouter(options.gatehouse, router);
