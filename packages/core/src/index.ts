@@ -15,7 +15,7 @@ export { redirectUriProblem, isLoopbackHost } from './domain/redirect-uri.js';
 export * from './ports/index.js';
 export { defineSettings, type GatehouseSettings } from './settings.js';
 export type { Deps } from './deps.js';
-export { sha256, constantTimeEqual, randomAlphanumeric, randomIdGenerator, createScryptPasswordHasher, DEFAULT_SCRYPT_PARAMETERS, type ScryptParameters } from './support/crypto.js';
+export { sha256, constantTimeEqual, randomAlphanumeric, randomIdGenerator, createScryptPasswordHasher, DEFAULT_SCRYPT_PARAMETERS, type ScryptParameters } from './crypto.js';
 export { createKeyRing, SIGNING_ALGORITHM, type KeyRing } from './tokens/key-ring.js';
 export type { AccessTokenClaims } from './tokens/access-token-claims.js';
 export { issueAccessToken, verifyAccessToken, verifySignedClaims, type VerifiedAccessToken } from './tokens/access-token.js';

@@ -3,7 +3,7 @@ import { formatScope, isCataloguedScope, isValidScopeToken, parseScope } from '.
 import type { Deps } from '../deps.js';
 import { secondsAfter } from '../domain/time.js';
 import { OAuthError } from '../errors.js';
-import { sha256 } from '../support/crypto.js';
+import { sha256 } from '../crypto.js';
 
 /** Query parameters as the HTTP adapter parsed them; a repeated parameter arrives as an array. */
 export type RawParameters = Record<string, string | string[] | undefined>;

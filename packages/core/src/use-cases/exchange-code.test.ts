@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestGatehouse, s256Challenge, type TestGatehouse } from '@gatehouse/core/testing';
 import type { Client, User } from '../domain/model.js';
 import { type OAuthError } from '../errors.js';
-import { sha256 } from '../support/crypto.js';
+import { sha256 } from '../crypto.js';
 import { expectOAuthError } from '../test-support/rejections.js';
 
 const REDIRECT = 'https://client.example/callback';
