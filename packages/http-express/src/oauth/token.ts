@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { FormFields } from '../security/form-body.js';
 import { authenticateClientOf } from './client-auth.js';
 import type { OAuthContext } from './context.js';
+import { GRANT_TYPES } from './grant-types.js';
 import { sendJsonFailure } from './json-errors.js';
 import { setNoStore } from './no-store.js';
 import { AuthorizationCodeGrant, RefreshTokenGrant, parseParameters } from './params.js';
@@ -38,5 +39,5 @@ async function grant(gatehouse: RequestScopedGatehouse, client: Client, form: Fo
     const params = parseParameters(RefreshTokenGrant, form);
     return gatehouse.refresh({ client, refreshToken: params.refresh_token, scope: params.scope });
   }
-  throw new OAuthError('unsupported_grant_type', 'Only authorization_code and refresh_token grants are supported.');
+  throw new OAuthError('unsupported_grant_type', `Only ${GRANT_TYPES.join(' and ')} grants are supported.`);
 }
