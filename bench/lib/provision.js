@@ -1,4 +1,4 @@
-// Provisioning through the product's own command line (SPEC §5) and HTTP API: an account, an
+// Provisioning through the product's own command line (README "Command line") and HTTP API: an account, an
 // admin user, a client with every scope, tokens, and the account's attribute names.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';

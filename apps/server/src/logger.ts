@@ -1,15 +1,9 @@
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 import type { LogFormat, LogLevel } from './config.js';
+import type { LogDestination } from './log-destination.js';
 import { prettyDestination } from './pretty-log.js';
 
 export type { Logger } from 'pino';
-
-/** Where a line goes: `process.stdout` for `serve`, `process.stderr` for the other commands, a buffer in tests. */
-export interface LogDestination {
-  write(line: string): unknown;
-  /** True for a terminal (as `process.stdout.isTTY`): lines are then readable rather than JSON by default. */
-  isTTY?: boolean;
-}
 
 /**
  * Field names that must never reach a log line with their value. The code does not log them;

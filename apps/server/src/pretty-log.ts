@@ -1,4 +1,4 @@
-import type { LogDestination } from './logger.js';
+import type { LogDestination } from './log-destination.js';
 
 /** Fields every line has, shown in the line's head (or not at all) rather than as `key=value`. */
 const HEAD_FIELDS = new Set(['level', 'time', 'msg', 'service']);

@@ -24,11 +24,3 @@ export interface Deps {
   /** How the login page checks a password (default: Gatehouse's own users and hasher). */
   passwordCheck?: PasswordCheck;
 }
-
-export function secondsAfter(date: Date, seconds: number): Date {
-  return new Date(date.getTime() + seconds * 1000);
-}
-
-export function epochSeconds(date: Date): number {
-  return Math.floor(date.getTime() / 1000);
-}

@@ -6,7 +6,7 @@ import type { Repositories } from './ports/repositories.js';
 import type { AuditLog, MessageTransport, PasswordHasher } from './ports/services.js';
 import type { PasswordCheck, UserDirectory } from './ports/users.js';
 import type { GatehouseSettings } from './settings.js';
-import { createScryptPasswordHasher, randomIdGenerator } from './support/crypto.js';
+import { createScryptPasswordHasher, randomIdGenerator } from './crypto.js';
 import { createKeyRing, type KeyRing } from './tokens/key-ring.js';
 import { verifyAccessToken } from './tokens/access-token.js';
 import { createVerifiedTokenCache, DEFAULT_VERIFIED_TOKEN_CACHE_SIZE } from './tokens/verified-token-cache.js';

@@ -3,7 +3,7 @@ import { DEFAULT_SCOPES } from './domain/scopes.js';
 import { defineSettings } from './settings.js';
 
 describe('defineSettings', () => {
-  it('fills the SPEC defaults', () => {
+  it('fills the documented defaults', () => {
     expect(defineSettings({ issuer: 'https://auth.example.com' })).toEqual({
       issuer: 'https://auth.example.com',
       audience: 'https://auth.example.com',

@@ -10,7 +10,7 @@ export interface GatehouseSettings {
   codeTtlSeconds: number;
   sessionTtlSeconds: number;
   refreshToken: {
-    /** Issue a new refresh token on each use (default off: the seed's token stays valid until logout). */
+    /** Issue a new refresh token on each use (default off: a refresh token stays valid until logout, decision 0003). */
     rotate: boolean;
     /** Under rotation, a rotated token may be presented again within this many seconds (a lost response's retry). */
     reuseGraceSeconds: number;

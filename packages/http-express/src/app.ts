@@ -1,9 +1,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { authorizationServerMetadataRouter, gatehouseRoutes, GATEHOUSE_ROUTER_PREFIXES } from './embed/router.js';
 import { requestContext, requestLogger, silentLogger } from './logger.js';
-import { OAUTH_PATHS } from './oauth/metadata.js';
-import { issuerPath } from './oauth/paths.js';
-import type { GatehouseRouterOptions } from './options.js';
+import { issuerPath, OAUTH_JSON_PATHS, OAUTH_PATH_PREFIX } from './oauth/paths.js';
+import type { GatehouseHttpOptions } from './options.js';
 import { byPrefix, inSequence } from './routing.js';
 import { createPortalRouter } from './portal/index.js';
 import { errorPage } from './pages/error.js';
@@ -12,16 +11,6 @@ import { problem } from './problem/problem.js';
 import { sendProblem } from './problem/send.js';
 import { securityHeaders } from './security/headers.js';
 import { createResourceRouter, RESOURCE_PREFIXES } from './resource/index.js';
-
-export interface GatehouseHttpOptions extends GatehouseRouterOptions {
-  /** Express `trust proxy`: which proxies' X-Forwarded-* headers to believe (default: none). */
-  trustProxy?: boolean | number | string;
-  /** Routers mounted after Gatehouse's own and before the 404 handler (health checks, demo pages, the portal). */
-  extraRouters?: express.Router[];
-}
-
-/** Paths (relative to the issuer's path) whose errors are OAuth JSON (RFC 6749 §5.2) rather than a page. */
-const OAUTH_JSON_PATHS: readonly string[] = [OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.introspect, OAUTH_PATHS.jwks, OAUTH_PATHS.metadata];
 
 function wantsHtml(req: Request): boolean {
   return req.method === 'GET' || req.method === 'HEAD' ? req.accepts(['json', 'html']) === 'html' : req.is('application/x-www-form-urlencoded') === 'application/x-www-form-urlencoded';
@@ -42,7 +31,7 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
   const issuer = options.gatehouse.settings.issuer;
   const base = issuerPath(issuer);
   const jsonPaths = OAUTH_JSON_PATHS.map((path) => `${base}${path}`);
-  const isPagePath = (req: Request): boolean => req.path.startsWith(`${base}/oauth/`) || req.path.startsWith('/portal') || req.path === '/';
+  const isPagePath = (req: Request): boolean => req.path.startsWith(`${base}${OAUTH_PATH_PREFIX}/`) || req.path.startsWith('/portal') || req.path === '/';
   const app = express();
   app.disable('x-powered-by');
   // No ETag: answers with tokens or personal data are no-store, where a validator is never used,

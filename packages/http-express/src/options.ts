@@ -1,4 +1,5 @@
 import type { Gatehouse } from '@gatehouse/core';
+import type { Router } from 'express';
 import type { HttpLogger } from './logger.js';
 import type { FailureStore, RateLimitSettings } from './security/rate-limit.js';
 
@@ -30,4 +31,12 @@ export interface GatehouseRouterOptions {
    * `completeGatehouseConsent`.
    */
   consentUrl?: string;
+}
+
+/** What `createGatehouseApp` needs: the router's options, plus what only a whole application has. */
+export interface GatehouseHttpOptions extends GatehouseRouterOptions {
+  /** Express `trust proxy`: which proxies' X-Forwarded-* headers to believe (default: none). */
+  trustProxy?: boolean | number | string;
+  /** Routers mounted after Gatehouse's own and before the 404 handler (health checks, demo pages, the portal). */
+  extraRouters?: Router[];
 }

@@ -109,7 +109,7 @@ describe.skipIf(!POSTGRES_URL)('single use on PostgreSQL', () => {
     const repos = first.storage.repositories;
     const refresh = await repos.refreshTokens.findByHash(sha256((succeeded[0] as PromiseFulfilledResult<{ refresh_token: string }>).value.refresh_token));
     expect((await repos.codes.findByHash(sha256(code)))?.grantId).toBe(refresh?.grantId);
-    // SPEC §4: the replays revoked the grant of the first use.
+    // RFC 6749 §4.1.2 (decision 0004): the replays revoked the grant of the first use.
     expect((await repos.grants.findById(refresh?.grantId as string))?.revokedAt).toBeInstanceOf(Date);
   }, 60_000);
 

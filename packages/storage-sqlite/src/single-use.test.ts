@@ -45,7 +45,7 @@ describe('single use on a SQLite file', () => {
       expect((reason as OAuthError).code).toBe('invalid_grant');
     }
     // The code records the winner's grant; the losers deleted theirs, and their replays revoked
-    // the winner's grant (SPEC §4: a second use of a code revokes the grant of the first).
+    // the winner's grant (RFC 6749 §4.1.2: a second use of a code revokes the grant of the first; decision 0004).
     const winner = (succeeded[0] as PromiseFulfilledResult<{ refresh_token: string }>).value;
     const stored = await storage.repositories.codes.findByHash(sha256(code));
     const refresh = await storage.repositories.refreshTokens.findByHash(sha256(winner.refresh_token));

@@ -1,12 +1,13 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { AuditEvent, AuditLog } from '@gatehouse/core';
+import { GRANT_TYPES } from '@gatehouse/http-express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /**
  * Grant types the token endpoint serves (RFC 6749 §4.1.3 and §6); anything else a client sends is
  * counted as `other`, so a label never holds what a client typed.
  */
-const GRANT_TYPES = new Set(['authorization_code', 'refresh_token']);
+const GRANT_TYPE_LABELS: ReadonlySet<string> = new Set(GRANT_TYPES);
 
 /** What a failed sign-in's audit reason becomes as a label (a fixed set). */
 const SIGN_IN_FAILURE_REASONS: Record<string, string> = { 'wrong password': 'wrong_password', 'unknown e-mail': 'unknown_email' };
@@ -153,5 +154,5 @@ export function routeOf(req: IncomingMessage): string {
 function grantTypeOf(req: IncomingMessage): string {
   const body = (req as IncomingMessage & { body?: unknown }).body;
   const grantType = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).grant_type : undefined;
-  return typeof grantType === 'string' && GRANT_TYPES.has(grantType) ? grantType : 'other';
+  return typeof grantType === 'string' && GRANT_TYPE_LABELS.has(grantType) ? grantType : 'other';
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/processes.js';
 import { api, basic, codeMinter, createWorkspace, exchange, type Provisioned, type TokenResponse } from '../support/fixture.js';
 
-// SPEC §6 "Correctness under concurrency", against the real server process on a SQLite file:
+// docs/security.md "Bad input, faults, concurrency and durability", against the real server process on a SQLite file:
 // single use of a code is decided by the database, and concurrent writes of attribute names and
 // user values never leave a half-state.
 
@@ -45,7 +45,7 @@ describe('one code, 100 parallel exchanges over HTTP', () => {
     expect(lost).toHaveLength(99);
     for (const answer of lost) expect(answer).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: expect.any(String) } });
 
-    // SPEC §4: a second use revokes the grant of the first, whichever request won.
+    // RFC 6749 §4.1.2 (decision 0004): a second use revokes the grant of the first, whichever request won.
     const winner = won[0]?.body as unknown as TokenResponse;
     expect((await api(p, winner.access_token, 'GET', '/identity/v1/Users/me')).status).toBe(401);
     const introspection = await fetch(`${p.origin}/oauth/introspect`, {

@@ -4,7 +4,7 @@ import { api, basic, codeMinter, createWorkspace, exchange, PHONE, rssKb, tokenR
 
 // Issue 9 "Load and faults", against the real server on a SQLite file, loopback only:
 // a bounded soak of mixed traffic (no errors, flat memory), and a SIGKILL in the middle of load
-// that loses no token response a client received (SPEC §6 "Durability").
+// that loses no token response a client received (docs/security.md "Bad input, faults, concurrency and durability", decision 0010).
 
 /** How long the soak sends traffic; it stops by itself (GATEHOUSE_SOAK_MS for a longer run by hand). */
 const SOAK_MS = Number(process.env.GATEHOUSE_SOAK_MS ?? 12_000);

@@ -6,7 +6,7 @@ import { dropSchema, freshSchemaName, POSTGRES_URL, query, warnIfSkipped } from 
 
 // Two real `gatehouse serve` processes on one PostgreSQL schema, behind a round-robin load
 // balancer whose URL is the issuer of both (docs/operations.md "Running several instances",
-// docs/decisions/0080-0082). Each instance is also called on its own port, to pin a step to it.
+// docs/decisions/0080, 0081). Each instance is also called on its own port, to pin a step to it.
 
 /** docs/operations.md: a revocation is seen by every instance on its next request (no per-instance grant cache). */
 const REVOCATION_BOUND_MS = 0;

@@ -150,7 +150,7 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       expect(await repos().codes.findByHash('expired')).toBeUndefined();
       expect((await repos().codes.findByHash('expiring-at-cutoff'))?.codeHash).toBe('expiring-at-cutoff');
       expect((await repos().codes.findByHash('fresh'))?.codeHash).toBe('fresh');
-      // SPEC §4: a consumed code is kept as long as its grant lives, so a late replay is still detected.
+      // docs/security.md "Secrets handling": a consumed code is kept as long as its grant lives, so a late replay is still detected.
       expect((await repos().codes.findByHash('consumed'))?.grantId).toBe('g1');
       expect(await repos().codes.purge(at(100))).toBe(0);
     });

@@ -1,7 +1,7 @@
 import type { Message, MessageStatus } from '../domain/model.js';
 import type { IdGenerator } from '../ports/ids.js';
 import type { AuditEvent, AuditLog, MessageTransport, PasswordHasher } from '../ports/services.js';
-import { constantTimeEqual, randomAlphanumeric } from '../support/crypto.js';
+import { constantTimeEqual, randomAlphanumeric } from '../crypto.js';
 import { copyRecord } from './copy.js';
 
 /** Readable, predictable ids (`id1`, `id2`…) with real random secrets. */

@@ -35,7 +35,7 @@ function b64(value: unknown): string {
 }
 
 describe('access tokens (RFC 9068)', () => {
-  it('carry the claims of SPEC §2 and the at+jwt header', async () => {
+  it('carry the RFC 9068 §2.2 claims and the at+jwt header', async () => {
     const { t, user, client, tokens } = await setup();
     const header = decodeProtectedHeader(tokens.access_token);
     const { keys } = await t.gatehouse.jwks();

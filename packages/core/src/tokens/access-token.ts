@@ -1,24 +1,12 @@
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import type { Grant } from '../domain/model.js';
 import { formatScope, parseScope } from '../domain/scopes.js';
-import { epochSeconds, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { epochSeconds } from '../domain/time.js';
 import { OAuthError } from '../errors.js';
+import type { AccessTokenClaims } from './access-token-claims.js';
 import { signEs256Compact } from './jws.js';
 import { SIGNING_ALGORITHM } from './key-ring.js';
-
-/** RFC 9068 §2.2 claims, plus `principal` (the owner's e-mail) and `gid` (the grant). */
-export interface AccessTokenClaims {
-  iss: string;
-  sub: string;
-  aud: string;
-  client_id: string;
-  scope: string;
-  iat: number;
-  exp: number;
-  jti: string;
-  principal: string;
-  gid: string;
-}
 
 /** A verified access token of a live grant. */
 export interface VerifiedAccessToken {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createControllableClock, createFastPasswordHasher, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
 import { createGatehouse, depsOf } from '../gatehouse.js';
 import { defineSettings } from '../settings.js';
-import type { AccessTokenClaims } from './access-token.js';
+import type { AccessTokenClaims } from './access-token-claims.js';
 import type { KeyRing } from './key-ring.js';
 import { createVerifiedTokenCache } from './verified-token-cache.js';
 import { expectOAuthError } from '../test-support/rejections.js';

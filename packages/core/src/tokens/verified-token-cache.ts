@@ -1,4 +1,4 @@
-import type { AccessTokenClaims } from './access-token.js';
+import type { AccessTokenClaims } from './access-token-claims.js';
 
 /**
  * Claims of access tokens whose signature and claims were already verified, so a token presented

@@ -15,7 +15,7 @@ export async function requireAccountAdmin(deps: Pick<Deps, 'repos'>, actorUserKe
   if (role !== 'admin') throw new DomainError('forbidden', 'Only an admin of the account may do this.');
 }
 
-/** SPEC §4: trimmed, 1–64 characters, no control characters. */
+/** openapi.yaml (attribute names): trimmed, 1–64 characters, no control characters. */
 export function normalizeAttributeName(raw: string): string {
   const name = raw.trim();
   if (name.length < 1 || [...name].length > 64) throw new DomainError('invalid', 'name must be 1 to 64 characters.', { field: 'name' });

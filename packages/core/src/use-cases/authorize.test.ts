@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse, s256Challenge } from '@gatehouse/core/testing';
 import { DEFAULT_SCOPES } from '../domain/scopes.js';
-import { sha256 } from '../support/crypto.js';
+import { sha256 } from '../crypto.js';
 import type { AuthorizationRequestCheck } from './authorize.js';
 
 const REDIRECT = 'https://client.example/callback';

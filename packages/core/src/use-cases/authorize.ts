@@ -1,8 +1,9 @@
 import type { Client } from '../domain/model.js';
 import { formatScope, isCataloguedScope, isValidScopeToken, parseScope } from '../domain/scopes.js';
-import { secondsAfter, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { secondsAfter } from '../domain/time.js';
 import { OAuthError } from '../errors.js';
-import { sha256 } from '../support/crypto.js';
+import { sha256 } from '../crypto.js';
 
 /** Query parameters as the HTTP adapter parsed them; a repeated parameter arrives as an array. */
 export type RawParameters = Record<string, string | string[] | undefined>;

@@ -4,7 +4,7 @@ import { DEFAULT_SCOPES } from '../domain/scopes.js';
 import { DomainError, OAuthError } from '../errors.js';
 import { createGatehouse } from '../gatehouse.js';
 import { defineSettings } from '../settings.js';
-import { sha256 } from '../support/crypto.js';
+import { sha256 } from '../crypto.js';
 import { validateRegistration } from './clients.js';
 import { rejectionOf } from '../test-support/rejections.js';
 

@@ -3,7 +3,7 @@ import { redirectUriProblem } from '../domain/redirect-uri.js';
 import { isCataloguedScope, type ScopeCatalogue } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { DomainError, OAuthError } from '../errors.js';
-import { constantTimeEqual, sha256 } from '../support/crypto.js';
+import { constantTimeEqual, sha256 } from '../crypto.js';
 
 export interface ClientRegistration {
   name: string;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestGatehouse, s256Challenge, type TestGatehouse } from '@gatehouse/core/testing';
 import type { Client, User } from '../domain/model.js';
 import { type OAuthError } from '../errors.js';
-import { sha256 } from '../support/crypto.js';
+import { sha256 } from '../crypto.js';
 import { expectOAuthError } from '../test-support/rejections.js';
 
 const REDIRECT = 'https://client.example/callback';
@@ -24,7 +24,7 @@ async function issueCode(t: TestGatehouse, client: Client, user: User, extra: Re
 }
 
 describe('exchangeCode', () => {
-  it('returns the token response of SPEC §2.3 and stores only the refresh token hash', async () => {
+  it('returns the RFC 6749 §5.1 token response and stores only the refresh token hash', async () => {
     const { t, user, client } = await setup();
     const code = await issueCode(t, client, user, { scope: 'messaging.v1.send' });
     const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined });

@@ -1,7 +1,7 @@
 import type { Client, Grant } from '../domain/model.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
-import { constantTimeEqual, sha256 } from '../support/crypto.js';
+import { constantTimeEqual, sha256 } from '../crypto.js';
 import { buildTokenResponse, type TokenResponse } from './token-response.js';
 
 /** RFC 7636 §4.1: code_verifier = 43*128 unreserved characters. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryRepositories, createMemoryUserDirectory, createTestGatehouse } from '@gatehouse/core/testing';
 import type { Interaction } from '../domain/model.js';
 import type { PasswordCheck } from '../ports/users.js';
-import { sha256 } from '../support/crypto.js';
+import { sha256 } from '../crypto.js';
 import { expectDomainError, expectOAuthError } from '../test-support/rejections.js';
 
 const ADA = { userKey: 'orders-user-7', email: 'ada@orders.example', givenName: 'Ada', familyName: 'Lovelace' };

@@ -1,7 +1,8 @@
 import type { Interaction } from '../domain/model.js';
-import { secondsAfter, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { secondsAfter } from '../domain/time.js';
 import { DomainError } from '../errors.js';
-import { sha256 } from '../support/crypto.js';
+import { sha256 } from '../crypto.js';
 import { approveAuthorization, checkAuthorizationRequest, denyAuthorization, type RawParameters } from './authorize.js';
 import { startSession, type SignedIn } from './sessions.js';
 import { userDirectoryOf } from './user-directory.js';

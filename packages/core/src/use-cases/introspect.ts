@@ -1,6 +1,7 @@
 import type { Client } from '../domain/model.js';
 import { formatScope } from '../domain/scopes.js';
-import { epochSeconds, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { epochSeconds } from '../domain/time.js';
 import { OAuthError } from '../errors.js';
 import { findGrantOfToken } from './revoke.js';
 import { userDirectoryOf } from './user-directory.js';

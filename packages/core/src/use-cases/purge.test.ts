@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse } from '@gatehouse/core/testing';
-import { sha256 } from '../support/crypto.js';
+import { sha256 } from '../crypto.js';
 import { REVOKED_RETENTION_SECONDS } from './purge.js';
 import { depsOf } from '../gatehouse.js';
 

@@ -2,7 +2,7 @@ import type { Client } from '../domain/model.js';
 import { isCataloguedScope, isValidScopeToken, type ScopeCatalogue, parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
-import { sha256 } from '../support/crypto.js';
+import { sha256 } from '../crypto.js';
 import { buildTokenResponse, type TokenResponse } from './token-response.js';
 
 const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';

@@ -1,8 +1,9 @@
 import type { Client, Grant, RefreshToken } from '../domain/model.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
-import { sha256 } from '../support/crypto.js';
-import { verifySignedClaims, type AccessTokenClaims } from '../tokens/access-token.js';
+import { sha256 } from '../crypto.js';
+import type { AccessTokenClaims } from '../tokens/access-token-claims.js';
+import { verifySignedClaims } from '../tokens/access-token.js';
 
 export type TokenTypeHint = 'access_token' | 'refresh_token';
 

@@ -4,7 +4,7 @@ import { OAuthError } from '../errors.js';
 import { createGatehouse } from '../gatehouse.js';
 import type { PasswordHasher } from '../ports/services.js';
 import { defineSettings } from '../settings.js';
-import { sha256 } from '../support/crypto.js';
+import { sha256 } from '../crypto.js';
 import { expectDomainError } from '../test-support/rejections.js';
 
 async function setup() {

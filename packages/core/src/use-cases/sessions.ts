@@ -1,9 +1,10 @@
 import type { Session, User } from '../domain/model.js';
-import { secondsAfter, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { secondsAfter } from '../domain/time.js';
 import { DomainError } from '../errors.js';
 import type { PasswordHasher } from '../ports/services.js';
 import type { UserProfile } from '../ports/users.js';
-import { sha256 } from '../support/crypto.js';
+import { sha256 } from '../crypto.js';
 import { profileOf, userDirectoryOf } from './user-directory.js';
 
 /** A signed-in browser: `sessionToken` goes in the cookie; only its hash is stored. */

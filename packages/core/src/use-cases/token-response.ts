@@ -5,7 +5,7 @@ import { OAuthError } from '../errors.js';
 import { issueAccessToken } from '../tokens/access-token.js';
 import { userDirectoryOf } from './user-directory.js';
 
-/** RFC 6749 §5.1 token response, with the seed's `principal`. */
+/** RFC 6749 §5.1 token response, with the owner's `principal` (openapi.yaml `TokenResponse`). */
 export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';

@@ -51,7 +51,7 @@ function checkPassword(password: string): void {
   }
 }
 
-/** Changes a password; every grant of the user is revoked (SPEC §2). */
+/** Changes a password; every grant of the user is revoked (docs/security.md, RFC 9700 §4.14 row). */
 export async function changePassword(
   deps: Pick<Deps, 'repos' | 'clock' | 'passwords' | 'audit'>,
   input: { userKey: string; newPassword: string },

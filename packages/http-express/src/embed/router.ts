@@ -1,7 +1,7 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { requestContext, requestLogger, silentLogger } from '../logger.js';
-import { authorizationServerMetadata, OAUTH_PATHS } from '../oauth/metadata.js';
-import { gatehousePaths, issuerPath, wellKnownMetadataPath } from '../oauth/paths.js';
+import { authorizationServerMetadata } from '../oauth/metadata.js';
+import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATH_PREFIX, OAUTH_PATHS, wellKnownMetadataPath } from '../oauth/paths.js';
 import { createOAuthRouter } from '../oauth/router.js';
 import type { GatehouseRouterOptions } from '../options.js';
 import { createAssetsRouter } from '../pages/assets.js';
@@ -13,10 +13,7 @@ import { securityHeaders } from '../security/headers.js';
 import type { Gatehouse } from '@gatehouse/core';
 
 /** The paths Gatehouse's router answers, relative to where it is mounted. */
-export const GATEHOUSE_ROUTER_PREFIXES: readonly string[] = ['/oauth', OAUTH_PATHS.metadata, STYLESHEET_PATH];
-
-/** Paths of the router whose errors are OAuth JSON (RFC 6749 §5.2) rather than a page. */
-const JSON_PATHS: readonly string[] = [OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.introspect, OAUTH_PATHS.jwks, OAUTH_PATHS.metadata];
+export const GATEHOUSE_ROUTER_PREFIXES: readonly string[] = [OAUTH_PATH_PREFIX, OAUTH_PATHS.metadata, STYLESHEET_PATH];
 
 /**
  * The routes of Gatehouse's router without the request context, headers and error page (which
@@ -25,7 +22,7 @@ const JSON_PATHS: readonly string[] = [OAUTH_PATHS.token, OAUTH_PATHS.revoke, OA
 export function gatehouseRoutes(options: GatehouseRouterOptions): RequestHandler {
   return byPrefix([
     [[STYLESHEET_PATH], createAssetsRouter()],
-    [['/oauth', OAUTH_PATHS.metadata], createOAuthRouter(options)],
+    [[OAUTH_PATH_PREFIX, OAUTH_PATHS.metadata], createOAuthRouter(options)],
   ]);
 }
 
@@ -70,7 +67,7 @@ export function createGatehouseRouter(options: GatehouseRouterOptions): Router {
       res.destroy();
       return;
     }
-    if (JSON_PATHS.includes(req.path)) {
+    if (OAUTH_JSON_PATHS.includes(req.path)) {
       res.setHeader('Cache-Control', 'no-store');
       res.status(500).json({ error: 'server_error', error_description: 'The server could not handle the request.' });
       return;

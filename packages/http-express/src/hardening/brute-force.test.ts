@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { basicAuth } from '../test-support/index.js';
 import { createHardenedApp, PASSWORD } from './test-support/harness.js';
 
-// SPEC §4: failed sign-ins and failed client authentications are rate limited (429 with
+// docs/security.md "Rate limits": failed sign-ins and failed client authentications are rate limited (429 with
 // Retry-After) and logged; only failures count, and invalid_grant never turns into a 429.
 
 const LIMIT = { maxFailures: 3, windowSeconds: 120, maxFailuresPerIp: 8 };

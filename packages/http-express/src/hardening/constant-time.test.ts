@@ -7,7 +7,7 @@ import { basicAuth, formEncode, inputValue, type TestBrowser } from '../test-sup
 import { createHardenedApp, type Hardened } from './test-support/harness.js';
 import { hex, spyOnTimingSafeEqual } from './test-support/timing-safe-spy.js';
 
-// RFC 9700 §4.x / SPEC §2: secrets, verifiers and hashes are compared in constant time. The spy
+// RFC 9700 §4.x / docs/security.md "Secrets handling": secrets, verifiers and hashes are compared in constant time. The spy
 // records the real crypto.timingSafeEqual calls, so a comparison done with === instead fails these tests.
 
 let spy: ReturnType<typeof spyOnTimingSafeEqual>;

@@ -21,7 +21,7 @@ import {
 } from './test-support/fuzz.js';
 import { ADMIN_PHONE, ALL_SCOPES, createHardenedApp, type Hardened } from './test-support/harness.js';
 
-// Issue 9 / SPEC §6 "Bad input": random and malformed requests at the resource and admin APIs
+// Issue 9 / docs/security.md "Bad input, faults, concurrency and durability": random and malformed requests at the resource and admin APIs
 // and the portal get a 4xx in the documented shape (RFC 9457 problems for the APIs, HTML pages
 // for the portal), never a 5xx, and a refused request changes nothing.
 

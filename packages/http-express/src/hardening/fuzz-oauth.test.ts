@@ -19,7 +19,7 @@ import {
 } from './test-support/fuzz.js';
 import { ALL_SCOPES, createHardenedApp, type Hardened } from './test-support/harness.js';
 
-// Issue 9 / SPEC §6 "Bad input": random and malformed requests at the OAuth endpoints and pages
+// Issue 9 / docs/security.md "Bad input, faults, concurrency and durability": random and malformed requests at the OAuth endpoints and pages
 // get a 4xx in the documented shape (never a 5xx), and a refused request writes nothing.
 
 const REDIRECT = 'https://client.example/callback';

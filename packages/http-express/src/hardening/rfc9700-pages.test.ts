@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizePath, formAction, type TestBrowser } from '../test-support/index.js';
 import { ALL_SCOPES, createHardenedApp, type Hardened } from './test-support/harness.js';
 
-// RFC 9700 §4.2.4 / §4.16 (Referer leaks, clickjacking) and SPEC §4 "login and consent": every
+// RFC 9700 §4.2.4 / §4.16 (Referer leaks, clickjacking) and decision 0022 (login and consent pages): every
 // HTML page sends X-Frame-Options: DENY, CSP frame-ancestors 'none' and Referrer-Policy:
 // no-referrer, and links only to its own origin, so no code, token or secret can leave in a Referer.
 

@@ -7,7 +7,7 @@ import { compactJws, es256, hs256, payloadOf, serverSigningKey, strangerKey } fr
 import { ALL_SCOPES, createHardenedApp, type Hardened } from './test-support/harness.js';
 import { resourceRoutes, send } from './test-support/routes.js';
 
-// Issue 9 / SPEC §4 "Resource APIs": forged, stale and orphaned tokens are refused at every
+// Issue 9 / decision 0031 and openapi.yaml (the resource APIs): forged, stale and orphaned tokens are refused at every
 // resource route with 401 invalid_token (RFC 6750 §3.1), in the documented problem shape.
 
 let h: Hardened;

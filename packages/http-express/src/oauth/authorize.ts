@@ -2,7 +2,7 @@ import { OAuthError, type AuthorizationRequestCheck, type RawParameters } from '
 import type { Request, Response } from 'express';
 import { parse as parseQueryString } from 'node:querystring';
 import { requestLogger } from '../logger.js';
-import { consentPage } from '../pages/consent.js';
+import { consentPage } from './pages/consent.js';
 import { errorPage } from '../pages/error.js';
 import { sendPage } from '../pages/send.js';
 import { CSRF_FIELD, csrfTokenMatches } from '../security/csrf.js';

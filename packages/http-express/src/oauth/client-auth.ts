@@ -90,7 +90,7 @@ export function readClientCredentials(req: Request, form: FormFields): Credentia
 
 /**
  * Authenticates the client of a token, revocation or introspection request, first of all
- * (SPEC §4). Failures count toward the rate limit per client_id (from this IP) and per IP; once
+ * (docs/security.md "Rate limits"). Failures count toward the rate limit per client_id (from this IP) and per IP; once
  * over it, the answer is 429 with `Retry-After` before any secret is checked. Answers the
  * request itself and returns undefined when the client is not authenticated.
  */

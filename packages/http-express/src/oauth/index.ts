@@ -1,5 +1,7 @@
 export { createOAuthRouter } from './router.js';
-export { authorizationServerMetadata, OAUTH_PATHS } from './metadata.js';
+export { authorizationServerMetadata } from './metadata.js';
+export { GRANT_TYPES, type GrantType } from './grant-types.js';
 export { readClientCredentials, type ClientCredentials } from './client-auth.js';
-export { sendOAuthError, setNoStore } from './json-errors.js';
-export { issuerPath, gatehousePaths, wellKnownMetadataPath, type GatehousePaths } from './paths.js';
+export { sendOAuthError } from './json-errors.js';
+export { setNoStore } from './no-store.js';
+export { issuerPath, gatehousePaths, wellKnownMetadataPath, OAUTH_PATHS, type GatehousePaths } from './paths.js';

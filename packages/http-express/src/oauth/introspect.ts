@@ -2,7 +2,8 @@ import type { Request, Response } from 'express';
 import type { FormFields } from '../security/form-body.js';
 import { authenticateClientOf } from './client-auth.js';
 import type { OAuthContext } from './context.js';
-import { sendJsonFailure, setNoStore } from './json-errors.js';
+import { sendJsonFailure } from './json-errors.js';
+import { setNoStore } from './no-store.js';
 import { TokenParameters, parseParameters } from './params.js';
 
 /**

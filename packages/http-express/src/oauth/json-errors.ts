@@ -1,12 +1,7 @@
 import { OAuthError, type OAuthErrorCode } from '@gatehouse/core';
 import type { Response } from 'express';
 import { requestLogger, type HttpLogger } from '../logger.js';
-
-/** RFC 6749 §5.1: token responses (and their errors) are never cached. */
-export function setNoStore(res: Response): void {
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Pragma', 'no-cache');
-}
+import { setNoStore } from './no-store.js';
 
 /** The status of an error of the token, revocation and introspection endpoints (RFC 6749 §5.2). */
 export function statusOf(code: OAuthErrorCode): number {

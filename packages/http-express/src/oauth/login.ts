@@ -2,7 +2,7 @@ import { DomainError } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import * as v from 'valibot';
 import { requestLogger } from '../logger.js';
-import { loginPage, signedInPage } from '../pages/login.js';
+import { loginPage, signedInPage } from './pages/login.js';
 import { sendPage } from '../pages/send.js';
 import { CSRF_FIELD, issueCsrfToken, loginCsrfToken, loginCsrfTokenMatches } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';

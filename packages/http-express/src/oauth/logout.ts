@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { requestLogger } from '../logger.js';
-import { logoutConfirmPage, signedOutPage } from '../pages/logout.js';
+import { logoutConfirmPage, signedOutPage } from './pages/logout.js';
 import { sendPage } from '../pages/send.js';
 import { CSRF_FIELD, csrfTokenMatches, issueCsrfToken } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';

@@ -1,19 +1,8 @@
 import type { ScopeCatalogue } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import { endpointUrl, type OAuthContext } from './context.js';
-
-/** Paths of the OAuth endpoints (relative to the issuer). */
-export const OAUTH_PATHS = {
-  authorize: '/oauth/authorize',
-  decision: '/oauth/authorize/decision',
-  token: '/oauth/token',
-  revoke: '/oauth/revoke',
-  introspect: '/oauth/introspect',
-  jwks: '/oauth/jwks',
-  login: '/oauth/login',
-  logout: '/oauth/logout',
-  metadata: '/.well-known/oauth-authorization-server',
-} as const;
+import { GRANT_TYPES } from './grant-types.js';
+import { OAUTH_PATHS } from './paths.js';
 
 /**
  * RFC 8414 §2 authorization server metadata: exactly what is implemented, URLs built from the
@@ -30,7 +19,7 @@ export function authorizationServerMetadata(issuer: string, scopes: ScopeCatalog
     scopes_supported: scopes.map((entry) => entry.scope),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: [...GRANT_TYPES],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],

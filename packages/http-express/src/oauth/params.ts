@@ -8,7 +8,8 @@ const text = (name: string, max: number) =>
 /** RFC 6749 §4.1.3 (+ RFC 7636 §4.5 code_verifier). */
 export const AuthorizationCodeGrant = v.object({
   code: text('code', 512),
-  redirect_uri: text('redirect_uri', 2048),
+  // Required (RFC 6749 §4.1.3: Gatehouse always has it in the request), but said so in one place: `exchangeCode`.
+  redirect_uri: v.optional(text('redirect_uri', 2048)),
   code_verifier: v.optional(text('code_verifier', 128)),
 });
 

@@ -1,6 +1,27 @@
 import type { PagePaths } from '../pages/paths.js';
 import { STYLESHEET_PATH } from '../pages/styles.js';
-import { OAUTH_PATHS } from './metadata.js';
+
+/** The prefix of every OAuth endpoint and page but the metadata (relative to the issuer). */
+export const OAUTH_PATH_PREFIX = '/oauth';
+
+/** Paths of the OAuth endpoints (relative to the issuer). */
+export const OAUTH_PATHS = {
+  authorize: '/oauth/authorize',
+  decision: '/oauth/authorize/decision',
+  token: '/oauth/token',
+  revoke: '/oauth/revoke',
+  introspect: '/oauth/introspect',
+  jwks: '/oauth/jwks',
+  login: '/oauth/login',
+  logout: '/oauth/logout',
+  metadata: '/.well-known/oauth-authorization-server',
+} as const;
+
+/** The endpoints that take only POST: token (RFC 6749 §3.2), revocation (RFC 7009 §2.1), introspection (RFC 7662 §2.1). */
+export const OAUTH_POST_PATHS: readonly string[] = [OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.introspect];
+
+/** The endpoints whose errors are OAuth JSON (RFC 6749 §5.2) rather than a page. */
+export const OAUTH_JSON_PATHS: readonly string[] = [...OAUTH_POST_PATHS, OAUTH_PATHS.jwks, OAUTH_PATHS.metadata];
 
 /** The absolute paths (as the browser sees them) of everything Gatehouse's router serves. */
 export interface GatehousePaths extends PagePaths {

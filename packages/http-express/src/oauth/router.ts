@@ -11,9 +11,9 @@ import { introspectionEndpoint } from './introspect.js';
 import { sendJsonFailure, sendOAuthError } from './json-errors.js';
 import { loginForm, loginSubmit } from './login.js';
 import { logoutForm, logoutSubmit } from './logout.js';
-import { OAUTH_PATHS, jwksEndpoint, metadataEndpoint } from './metadata.js';
+import { jwksEndpoint, metadataEndpoint } from './metadata.js';
 import { pageFormBodyFor, refuseRepeatedSecurityCookies } from './page-forms.js';
-import { gatehousePaths, issuerPath } from './paths.js';
+import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATHS, OAUTH_POST_PATHS } from './paths.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
 
@@ -57,8 +57,8 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   router.post(OAUTH_PATHS.token, oauthFormBody, tokenEndpoint(ctx));
   router.post(OAUTH_PATHS.revoke, oauthFormBody, revocationEndpoint(ctx));
   router.post(OAUTH_PATHS.introspect, oauthFormBody, introspectionEndpoint(ctx));
-  router.all([OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.introspect], onlyPost);
-  router.use([OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.introspect, OAUTH_PATHS.jwks, OAUTH_PATHS.metadata],
+  router.all([...OAUTH_POST_PATHS], onlyPost);
+  router.use([...OAUTH_JSON_PATHS],
     (error: unknown, _req: Request, res: Response, _next: NextFunction) => sendJsonFailure(res, ctx.logger, error));
 
   router.get(OAUTH_PATHS.authorize, ...page, authorizeEndpoint(ctx));

@@ -3,7 +3,9 @@ import type { Request, Response } from 'express';
 import type { FormFields } from '../security/form-body.js';
 import { authenticateClientOf } from './client-auth.js';
 import type { OAuthContext } from './context.js';
-import { sendJsonFailure, setNoStore } from './json-errors.js';
+import { GRANT_TYPES } from './grant-types.js';
+import { sendJsonFailure } from './json-errors.js';
+import { setNoStore } from './no-store.js';
 import { AuthorizationCodeGrant, RefreshTokenGrant, parseParameters } from './params.js';
 import { gatehouseFor } from '../request-scope.js';
 
@@ -20,7 +22,7 @@ export function tokenEndpoint(ctx: OAuthContext) {
       setNoStore(res);
       res.status(200).json(tokens);
     } catch (error) {
-      // invalid_grant and the other grant errors never count toward the rate limit (SPEC §4).
+      // invalid_grant and the other grant errors never count toward the rate limit (docs/security.md "Rate limits", decision 0023).
       sendJsonFailure(res, ctx.logger, error);
     }
   };
@@ -37,5 +39,5 @@ async function grant(gatehouse: RequestScopedGatehouse, client: Client, form: Fo
     const params = parseParameters(RefreshTokenGrant, form);
     return gatehouse.refresh({ client, refreshToken: params.refresh_token, scope: params.scope });
   }
-  throw new OAuthError('unsupported_grant_type', 'Only authorization_code and refresh_token grants are supported.');
+  throw new OAuthError('unsupported_grant_type', `Only ${GRANT_TYPES.join(' and ')} grants are supported.`);
 }

@@ -4,7 +4,7 @@ import { layout } from '../pages/layout.js';
 import { PAGE_CSP, setPageHeaders } from '../security/headers.js';
 import { COPY_SCRIPT_PATH, PORTAL_STYLESHEET_PATH } from './assets.js';
 
-/** The portal menu (SPEC §4 "Developer portal": the "OAuth Clients" entry, "Authorized apps"). */
+/** The portal menu (decision 0051: the "OAuth Clients" entry, "Authorized apps"). */
 export const PORTAL_MENU = [
   { href: '/portal/clients', label: 'OAuth Clients' },
   { href: '/portal/authorized-apps', label: 'Authorized apps' },

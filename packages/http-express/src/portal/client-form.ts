@@ -62,7 +62,7 @@ function problemOf(check: () => unknown, field: ClientFormField): [ClientFormFie
 }
 
 /**
- * Checks the form with the core's own rules (`validateRegistration`, SPEC §4: absolute https
+ * Checks the form with the core's own rules (`validateRegistration`, decision 0051: absolute https
  * redirect URIs or http on loopback, no fragment; scopes from the configured catalogue), one field at a
  * time so that every wrong field gets its message at once.
  */

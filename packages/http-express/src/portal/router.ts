@@ -1,6 +1,6 @@
 import { DomainError } from '@gatehouse/core';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import type { GatehouseHttpOptions } from '../app.js';
+import type { GatehouseHttpOptions } from '../options.js';
 import { requestLogger, silentLogger } from '../logger.js';
 import { pageFormBody, refuseRepeatedSecurityCookies, sendCsrfFailure } from '../oauth/page-forms.js';
 import { CSRF_FIELD, csrfSettings, csrfTokenMatches, provideCsrfToken } from '../security/csrf.js';
@@ -19,7 +19,7 @@ import { secretGonePage, secretPage } from './pages/secret.js';
 import { redirectToSecret, takeSecret } from './secret-reveal.js';
 import { gatehouseFor } from '../request-scope.js';
 
-/** Client IDs are alphanumeric (SPEC §2); anything else is not looked up. */
+/** Client IDs are alphanumeric (docs/security.md "Secrets handling"); anything else is not looked up. */
 const CLIENT_ID = /^[A-Za-z0-9]{1,128}$/;
 
 function signedInUser(res: Response) {
@@ -35,7 +35,7 @@ function clientIdParam(req: Request): string {
 }
 
 /**
- * The developer portal (SPEC §4 "Developer portal"): server-rendered pages under /portal where a
+ * The developer portal (decision 0051, README "Developer portal"): server-rendered pages under /portal where a
  * signed-in user lists, registers, edits, rotates the secret of and deletes their own OAuth
  * clients ("OAuth Clients"), and withdraws the access they gave apps ("Authorized apps").
  * Sign-in is the authorize flow's (the `gatehouse_session` cookie); every form carries a CSRF

@@ -1,4 +1,4 @@
-/** The `errorCode` member of every problem of the resource and admin APIs (SPEC §4 "Error body"). */
+/** The `errorCode` member of every problem of the resource and admin APIs (openapi.yaml `Problem`, decision 0030). */
 export type ErrorCode =
   | 'INVALID_REQUEST'
   | 'AUTHN_INVALID_TOKEN'

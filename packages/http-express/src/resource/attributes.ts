@@ -27,7 +27,7 @@ const ListQuery = v.object({
 });
 
 /**
- * The seven attribute routes of SPEC §4 under `/admin/rest/v1/accounts/{accountKey}`. Reading
+ * The seven attribute routes of the API reference (openapi.yaml) under `/admin/rest/v1/accounts/{accountKey}`. Reading
  * needs `admin.v1.attributes.read`, writing `admin.v1.attributes.write` (write does not imply read,
  * ADR 0032); the core lets only an admin of the account through (member 403, others 404).
  * The routes are added to `router` (a new one by default).

@@ -13,4 +13,4 @@ export const jsonBody: RequestHandler = express.json({ limit: BODY_LIMIT_BYTES, 
  * Form bodies are not an input of any route: they are parsed before authentication only so that a
  * token sent in one (RFC 6750 §2.2) is refused by name. The route then answers 415.
  */
-export const formBody: RequestHandler = express.urlencoded({ extended: false, limit: BODY_LIMIT_BYTES, parameterLimit: 100 });
+export const formBodyForBearerCheck: RequestHandler = express.urlencoded({ extended: false, limit: BODY_LIMIT_BYTES, parameterLimit: 100 });

@@ -5,7 +5,7 @@ import { expectMatchesOpenApi, expectMatchesSchema } from './test-support/openap
 const ME = '/identity/v1/Users/me';
 
 describe('GET /identity/v1/Users/me', () => {
-  it('answers the SCIM-style user of SPEC §4 with the accounts and roles', async () => {
+  it('answers the SCIM-style user of the API reference with the accounts and roles', async () => {
     const h = await createResourceHarness();
     const other = await h.t.seedAccount('Beta');
     await h.t.gatehouse.setMembership({ accountKey: other.accountKey, userKey: h.admin.userKey, role: 'member' });

@@ -9,7 +9,7 @@ export const ACCOUNTS_EXTENSION_SCHEMA = 'urn:gatehouse:scim:schemas:extension:a
 /** RFC 7644 §3.1: the SCIM media type, sent when the client asks for it. */
 const SCIM_MEDIA_TYPE = 'application/scim+json';
 
-/** The SCIM-style user of SPEC §4 (RFC 7643 §4.1 attribute names, plus the accounts extension). */
+/** The SCIM-style user of the API reference, openapi.yaml `User` (RFC 7643 §4.1 attribute names, plus the accounts extension). */
 export interface ScimUser {
   schemas: [typeof SCIM_USER_SCHEMA, typeof ACCOUNTS_EXTENSION_SCHEMA];
   id: string;
@@ -37,13 +37,13 @@ export function toScimUser({ user, memberships }: CurrentUser): ScimUser {
   };
 }
 
-/** `GET /identity/v1/Users/me`: any valid token, no particular scope (SPEC §3). Added to `router` (a new one by default). */
+/** `GET /identity/v1/Users/me`: any valid token, no particular scope (openapi.yaml). Added to `router` (a new one by default). */
 export function identityRouter(gatehouse: Gatehouse, router: Router = Router()): Router {
   router
     .route('/identity/v1/Users/me')
     .get(bearerAuth(gatehouse), async (req, res) => {
       const body = toScimUser(await gatehouse.currentUser(accessTokenOf(res).userKey));
-      // application/json unless the client prefers the SCIM type (the seed's clients send Accept: application/json).
+      // application/json unless the client prefers the SCIM type (decision 0033).
       const type = req.accepts(['application/json', SCIM_MEDIA_TYPE]) === SCIM_MEDIA_TYPE ? SCIM_MEDIA_TYPE : 'application/json';
       res.setHeader('Cache-Control', 'no-store');
       res.type(type).send(JSON.stringify(body));

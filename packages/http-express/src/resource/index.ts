@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import type { GatehouseHttpOptions } from '../app.js';
+import type { GatehouseHttpOptions } from '../options.js';
 import { notFoundProblem, problemErrorHandler } from '../problem/error-handler.js';
 import { attributesRouter } from './attributes.js';
 import { onlyUnder } from '../routing.js';
-import { formBody } from './body.js';
+import { formBodyForBearerCheck } from './body.js';
 import { identityRouter } from './identity.js';
 import { messagingRouter } from './messaging.js';
 import { openApiRouter } from './openapi.js';
@@ -12,7 +12,7 @@ import { openApiRouter } from './openapi.js';
 export const RESOURCE_PREFIXES = ['/identity', '/messaging', '/admin'];
 
 /**
- * The bearer-protected APIs of SPEC §4 (identity, messaging, attribute administration) and
+ * The bearer-protected APIs of the API reference, openapi.yaml (identity, messaging, attribute administration) and
  * `GET /openapi.json`. Unknown routes under its prefixes are 404 problems; every error under
  * them is a problem, whatever the app's own error handler does.
  *
@@ -23,7 +23,7 @@ export function createResourceRouter(options: Pick<GatehouseHttpOptions, 'gateho
   // One router holding every route (no router per area): a request walks one list of layers.
   const router = Router();
   openApiRouter(router);
-  router.use(onlyUnder(RESOURCE_PREFIXES, formBody));
+  router.use(onlyUnder(RESOURCE_PREFIXES, formBodyForBearerCheck));
   identityRouter(options.gatehouse, router);
   messagingRouter(options.gatehouse, router);
   attributesRouter(options.gatehouse, router);

@@ -14,7 +14,7 @@ export interface ResourceRoute {
   okStatus: number;
 }
 
-/** Every route of SPEC §4 "Resource APIs" and "Attribute administration": ten in all. */
+/** Every route of the resource and attribute administration APIs in openapi.yaml: ten in all. */
 export function resourceRoutes(h: Pick<Hardened, 'account' | 'admin' | 'attributeKey'>): ResourceRoute[] {
   const accounts = `/admin/rest/v1/accounts/${h.account.accountKey}`;
   return [

@@ -1,8 +1,8 @@
 import { describeScope, type ScopeCatalogue } from '@gatehouse/core';
-import { CSRF_FIELD } from '../security/csrf.js';
-import { html, type SafeHtml } from './html.js';
-import { layout } from './layout.js';
-import { ROOT_PAGE_PATHS, type PagePaths } from './paths.js';
+import { CSRF_FIELD } from '../../security/csrf.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { layout } from '../../pages/layout.js';
+import { ROOT_PAGE_PATHS, type PagePaths } from '../../pages/paths.js';
 
 export interface ConsentPageInput {
   csrfToken: string;
@@ -21,7 +21,7 @@ export interface ConsentPageInput {
 
 /**
  * The consent page: the client's name, each requested scope in words, and the two buttons
- * `decision=allow` / `decision=deny`. Consent grants exactly the listed scopes (SPEC §4).
+ * `decision=allow` / `decision=deny`. Consent grants exactly the listed scopes (decision 0022).
  */
 export function consentPage(input: ConsentPageInput): SafeHtml {
   const host = new URL(input.redirectUri).host;

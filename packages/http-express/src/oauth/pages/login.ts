@@ -1,7 +1,7 @@
-import { CSRF_FIELD } from '../security/csrf.js';
-import { html, type SafeHtml } from './html.js';
-import { layout } from './layout.js';
-import { ROOT_PAGE_PATHS, type PagePaths } from './paths.js';
+import { CSRF_FIELD } from '../../security/csrf.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { layout } from '../../pages/layout.js';
+import { ROOT_PAGE_PATHS, type PagePaths } from '../../pages/paths.js';
 
 export interface LoginPageInput {
   csrfToken: string;

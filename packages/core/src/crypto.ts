@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomFillSync, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
-import type { IdGenerator } from '../ports/ids.js';
-import type { PasswordHasher } from '../ports/services.js';
+import type { IdGenerator } from './ports/ids.js';
+import type { PasswordHasher } from './ports/services.js';
 
 /** SHA-256 of a high-entropy value, base64url. Right for random secrets, codes and tokens (no slow hash needed). */
 export function sha256(value: string): string {

@@ -1,0 +1,13 @@
+/** RFC 9068 §2.2 claims, plus `principal` (the owner's e-mail) and `gid` (the grant). */
+export interface AccessTokenClaims {
+  iss: string;
+  sub: string;
+  aud: string;
+  client_id: string;
+  scope: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  principal: string;
+  gid: string;
+}
