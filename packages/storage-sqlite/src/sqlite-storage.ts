@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { assertTablePrefix, createKyselyRepositories, migrateToLatest, pingDatabase, TablePrefixPlugin, type Database, type Storage } from '@gatehouse/storage-kysely';
+import { assertTablePrefix, createKyselyRepositories, setDirectExecutor, migrateToLatest, pingDatabase, TablePrefixPlugin, type Database, type Storage } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
@@ -75,7 +75,11 @@ export async function openSqlite(
   const { database, ownsDatabase, lockKey } = options.database === undefined ? openFile(options) : borrow(options.database);
   const lock = lockKey === undefined ? connectionLock(database) : fileLocks.take(lockKey);
   const plugins = tablePrefix === undefined || tablePrefix === '' ? [] : [new TablePrefixPlugin(tablePrefix)];
-  const db = new Kysely<Database>({ dialect: createSqliteKyselyDialect(database, lock, { leaveOpen: !ownsDatabase }), plugins, ...(log ? { log } : {}) });
+  const dialect = createSqliteKyselyDialect(database, lock, { leaveOpen: !ownsDatabase });
+  const db = new Kysely<Database>({ dialect, plugins, ...(log ? { log } : {}) });
+  // The hot statements run synchronously (decision 0067); kysely's own path when queries are
+  // logged (the log is kysely's). The table prefix plugin leaves results untouched.
+  if (!log) setDirectExecutor(db as Kysely<unknown>, dialect.direct);
 
   let closed: Promise<void> | undefined;
   const storage: Storage = {
