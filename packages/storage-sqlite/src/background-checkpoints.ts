@@ -65,9 +65,13 @@ export function startBackgroundCheckpoints(filename: string, options: { busyTime
   return {
     stop() {
       stopped ??= (async () => {
+        // Kept alive until the thread has closed its connection (the process may have nothing else to do).
+        worker.ref();
         worker.postMessage('stop');
-        const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref());
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)));
         await Promise.race([exited, timeout]);
+        clearTimeout(timer);
         await worker.terminate();
       })();
       return stopped;
