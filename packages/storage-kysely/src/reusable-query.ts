@@ -50,12 +50,12 @@ const directExecutors = new WeakMap<object, DirectExecutor>();
  * kysely's executor. Only for a database whose plugins leave results untouched (they may rewrite
  * the SQL: that is compiled in) and that logs no queries.
  */
-export function setDirectExecutor(db: Kysely<unknown>, executor: DirectExecutor): void {
+export function setDirectExecutor<DB>(db: Kysely<DB>, executor: DirectExecutor): void {
   directExecutors.set(db.getExecutor().adapter, executor);
 }
 
 /** The direct executor of `db`, if it has one and `db` is not a transaction. */
-export function directExecutorOf(db: Kysely<unknown>): DirectExecutor | undefined {
+export function directExecutorOf<DB>(db: Kysely<DB>): DirectExecutor | undefined {
   return db.isTransaction ? undefined : directExecutors.get(db.getExecutor().adapter);
 }
 
@@ -112,7 +112,7 @@ export function reusableQuery<DB, R, V extends Record<string, unknown> = Record<
   const run = (db: Kysely<DB>, values: V): Promise<QueryResult<R>> => {
     try {
       const bound = bind(db, values);
-      const direct = directExecutorOf(db as Kysely<unknown>)?.run<R>(bound.sql, bound.parameters);
+      const direct = directExecutorOf(db)?.run<R>(bound.sql, bound.parameters);
       if (direct !== undefined) return Promise.resolve(direct);
       return db.executeQuery({ ...bound.compiled, parameters: bound.parameters });
     } catch (error) {

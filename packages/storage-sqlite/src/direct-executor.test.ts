@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { directExecutorOf, type Storage } from '@gatehouse/storage-kysely';
+import { directExecutorOf, type Database, type Storage } from '@gatehouse/storage-kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AsyncLock } from './async-lock.js';
 import { createDirectExecutor } from './direct-executor.js';
@@ -76,7 +76,7 @@ describe('a SQLite storage with the direct executor', () => {
   it('has it on the database, not on its transactions, and not when queries are logged', async () => {
     expect(directExecutorOf(opened.db)).toBeDefined();
     await opened.db.transaction().execute(async (trx) => {
-      expect(directExecutorOf(trx)).toBeUndefined();
+      expect(directExecutorOf<Database>(trx)).toBeUndefined();
     });
     const logged = await openSqlite({ filename: ':memory:' }, () => undefined);
     expect(directExecutorOf(logged.db)).toBeUndefined();

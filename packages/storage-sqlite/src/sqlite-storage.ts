@@ -85,7 +85,7 @@ export async function openSqlite(
   const db = new Kysely<Database>({ dialect, plugins, ...(log ? { log } : {}) });
   // The hot statements run synchronously (decision 0067); kysely's own path when queries are
   // logged (the log is kysely's). The table prefix plugin leaves results untouched.
-  if (!log) setDirectExecutor(db as Kysely<unknown>, dialect.direct);
+  if (!log) setDirectExecutor(db, dialect.direct);
 
   let closed: Promise<void> | undefined;
   const storage: Storage = {

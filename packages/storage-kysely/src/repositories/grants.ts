@@ -49,7 +49,7 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
       // SQLite: the same statements in one synchronous transaction, without an await between them
       // (docs/decisions/0067-synchronous-sqlite-transactions.md); undefined when the connection is busy.
       try {
-        const direct = directExecutorOf(db as Kysely<unknown>)?.transaction((step) => exchangeInOneStep(db, step, { grant, codeHash, refreshToken }));
+        const direct = directExecutorOf(db)?.transaction((step) => exchangeInOneStep(db, step, { grant, codeHash, refreshToken }));
         if (direct !== undefined) return direct.value;
         // One transaction, one commit (one fsync on SQLite): the grant, the code's conditional
         // consume and the refresh token, or nothing.
