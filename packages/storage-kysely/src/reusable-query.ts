@@ -43,7 +43,8 @@ export interface BoundQuery<R> {
   readonly __rows?: R;
 }
 
-const directExecutors = new WeakMap<object, DirectExecutor>();
+/** By the dialect's adapter, with the plugin list of the database that registered it. */
+const directExecutors = new WeakMap<object, { executor: DirectExecutor; plugins: readonly KyselyPlugin[] }>();
 
 /**
  * Lets `reusableQuery`s on `db` (not on its transactions) run through `executor` instead of
@@ -51,12 +52,17 @@ const directExecutors = new WeakMap<object, DirectExecutor>();
  * the SQL: that is compiled in) and that logs no queries.
  */
 export function setDirectExecutor<DB>(db: Kysely<DB>, executor: DirectExecutor): void {
-  directExecutors.set(db.getExecutor().adapter, executor);
+  const { adapter, plugins } = db.getExecutor();
+  directExecutors.set(adapter, { executor, plugins });
 }
 
-/** The direct executor of `db`, if it has one and `db` is not a transaction. */
+/** The direct executor of `db`, if it has one, `db` is not a transaction and has the same plugins. */
 export function directExecutorOf<DB>(db: Kysely<DB>): DirectExecutor | undefined {
-  return db.isTransaction ? undefined : directExecutors.get(db.getExecutor().adapter);
+  if (db.isTransaction) return undefined;
+  const { adapter, plugins } = db.getExecutor();
+  const registered = directExecutors.get(adapter);
+  // `withPlugin` gives another list, whose results may need transforming: kysely's path then.
+  return registered !== undefined && samePlugins(registered.plugins, plugins) ? registered.executor : undefined;
 }
 
 /** A reusable query: call it to run it through kysely (or the database's direct executor). */

@@ -1,4 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
+import { CamelCasePlugin } from 'kysely';
 import { directExecutorOf, type Database, type Storage } from '@gatehouse/storage-kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AsyncLock } from './async-lock.js';
@@ -73,11 +74,13 @@ describe('a SQLite storage with the direct executor', () => {
     await storage.close();
   });
 
-  it('has it on the database, not on its transactions, and not when queries are logged', async () => {
+  it('has it on the database, not on its transactions or with other plugins, and not when queries are logged', async () => {
     expect(directExecutorOf(opened.db)).toBeDefined();
     await opened.db.transaction().execute(async (trx) => {
       expect(directExecutorOf<Database>(trx)).toBeUndefined();
     });
+    // Another plugin may transform results: kysely's path.
+    expect(directExecutorOf(opened.db.withPlugin(new CamelCasePlugin()))).toBeUndefined();
     const logged = await openSqlite({ filename: ':memory:' }, () => undefined);
     expect(directExecutorOf(logged.db)).toBeUndefined();
     await logged.storage.close();
