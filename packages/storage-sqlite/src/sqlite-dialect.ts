@@ -10,7 +10,8 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type { AsyncLock } from './async-lock.js';
-import type { StorageDialect } from '@gatehouse/storage-kysely';
+import type { DirectExecutor, StorageDialect } from '@gatehouse/storage-kysely';
+import { createDirectExecutor } from './direct-executor.js';
 import { DEFAULT_STATEMENT_CACHE_SIZE, withStatementCache } from './statement-cache.js';
 
 /** The SQLite side of the shared repositories. */
@@ -38,11 +39,18 @@ export const sqliteDialect: StorageDialect = {
  * It also lets the migrator run migrations in a transaction (SQLite's DDL is transactional).
  * With `leaveOpen`, destroying the kysely instance leaves `database` open (it is the host's).
  */
-export function createSqliteKyselyDialect(database: BetterSqlite3.Database, lock: AsyncLock, options: { leaveOpen?: boolean } = {}): Dialect {
+export function createSqliteKyselyDialect(
+  database: BetterSqlite3.Database,
+  lock: AsyncLock,
+  options: { leaveOpen?: boolean } = {},
+): Dialect & { readonly direct: DirectExecutor } {
+  // Prepared statements are kept for reuse (statement-cache.ts), by kysely's driver and by the
+  // direct executor alike.
+  const cached = withStatementCache(database, DEFAULT_STATEMENT_CACHE_SIZE, options);
   return {
+    direct: createDirectExecutor(cached, lock),
     createAdapter: () => new TransactionalDdlSqliteAdapter(),
-    // Prepared statements are kept for reuse (statement-cache.ts).
-    createDriver: () => new ImmediateSqliteDriver({ database: withStatementCache(database, DEFAULT_STATEMENT_CACHE_SIZE, options) }, lock),
+    createDriver: () => new ImmediateSqliteDriver({ database: cached }, lock),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATION_TABLE } from '@gatehouse/storage-kysely';
 import { openSqlite, openSqliteStorage } from './sqlite-storage.js';
@@ -34,6 +35,34 @@ describe('openSqliteStorage', () => {
     try {
       expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(database.pragma('synchronous', { simple: true })).toBe(1); // 1 = NORMAL
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('copies the WAL into the database file from a background thread, not in its own commits (decision 0068)', async () => {
+    const { storage, database } = await openSqlite({ filename: file.filename });
+    try {
+      await storage.migrate();
+      // Its own checkpoints wait for a WAL of 10,000 pages (40 MiB): this 2 MiB stays in the WAL…
+      expect(database.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
+      const before = statSync(file.filename).size;
+      const payload = 'x'.repeat(2000);
+      database.transaction(() => {
+        for (let i = 0; i < 1000; i += 1) database.prepare('insert into accounts (account_key, name) values (?, ?)').run(`a${i}`, payload);
+      })();
+      expect(statSync(file.filename).size).toBe(before);
+      // …until the background thread copies it into the database file.
+      await expect.poll(() => statSync(file.filename).size, { timeout: 5000, interval: 50 }).toBeGreaterThan(before + 2_000_000);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('leaves the checkpoints to SQLite inside its commits with backgroundCheckpoints: false', async () => {
+    const { storage, database } = await openSqlite({ filename: file.filename, backgroundCheckpoints: false });
+    try {
+      expect(database.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     } finally {
       await storage.close();
     }

@@ -1,9 +1,10 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { assertTablePrefix, createKyselyRepositories, migrateToLatest, pingDatabase, TablePrefixPlugin, type Database, type Storage } from '@gatehouse/storage-kysely';
+import { assertTablePrefix, createKyselyRepositories, setDirectExecutor, migrateToLatest, pingDatabase, TablePrefixPlugin, type Database, type Storage } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
+import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, type BackgroundCheckpoints } from './background-checkpoints.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
 
 interface SqliteCommonOptions {
@@ -28,6 +29,11 @@ export interface SqliteFileOptions extends SqliteCommonOptions {
    * waits for an fsync of the WAL and survives power loss too.
    */
   synchronous?: SqliteSynchronous;
+  /**
+   * Copy the WAL into the database file from a background thread instead of inside a commit of
+   * this connection (default true; docs/decisions/0068-checkpoints-off-the-event-loop.md).
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 /**
@@ -72,10 +78,14 @@ export async function openSqlite(
 ): Promise<{ storage: Storage; db: Kysely<Database>; database: BetterSqlite3.Database }> {
   const { tablePrefix } = options;
   if (tablePrefix !== undefined) assertTablePrefix(tablePrefix);
-  const { database, ownsDatabase, lockKey } = options.database === undefined ? openFile(options) : borrow(options.database);
+  const { database, ownsDatabase, lockKey, checkpoints } = options.database === undefined ? openFile(options) : borrow(options.database);
   const lock = lockKey === undefined ? connectionLock(database) : fileLocks.take(lockKey);
   const plugins = tablePrefix === undefined || tablePrefix === '' ? [] : [new TablePrefixPlugin(tablePrefix)];
-  const db = new Kysely<Database>({ dialect: createSqliteKyselyDialect(database, lock, { leaveOpen: !ownsDatabase }), plugins, ...(log ? { log } : {}) });
+  const dialect = createSqliteKyselyDialect(database, lock, { leaveOpen: !ownsDatabase });
+  const db = new Kysely<Database>({ dialect, plugins, ...(log ? { log } : {}) });
+  // The hot statements run synchronously (decision 0067); kysely's own path when queries are
+  // logged (the log is kysely's). The table prefix plugin leaves results untouched.
+  if (!log) setDirectExecutor(db, dialect.direct);
 
   let closed: Promise<void> | undefined;
   const storage: Storage = {
@@ -85,6 +95,7 @@ export async function openSqlite(
     close() {
       closed ??= (async () => {
         try {
+          await checkpoints?.stop();
           // SQLite's advice for long-lived connections: refresh the planner's statistics on close.
           if (ownsDatabase) await sql`pragma optimize`.execute(db);
         } finally {
@@ -104,6 +115,8 @@ interface Connection {
   ownsDatabase: boolean;
   /** The real path of the file, which keys the lock every storage of that file shares in this process. */
   lockKey: string | undefined;
+  /** The background checkpoints of a file the storage opened. */
+  checkpoints?: BackgroundCheckpoints;
 }
 
 function openFile(options: SqliteFileOptions): Connection {
@@ -111,10 +124,16 @@ function openFile(options: SqliteFileOptions): Connection {
   const path = inMemory ? ':memory:' : resolve(options.filename);
   if (!inMemory) mkdirSync(dirname(path), { recursive: true });
 
-  const database = new BetterSqlite3(path, { timeout: options.busyTimeoutMs ?? 5000 });
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const synchronous = options.synchronous ?? 'NORMAL';
+  const database = new BetterSqlite3(path, { timeout: busyTimeoutMs });
   try {
-    configure(database, options.synchronous ?? 'NORMAL');
-    return { database, ownsDatabase: true, lockKey: inMemory ? undefined : realpathSync(path) };
+    configure(database, synchronous);
+    if (inMemory || options.backgroundCheckpoints === false) return { database, ownsDatabase: true, lockKey: inMemory ? undefined : realpathSync(path) };
+    // The serving connection still checkpoints past this many frames (background-checkpoints.ts).
+    database.pragma(`wal_autocheckpoint = ${SERVING_CONNECTION_AUTOCHECKPOINT_PAGES}`);
+    const checkpoints = startBackgroundCheckpoints(path, { busyTimeoutMs, synchronous });
+    return { database, ownsDatabase: true, lockKey: realpathSync(path), checkpoints };
   } catch (error) {
     database.close();
     throw unusableFile(path, error);

@@ -1,11 +1,11 @@
 import type { Grant, GrantRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import { affected, fromJson, fromMs, fromMsOrNull, toJson, toMs, toMsOrNull } from '../encoding.js';
-import { param, reusableQuery } from '../reusable-query.js';
+import { directExecutorOf, param, reusableQuery, type DirectStep } from '../reusable-query.js';
 import type { StorageDialect } from '../dialect.js';
 import type { Database, GrantTable } from '../schema.js';
 import { consumeCode } from './codes.js';
-import { createRefreshTokenRepository } from './refresh-tokens.js';
+import { insertRefreshToken, refreshTokenValues } from './refresh-tokens.js';
 
 /** Rolls the exchange's transaction back: the code was already consumed, or its session ended. */
 const NOT_EXCHANGED = Symbol('code consumed or its session ended');
@@ -46,7 +46,11 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
     },
 
     async createFromCode({ grant, codeHash, refreshToken }) {
+      // SQLite: the same statements in one synchronous transaction, without an await between them
+      // (docs/decisions/0067-synchronous-sqlite-transactions.md); undefined when the connection is busy.
       try {
+        const direct = directExecutorOf(db)?.transaction((step) => exchangeInOneStep(db, step, { grant, codeHash, refreshToken }));
+        if (direct !== undefined) return direct.value;
         // One transaction, one commit (one fsync on SQLite): the grant, the code's conditional
         // consume and the refresh token, or nothing.
         return await db.transaction().execute(async (trx) => {
@@ -64,7 +68,7 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
             const { rows } = await (dialect.locksRows ? lockLiveSession : findLiveSession)(trx, { sessionId: consumed.session_id });
             if (rows.length === 0) throw NOT_EXCHANGED;
           }
-          await createRefreshTokenRepository(trx).save(refreshToken);
+          await insertRefreshToken(trx, refreshTokenValues(refreshToken));
           return true;
         });
       } catch (error) {
@@ -109,6 +113,23 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
       return affected(result.numDeletedRows);
     },
   };
+}
+
+/**
+ * `createFromCode`'s transaction body for a direct executor: the same statements in the same
+ * order, each compiled by kysely. Throws NOT_EXCHANGED (the transaction rolls back) when the
+ * code was consumed or its session ended.
+ */
+function exchangeInOneStep(db: Kysely<Database>, step: DirectStep, { grant, codeHash, refreshToken }: Parameters<GrantRepository['createFromCode']>[0]): true {
+  const run = <R>(query: { sql: string; parameters: unknown[]; readonly __rows?: R }) => step<R>(query.sql, query.parameters);
+  run(insertGrant.bind(db, { ...toRow(grant) }));
+  const [consumed] = run(consumeCode.bind(db, { at: toMs(grant.createdAt), grantId: grant.grantId, codeHash })).rows;
+  if (!consumed) throw NOT_EXCHANGED;
+  // Product logout outruns the codes of its session (docs/decisions/0005-codes-die-with-their-session.md);
+  // the write lock, held since BEGIN IMMEDIATE, orders this read with the logout's transaction.
+  if (consumed.session_id !== null && run(findLiveSession.bind(db, { sessionId: consumed.session_id })).rows.length === 0) throw NOT_EXCHANGED;
+  run(insertRefreshToken.bind(db, refreshTokenValues(refreshToken)));
+  return true;
 }
 
 function toRow(grant: Grant): GrantTable {

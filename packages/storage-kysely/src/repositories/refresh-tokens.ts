@@ -4,7 +4,7 @@ import { fromMs, fromMsOrNull, toMs, toMsOrNull } from '../encoding.js';
 import { param, reusableQuery } from '../reusable-query.js';
 import type { Database, RefreshTokenTable } from '../schema.js';
 
-const insertRefreshToken = reusableQuery((db: Kysely<Database>) =>
+export const insertRefreshToken = reusableQuery((db: Kysely<Database>) =>
   db.insertInto('refresh_tokens').values({
     token_hash: param('tokenHash'),
     grant_id: param('grantId'),
@@ -21,13 +21,7 @@ const touchRefreshToken = reusableQuery((db: Kysely<Database>) =>
 export function createRefreshTokenRepository(db: Kysely<Database>): RefreshTokenRepository {
   return {
     async save(token) {
-      await insertRefreshToken(db, {
-        tokenHash: token.tokenHash,
-        grantId: token.grantId,
-        createdAt: toMs(token.createdAt),
-        lastUsedAt: toMs(token.lastUsedAt),
-        rotatedAt: toMsOrNull(token.rotatedAt),
-      });
+      await insertRefreshToken(db, refreshTokenValues(token));
     },
 
     async findByHash(tokenHash) {
@@ -50,6 +44,17 @@ export function createRefreshTokenRepository(db: Kysely<Database>): RefreshToken
     async touch(tokenHash, at) {
       await touchRefreshToken(db, { at: toMs(at), tokenHash });
     },
+  };
+}
+
+/** The values of `insertRefreshToken` for `token`. */
+export function refreshTokenValues(token: RefreshToken): { tokenHash: string; grantId: string; createdAt: number; lastUsedAt: number; rotatedAt: number | null } {
+  return {
+    tokenHash: token.tokenHash,
+    grantId: token.grantId,
+    createdAt: toMs(token.createdAt),
+    lastUsedAt: toMs(token.lastUsedAt),
+    rotatedAt: toMsOrNull(token.rotatedAt),
   };
 }
 

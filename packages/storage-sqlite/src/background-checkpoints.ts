@@ -1,0 +1,80 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * WAL frames after which the serving connection checkpoints by itself (`wal_autocheckpoint`) while
+ * the background checkpoints run: about 40 MiB of WAL at 4 KiB pages. It bounds the WAL when the
+ * background thread falls behind or stops, and restarts the WAL from its beginning (SQLite only
+ * restarts a WAL that a checkpoint has copied in full, which the background thread seldom sees
+ * under a steady stream of commits).
+ */
+export const SERVING_CONNECTION_AUTOCHECKPOINT_PAGES = 10_000;
+
+/** How often the background thread copies the WAL into the database file. */
+export const BACKGROUND_CHECKPOINT_INTERVAL_MS = 100;
+
+// A CommonJS script (worker `eval`), so that the same file works from dist/ and from src/ in tests.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.filename, { timeout: workerData.busyTimeoutMs });
+db.pragma('synchronous = ' + workerData.synchronous);
+const checkpoint = () => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // Busy or failing: the next round tries again, and the serving connection still checkpoints
+    // by itself past its wal_autocheckpoint.
+  }
+};
+const timer = setInterval(checkpoint, workerData.intervalMs);
+parentPort.on('message', (message) => {
+  if (message !== 'stop') return;
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+/** The background checkpoints of one database file; `stop` ends the thread and its connection. */
+export interface BackgroundCheckpoints {
+  stop(): Promise<void>;
+}
+
+/**
+ * Copies the WAL into the database file from a worker thread with its own connection
+ * (`PRAGMA wal_checkpoint(PASSIVE)` every `BACKGROUND_CHECKPOINT_INTERVAL_MS`), so that the fsyncs
+ * of a checkpoint — the only ones under `synchronous=NORMAL` — are not waited for by the serving
+ * thread inside a commit (docs/decisions/0068-checkpoints-off-the-event-loop.md). A PASSIVE
+ * checkpoint takes no write lock: the serving connection keeps committing meanwhile. The thread
+ * does not keep the process alive.
+ */
+export function startBackgroundCheckpoints(filename: string, options: { busyTimeoutMs: number; synchronous: string }): BackgroundCheckpoints {
+  const require = createRequire(import.meta.url);
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { driver: require.resolve('better-sqlite3'), filename, busyTimeoutMs: options.busyTimeoutMs, synchronous: options.synchronous, intervalMs: BACKGROUND_CHECKPOINT_INTERVAL_MS },
+    // A thread that only checkpoints: a small heap.
+    resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
+  });
+  worker.unref();
+  // A failed thread leaves the checkpoints to the serving connection (wal_autocheckpoint).
+  worker.on('error', () => undefined);
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let stopped: Promise<void> | undefined;
+  return {
+    stop() {
+      stopped ??= (async () => {
+        // Kept alive until the thread has closed its connection (the process may have nothing else to do).
+        worker.ref();
+        worker.postMessage('stop');
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)));
+        await Promise.race([exited, timeout]);
+        clearTimeout(timer);
+        await worker.terminate();
+      })();
+      return stopped;
+    },
+  };
+}
