@@ -1,8 +1,10 @@
 import type { Client } from '../domain/model.js';
-import { formatScope, isCataloguedScope, isValidScopeToken, parseScope } from '../domain/scopes.js';
-import { secondsAfter, type Deps } from '../deps.js';
+import { isCataloguedScope, isValidScopeToken, parseScope } from '../domain/scopes.js';
+import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
-import { sha256 } from '../support/crypto.js';
+import { issueAuthorizationCode, rememberConsent } from './authorization-code.js';
+import { authorizationResponseUrl } from './authorization-response.js';
+import { parsePrompt, type Prompt } from './prompt.js';
 
 /** Query parameters as the HTTP adapter parsed them; a repeated parameter arrives as an array. */
 export type RawParameters = Record<string, string | string[] | undefined>;
@@ -15,6 +17,8 @@ export interface AuthorizationRequest {
   scopes: string[];
   state: string | undefined;
   codeChallenge: string | undefined;
+  /** The `prompt` values (`none`, `login`, `consent`); absent or empty is none of them. */
+  prompts?: readonly Prompt[];
 }
 
 export type AuthorizationRequestCheck =
@@ -27,7 +31,16 @@ export type AuthorizationRequestCheck =
    * whoever registers a client has an open redirector): the adapter sends a signed-out user to
    * sign in first and checks the request again afterwards.
    */
-  | { kind: 'redirect-error'; error: OAuthError; redirectTo: string };
+  | {
+      kind: 'redirect-error';
+      error: OAuthError;
+      redirectTo: string;
+      /**
+       * The request said `prompt=none`: the error goes back at once, signed in or not (the
+       * silent request that RFC 9700 §4.11.2 excepts; docs/decisions/0026).
+       */
+      silent: boolean;
+    };
 
 const OAUTH_PARAMETERS = [
   'client_id',
@@ -37,6 +50,7 @@ const OAUTH_PARAMETERS = [
   'scope',
   'code_challenge',
   'code_challenge_method',
+  'prompt',
 ] as const;
 
 /** RFC 7636 §4.2: a S256 challenge is the base64url SHA-256 of the verifier, 43 characters. */
@@ -77,9 +91,10 @@ export async function checkAuthorizationRequest(
   }
 
   const state = typeof params.state === 'string' ? params.state : undefined;
+  const silent = params.prompt === 'none';
   const fail = (code: ConstructorParameters<typeof OAuthError>[0], description: string): AuthorizationRequestCheck => {
     const error = new OAuthError(code, description);
-    return { kind: 'redirect-error', error, redirectTo: authorizationResponseUrl(deps.settings.issuer, redirectUri, { error: code, error_description: description, state }) };
+    return { kind: 'redirect-error', error, silent, redirectTo: authorizationResponseUrl(deps.settings.issuer, redirectUri, { error: code, error_description: description, state }) };
   };
 
   const repeated = OAUTH_PARAMETERS.find((name) => Array.isArray(params[name]));
@@ -88,6 +103,9 @@ export async function checkAuthorizationRequest(
   const responseType = params.response_type as string | undefined;
   if (!responseType) return fail('invalid_request', 'The request has no response_type.');
   if (responseType !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
+
+  const prompt = parsePrompt(params.prompt as string | undefined);
+  if ('problem' in prompt) return fail('invalid_request', prompt.problem);
 
   const scopeParameter = params.scope as string | undefined;
   let scopes: string[];
@@ -116,60 +134,30 @@ export async function checkAuthorizationRequest(
   return {
     kind: 'valid',
     client,
-    request: { clientId, redirectUri, scopes, state, codeChallenge: challenge },
+    request: { clientId, redirectUri, scopes, state, codeChallenge: challenge, prompts: prompt.prompts },
   };
 }
+
+export { authorizationResponseUrl };
 
 function showError(description: string, detail?: string): AuthorizationRequestCheck {
   return { kind: 'show-error', error: new OAuthError('invalid_request', description, detail === undefined ? {} : { detail }) };
 }
 
 /**
- * Builds the redirect of an authorization response. RFC 9207 §2: `iss` is always added.
+ * The user pressed Allow: remembers the consent (docs/decisions/0095-remembered-consent.md), then
+ * issues a single-use code bound to client, user, redirect URI, scopes, PKCE challenge and sign-in
+ * session, and returns where to send the browser.
  *
  * @example
- * authorizationResponseUrl('https://auth.example', 'https://app.example/cb', { code: 'x', state: 's' });
- * // 'https://app.example/cb?code=x&state=s&iss=https%3A%2F%2Fauth.example'
- */
-export function authorizationResponseUrl(
-  issuer: string,
-  redirectUri: string,
-  params: Record<string, string | undefined>,
-): string {
-  const url = new URL(redirectUri);
-  for (const [name, value] of Object.entries(params)) {
-    if (value !== undefined) url.searchParams.append(name, value);
-  }
-  url.searchParams.append('iss', issuer);
-  return url.toString();
-}
-
-/**
- * The user pressed Allow: issues a single-use code bound to client, user, redirect URI,
- * scopes, PKCE challenge and sign-in session, and returns where to send the browser.
+ * const { redirectTo } = await approveAuthorization(deps, { request, userKey: 'u-1', sessionId: 's-1' });
  */
 export async function approveAuthorization(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit'>,
   input: { request: AuthorizationRequest; userKey: string; sessionId: string | null },
 ): Promise<{ redirectTo: string }> {
-  const { request } = input;
-  const code = deps.ids.secret();
-  const now = deps.clock.now();
-  await deps.repos.codes.save({
-    codeHash: sha256(code),
-    clientId: request.clientId,
-    userKey: input.userKey,
-    redirectUri: request.redirectUri,
-    scopes: request.scopes,
-    codeChallenge: request.codeChallenge ?? null,
-    sessionId: input.sessionId,
-    createdAt: now,
-    expiresAt: secondsAfter(now, deps.settings.codeTtlSeconds),
-    consumedAt: null,
-    grantId: null,
-  });
-  deps.audit.record({ type: 'consent.granted', at: now, userKey: input.userKey, clientId: request.clientId, reason: formatScope(request.scopes) });
-  return { redirectTo: authorizationResponseUrl(deps.settings.issuer, request.redirectUri, { code, state: request.state }) };
+  await rememberConsent(deps, input);
+  return issueAuthorizationCode(deps, input, 'given');
 }
 
 /** The user pressed Deny: RFC 6749 §4.1.2.1 `access_denied` goes back to the client. */
