@@ -31,16 +31,7 @@ export type AuthorizationRequestCheck =
    * whoever registers a client has an open redirector): the adapter sends a signed-out user to
    * sign in first and checks the request again afterwards.
    */
-  | {
-      kind: 'redirect-error';
-      error: OAuthError;
-      redirectTo: string;
-      /**
-       * The request said `prompt=none`: the error goes back at once, signed in or not (the
-       * silent request that RFC 9700 §4.11.2 excepts; docs/decisions/0026).
-       */
-      silent: boolean;
-    };
+  | { kind: 'redirect-error'; error: OAuthError; redirectTo: string };
 
 const OAUTH_PARAMETERS = [
   'client_id',
@@ -91,10 +82,9 @@ export async function checkAuthorizationRequest(
   }
 
   const state = typeof params.state === 'string' ? params.state : undefined;
-  const silent = params.prompt === 'none';
   const fail = (code: ConstructorParameters<typeof OAuthError>[0], description: string): AuthorizationRequestCheck => {
     const error = new OAuthError(code, description);
-    return { kind: 'redirect-error', error, silent, redirectTo: authorizationResponseUrl(deps.settings.issuer, redirectUri, { error: code, error_description: description, state }) };
+    return { kind: 'redirect-error', error, redirectTo: authorizationResponseUrl(deps.settings.issuer, redirectUri, { error: code, error_description: description, state }) };
   };
 
   const repeated = OAUTH_PARAMETERS.find((name) => Array.isArray(params[name]));
