@@ -111,6 +111,7 @@ export function authorizeEndpoint(ctx: OAuthContext) {
       res.redirect(302, step.redirectTo);
       return;
     }
+    // The core asks for consent only of a signed-in user; `!signedIn` narrows the type.
     if (step.kind === 'sign-in' || !signedIn) {
       await sendToLogin(ctx, res, 302, step.kind === 'sign-in' ? step.returnTo : authorizeUrl(ctx, req), step.kind === 'sign-in' && step.reauthenticate);
       return;

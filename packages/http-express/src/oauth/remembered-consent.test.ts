@@ -81,11 +81,13 @@ describe('remembered consent', () => {
     expectConsentPage(await browser.get(authorizePath(client)));
   });
 
-  it('deleting the client forgets the consent', async () => {
+  it('deleting the client (in the portal, by its owner) forgets the consent', async () => {
     const { t, ada, client } = await setup();
     const browser = await t.signedInBrowser('ada@example.com');
     await allow(browser, authorizePath(client));
-    await t.gatehouse.deleteClient({ ownerUserKey: ada.userKey, clientId: client.clientId });
+    await browser.get(`/portal/clients/${client.clientId}/delete`).expect(200);
+    await browser.postForm(`/portal/clients/${client.clientId}/delete`, {}).expect(303);
+    expect(await t.repositories.clients.findById(client.clientId)).toBeUndefined();
     expect(await t.repositories.consents.find(ada.userKey, client.clientId)).toBeUndefined();
     // The same client id registered again (e.g. restored) starts without a consent.
     await t.repositories.clients.create({ ...client, createdAt: t.clock.now() });
