@@ -6,6 +6,7 @@ import type { VerifiedAccessToken } from './tokens/access-token.js';
 import type { AttributeScope } from './use-cases/attributes.js';
 import type { AuthorizationRequest, AuthorizationRequestCheck, RawParameters } from './use-cases/authorize.js';
 import type { AuthorizedApp } from './use-cases/authorized-apps.js';
+import type { AuthorizationStep, AuthorizingUser } from './use-cases/authorization-step.js';
 import type { ClientRegistration, ClientWithSecret } from './use-cases/clients.js';
 import type { IntrospectionResponse } from './use-cases/introspect.js';
 import type { SendMessageInput } from './use-cases/messages.js';
@@ -33,7 +34,14 @@ export interface RequestScopedGatehouse {
   // Authorization (RFC 6749 §4.1)
   /** RFC 6749 §4.1.1: checks an authorization request; an untrusted client or redirect URI is `show-error`, never a redirect. */
   checkAuthorizationRequest(params: RawParameters): Promise<AuthorizationRequestCheck>;
-  /** The user allowed: issues a code and returns the redirect to the client (with `code`, `state`, `iss`). */
+  /**
+   * What happens next with a valid request: sign in (again, with `prompt=login`), ask for consent,
+   * or a redirect to the client (a code when the consent is remembered; `prompt=none`'s errors).
+   */
+  nextAuthorizationStep(input: { request: AuthorizationRequest; user: AuthorizingUser | undefined; returnTo: string }): Promise<AuthorizationStep>;
+  /** With `prompt=login`, whether the user signed in after the request asked (always true without it). */
+  reauthenticated(input: { request: AuthorizationRequest; user: AuthorizingUser | undefined; returnTo: string }): Promise<boolean>;
+  /** The user allowed: remembers the consent, issues a code and returns the redirect to the client (with `code`, `state`, `iss`). */
   approveAuthorization(input: { request: AuthorizationRequest; userKey: string; sessionId: string | null }): Promise<{ redirectTo: string }>;
   /** The user denied: the `access_denied` redirect (RFC 6749 §4.1.2.1). */
   denyAuthorization(input: { request: AuthorizationRequest; userKey: string }): { redirectTo: string };

@@ -12,6 +12,7 @@ import { verifyAccessToken } from './tokens/access-token.js';
 import { createVerifiedTokenCache, DEFAULT_VERIFIED_TOKEN_CACHE_SIZE } from './tokens/verified-token-cache.js';
 import * as attributes from './use-cases/attributes.js';
 import * as authorize from './use-cases/authorize.js';
+import * as steps from './use-cases/authorization-step.js';
 import * as apps from './use-cases/authorized-apps.js';
 import * as clients from './use-cases/clients.js';
 import * as interactions from './use-cases/interactions.js';
@@ -134,6 +135,8 @@ function useCases(deps: Deps): RequestScopedGatehouse {
     // Authorization (RFC 6749 §4.1)
     checkAuthorizationRequest: bind(deps, authorize.checkAuthorizationRequest),
     approveAuthorization: bind(deps, authorize.approveAuthorization),
+    nextAuthorizationStep: bind(deps, steps.nextAuthorizationStep),
+    reauthenticated: bind(deps, steps.reauthenticated),
     denyAuthorization: bind(deps, authorize.denyAuthorization),
     // Token endpoint, revocation, introspection
     authenticateClient: bind(deps, clients.authenticateClient),

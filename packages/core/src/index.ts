@@ -21,6 +21,8 @@ export type { AccessTokenClaims } from './tokens/access-token-claims.js';
 export { issueAccessToken, verifyAccessToken, verifySignedClaims, type VerifiedAccessToken } from './tokens/access-token.js';
 export { createVerifiedTokenCache, DEFAULT_VERIFIED_TOKEN_CACHE_SIZE, type VerifiedTokenCache, type CachedClaims } from './tokens/verified-token-cache.js';
 export * from './use-cases/authorize.js';
+export * from './use-cases/authorization-step.js';
+export * from './use-cases/prompt.js';
 export * from './use-cases/clients.js';
 export * from './use-cases/exchange-code.js';
 export * from './use-cases/refresh.js';

@@ -5,6 +5,7 @@ import { createAccountRepository } from './repositories/accounts.js';
 import { createAttributeRepository } from './repositories/attributes.js';
 import { createClientRepository } from './repositories/clients.js';
 import { createAuthorizationCodeRepository } from './repositories/codes.js';
+import { createConsentRepository } from './repositories/consents.js';
 import { createGrantRepository } from './repositories/grants.js';
 import { createInteractionRepository } from './repositories/interactions.js';
 import { createMessageRepository } from './repositories/messages.js';
@@ -31,6 +32,7 @@ export function createKyselyRepositories(db: Kysely<Database>, dialect: StorageD
     refreshTokens: createRefreshTokenRepository(db),
     sessions: createSessionRepository(db),
     interactions: createInteractionRepository(db),
+    consents: createConsentRepository(db),
     attributes: createAttributeRepository(db, dialect),
     messages: createMessageRepository(db),
     signingKeys: createSigningKeyRepository(db),

@@ -11,6 +11,7 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
     '0001_initial': { up: (db) => createInitialSchema(db, dialect) },
     '0002_one_owner_per_phone_number': { up: (db) => makePhoneNumbersUnique(db) },
     '0003_interactions': { up: (db) => createInteractions(db, dialect) },
+    '0005_remembered_consent': { up: (db) => createConsents(db, dialect) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -287,4 +288,23 @@ async function createInteractions(db: SchemaDb, dialect: StorageDialect): Promis
     .addColumn('consumed_at', time)
     .execute();
   await db.schema.createIndex('interactions_by_expiry').on('interactions').column('expires_at').execute();
+}
+
+/**
+ * Remembered consent, one row per scope a user allowed a client, so that allowing more scopes is
+ * an insert, never a read then a write (docs/decisions/0095-remembered-consent.md). The rows go
+ * with their client (ON DELETE CASCADE).
+ */
+async function createConsents(db: SchemaDb, dialect: StorageDialect): Promise<void> {
+  const key = dialect.keyType;
+  await db.schema
+    .createTable('consents')
+    .addColumn('user_key', key, (c) => c.notNull())
+    .addColumn('client_id', key, (c) => c.notNull().references('clients.client_id').onDelete('cascade'))
+    .addColumn('scope', key, (c) => c.notNull())
+    .addColumn('granted_at', 'bigint', (c) => c.notNull())
+    .execute();
+  // A unique index rather than a named constraint: index names carry the table prefix (TablePrefixPlugin).
+  await db.schema.createIndex('consents_unique').unique().on('consents').columns(['user_key', 'client_id', 'scope']).execute();
+  await db.schema.createIndex('consents_by_client').on('consents').column('client_id').execute();
 }

@@ -14,6 +14,7 @@ export interface Database {
   refresh_tokens: RefreshTokenTable;
   sessions: SessionTable;
   interactions: InteractionTable;
+  consents: ConsentTable;
   attribute_names: AttributeNameTable;
   user_attribute_values: UserAttributeValueTable;
   messages: MessageTable;
@@ -105,13 +106,21 @@ export interface SessionTable {
 
 export interface InteractionTable {
   interaction_hash: string;
-  kind: 'login' | 'consent';
+  kind: 'login' | 'consent' | 'reauthentication';
   return_to: string;
   user_key: string | null;
   session_id: string | null;
   created_at: EpochMs;
   expires_at: EpochMs;
   consumed_at: EpochMs | null;
+}
+
+/** One row per scope a user allowed a client (docs/decisions/0095-remembered-consent.md). */
+export interface ConsentTable {
+  user_key: string;
+  client_id: string;
+  scope: string;
+  granted_at: EpochMs;
 }
 
 export interface AttributeNameTable {

@@ -30,6 +30,7 @@ export const GATEHOUSE_TABLES = [
   'messages',
   'signing_keys',
   'interactions',
+  'consents',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
 type Unlisted = Exclude<keyof Database, (typeof GATEHOUSE_TABLES)[number]>;

@@ -88,7 +88,8 @@ export function createWorkspace(prefix: string) {
 /** A signed-in browser that mints authorization codes over HTTP (authorize → consent → Allow). */
 export async function codeMinter(p: Provisioned): Promise<{ mint(): Promise<string> }> {
   const browser = new Browser(p.origin);
-  const query = new URLSearchParams({ response_type: 'code', client_id: p.clientId, redirect_uri: REDIRECT_URI, scope: ALL_SCOPES, state: 'hardening' });
+  // prompt=consent: the consent page every time (a remembered consent would answer with the code at once).
+  const query = new URLSearchParams({ response_type: 'code', client_id: p.clientId, redirect_uri: REDIRECT_URI, scope: ALL_SCOPES, state: 'hardening', prompt: 'consent' });
   const loginPage = await browser.navigate('GET', `/oauth/authorize?${query}`);
   const login = formWithAction(await loginPage.text(), '/oauth/login');
   const consentPage = await browser.navigate('POST', login.action, { ...login.hidden, email: p.email, password: PASSWORD });

@@ -70,6 +70,19 @@ export interface RefreshToken {
   rotatedAt: Date | null;
 }
 
+/**
+ * What a user allowed a client, remembered so that a later request for the same or fewer scopes
+ * does not ask again (docs/decisions/0095-remembered-consent.md). Scopes allowed later are added.
+ */
+export interface Consent {
+  userKey: string;
+  clientId: string;
+  /** Every scope the user allowed the client, sorted. */
+  scopes: string[];
+  /** When the user last allowed the client something. */
+  grantedAt: Date;
+}
+
 export interface Session {
   /** Opaque id of the sign-in session (a random value the cookie carries is hashed into it). */
   sessionId: string;
@@ -117,13 +130,15 @@ export interface SigningKey {
 
 /**
  * A step of the authorization flow handed to the host application (docs/decisions/0091): a login
- * request (the host signs the user in) or a consent request (the host asks for consent). The
- * browser carries an opaque random id; only its hash is stored. Single use, short-lived.
+ * request (the host signs the user in) or a consent request (the host asks for consent); or the
+ * marker of a `prompt=login` request, which a sign-in newer than it satisfies
+ * (docs/decisions/0096-prompt-login-marker.md). The browser carries an opaque random id; only its
+ * hash is stored. Login and consent requests are single use; all are short-lived.
  */
 export interface Interaction {
   /** SHA-256 of the id (base64url). */
   interactionHash: string;
-  kind: 'login' | 'consent';
+  kind: 'login' | 'consent' | 'reauthentication';
   /** The authorization request it belongs to: the authorize path and query, under Gatehouse's mount path. */
   returnTo: string;
   /** Consent: the signed-in user asked; login: null. */

@@ -3,6 +3,7 @@ import type {
   AttributeName,
   AuthorizationCode,
   Client,
+  Consent,
   Grant,
   Interaction,
   Membership,
@@ -21,7 +22,7 @@ export interface ClientRepository {
   /** Returns false when there is no such client. */
   update(clientId: string, changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired'>): Promise<boolean>;
   updateSecretHash(clientId: string, clientSecretHash: string): Promise<boolean>;
-  /** Deletes the client with its codes, grants and refresh tokens. */
+  /** Deletes the client with its codes, grants, refresh tokens and remembered consents. */
   delete(clientId: string): Promise<boolean>;
   listByOwner(ownerUserKey: string): Promise<Client[]>;
   listAll(): Promise<Client[]>;
@@ -141,6 +142,24 @@ export interface InteractionRepository {
   purge(expiredBefore: Date): Promise<number>;
 }
 
+/**
+ * Remembered consent per user and client (docs/decisions/0095-remembered-consent.md). A client's
+ * consents are deleted with it (`clients.delete`).
+ */
+export interface ConsentRepository {
+  /**
+   * Remembers that `userKey` allowed `clientId` the `scopes` at `grantedAt`, adding them to the
+   * scopes already remembered, in one write (no read first): two Allows at once both count.
+   */
+  remember(consent: Consent): Promise<void>;
+  /** The consent the user gave the client (every scope, sorted; the latest `grantedAt`); undefined when none. */
+  find(userKey: string, clientId: string): Promise<Consent | undefined>;
+  /** The consents the user gave, one per client, ordered by client id. */
+  listByUser(userKey: string): Promise<Consent[]>;
+  /** Forgets the consent the user gave the client; true when there was one. */
+  forget(userKey: string, clientId: string): Promise<boolean>;
+}
+
 export type CreateAttributeResult = 'created' | 'duplicate-name' | 'limit-reached';
 export type RenameAttributeResult = 'renamed' | 'not-found' | 'duplicate-name';
 
@@ -193,6 +212,7 @@ export interface Repositories {
   refreshTokens: RefreshTokenRepository;
   sessions: SessionRepository;
   interactions: InteractionRepository;
+  consents: ConsentRepository;
   attributes: AttributeRepository;
   messages: MessageRepository;
   signingKeys: SigningKeyRepository;

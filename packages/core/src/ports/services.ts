@@ -21,6 +21,7 @@ export type AuditEventType =
   | 'sign_in.succeeded'
   | 'sign_in.failed'
   | 'consent.granted'
+  | 'consent.remembered'
   | 'consent.denied'
   | 'code.replayed'
   | 'refresh_token.reused'

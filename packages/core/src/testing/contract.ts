@@ -1,5 +1,6 @@
 import type { Repositories } from '../ports/repositories.js';
 import { describeAdminContract } from './contract-admin.js';
+import { describeConsentContract } from './contract-consents.js';
 import { describeIdentityContract } from './contract-identity.js';
 import type { ContractRunner } from './contract-support.js';
 import { describeTokenContract } from './contract-tokens.js';
@@ -14,7 +15,7 @@ export interface ContractSubject {
 
 /**
  * The repository contract: the rules every storage adapter keeps (single use under concurrency,
- * cascades, case-insensitive uniqueness, ordering, exact round-trips). It registers tests with the
+ * cascades (a client's consents go with it), case-insensitive uniqueness, ordering, exact round-trips). It registers tests with the
  * running test framework; call it at the top level of a test file. Each test gets new, empty
  * repositories from `makeRepositories` and closes them afterwards.
  *
@@ -55,6 +56,7 @@ export function describeRepositoryContract(
     const context = { runner, repos };
     runner.describe('identity', () => describeIdentityContract(context));
     runner.describe('tokens', () => describeTokenContract(context));
+    runner.describe('consents', () => describeConsentContract(context));
     runner.describe('administration', () => describeAdminContract(context));
   });
 }

@@ -3,6 +3,7 @@ import type {
   AttributeName,
   AuthorizationCode,
   Client,
+  Consent,
   Grant,
   Interaction,
   Message,
@@ -37,6 +38,7 @@ export function createMemoryRepositories(): Repositories {
   const refreshTokens = new Map<string, RefreshToken>();
   const sessions = new Map<string, Session>();
   const interactions = new Map<string, Interaction>();
+  const consents = new Map<string, Consent>(); // `${userKey}\n${clientId}` → consent
   const attributeNames = new Map<string, AttributeName[]>(); // accountKey → names in creation order
   const attributeValues = new Map<string, Map<string, string>>(); // `${accountKey}\n${userKey}` → key → value
   const messages: Message[] = [];
@@ -88,6 +90,7 @@ export function createMemoryRepositories(): Repositories {
         if (!clients.delete(clientId)) return false;
         for (const grant of [...grants.values()]) if (grant.clientId === clientId) deleteGrant(grant.grantId);
         for (const [hash, code] of codes) if (code.clientId === clientId) codes.delete(hash);
+        for (const [id, consent] of consents) if (consent.clientId === clientId) consents.delete(id);
         return true;
       },
       async listByOwner(ownerUserKey) {
@@ -335,6 +338,29 @@ export function createMemoryRepositories(): Repositories {
           }
         }
         return removed;
+      },
+    },
+
+    consents: {
+      async remember(consent) {
+        const id = `${consent.userKey}\n${consent.clientId}`;
+        const existing = consents.get(id);
+        const scopes = [...new Set([...(existing?.scopes ?? []), ...consent.scopes])].sort();
+        const grantedAt = existing && existing.grantedAt > consent.grantedAt ? existing.grantedAt : consent.grantedAt;
+        consents.set(id, copy({ ...consent, scopes, grantedAt }));
+      },
+      async find(userKey, clientId) {
+        const consent = consents.get(`${userKey}\n${clientId}`);
+        return consent && copy(consent);
+      },
+      async listByUser(userKey) {
+        return [...consents.values()]
+          .filter((consent) => consent.userKey === userKey)
+          .sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0))
+          .map(copy);
+      },
+      async forget(userKey, clientId) {
+        return consents.delete(`${userKey}\n${clientId}`);
       },
     },
 

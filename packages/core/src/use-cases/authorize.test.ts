@@ -245,3 +245,21 @@ describe('approveAuthorization and denyAuthorization', () => {
     expect(t.audit.ofType('consent.denied')).toHaveLength(1);
   });
 });
+
+describe('checkAuthorizationRequest: prompt (OIDC Core §3.1.2.1)', () => {
+  it('accepts none, login, consent and login with consent', async () => {
+    const { t, client } = await setup();
+    for (const [prompt, prompts] of [['none', ['none']], ['login', ['login']], ['consent', ['consent']], ['login consent', ['login', 'consent']], ['', []]] as const) {
+      expect(await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', prompt })).toMatchObject({ kind: 'valid', request: { prompts } });
+    }
+  });
+
+  it('refuses an unknown value, none with another, and a repeated prompt, with invalid_request', async () => {
+    const { t, client } = await setup();
+    for (const prompt of ['select_account', 'none login', 'NONE']) {
+      const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', prompt, state: 's' });
+      expectRedirectError(check, 'invalid_request', 's');
+    }
+    expectRedirectError(await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', prompt: ['none', 'none'] }), 'invalid_request');
+  });
+});

@@ -1,22 +1,18 @@
 import type { Client } from '../domain/model.js';
-import { formatScope, isCataloguedScope, isValidScopeToken, parseScope } from '../domain/scopes.js';
+import { isCataloguedScope, isValidScopeToken, parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
-import { secondsAfter } from '../domain/time.js';
 import { OAuthError } from '../errors.js';
-import { sha256 } from '../crypto.js';
+import { issueAuthorizationCode, rememberConsent } from './authorization-code.js';
+import { authorizationResponseUrl } from './authorization-response.js';
+import { parsePrompt } from './prompt.js';
 
 /** Query parameters as the HTTP adapter parsed them; a repeated parameter arrives as an array. */
 export type RawParameters = Record<string, string | string[] | undefined>;
 
 /** A validated authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3). */
-export interface AuthorizationRequest {
-  clientId: string;
-  /** The redirect URI the response goes to: the one sent, or the client's only registered one. */
-  redirectUri: string;
-  scopes: string[];
-  state: string | undefined;
-  codeChallenge: string | undefined;
-}
+import type { AuthorizationRequest } from './authorization-request.js';
+
+export type { AuthorizationRequest };
 
 export type AuthorizationRequestCheck =
   | { kind: 'valid'; request: AuthorizationRequest; client: Client }
@@ -38,6 +34,7 @@ const OAUTH_PARAMETERS = [
   'scope',
   'code_challenge',
   'code_challenge_method',
+  'prompt',
 ] as const;
 
 /** RFC 7636 §4.2: a S256 challenge is the base64url SHA-256 of the verifier, 43 characters. */
@@ -90,6 +87,9 @@ export async function checkAuthorizationRequest(
   if (!responseType) return fail('invalid_request', 'The request has no response_type.');
   if (responseType !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
 
+  const prompt = parsePrompt(params.prompt as string | undefined);
+  if ('problem' in prompt) return fail('invalid_request', prompt.problem);
+
   const scopeParameter = params.scope as string | undefined;
   let scopes: string[];
   if (scopeParameter === undefined || scopeParameter.trim() === '') {
@@ -117,60 +117,30 @@ export async function checkAuthorizationRequest(
   return {
     kind: 'valid',
     client,
-    request: { clientId, redirectUri, scopes, state, codeChallenge: challenge },
+    request: { clientId, redirectUri, scopes, state, codeChallenge: challenge, prompts: prompt.prompts },
   };
 }
+
+export { authorizationResponseUrl };
 
 function showError(description: string, detail?: string): AuthorizationRequestCheck {
   return { kind: 'show-error', error: new OAuthError('invalid_request', description, detail === undefined ? {} : { detail }) };
 }
 
 /**
- * Builds the redirect of an authorization response. RFC 9207 §2: `iss` is always added.
+ * The user pressed Allow: remembers the consent (docs/decisions/0095-remembered-consent.md), then
+ * issues a single-use code bound to client, user, redirect URI, scopes, PKCE challenge and sign-in
+ * session, and returns where to send the browser.
  *
  * @example
- * authorizationResponseUrl('https://auth.example', 'https://app.example/cb', { code: 'x', state: 's' });
- * // 'https://app.example/cb?code=x&state=s&iss=https%3A%2F%2Fauth.example'
- */
-export function authorizationResponseUrl(
-  issuer: string,
-  redirectUri: string,
-  params: Record<string, string | undefined>,
-): string {
-  const url = new URL(redirectUri);
-  for (const [name, value] of Object.entries(params)) {
-    if (value !== undefined) url.searchParams.append(name, value);
-  }
-  url.searchParams.append('iss', issuer);
-  return url.toString();
-}
-
-/**
- * The user pressed Allow: issues a single-use code bound to client, user, redirect URI,
- * scopes, PKCE challenge and sign-in session, and returns where to send the browser.
+ * const { redirectTo } = await approveAuthorization(deps, { request, userKey: 'u-1', sessionId: 's-1' });
  */
 export async function approveAuthorization(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit'>,
   input: { request: AuthorizationRequest; userKey: string; sessionId: string | null },
 ): Promise<{ redirectTo: string }> {
-  const { request } = input;
-  const code = deps.ids.secret();
-  const now = deps.clock.now();
-  await deps.repos.codes.save({
-    codeHash: sha256(code),
-    clientId: request.clientId,
-    userKey: input.userKey,
-    redirectUri: request.redirectUri,
-    scopes: request.scopes,
-    codeChallenge: request.codeChallenge ?? null,
-    sessionId: input.sessionId,
-    createdAt: now,
-    expiresAt: secondsAfter(now, deps.settings.codeTtlSeconds),
-    consumedAt: null,
-    grantId: null,
-  });
-  deps.audit.record({ type: 'consent.granted', at: now, userKey: input.userKey, clientId: request.clientId, reason: formatScope(request.scopes) });
-  return { redirectTo: authorizationResponseUrl(deps.settings.issuer, request.redirectUri, { code, state: request.state }) };
+  await rememberConsent(deps, input);
+  return issueAuthorizationCode(deps, input, 'given');
 }
 
 /** The user pressed Deny: RFC 6749 §4.1.2.1 `access_denied` goes back to the client. */

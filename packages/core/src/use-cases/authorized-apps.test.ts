@@ -41,7 +41,7 @@ describe('authorized apps', () => {
     expect((await t.gatehouse.verifyAccessToken(c.access_token)).clientId).toBe(other.clientId);
     expect((await t.gatehouse.listAuthorizedApps(user.userKey)).map((app) => app.clientId)).toEqual([other.clientId]);
     expect(t.audit.ofType('grant.revoked')).toEqual([
-      { type: 'grant.revoked', at: t.clock.now(), userKey: user.userKey, clientId: mail.clientId, grantIds: revokedGrantIds, reason: 'revoked by the user' },
+      { type: 'grant.revoked', at: t.clock.now(), userKey: user.userKey, clientId: mail.clientId, grantIds: revokedGrantIds, reason: 'revoked by the user; consent forgotten' },
     ]);
   });
 
@@ -55,5 +55,20 @@ describe('authorized apps', () => {
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).kind).toBe('not_found');
     expect(await t.gatehouse.listAuthorizedApps(someoneElse.userKey)).toHaveLength(1);
+  });
+
+  it('lists an app whose grants ended while its consent is remembered, and revoking it forgets the consent', async () => {
+    const t = await createTestGatehouse();
+    const user = await t.seedUser();
+    const { client } = await t.seedClient({ name: 'Mail', scopes: ['messaging.v1.read'] });
+    await t.obtainTokens({ client, user });
+    await t.repositories.grants.revokeByUser(user.userKey, t.clock.now());
+    expect(await t.gatehouse.listAuthorizedApps(user.userKey)).toEqual([
+      { clientId: client.clientId, clientName: 'Mail', scopes: ['messaging.v1.read'], firstGrantedAt: t.clock.now(), grantCount: 0 },
+    ]);
+    expect(await t.gatehouse.revokeAuthorizedApp({ userKey: user.userKey, clientId: client.clientId })).toEqual({ revokedGrantIds: [] });
+    expect(await t.repositories.consents.find(user.userKey, client.clientId)).toBeUndefined();
+    expect(await t.gatehouse.listAuthorizedApps(user.userKey)).toEqual([]);
+    expect(t.audit.ofType('grant.revoked')).toMatchObject([{ clientId: client.clientId, grantIds: [], reason: 'revoked by the user; consent forgotten' }]);
   });
 });

@@ -5,12 +5,19 @@ export interface AuthorizedApp {
   clientId: string;
   clientName: string;
   scopes: string[];
-  /** When the user first granted access among the live grants. */
+  /** When the user first granted access among the live grants (or, with none, last allowed the app). */
   firstGrantedAt: Date;
   grantCount: number;
 }
 
-/** The clients a user has live grants for ("Authorized apps"). */
+/**
+ * The clients a user has live grants for or a remembered consent ("Authorized apps"): an app
+ * whose grants all ended (e.g. by a logout) is still listed while its consent is remembered, so
+ * that the user can withdraw it (docs/decisions/0095-remembered-consent.md).
+ *
+ * @example
+ * const apps = await listAuthorizedApps(deps, 'u-1'); // [{ clientName: 'Orders app', scopes: [...], grantCount: 1, … }]
+ */
 export async function listAuthorizedApps(deps: Pick<Deps, 'repos'>, userKey: string): Promise<AuthorizedApp[]> {
   const grants = await deps.repos.grants.listActiveByUser(userKey);
   const apps = new Map<string, AuthorizedApp>();
@@ -26,17 +33,35 @@ export async function listAuthorizedApps(deps: Pick<Deps, 'repos'>, userKey: str
     if (!client) continue;
     apps.set(grant.clientId, { clientId: client.clientId, clientName: client.name, scopes: [...grant.scopes], firstGrantedAt: grant.createdAt, grantCount: 1 });
   }
+  for (const consent of await deps.repos.consents.listByUser(userKey)) {
+    const app = apps.get(consent.clientId);
+    if (app) {
+      app.scopes = [...new Set([...app.scopes, ...consent.scopes])];
+      continue;
+    }
+    const client = await deps.repos.clients.findById(consent.clientId);
+    if (!client) continue;
+    apps.set(consent.clientId, { clientId: client.clientId, clientName: client.name, scopes: [...consent.scopes], firstGrantedAt: consent.grantedAt, grantCount: 0 });
+  }
   return [...apps.values()];
 }
 
-/** Revokes every grant the user gave one client. */
+/**
+ * Withdraws the access a user gave one client: revokes every grant and forgets the remembered
+ * consent, so the next request asks again. `DomainError('not_found')` when there was neither.
+ *
+ * @example
+ * const { revokedGrantIds } = await revokeAuthorizedApp(deps, { userKey: 'u-1', clientId: 'c-1' });
+ */
 export async function revokeAuthorizedApp(
   deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
   input: { userKey: string; clientId: string },
 ): Promise<{ revokedGrantIds: string[] }> {
   const now = deps.clock.now();
   const revokedGrantIds = await deps.repos.grants.revokeByUserAndClient(input.userKey, input.clientId, now);
-  if (revokedGrantIds.length === 0) throw new DomainError('not_found', 'You have not authorized this client.');
-  deps.audit.record({ type: 'grant.revoked', at: now, userKey: input.userKey, clientId: input.clientId, grantIds: revokedGrantIds, reason: 'revoked by the user' });
+  const forgotten = await deps.repos.consents.forget(input.userKey, input.clientId);
+  if (revokedGrantIds.length === 0 && !forgotten) throw new DomainError('not_found', 'You have not authorized this client.');
+  const reason = forgotten ? 'revoked by the user; consent forgotten' : 'revoked by the user';
+  deps.audit.record({ type: 'grant.revoked', at: now, userKey: input.userKey, clientId: input.clientId, grantIds: revokedGrantIds, reason });
   return { revokedGrantIds };
 }

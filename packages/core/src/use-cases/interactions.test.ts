@@ -124,7 +124,7 @@ describe('a consent handed to the host (startConsent / describeConsentRequest / 
   it('describes the request to the host without using it, then Allow issues a code bound to the session', async () => {
     const { t, client, session, consentRequest } = await consentSetup();
     const details = await t.gatehouse.describeConsentRequest(consentRequest);
-    expect(details).toEqual({ clientId: client.clientId, clientName: 'Test client', scopes: ['messaging.v1.send', 'messaging.v1.read'], redirectUri: client.redirectUris[0], userKey: ADA.userKey });
+    expect(details).toEqual({ clientId: client.clientId, clientName: 'Test client', scopes: ['messaging.v1.send', 'messaging.v1.read'], newScopes: [], redirectUri: client.redirectUris[0], userKey: ADA.userKey });
     expect(await t.gatehouse.describeConsentRequest(consentRequest)).toEqual(details);
 
     const { redirectTo } = await t.gatehouse.completeConsent({ consentRequest, decision: 'allow' });
@@ -138,6 +138,28 @@ describe('a consent handed to the host (startConsent / describeConsentRequest / 
 
     expect(await t.gatehouse.describeConsentRequest(consentRequest)).toBeUndefined();
     await expectDomainError(t.gatehouse.completeConsent({ consentRequest, decision: 'allow' }), 'not_found', 'consentRequest');
+  });
+
+  it('remembers an Allow: the next request of the client skips the consent step, one for more scopes marks them new', async () => {
+    const { t, client, session, consentRequest, returnTo } = await consentSetup();
+    await t.gatehouse.completeConsent({ consentRequest, decision: 'allow' });
+    expect((await t.repositories.consents.find(ADA.userKey, client.clientId))?.scopes).toEqual(['messaging.v1.read', 'messaging.v1.send']);
+    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', scope: 'messaging.v1.read' });
+    if (check.kind !== 'valid') throw new Error('expected a valid request');
+    const user = { userKey: ADA.userKey, sessionId: session.sessionId, signedInAt: session.createdAt };
+    expect((await t.gatehouse.nextAuthorizationStep({ request: check.request, user, returnTo })).kind).toBe('redirect');
+    expect(t.audit.ofType('consent.remembered')).toHaveLength(1);
+
+    await t.repositories.consents.forget(ADA.userKey, client.clientId);
+    await t.repositories.consents.remember({ userKey: ADA.userKey, clientId: client.clientId, scopes: ['messaging.v1.read'], grantedAt: t.clock.now() });
+    const { consentRequest: again } = await t.gatehouse.startConsent({ returnTo, userKey: ADA.userKey, sessionId: session.sessionId });
+    expect(await t.gatehouse.describeConsentRequest(again)).toMatchObject({ scopes: ['messaging.v1.send', 'messaging.v1.read'], newScopes: ['messaging.v1.send'] });
+  });
+
+  it('does not remember a Deny', async () => {
+    const { t, client, consentRequest } = await consentSetup();
+    await t.gatehouse.completeConsent({ consentRequest, decision: 'deny' });
+    expect(await t.repositories.consents.find(ADA.userKey, client.clientId)).toBeUndefined();
   });
 
   it('Deny sends access_denied to the client (RFC 6749 §4.1.2.1)', async () => {

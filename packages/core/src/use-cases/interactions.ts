@@ -1,34 +1,14 @@
 import type { Interaction } from '../domain/model.js';
 import type { Deps } from '../deps.js';
-import { secondsAfter } from '../domain/time.js';
 import { DomainError } from '../errors.js';
 import { sha256 } from '../crypto.js';
 import { approveAuthorization, checkAuthorizationRequest, denyAuthorization, type RawParameters } from './authorize.js';
+import { newScopesOf } from './authorization-step.js';
+import { createInteraction, INTERACTION_ID } from './interaction-records.js';
 import { startSession, type SignedIn } from './sessions.js';
 import { userDirectoryOf } from './user-directory.js';
 
-/** Interaction ids are random alphanumerics (43 for 256 bits); anything else is not looked up. */
-const INTERACTION_ID = /^[A-Za-z0-9]{20,200}$/;
-
 const GONE = 'This sign-in request is unknown, has expired or was already used. Start again from the app.';
-
-async function createInteraction(
-  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings'>,
-  input: Pick<Interaction, 'kind' | 'returnTo' | 'userKey' | 'sessionId'>,
-): Promise<string> {
-  // The browser is later sent to `returnTo`: only a path of this origin, never `//host` or a backslash after the slash.
-  if (!/^\/(?![/\\])/.test(input.returnTo)) throw new DomainError('invalid', 'returnTo must be a path of this origin.', { field: 'returnTo' });
-  const id = deps.ids.secret();
-  const now = deps.clock.now();
-  await deps.repos.interactions.create({
-    interactionHash: sha256(id),
-    ...input,
-    createdAt: now,
-    expiresAt: secondsAfter(now, deps.settings.interactionTtlSeconds),
-    consumedAt: null,
-  });
-  return id;
-}
 
 /** Consumes the interaction `id` of `kind` (single use, by a conditional write); throws when it cannot be used. */
 async function consumeInteraction(deps: Pick<Deps, 'repos' | 'clock'>, id: string, kind: Interaction['kind']): Promise<Interaction> {
@@ -96,6 +76,8 @@ export interface ConsentRequestDetails {
   clientId: string;
   clientName: string;
   scopes: string[];
+  /** The scopes the user has not allowed this client before (none when nothing was allowed before). */
+  newScopes: string[];
   redirectUri: string;
   userKey: string;
 }
@@ -117,12 +99,20 @@ export async function describeConsentRequest(
   if (!interaction || interaction.kind !== 'consent' || interaction.consumedAt || interaction.expiresAt.getTime() <= deps.clock.now().getTime()) return undefined;
   const check = await checkAuthorizationRequest(deps, parametersOf(interaction.returnTo));
   if (check.kind !== 'valid' || interaction.userKey === null) return undefined;
-  return { clientId: check.client.clientId, clientName: check.client.name, scopes: check.request.scopes, redirectUri: check.request.redirectUri, userKey: interaction.userKey };
+  const consent = await deps.repos.consents.find(interaction.userKey, check.client.clientId);
+  return {
+    clientId: check.client.clientId,
+    clientName: check.client.name,
+    scopes: check.request.scopes,
+    newScopes: newScopesOf(consent, check.request.scopes),
+    redirectUri: check.request.redirectUri,
+    userKey: interaction.userKey,
+  };
 }
 
 /**
  * The host asked for consent: consumes the consent request (once) and, as the consent page's
- * Allow or Deny would, issues a code or `access_denied` (RFC 6749 §4.1.2.1). Returns the
+ * Allow or Deny would, issues a code (and remembers the consent) or `access_denied` (RFC 6749 §4.1.2.1). Returns the
  * redirect to the client. The authorization request is checked again (the client may be gone).
  *
  * @example

@@ -185,7 +185,7 @@ describe('the host\'s own consent page (consentUrl + completeGatehouseConsent)',
     expect(consentUrl.pathname).toBe('/consent');
     const consentRequest = consentUrl.searchParams.get('consent_request') as string;
     const details = await browser.get(toConsent.headers.location as string);
-    expect(details.body).toEqual({ clientId: client.clientId, clientName: 'Test client', scopes: ['messaging.v1.read'], redirectUri: client.redirectUris[0], userKey: 'ord-7' });
+    expect(details.body).toEqual({ clientId: client.clientId, clientName: 'Test client', scopes: ['messaging.v1.read'], newScopes: [], redirectUri: client.redirectUris[0], userKey: 'ord-7' });
 
     const decided = await browser.post('/consent').type('form').send({ consent_request: consentRequest, decision: 'allow' });
     expect(decided.status).toBe(303);
@@ -233,5 +233,44 @@ describe('Gatehouse\'s login page with the host\'s password check', () => {
     const consent = await browser.get(authorizePath);
     expect(consent.status).toBe(200);
     expect(consent.text).toContain('Signed in as <strong>ada@orders.example</strong>');
+  });
+});
+
+describe('remembered consent and prompt=login with the host\'s pages (docs/decisions/0095, 0096)', () => {
+  async function signedInAndAllowed() {
+    const s = await setup({ loginUrl: '/login', consentUrl: '/consent' });
+    const browser = s.host.agent();
+    const loginRequest = loginRequestOf((await browser.get(s.authorizePath)).headers.location as string);
+    await browser.post('/login').type('form').send({ username: 'ada@orders.example', password: 'orders-secret', login_request: loginRequest });
+    const toConsent = await browser.get(s.authorizePath);
+    const consentRequest = new URL(toConsent.headers.location as string, 'http://127.0.0.1').searchParams.get('consent_request');
+    expect((await browser.post('/consent').type('form').send({ consent_request: consentRequest, decision: 'allow' })).status).toBe(303);
+    return { ...s, browser };
+  }
+
+  it('a remembered consent skips the host\'s consent page: the next request gets a code at once', async () => {
+    const { browser, authorizePath, client } = await signedInAndAllowed();
+    const again = await browser.get(authorizePath);
+    expect(again.status).toBe(302);
+    const back = new URL(again.headers.location as string);
+    expect(`${back.origin}${back.pathname}`).toBe(client.redirectUris[0]);
+    expect(back.searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(back.searchParams.get('state')).toBe('xyz');
+  });
+
+  it('prompt=login sends a signed-in browser to the host\'s login again, and goes on after it', async () => {
+    const { browser, query, client } = await signedInAndAllowed();
+    const first = await browser.get(`/auth/oauth/authorize?${query}&prompt=login`);
+    expect(first.status).toBe(302);
+    const loginRequest = loginRequestOf(first.headers.location as string);
+    const signedIn = await browser.post('/login').type('form').send({ username: 'ada@orders.example', password: 'orders-secret', login_request: loginRequest });
+    expect(signedIn.status).toBe(303);
+    const returnTo = signedIn.headers.location as string;
+    expect(returnTo).toMatch(/^\/auth\/oauth\/authorize\?.*&prompt=login&gatehouse_reauthentication=[A-Za-z0-9]{43,}$/);
+    const done = await browser.get(returnTo);
+    expect(done.status).toBe(302);
+    const back = new URL(done.headers.location as string);
+    expect(`${back.origin}${back.pathname}`).toBe(client.redirectUris[0]);
+    expect(back.searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
   });
 });

@@ -35,7 +35,7 @@ describe('the CSRF token of a signed-in form is bound to its session', () => {
   it('an anonymous token+cookie pair with the victim’s session cookie is refused on every signed-in form', async () => {
     const pair = await anonymousPair();
     const victim = await h.signedInBrowser('ada@example.com');
-    const consent = await victim.get(authorizePath(h.client, { state: 's' })).expect(200);
+    const consent = await victim.get(authorizePath(h.client, { state: 's', prompt: 'consent' })).expect(200);
     const decision = formAction(consent.text, '/oauth/authorize/decision') as string;
     const forms: Array<[string, Record<string, string>]> = [
       [decision, { decision: 'allow' }],

@@ -35,7 +35,7 @@ const FORMS: FormCase[] = [
   }],
   ['consent (Allow)', async (h) => {
     const browser = await h.signedInBrowser('ada@example.com');
-    const consent = await browser.get(authorizePath(h.client, { state: 's' })).expect(200);
+    const consent = await browser.get(authorizePath(h.client, { state: 's', prompt: 'consent' })).expect(200);
     const path = formAction(consent.text, '/oauth/authorize/decision') as string;
     return {
       browser,

@@ -63,7 +63,7 @@ async function everyPage(): Promise<Page[]> {
   // Authorize and consent
   add('authorize: unknown client (400)', await browser.get('/oauth/authorize?client_id=nobody&response_type=code'));
   add('authorize: unregistered redirect_uri (400)', await browser.get(authorizePath(h.client, { redirect_uri: 'https://evil.example/' })));
-  const consent = await browser.get(authorizePath(h.client, { state: 'st' }));
+  const consent = await browser.get(authorizePath(h.client, { state: 'st', prompt: 'consent' }));
   add('consent', consent);
   const decision = formAction(consent.text, '/oauth/authorize/decision') as string;
   add('consent: no choice (400)', await browser.postForm(decision, {}));

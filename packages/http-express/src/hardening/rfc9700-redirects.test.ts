@@ -210,7 +210,7 @@ describe('RFC 9207: iss in every authorization response', () => {
   });
 
   it('deny: access_denied, state and iss', async () => {
-    const { response } = await browser.authorize(h.client, { state: 's-deny' }, 'deny');
+    const { response } = await browser.authorize(h.client, { state: 's-deny', prompt: 'consent' }, 'deny');
     const params = expectIss(response, { error: 'access_denied', state: 's-deny' });
     expect(params.get('code')).toBeNull();
   });
@@ -235,7 +235,7 @@ describe('RFC 9207: iss in every authorization response', () => {
   });
 
   it('the consent decision re-checks, and its redirect errors carry iss too', async () => {
-    const consent = await browser.get(authorizePath(h.client, { state: 's-d', code_challenge: s256Challenge('v'.repeat(43)), code_challenge_method: 'S256' }));
+    const consent = await browser.get(authorizePath(h.client, { state: 's-d', prompt: 'consent', code_challenge: s256Challenge('v'.repeat(43)), code_challenge_method: 'S256' }));
     const action = formAction(consent.text, '/oauth/authorize/decision') as string;
     const tampered = action.replace('code_challenge_method=S256', 'code_challenge_method=plain');
     expectIss(await browser.postForm(tampered, { decision: 'allow' }), { error: 'invalid_request', state: 's-d' });

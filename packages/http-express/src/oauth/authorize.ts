@@ -1,4 +1,4 @@
-import { OAuthError, type AuthorizationRequestCheck, type RawParameters } from '@gatehouse/core';
+import { OAuthError, type AuthorizationRequestCheck, type AuthorizingUser, type RawParameters } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import { parse as parseQueryString } from 'node:querystring';
 import { requestLogger } from '../logger.js';
@@ -7,6 +7,7 @@ import { errorPage } from '../pages/error.js';
 import { sendPage } from '../pages/send.js';
 import { CSRF_FIELD, csrfTokenMatches } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
+import type { SignedInState } from '../security/locals.js';
 import { loginUrl } from '../security/session.js';
 import { withParameter, type OAuthContext } from './context.js';
 import { sendCsrfFailure } from './page-forms.js';
@@ -34,18 +35,25 @@ function authorizeUrl(ctx: OAuthContext, req: Request): string {
 }
 
 /**
- * Sends a signed-out browser to sign in, to come back to this authorization request: to the
+ * Sends the browser to sign in, to come back to `returnTo` (this authorization request): to the
  * host's login page with a single-use login request when the host signs users in
- * (docs/decisions/0091), else to Gatehouse's login page with `return_to`.
+ * (docs/decisions/0091), else to Gatehouse's login page with `return_to`. With `reauthenticate`
+ * (`prompt=login`), Gatehouse's login page asks a signed-in user for the password too.
  */
-async function sendToLogin(ctx: OAuthContext, req: Request, res: Response, status: 302 | 303): Promise<void> {
+async function sendToLogin(ctx: OAuthContext, res: Response, status: 302 | 303, returnTo: string, reauthenticate = false): Promise<void> {
   res.setHeader('Cache-Control', 'no-store');
   if (ctx.loginUrl !== undefined) {
-    const { loginRequest } = await gatehouseFor(ctx.gatehouse, res).startLogin({ returnTo: authorizeUrl(ctx, req) });
+    const { loginRequest } = await gatehouseFor(ctx.gatehouse, res).startLogin({ returnTo });
     res.redirect(status, withParameter(ctx.loginUrl, 'login_request', loginRequest));
     return;
   }
-  res.redirect(status, loginUrl(authorizeUrl(ctx, req), ctx.paths.login));
+  const login = loginUrl(returnTo, ctx.paths.login);
+  res.redirect(status, reauthenticate ? withParameter(login, 'prompt', 'login') : login);
+}
+
+/** The signed-in user as the core sees them: who, which session, since when. */
+function authorizingUser(signedIn: SignedInState | undefined): AuthorizingUser | undefined {
+  return signedIn && { userKey: signedIn.user.userKey, sessionId: signedIn.session.sessionId, signedInAt: signedIn.session.createdAt };
 }
 
 /**
@@ -53,8 +61,9 @@ async function sendToLogin(ctx: OAuthContext, req: Request, res: Response, statu
  * and never a redirect (RFC 6749 §4.1.2.1). Any other error goes back to the client (302), but
  * only for an authenticated user (RFC 9700 §4.11.2: the AS MUST authenticate the user before
  * redirecting, or anyone who registers a client has an open redirector): a signed-out browser
- * is sent to the login page, which brings it back here, where the request is checked again.
- * Returns true when it answered.
+ * is sent to the login page, which brings it back here, where the request is checked again, even
+ * with `prompt=none`: only a valid silent request is answered at once (`login_required`, by
+ * `nextAuthorizationStep`; docs/decisions/0026). Returns true when it answered.
  */
 async function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response, check: AuthorizationRequestCheck, loginStatus: 302 | 303): Promise<boolean> {
   if (check.kind === 'show-error') {
@@ -74,7 +83,7 @@ async function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response,
   if (check.kind === 'redirect-error') {
     res.setHeader('Cache-Control', 'no-store');
     if (!res.locals.signedIn) {
-      await sendToLogin(ctx, req, res, loginStatus);
+      await sendToLogin(ctx, res, loginStatus, authorizeUrl(ctx, req));
       return true;
     }
     requestLogger(ctx.logger, res).info({ oauthError: check.error.code }, 'authorization request refused with a redirect');
@@ -86,17 +95,25 @@ async function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response,
 
 /**
  * GET /oauth/authorize (RFC 6749 §4.1.1). Checked first (an untrusted client or redirect URI
- * is the error page for anyone); then the login page when nobody is signed in (the host's, with
- * `loginUrl`); then, for the signed-in user, the error redirect or the consent page (the host's,
- * with `consentUrl`), whose form posts the same query string to the decision URL.
+ * is the error page for anyone); then the core says the next step (docs/decisions/0095): sign in
+ * (the host's login with `loginUrl`; again with `prompt=login`), a redirect to the client (a code
+ * when the consent is remembered, or `prompt=none`'s error), or the consent page (the host's, with
+ * `consentUrl`), whose form posts the same query string to the decision URL.
  */
 export function authorizeEndpoint(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const check = await ctx.gatehouse.checkAuthorizationRequest(queryParameters(req));
     if ((await answerFailedCheck(ctx, req, res, check, 302)) || check.kind !== 'valid') return;
     const signedIn = res.locals.signedIn;
-    if (!signedIn) {
-      await sendToLogin(ctx, req, res, 302);
+    const step = await gatehouseFor(ctx.gatehouse, res).nextAuthorizationStep({ request: check.request, user: authorizingUser(signedIn), returnTo: authorizeUrl(ctx, req) });
+    if (step.kind === 'redirect') {
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(302, step.redirectTo);
+      return;
+    }
+    // The core asks for consent only of a signed-in user; `!signedIn` narrows the type.
+    if (step.kind === 'sign-in' || !signedIn) {
+      await sendToLogin(ctx, res, 302, step.kind === 'sign-in' ? step.returnTo : authorizeUrl(ctx, req), step.kind === 'sign-in' && step.reauthenticate);
       return;
     }
     if (ctx.consentUrl !== undefined) {
@@ -118,6 +135,7 @@ export function authorizeEndpoint(ctx: OAuthContext) {
         csrfToken: res.locals.csrfToken as string,
         clientName: check.client.name,
         scopes: check.request.scopes,
+        newScopes: step.newScopes,
         catalogue: ctx.gatehouse.settings.scopes,
         redirectUri: check.request.redirectUri,
         formAction: `${ctx.paths.decision}?${query}`,
@@ -130,7 +148,8 @@ export function authorizeEndpoint(ctx: OAuthContext) {
 
 /**
  * POST /oauth/authorize/decision?<the authorize parameters>: the consent form's answer. The CSRF
- * token is checked, the parameters are checked again, then Allow issues a code and Deny sends
+ * token is checked, the parameters are checked again (and, with `prompt=login`, the new sign-in),
+ * then Allow remembers the consent and issues a code, and Deny sends
  * `access_denied` (RFC 6749 §4.1.2.1), both as a redirect to the client.
  */
 export function decisionEndpoint(ctx: OAuthContext) {
@@ -145,7 +164,13 @@ export function decisionEndpoint(ctx: OAuthContext) {
     if ((await answerFailedCheck(ctx, req, res, check, 303)) || check.kind !== 'valid') return;
     const signedIn = res.locals.signedIn;
     if (!signedIn) {
-      await sendToLogin(ctx, req, res, 303);
+      await sendToLogin(ctx, res, 303, backToAuthorize);
+      return;
+    }
+    if (!(await ctx.gatehouse.reauthenticated({ request: check.request, user: authorizingUser(signedIn), returnTo: backToAuthorize }))) {
+      // prompt=login, and the form was posted without signing in again: back to the request, which asks for it.
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(303, backToAuthorize);
       return;
     }
     const decision = form.decision;

@@ -13,12 +13,17 @@ import { gatehouseFor } from '../request-scope.js';
 
 const WRONG_CREDENTIALS = 'The e-mail or password is not right.';
 
-/** GET /oauth/login: the sign-in form, or straight on to `return_to` when already signed in. */
+/**
+ * GET /oauth/login: the sign-in form, or straight on to `return_to` when already signed in,
+ * unless `prompt=login` (an authorization request asked for the password again: the form then,
+ * whose sign-in starts a new session; docs/decisions/0096-prompt-login-marker.md).
+ */
 export function loginForm(ctx: OAuthContext) {
   return (req: Request, res: Response): void => {
     const returnTo = safeReturnTo(req.query.return_to);
     const signedIn = res.locals.signedIn;
-    if (signedIn) {
+    const reauthenticate = req.query.prompt === 'login' && returnTo !== undefined;
+    if (signedIn && !reauthenticate) {
       if (returnTo !== undefined) {
         res.setHeader('Cache-Control', 'no-store');
         res.redirect(302, returnTo);

@@ -75,15 +75,27 @@ export class TestBrowser {
 
   /**
    * Runs the browser part of the code flow for a signed-in browser: opens the authorize URL,
-   * reads the consent page and presses `decision`. Returns the redirect to the client.
+   * reads the consent page and presses `decision`. Returns the redirect to the client. When the
+   * consent is remembered (docs/decisions/0095) the authorize URL answers with the redirect at
+   * once, which is returned (`consentShown: false`) unless `expectConsentPage` says it must not
+   * (or the decision is Deny: a remembered consent has no page to deny on; send `prompt=consent`).
    */
-  async authorize(client: Pick<Client, 'clientId' | 'redirectUris'>, extra: Record<string, string | undefined> = {}, decision: 'allow' | 'deny' = 'allow') {
+  async authorize(
+    client: Pick<Client, 'clientId' | 'redirectUris'>,
+    extra: Record<string, string | undefined> = {},
+    decision: 'allow' | 'deny' = 'allow',
+    options: { expectConsentPage?: boolean } = {},
+  ) {
     const consent = await this.get(authorizePath(client, extra));
+    if (consent.status === 302 && decision === 'allow' && options.expectConsentPage !== true) {
+      const location = new URL(consent.headers.location as string);
+      if (location.searchParams.has('code')) return { response: consent, location, code: location.searchParams.get('code') ?? undefined, consentShown: false };
+    }
     if (consent.status !== 200) throw new Error(`expected the consent page, got ${consent.status} ${consent.headers.location ?? ''}`);
     const action = formAction(consent.text, '/oauth/authorize/decision');
     if (action === undefined) throw new Error('the consent page has no decision form');
     const answer = await this.postForm(action, { decision });
     const location = new URL(answer.headers.location as string);
-    return { response: answer, location, code: location.searchParams.get('code') ?? undefined };
+    return { response: answer, location, code: location.searchParams.get('code') ?? undefined, consentShown: true };
   }
 }

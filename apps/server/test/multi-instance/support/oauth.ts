@@ -22,7 +22,8 @@ export const browserAt = (issuer: string): Browser => new Browser(issuer);
  */
 export async function authorizeCode(browser: Browser, party: Party, allowAt: string): Promise<string> {
   const state = `st-${Math.random().toString(36).slice(2)}`;
-  const query = new URLSearchParams({ response_type: 'code', client_id: party.clientId, redirect_uri: party.redirectUri, state, scope: party.scope });
+  // prompt=consent: the page every time (a remembered consent would skip it), so Allow goes to `allowAt`.
+  const query = new URLSearchParams({ response_type: 'code', client_id: party.clientId, redirect_uri: party.redirectUri, state, scope: party.scope, prompt: 'consent' });
   let page = await browser.navigate('GET', `/oauth/authorize?${query}`);
   let html = await page.text();
   if (page.status !== 200) throw new Error(`authorize answered ${page.status}: ${html}`);

@@ -8,6 +8,8 @@ export interface ConsentPageInput {
   csrfToken: string;
   clientName: string;
   scopes: readonly string[];
+  /** Scopes the user has not allowed this app before, marked "New" (a consent is remembered; docs/decisions/0095). */
+  newScopes?: readonly string[];
   /** The configured catalogue (`settings.scopes`): the words shown for each scope. */
   catalogue: ScopeCatalogue;
   /** Where the answer goes back to: the host is shown so the user can recognise the app. */
@@ -32,7 +34,7 @@ export function consentPage(input: ConsentPageInput): SafeHtml {
     user: { email: input.userEmail },
     body: html`<h1><span class="mono">${input.clientName}</span> wants to access your account</h1>
 <p>Signed in as <strong>${input.userEmail}</strong>. If you allow it, this app will be able to:</p>
-<ul class="scopes">${input.scopes.map((scope) => html`<li>${describeScope(input.catalogue, scope)}<code>${scope}</code></li>`)}</ul>
+<ul class="scopes">${input.scopes.map((scope) => html`<li>${describeScope(input.catalogue, scope)}${input.newScopes?.includes(scope) ? html` <span class="new-scope">New</span>` : ''}<code>${scope}</code></li>`)}</ul>
 <p class="muted">You will be sent back to <span class="mono">${host}</span>. You can withdraw this access later by signing out or under “Authorized apps”.</p>
 <form method="post" action="${input.formAction}">
 <input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">

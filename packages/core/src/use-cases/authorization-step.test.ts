@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest';
+import { createTestGatehouse } from '@gatehouse/core/testing';
+import { sha256 } from '../crypto.js';
+import type { AuthorizingUser } from './authorization-step.js';
+import { REAUTHENTICATION_PARAMETER } from './authorization-step.js';
+import type { RawParameters } from './authorize.js';
+
+const REDIRECT = 'https://client.example/callback';
+const ISSUER = 'http://localhost:3000';
+const SCOPES = ['messaging.v1.send', 'messaging.v1.read'];
+
+async function setup() {
+  const t = await createTestGatehouse();
+  const { client } = await t.seedClient({ scopes: SCOPES });
+  const user = await t.seedUser();
+  const signedIn = (overrides: Partial<AuthorizingUser> = {}): AuthorizingUser => ({ userKey: user.userKey, sessionId: 'session-1', signedInAt: t.clock.now(), ...overrides });
+  const checked = async (params: RawParameters = {}) => {
+    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', state: 'st', ...params });
+    if (check.kind !== 'valid') throw new Error(`expected a valid request, got ${check.kind}`);
+    return check.request;
+  };
+  const returnTo = (query = '') => `/oauth/authorize?client_id=${client.clientId}&response_type=code${query}`;
+  const allow = async (scope: string) => t.gatehouse.approveAuthorization({ request: await checked({ scope }), userKey: user.userKey, sessionId: 'session-1' });
+  return { t, client, user, signedIn, checked, returnTo, allow };
+}
+
+function redirectOf(step: { kind: string; redirectTo?: string }): URL {
+  expect(step.kind).toBe('redirect');
+  const url = new URL(step.redirectTo ?? '');
+  expect(`${url.origin}${url.pathname}`).toBe(REDIRECT);
+  expect(url.searchParams.get('iss')).toBe(ISSUER);
+  expect(url.searchParams.get('state')).toBe('st');
+  return url;
+}
+
+describe('nextAuthorizationStep: remembered consent', () => {
+  it('asks a signed-out user to sign in, back to the same request', async () => {
+    const { t, checked, returnTo } = await setup();
+    expect(await t.gatehouse.nextAuthorizationStep({ request: await checked(), user: undefined, returnTo: returnTo() })).toEqual({ kind: 'sign-in', returnTo: returnTo(), reauthenticate: false });
+  });
+
+  it('asks for consent the first time, marking no scope as new', async () => {
+    const { t, signedIn, checked, returnTo } = await setup();
+    expect(await t.gatehouse.nextAuthorizationStep({ request: await checked(), user: signedIn(), returnTo: returnTo() })).toEqual({ kind: 'consent', newScopes: [] });
+    expect(t.audit.events.filter((event) => event.type.startsWith('consent.'))).toEqual([]);
+  });
+
+  it('after Allow, issues a code at once for the same scopes, with a consent.remembered audit', async () => {
+    const { t, client, user, signedIn, checked, returnTo, allow } = await setup();
+    await allow('messaging.v1.send messaging.v1.read');
+    expect(await t.repositories.consents.find(user.userKey, client.clientId)).toEqual({ userKey: user.userKey, clientId: client.clientId, scopes: ['messaging.v1.read', 'messaging.v1.send'], grantedAt: t.clock.now() });
+    t.clock.advance(30);
+    const step = await t.gatehouse.nextAuthorizationStep({ request: await checked({ scope: 'messaging.v1.read messaging.v1.send' }), user: signedIn({ sessionId: 'session-2' }), returnTo: returnTo() });
+    const code = redirectOf(step).searchParams.get('code') ?? '';
+    expect(await t.repositories.codes.findByHash(sha256(code))).toMatchObject({ clientId: client.clientId, userKey: user.userKey, scopes: ['messaging.v1.read', 'messaging.v1.send'], sessionId: 'session-2', consumedAt: null });
+    expect(t.audit.ofType('consent.remembered')).toEqual([{ type: 'consent.remembered', at: t.clock.now(), userKey: user.userKey, clientId: client.clientId, reason: 'messaging.v1.read messaging.v1.send' }]);
+    expect(t.audit.ofType('consent.granted')).toHaveLength(1);
+  });
+
+  it('issues a code at once for fewer scopes than were allowed', async () => {
+    const { t, signedIn, checked, returnTo, allow } = await setup();
+    await allow('messaging.v1.send messaging.v1.read');
+    const step = await t.gatehouse.nextAuthorizationStep({ request: await checked({ scope: 'messaging.v1.read' }), user: signedIn(), returnTo: returnTo() });
+    expect(redirectOf(step).searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+  });
+
+  it('asks again for more scopes, marking those not allowed before; the Allow then adds them', async () => {
+    const { t, client, user, signedIn, checked, returnTo, allow } = await setup();
+    await allow('messaging.v1.read');
+    const request = await checked({ scope: 'messaging.v1.read messaging.v1.send' });
+    expect(await t.gatehouse.nextAuthorizationStep({ request, user: signedIn(), returnTo: returnTo() })).toEqual({ kind: 'consent', newScopes: ['messaging.v1.send'] });
+    await t.gatehouse.approveAuthorization({ request, userKey: user.userKey, sessionId: 'session-1' });
+    expect((await t.repositories.consents.find(user.userKey, client.clientId))?.scopes).toEqual(['messaging.v1.read', 'messaging.v1.send']);
+    expect((await t.gatehouse.nextAuthorizationStep({ request, user: signedIn(), returnTo: returnTo() })).kind).toBe('redirect');
+  });
+
+  it('does not use the consent another user gave', async () => {
+    const { t, signedIn, checked, returnTo, allow } = await setup();
+    await allow('messaging.v1.read');
+    const other = await t.seedUser({ email: 'other@example.com' });
+    expect(await t.gatehouse.nextAuthorizationStep({ request: await checked({ scope: 'messaging.v1.read' }), user: signedIn({ userKey: other.userKey }), returnTo: returnTo() })).toEqual({ kind: 'consent', newScopes: [] });
+  });
+
+  it('forgets the consent when the user revokes the app', async () => {
+    const { t, user, client, signedIn, checked, returnTo, allow } = await setup();
+    await allow('messaging.v1.read');
+    await t.gatehouse.revokeAuthorizedApp({ userKey: user.userKey, clientId: client.clientId });
+    expect(await t.gatehouse.nextAuthorizationStep({ request: await checked({ scope: 'messaging.v1.read' }), user: signedIn(), returnTo: returnTo() })).toEqual({ kind: 'consent', newScopes: [] });
+  });
+
+  it('forgets the consent when the client is deleted', async () => {
+    const { t, user, client, allow } = await setup();
+    await allow('messaging.v1.read');
+    await t.gatehouse.deleteClient({ ownerUserKey: null, clientId: client.clientId });
+    expect(await t.repositories.consents.find(user.userKey, client.clientId)).toBeUndefined();
+  });
+
+  it('does not remember a denial', async () => {
+    const { t, user, client, checked } = await setup();
+    t.gatehouse.denyAuthorization({ request: await checked(), userKey: user.userKey });
+    expect(await t.repositories.consents.find(user.userKey, client.clientId)).toBeUndefined();
+  });
+});
+
+describe('nextAuthorizationStep: prompt=consent', () => {
+  it('asks even when the consent is remembered, marking nothing new', async () => {
+    const { t, signedIn, checked, returnTo, allow } = await setup();
+    await allow('messaging.v1.read messaging.v1.send');
+    expect(await t.gatehouse.nextAuthorizationStep({ request: await checked({ prompt: 'consent' }), user: signedIn(), returnTo: returnTo() })).toEqual({ kind: 'consent', newScopes: [] });
+    expect(t.audit.ofType('consent.remembered')).toEqual([]);
+  });
+});
+
+describe('nextAuthorizationStep: prompt=none', () => {
+  it('answers login_required for a signed-out user', async () => {
+    const { t, checked, returnTo } = await setup();
+    const url = redirectOf(await t.gatehouse.nextAuthorizationStep({ request: await checked({ prompt: 'none' }), user: undefined, returnTo: returnTo() }));
+    expect(url.searchParams.get('error')).toBe('login_required');
+    expect(url.searchParams.get('code')).toBeNull();
+  });
+
+  it('answers consent_required when nothing, or fewer scopes, were allowed', async () => {
+    const { t, signedIn, checked, returnTo, allow } = await setup();
+    const first = redirectOf(await t.gatehouse.nextAuthorizationStep({ request: await checked({ prompt: 'none' }), user: signedIn(), returnTo: returnTo() }));
+    expect(first.searchParams.get('error')).toBe('consent_required');
+    await allow('messaging.v1.read');
+    const more = redirectOf(await t.gatehouse.nextAuthorizationStep({ request: await checked({ prompt: 'none', scope: 'messaging.v1.read messaging.v1.send' }), user: signedIn(), returnTo: returnTo() }));
+    expect(more.searchParams.get('error')).toBe('consent_required');
+    expect(t.audit.ofType('consent.remembered')).toEqual([]);
+  });
+
+  it('issues a code at once when the user is signed in and the consent remembered', async () => {
+    const { t, signedIn, checked, returnTo, allow } = await setup();
+    await allow('messaging.v1.read');
+    const url = redirectOf(await t.gatehouse.nextAuthorizationStep({ request: await checked({ prompt: 'none', scope: 'messaging.v1.read' }), user: signedIn(), returnTo: returnTo() }));
+    expect(url.searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(t.audit.ofType('consent.remembered')).toHaveLength(1);
+  });
+});
+
+describe('nextAuthorizationStep: prompt=login', () => {
+  async function markerOf(step: { kind: string; returnTo?: string }): Promise<string> {
+    expect(step).toMatchObject({ kind: 'sign-in', reauthenticate: true });
+    return new URL(step.returnTo ?? '', 'http://x').searchParams.get(REAUTHENTICATION_PARAMETER) ?? '';
+  }
+
+  it('asks a signed-in user to sign in again, with a marker, and goes on once a newer session comes back with it', async () => {
+    const { t, user, signedIn, checked, returnTo, allow } = await setup();
+    await allow('messaging.v1.read');
+    const request = await checked({ prompt: 'login', scope: 'messaging.v1.read' });
+    const first = await t.gatehouse.nextAuthorizationStep({ request, user: signedIn(), returnTo: returnTo('&prompt=login') });
+    const marker = await markerOf(first);
+    expect(marker).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(first).toMatchObject({ returnTo: `${returnTo('&prompt=login')}&${REAUTHENTICATION_PARAMETER}=${marker}` });
+    expect(await t.repositories.interactions.findByHash(sha256(marker))).toMatchObject({ kind: 'reauthentication', userKey: user.userKey, sessionId: 'session-1' });
+
+    const back = first.kind === 'sign-in' ? first.returnTo : '';
+    // The same session coming back with the marker has not signed in again.
+    expect((await t.gatehouse.nextAuthorizationStep({ request, user: signedIn(), returnTo: back })).kind).toBe('sign-in');
+    t.clock.advance(5);
+    const step = await t.gatehouse.nextAuthorizationStep({ request, user: signedIn({ sessionId: 'session-2', signedInAt: t.clock.now() }), returnTo: back });
+    expect(redirectOf(step).searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+  });
+
+  it('refuses a session older than the marker, an expired marker, and an unknown one', async () => {
+    const { t, signedIn, checked, returnTo } = await setup();
+    const request = await checked({ prompt: 'login' });
+    const older = signedIn({ sessionId: 'old', signedInAt: t.clock.now() });
+    t.clock.advance(10);
+    const marker = await markerOf(await t.gatehouse.nextAuthorizationStep({ request, user: undefined, returnTo: returnTo('&prompt=login') }));
+    const back = returnTo(`&prompt=login&${REAUTHENTICATION_PARAMETER}=${marker}`);
+    expect(await t.gatehouse.reauthenticated({ request, user: older, returnTo: back })).toBe(false);
+    expect(await t.gatehouse.reauthenticated({ request, user: signedIn({ sessionId: 'new' }), returnTo: back })).toBe(true);
+    expect(await t.gatehouse.reauthenticated({ request, user: signedIn({ sessionId: 'new' }), returnTo: returnTo(`&prompt=login&${REAUTHENTICATION_PARAMETER}=${'A'.repeat(43)}`) })).toBe(false);
+    expect(await t.gatehouse.reauthenticated({ request, user: undefined, returnTo: back })).toBe(false);
+    t.clock.advance(t.gatehouse.settings.interactionTtlSeconds);
+    expect(await t.gatehouse.reauthenticated({ request, user: signedIn({ sessionId: 'newer' }), returnTo: back })).toBe(false);
+  });
+
+  it('does not take a login or consent request as a marker', async () => {
+    const { t, signedIn, checked, returnTo } = await setup();
+    const request = await checked({ prompt: 'login' });
+    const { loginRequest } = await t.gatehouse.startLogin({ returnTo: returnTo() });
+    t.clock.advance(1);
+    expect(await t.gatehouse.reauthenticated({ request, user: signedIn({ sessionId: 'new' }), returnTo: returnTo(`&prompt=login&${REAUTHENTICATION_PARAMETER}=${loginRequest}`) })).toBe(false);
+  });
+
+  it('replaces a stale marker in the return path instead of adding a second one', async () => {
+    const { t, signedIn, checked, returnTo } = await setup();
+    const request = await checked({ prompt: 'login' });
+    const stale = returnTo(`&prompt=login&${REAUTHENTICATION_PARAMETER}=${'B'.repeat(43)}`);
+    const step = await t.gatehouse.nextAuthorizationStep({ request, user: signedIn(), returnTo: stale });
+    const url = new URL(step.kind === 'sign-in' ? step.returnTo : '', 'http://x');
+    expect(url.searchParams.getAll(REAUTHENTICATION_PARAMETER)).toHaveLength(1);
+    expect(url.searchParams.get(REAUTHENTICATION_PARAMETER)).not.toBe('B'.repeat(43));
+  });
+
+  it('is always satisfied without prompt=login', async () => {
+    const { t, checked, returnTo } = await setup();
+    expect(await t.gatehouse.reauthenticated({ request: await checked(), user: undefined, returnTo: returnTo() })).toBe(true);
+  });
+});

@@ -1,0 +1,144 @@
+import type { Consent } from '../domain/model.js';
+import type { Deps } from '../deps.js';
+import { sha256 } from '../crypto.js';
+import { issueAuthorizationCode } from './authorization-code.js';
+import { authorizationResponseUrl } from './authorization-response.js';
+import type { AuthorizationRequest } from './authorization-request.js';
+import { createInteraction, INTERACTION_ID } from './interaction-records.js';
+
+/**
+ * The query parameter that carries the marker of a `prompt=login` request back from sign-in
+ * (docs/decisions/0096-prompt-login-marker.md). Gatehouse adds it to the authorize URL; clients never send it.
+ */
+export const REAUTHENTICATION_PARAMETER = 'gatehouse_reauthentication';
+
+/** The signed-in user of an authorization request, and when they signed in (the session's start). */
+export interface AuthorizingUser {
+  userKey: string;
+  sessionId: string | null;
+  signedInAt: Date;
+}
+
+export type AuthorizationStep =
+  /**
+   * Send the browser to sign in (the login page, or the host's), to come back to `returnTo`. With
+   * `reauthenticate`, a signed-in user is asked for the password again too (`prompt=login`).
+   */
+  | { kind: 'sign-in'; returnTo: string; reauthenticate: boolean }
+  /** Ask for consent (the consent page, or the host's); `newScopes` are those not allowed before. */
+  | { kind: 'consent'; newScopes: string[] }
+  /** Send the browser back to the client: a code (consent remembered) or, for `prompt=none`, an error. */
+  | { kind: 'redirect'; redirectTo: string };
+
+type StepDeps = Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit'>;
+
+interface StepInput {
+  /** A checked request (`checkAuthorizationRequest` said `valid`). */
+  request: AuthorizationRequest;
+  /** The signed-in user; undefined when nobody is signed in. */
+  user: AuthorizingUser | undefined;
+  /** The authorize path and query of this request, under the mount path (where sign-in comes back to). */
+  returnTo: string;
+}
+
+/**
+ * What happens next with a checked authorization request (docs/decisions/0095-remembered-consent.md):
+ * - `prompt=none` shows no page: a code at once when the user is signed in and the consent is
+ *   remembered, else the `login_required` or `consent_required` error (OIDC Core §3.1.2.6);
+ * - a signed-out user signs in; with `prompt=login` a signed-in user signs in again, until a
+ *   sign-in newer than the request (docs/decisions/0096-prompt-login-marker.md);
+ * - a remembered consent that covers every requested scope issues the code without asking
+ *   (`consent.remembered` in the audit), unless `prompt=consent`;
+ * - else consent is asked, marking the scopes not allowed before.
+ *
+ * @example
+ * const step = await nextAuthorizationStep(deps, { request, user, returnTo: '/oauth/authorize?client_id=…' });
+ * if (step.kind === 'redirect') res.redirect(302, step.redirectTo);
+ */
+export async function nextAuthorizationStep(deps: StepDeps, input: StepInput): Promise<AuthorizationStep> {
+  const { request, user } = input;
+  const prompts = request.prompts ?? [];
+  if (prompts.includes('none')) return silentStep(deps, request, user);
+
+  if (prompts.includes('login') && !(await reauthenticated(deps, { request, user, returnTo: input.returnTo }))) {
+    const marker = await createInteraction(deps, { kind: 'reauthentication', returnTo: input.returnTo, userKey: user?.userKey ?? null, sessionId: user?.sessionId ?? null });
+    return { kind: 'sign-in', returnTo: withQueryParameter(input.returnTo, REAUTHENTICATION_PARAMETER, marker), reauthenticate: true };
+  }
+  if (!user) return { kind: 'sign-in', returnTo: input.returnTo, reauthenticate: false };
+
+  const consent = await deps.repos.consents.find(user.userKey, request.clientId);
+  if (!prompts.includes('consent') && covers(consent, request.scopes)) {
+    return { kind: 'redirect', ...(await issueAuthorizationCode(deps, { request, userKey: user.userKey, sessionId: user.sessionId }, 'remembered')) };
+  }
+  return { kind: 'consent', newScopes: newScopesOf(consent, request.scopes) };
+}
+
+/**
+ * With `prompt=login`: whether the user signed in after the request asked for it, i.e. the
+ * request carries a live marker (`REAUTHENTICATION_PARAMETER` in `returnTo`) and the session
+ * started after the marker was made, and is not the session that was signed in then
+ * (docs/decisions/0096-prompt-login-marker.md). Always true without `prompt=login`. The consent
+ * form's answer checks it again, so a form posted straight past the login page issues no code.
+ *
+ * @example
+ * if (!(await reauthenticated(deps, { request, user, returnTo }))) redirectToAuthorize();
+ */
+export async function reauthenticated(
+  deps: Pick<Deps, 'repos' | 'clock'>,
+  input: { request: AuthorizationRequest; user: AuthorizingUser | undefined; returnTo: string },
+): Promise<boolean> {
+  if (!(input.request.prompts ?? []).includes('login')) return true;
+  const { user } = input;
+  const marker = queryParameter(input.returnTo, REAUTHENTICATION_PARAMETER);
+  if (!user || marker === undefined || !INTERACTION_ID.test(marker)) return false;
+  const interaction = await deps.repos.interactions.findByHash(sha256(marker));
+  if (!interaction || interaction.kind !== 'reauthentication') return false;
+  if (interaction.expiresAt.getTime() <= deps.clock.now().getTime()) return false;
+  return user.sessionId !== interaction.sessionId && user.signedInAt.getTime() >= interaction.createdAt.getTime();
+}
+
+/** `prompt=none`: never a page (OIDC Core §3.1.2.1); the errors are those of OIDC Core §3.1.2.6. */
+async function silentStep(deps: StepDeps, request: AuthorizationRequest, user: AuthorizingUser | undefined): Promise<AuthorizationStep> {
+  const error = (code: 'login_required' | 'consent_required', description: string): AuthorizationStep => ({
+    kind: 'redirect',
+    redirectTo: authorizationResponseUrl(deps.settings.issuer, request.redirectUri, { error: code, error_description: description, state: request.state }),
+  });
+  if (!user) return error('login_required', 'The user is not signed in.');
+  const consent = await deps.repos.consents.find(user.userKey, request.clientId);
+  if (!covers(consent, request.scopes)) return error('consent_required', 'The user has not allowed this client these scopes.');
+  return { kind: 'redirect', ...(await issueAuthorizationCode(deps, { request, userKey: user.userKey, sessionId: user.sessionId }, 'remembered')) };
+}
+
+/**
+ * The scopes the user has not allowed the client before. Without a remembered consent the whole
+ * request is asked for the first time, and no scope is marked new.
+ */
+export function newScopesOf(consent: Consent | undefined, scopes: readonly string[]): string[] {
+  return consent ? scopes.filter((scope) => !consent.scopes.includes(scope)) : [];
+}
+
+function covers(consent: Consent | undefined, scopes: readonly string[]): boolean {
+  return consent !== undefined && scopes.every((scope) => consent.scopes.includes(scope));
+}
+
+function queryParameter(path: string, name: string): string | undefined {
+  const index = path.indexOf('?');
+  const values = new URLSearchParams(index < 0 ? '' : path.slice(index + 1)).getAll(name);
+  return values.length === 1 ? values[0] : undefined;
+}
+
+/** `path` with the query parameter `name` set to `value` (replacing any it had), the rest unchanged. */
+function withQueryParameter(path: string, name: string, value: string): string {
+  const index = path.indexOf('?');
+  const base = index < 0 ? path : path.slice(0, index);
+  const kept = (index < 0 ? '' : path.slice(index + 1)).split('&').filter((pair) => pair !== '' && decodedName(pair) !== name);
+  return `${base}?${[...kept, `${name}=${value}`].join('&')}`;
+}
+
+function decodedName(pair: string): string | undefined {
+  try {
+    return decodeURIComponent((pair.split('=')[0] ?? '').replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}

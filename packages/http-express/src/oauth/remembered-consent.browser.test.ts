@@ -1,0 +1,98 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../test-support/index.js';
+import { findChromium } from '../test-support/chromium.js';
+
+// Remembered consent in a real browser (docs/decisions/0095-remembered-consent.md).
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+
+describe('remembered consent in a real browser (headless Chromium)', () => {
+  let browser: Browser;
+  let server: Server;
+  let clientServer: Server;
+  let origin: string;
+  let clientOrigin: string;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const clientApp = express();
+    clientApp.get('/callback', (_req, res) => {
+      res.type('text/plain').send('callback reached');
+    });
+    clientServer = createServer(clientApp);
+    await new Promise<void>((resolve) => clientServer.listen(0, '127.0.0.1', resolve));
+    clientOrigin = `http://127.0.0.1:${(clientServer.address() as AddressInfo).port}`;
+    t = await createTestApp({ settings: { issuer: origin } });
+    server.on('request', t.app);
+    browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true });
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) => (clientServer ? clientServer.close(() => resolve()) : resolve()));
+  }, 30_000);
+
+  it('the second authorization of the app lands on the redirect URI with a code, without showing the consent page; more scopes show it with “New”', async () => {
+    await t.seedUser({ email: 'ada@example.com', password: 'correct horse battery' });
+    const redirectUri = `${clientOrigin}/callback`;
+    const { client } = await t.seedClient({ name: 'Remembering App', redirectUris: [redirectUri], scopes: ['messaging.v1.read', 'messaging.v1.send'] });
+    const authorizeUrl = (scope: string, state: string): string => {
+      const url = new URL('/oauth/authorize', origin);
+      url.search = new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: redirectUri, scope, state }).toString();
+      return url.toString();
+    };
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    /** Every consent page the browser was shown (a 200 answer of the authorize URL). */
+    const consentPagesShown: string[] = [];
+    page.on('response', (response) => {
+      const url = new URL(response.url());
+      if (url.origin === origin && url.pathname === '/oauth/authorize' && response.status() === 200) consentPagesShown.push(url.searchParams.get('state') ?? '');
+    });
+    const landedWithCode = async (state: string): Promise<void> => {
+      const landed = new URL(page.url());
+      expect(landed.origin).toBe(clientOrigin);
+      expect(await page.textContent('body')).toContain('callback reached');
+      expect(landed.searchParams.get('state')).toBe(state);
+      expect(landed.searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+    };
+    try {
+      await page.goto(authorizeUrl('messaging.v1.read', 'first'));
+      await page.fill('input[name="email"]', 'ada@example.com');
+      await page.fill('input[name="password"]', 'correct horse battery');
+      await Promise.all([page.waitForURL((url) => url.pathname === '/oauth/authorize'), page.click('button[type="submit"]')]);
+      expect(await page.textContent('h1')).toContain('Remembering App');
+      await Promise.all([page.waitForURL((url) => url.pathname === '/callback'), page.click('button[name="decision"][value="allow"]')]);
+      await landedWithCode('first');
+      expect(consentPagesShown).toEqual(['first']);
+
+      // Second authorization: straight to the client.
+      await page.goto(authorizeUrl('messaging.v1.read', 'second'));
+      await landedWithCode('second');
+      expect(consentPagesShown).toEqual(['first']);
+
+      // More scopes: the page again, the new scope marked.
+      await page.goto(authorizeUrl('messaging.v1.read messaging.v1.send', 'third'));
+      expect(new URL(page.url()).pathname).toBe('/oauth/authorize');
+      expect(consentPagesShown).toEqual(['first', 'third']);
+      expect(await newScopeMarks(page)).toEqual(['Send text messages from your phone numbers New']);
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
+});
+
+/** The text of each scope item that carries the “New” mark. */
+async function newScopeMarks(page: Page): Promise<string[]> {
+  return page.$$eval('ul.scopes li', (items) =>
+    items.filter((item) => item.querySelector('.new-scope') !== null).map((item) => (item.firstChild?.textContent ?? '').trim() + ' ' + (item.querySelector('.new-scope')?.textContent ?? '')),
+  );
+}
