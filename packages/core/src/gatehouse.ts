@@ -12,6 +12,7 @@ import { createVerifiedTokenCache, DEFAULT_VERIFIED_TOKEN_CACHE_SIZE } from './t
 import * as attributes from './use-cases/attributes.js';
 import * as authorize from './use-cases/authorize.js';
 import * as apps from './use-cases/authorized-apps.js';
+import { clientCredentials } from './use-cases/client-credentials.js';
 import * as clients from './use-cases/clients.js';
 import { exchangeCode } from './use-cases/exchange-code.js';
 import { introspectToken } from './use-cases/introspect.js';
@@ -123,6 +124,7 @@ function useCases(deps: Deps): RequestScopedGatehouse {
     authenticateClient: bind(deps, clients.authenticateClient),
     exchangeCode: bind(deps, exchangeCode),
     refresh: bind(deps, refresh),
+    clientCredentials: bind(deps, clientCredentials),
     revokeToken: bind(deps, revokeToken),
     introspectToken: bind(deps, introspectToken),
     verifyAccessToken: bind(deps, verifyAccessToken),

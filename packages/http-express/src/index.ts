@@ -10,6 +10,7 @@ export {
   bearerAuth,
   bearerErrorHandler,
   requireScope,
+  userKeyOf,
   BEARER_REALM,
   type BearerAuthOptions,
   type BearerLocals,

@@ -10,6 +10,7 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
   const migrations: Record<string, Migration> = {
     '0001_initial': { up: (db) => createInitialSchema(db, dialect) },
     '0002_one_owner_per_phone_number': { up: (db) => makePhoneNumbersUnique(db) },
+    '0004_client_types_and_grant_types': { up: (db) => addGrantTypesToClients(db) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -269,4 +270,18 @@ async function makePhoneNumbersUnique(db: SchemaDb): Promise<void> {
     );
   }
   await db.schema.createIndex('user_phone_numbers_unique_number').unique().on('user_phone_numbers').column('phone_number').execute();
+}
+
+/**
+ * Grant types per client (docs/decisions/0028-grant-types-per-client.md): every existing client
+ * keeps what it could do, the authorization-code flow with refresh tokens. Public clients
+ * (no secret) and grants without a user need no new column: they are encoded in the existing
+ * NOT NULL columns as an empty string (see `schema.ts`), since SQLite cannot drop a NOT NULL
+ * constraint without rebuilding tables that others reference.
+ */
+async function addGrantTypesToClients(db: SchemaDb): Promise<void> {
+  await db.schema
+    .alterTable('clients')
+    .addColumn('grant_types', 'text', (c) => c.notNull().defaultTo(JSON.stringify(['authorization_code', 'refresh_token'])))
+    .execute();
 }

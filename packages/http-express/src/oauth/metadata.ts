@@ -30,9 +30,11 @@ export function authorizationServerMetadata(issuer: string, scopes: ScopeCatalog
     scopes_supported: scopes.map((entry) => entry.scope),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+    // `none`: public clients (RFC 6749 §2.1) name themselves by client_id; they also revoke (RFC 7009 §5),
+    // but introspection is for confidential clients (docs/decisions/0027-public-clients.md).
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     code_challenge_methods_supported: ['S256'],
     // RFC 9207 §3: every authorization response carries iss.

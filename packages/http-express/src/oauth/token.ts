@@ -1,14 +1,14 @@
-import { OAuthError, type Client, type RequestScopedGatehouse, type TokenResponse } from '@gatehouse/core';
+import { OAuthError, type Client, type ClientCredentialsTokenResponse, type RequestScopedGatehouse, type TokenResponse } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import type { FormFields } from '../security/form-body.js';
 import { authenticateClientOf } from './client-auth.js';
 import type { OAuthContext } from './context.js';
 import { sendJsonFailure, setNoStore } from './json-errors.js';
-import { AuthorizationCodeGrant, RefreshTokenGrant, parseParameters } from './params.js';
+import { AuthorizationCodeGrant, ClientCredentialsGrant, RefreshTokenGrant, parseParameters } from './params.js';
 import { gatehouseFor } from '../request-scope.js';
 
 /**
- * POST /oauth/token (RFC 6749 §4.1.3 and §6). The client is authenticated before any grant
+ * POST /oauth/token (RFC 6749 §4.1.3, §4.4 and §6). The client is authenticated before any grant
  * parameter is looked at; the answer is JSON whatever `Accept` says, and never cached (§5.1).
  */
 export function tokenEndpoint(ctx: OAuthContext) {
@@ -26,7 +26,7 @@ export function tokenEndpoint(ctx: OAuthContext) {
   };
 }
 
-async function grant(gatehouse: RequestScopedGatehouse, client: Client, form: FormFields): Promise<TokenResponse> {
+async function grant(gatehouse: RequestScopedGatehouse, client: Client, form: FormFields): Promise<TokenResponse | ClientCredentialsTokenResponse> {
   const grantType = form.grant_type;
   if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
   if (grantType === 'authorization_code') {
@@ -37,5 +37,9 @@ async function grant(gatehouse: RequestScopedGatehouse, client: Client, form: Fo
     const params = parseParameters(RefreshTokenGrant, form);
     return gatehouse.refresh({ client, refreshToken: params.refresh_token, scope: params.scope });
   }
-  throw new OAuthError('unsupported_grant_type', 'Only authorization_code and refresh_token grants are supported.');
+  if (grantType === 'client_credentials') {
+    const params = parseParameters(ClientCredentialsGrant, form);
+    return gatehouse.clientCredentials({ client, scope: params.scope });
+  }
+  throw new OAuthError('unsupported_grant_type', 'Only the authorization_code, refresh_token and client_credentials grants are supported.');
 }
