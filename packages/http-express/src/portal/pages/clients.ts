@@ -33,7 +33,7 @@ export function clientsListPage(input: { email: string; clients: readonly Client
     email: input.email,
     body: html`<div class="toolbar"><h1>OAuth Clients</h1><a class="button" href="/portal/clients/new">Register a client</a></div>
 ${doneNotice(LIST_NOTICES, input.done)}
-<p class="muted">Apps you registered to call the Gatehouse APIs on behalf of users. Each has a client ID and a secret; keep the secret out of shared code.</p>
+<p class="muted">Apps you registered to call the Gatehouse APIs on behalf of users, or as themselves (client credentials). Each has a client ID and, unless it is public, a secret; keep the secret out of shared code.</p>
 ${
   input.clients.length === 0
     ? html`<p class="empty">You have not registered any client yet.</p>`
