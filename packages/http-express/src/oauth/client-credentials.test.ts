@@ -2,7 +2,7 @@ import { decodeJwt } from 'jose';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createResourceHarness, bearer, ADMIN_PHONE } from '../resource/test-support/harness.js';
-import { basicAuth } from '../test-support/index.js';
+import { basicAuth, createTestApp } from '../test-support/index.js';
 
 async function setup() {
   const h = await createResourceHarness();
@@ -116,5 +116,35 @@ describe('APIs that act for a user refuse a client-credentials token with a 403 
     const res = await request(h.app).post('/messaging/v1/messages').set(bearer(token)).send({ ownerPhoneNumber: ADMIN_PHONE, contactPhoneNumbers: ['+15551230000'], body: 'hi' });
     expect(res.status).toBe(403);
     expect(res.body.errorCode).toBe('AUTHZ_INSUFFICIENT_SCOPE');
+  });
+});
+
+describe('GET /oauth/authorize for a client without the authorization_code grant', () => {
+  it('redirects a signed-in user back with unauthorized_client (and iss), and sends a signed-out one to sign in first', async () => {
+    const t = await createTestApp();
+    await t.seedUser({ email: 'ada@example.com' });
+    // An edit turned the code flow off and kept the redirect URI.
+    const { client } = await t.seedClient({ redirectUris: ['https://machine.example/cb'], grantTypes: ['client_credentials'] });
+    const path = `/oauth/authorize?response_type=code&client_id=${client.clientId}&redirect_uri=${encodeURIComponent('https://machine.example/cb')}&state=s9`;
+    const signedOut = await t.browser().get(path);
+    expect(signedOut.status).toBe(302);
+    expect((signedOut.headers.location as string).startsWith('/oauth/login?')).toBe(true);
+    const browser = await t.signedInBrowser('ada@example.com');
+    const res = await browser.get(path);
+    expect(res.status).toBe(302);
+    const location = new URL(res.headers.location as string);
+    expect(`${location.origin}${location.pathname}`).toBe('https://machine.example/cb');
+    expect(Object.fromEntries(location.searchParams)).toMatchObject({ error: 'unauthorized_client', state: 's9', iss: 'http://localhost:3000' });
+  });
+
+  it('shows the error page, no redirect, for a client with no redirect URI', async () => {
+    const t = await createTestApp();
+    await t.seedUser({ email: 'ada@example.com' });
+    const { client } = await t.seedClient({ redirectUris: [], grantTypes: ['client_credentials'] });
+    const browser = await t.signedInBrowser('ada@example.com');
+    const res = await browser.get(`/oauth/authorize?response_type=code&client_id=${client.clientId}`);
+    expect(res.status).toBe(400);
+    expect(res.headers.location).toBeUndefined();
+    expect(res.text).toContain('The client has no redirect URI registered.');
   });
 });
