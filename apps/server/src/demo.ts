@@ -51,6 +51,7 @@ export async function seedDemoIfEmpty(gatehouse: Gatehouse, issuer: string): Pro
     scopes: gatehouse.settings.scopes.map((entry) => entry.scope),
     ownerUserKey: user.userKey,
   });
+  if (clientSecret === null) throw new Error('The demo client is confidential: it has a secret.');
   return { accountKey: account.accountKey, userKey: user.userKey, email: user.email, password, phone: DEMO.phone, clientId: client.clientId, clientSecret };
 }
 

@@ -20,7 +20,7 @@ async function provision(name: string): Promise<Provisioned> {
   const p = await workspace.provision(name);
   expect(p.cli.account).toEqual({ accountKey: p.accountKey, name: 'Acme' });
   expect(p.cli.user).toEqual({ userKey: p.userKey, email: p.email });
-  expect(p.cli.client).toEqual({ clientId: p.clientId, clientSecret: expect.any(String), name: 'Test app', redirectUris: [p.redirectUri], scopes: ALL_SCOPES.split(' ') });
+  expect(p.cli.client).toEqual({ clientId: p.clientId, clientSecret: expect.any(String), name: 'Test app', redirectUris: [p.redirectUri], scopes: ALL_SCOPES.split(' '), grantTypes: ['authorization_code', 'refresh_token'] });
   return p;
 }
 

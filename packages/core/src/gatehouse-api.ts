@@ -7,6 +7,7 @@ import type { AttributeScope } from './use-cases/attributes.js';
 import type { AuthorizationRequest, AuthorizationRequestCheck, RawParameters } from './use-cases/authorize.js';
 import type { AuthorizedApp } from './use-cases/authorized-apps.js';
 import type { AuthorizationStep, AuthorizingUser } from './use-cases/authorization-step.js';
+import type { ClientCredentialsTokenResponse } from './use-cases/client-credentials.js';
 import type { ClientRegistration, ClientWithSecret } from './use-cases/clients.js';
 import type { IntrospectionResponse } from './use-cases/introspect.js';
 import type { SendMessageInput } from './use-cases/messages.js';
@@ -47,12 +48,17 @@ export interface RequestScopedGatehouse {
   denyAuthorization(input: { request: AuthorizationRequest; userKey: string }): { redirectTo: string };
 
   // Token endpoint, revocation, introspection
-  /** RFC 6749 §2.3.1: the client whose id and secret these are; `OAuthError('invalid_client')` otherwise. */
-  authenticateClient(credentials: { clientId: string; clientSecret: string }): Promise<Client>;
+  /**
+   * RFC 6749 §2.3.1: the client whose id and secret these are; `clientSecret: null` for a public
+   * client (RFC 6749 §2.1, auth method `none`); `OAuthError('invalid_client')` otherwise.
+   */
+  authenticateClient(credentials: { clientId: string; clientSecret: string | null }): Promise<Client>;
   /** RFC 6749 §4.1.3: exchanges a code (once; a second use revokes the grant). */
   exchangeCode(input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined }): Promise<TokenResponse>;
   /** RFC 6749 §6: a new access token for a refresh token, optionally narrowed to fewer scopes. */
   refresh(input: { client: Client; refreshToken: string; scope: string | undefined }): Promise<TokenResponse>;
+  /** RFC 6749 §4.4: a token for a confidential client itself (`sub` = its id, no refresh token), optionally narrowed. */
+  clientCredentials(input: { client: Client; scope: string | undefined }): Promise<ClientCredentialsTokenResponse>;
   /** RFC 7009: revokes a token of the client (a refresh token revokes its grant); unknown tokens are ignored. */
   revokeToken(input: { client: Client; token: string; tokenTypeHint: string | undefined }): Promise<void>;
   /** RFC 7662: whether a token of the client is active, with its claims. */
@@ -92,12 +98,12 @@ export interface RequestScopedGatehouse {
   completeConsent(input: { consentRequest: string; decision: 'allow' | 'deny' }): Promise<{ redirectTo: string }>;
 
   // Clients (portal, CLI)
-  /** Registers a client (scopes from `settings.scopes`); the secret is returned once, only its hash is stored. */
+  /** Registers a client (scopes from `settings.scopes`); the secret is returned once, only its hash is stored; a public client has none (`null`). */
   registerClient(input: ClientRegistration): Promise<ClientWithSecret>;
-  /** Changes a client's name, redirect URIs, scopes or PKCE; `ownerUserKey: null` is an operator's change. */
-  updateClient(input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired'>): Promise<Client>;
-  /** A new secret for a client, returned once; the old one stops working at once. */
-  rotateClientSecret(input: { ownerUserKey: string | null; clientId: string }): Promise<ClientWithSecret>;
+  /** Changes a client's name, redirect URIs, scopes, grant types or PKCE; `ownerUserKey: null` is an operator's change. */
+  updateClient(input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes'>): Promise<Client>;
+  /** A new secret for a confidential client, returned once; the old one stops working at once. */
+  rotateClientSecret(input: { ownerUserKey: string | null; clientId: string }): Promise<ClientWithSecret & { clientSecret: string }>;
   /** Deletes a client with its codes, grants and tokens. */
   deleteClient(input: { ownerUserKey: string | null; clientId: string }): Promise<void>;
   /** A client of `ownerUserKey`; another user's client is `DomainError('not_found')`, like an unknown one. */

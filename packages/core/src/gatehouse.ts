@@ -14,6 +14,7 @@ import * as attributes from './use-cases/attributes.js';
 import * as authorize from './use-cases/authorize.js';
 import * as steps from './use-cases/authorization-step.js';
 import * as apps from './use-cases/authorized-apps.js';
+import { clientCredentials } from './use-cases/client-credentials.js';
 import * as clients from './use-cases/clients.js';
 import * as interactions from './use-cases/interactions.js';
 import { exchangeCode } from './use-cases/exchange-code.js';
@@ -142,6 +143,7 @@ function useCases(deps: Deps): RequestScopedGatehouse {
     authenticateClient: bind(deps, clients.authenticateClient),
     exchangeCode: bind(deps, exchangeCode),
     refresh: bind(deps, refresh),
+    clientCredentials: bind(deps, clientCredentials),
     revokeToken: bind(deps, revokeToken),
     introspectToken: bind(deps, introspectToken),
     verifyAccessToken: bind(deps, verifyAccessToken),

@@ -11,14 +11,15 @@ export {
   type ScopeCatalogue,
   type ScopeDefinition,
 } from './domain/scopes.js';
-export { redirectUriProblem, isLoopbackHost } from './domain/redirect-uri.js';
+export { redirectUriProblem, isLoopbackHost, redirectUriMatches, findRegisteredRedirectUri } from './domain/redirect-uri.js';
+export { GRANT_TYPES, DEFAULT_GRANT_TYPES, isGrantType, isPublicClient, tokenEndpointAuthMethod, assertGrantType } from './domain/grant-types.js';
 export * from './ports/index.js';
 export { defineSettings, type GatehouseSettings } from './settings.js';
 export type { Deps } from './deps.js';
 export { sha256, constantTimeEqual, randomAlphanumeric, randomIdGenerator, createScryptPasswordHasher, DEFAULT_SCRYPT_PARAMETERS, type ScryptParameters } from './crypto.js';
 export { createKeyRing, SIGNING_ALGORITHM, type KeyRing } from './tokens/key-ring.js';
 export type { AccessTokenClaims } from './tokens/access-token-claims.js';
-export { issueAccessToken, verifyAccessToken, verifySignedClaims, type VerifiedAccessToken } from './tokens/access-token.js';
+export { issueAccessToken, verifyAccessToken, verifySignedClaims, type VerifiedAccessToken, type UserAccessToken, type ClientAccessToken } from './tokens/access-token.js';
 export { createVerifiedTokenCache, DEFAULT_VERIFIED_TOKEN_CACHE_SIZE, type VerifiedTokenCache, type CachedClaims } from './tokens/verified-token-cache.js';
 export * from './use-cases/authorize.js';
 export * from './use-cases/authorization-step.js';
@@ -26,6 +27,7 @@ export * from './use-cases/prompt.js';
 export * from './use-cases/clients.js';
 export * from './use-cases/exchange-code.js';
 export * from './use-cases/refresh.js';
+export * from './use-cases/client-credentials.js';
 export * from './use-cases/revoke.js';
 export * from './use-cases/introspect.js';
 export * from './use-cases/sessions.js';

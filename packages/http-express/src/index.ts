@@ -14,6 +14,7 @@ export {
   bearerAuth,
   bearerErrorHandler,
   requireScope,
+  userKeyOf,
   BEARER_REALM,
   type BearerAuthOptions,
   type BearerLocals,

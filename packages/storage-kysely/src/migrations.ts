@@ -11,6 +11,7 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
     '0001_initial': { up: (db) => createInitialSchema(db, dialect) },
     '0002_one_owner_per_phone_number': { up: (db) => makePhoneNumbersUnique(db) },
     '0003_interactions': { up: (db) => createInteractions(db, dialect) },
+    '0004_client_types_and_grant_types': { up: (db) => addGrantTypesToClients(db) },
     '0005_remembered_consent': { up: (db) => createConsents(db, dialect) },
   };
   return { getMigrations: async () => migrations };
@@ -307,4 +308,18 @@ async function createConsents(db: SchemaDb, dialect: StorageDialect): Promise<vo
   // A unique index rather than a named constraint: index names carry the table prefix (TablePrefixPlugin).
   await db.schema.createIndex('consents_unique').unique().on('consents').columns(['user_key', 'client_id', 'scope']).execute();
   await db.schema.createIndex('consents_by_client').on('consents').column('client_id').execute();
+}
+
+/**
+ * Grant types per client (docs/decisions/0028-grant-types-per-client.md): every existing client
+ * keeps what it could do, the authorization-code flow with refresh tokens. Public clients
+ * (no secret) and grants without a user need no new column: they are encoded in the existing
+ * NOT NULL columns as an empty string (see `schema.ts`), since SQLite cannot drop a NOT NULL
+ * constraint without rebuilding tables that others reference.
+ */
+async function addGrantTypesToClients(db: SchemaDb): Promise<void> {
+  await db.schema
+    .alterTable('clients')
+    .addColumn('grant_types', 'text', (c) => c.notNull().defaultTo(JSON.stringify(['authorization_code', 'refresh_token'])))
+    .execute();
 }

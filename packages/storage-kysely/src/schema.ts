@@ -28,10 +28,13 @@ export type JsonText = string;
 
 export interface ClientTable {
   client_id: string;
+  /** The secret's SHA-256; `''` (never a hash) for a public client, whose `clientSecretHash` is null. */
   client_secret_hash: string;
   name: string;
   redirect_uris: JsonText;
   scopes: JsonText;
+  /** The client's grant types, in their usual order (migration 0004). */
+  grant_types: JsonText;
   pkce_required: number;
   owner_user_key: string | null;
   created_at: EpochMs;
@@ -81,6 +84,7 @@ export interface AuthorizationCodeTable {
 export interface GrantTable {
   grant_id: string;
   client_id: string;
+  /** `''` (never a user key) for a client-credentials grant, whose `userKey` is null. */
   user_key: string;
   scopes: JsonText;
   session_id: string | null;

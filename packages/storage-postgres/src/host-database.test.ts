@@ -77,6 +77,7 @@ describe.skipIf(!POSTGRES_URL)("storage on the host's pool (decision 0018)", () 
       name: 'App',
       redirectUris: ['https://app.example/cb'],
       scopes: ['identity.v1.read'],
+      grantTypes: ['authorization_code', 'refresh_token'],
       pkceRequired: false,
       ownerUserKey: null,
       createdAt: new Date(1_700_000_000_123),

@@ -16,6 +16,7 @@ async function seedCodeAndGrants(repos: Repositories, codeHash: string, grantIds
     name: 'c1',
     redirectUris: ['https://app.example/cb'],
     scopes: ['messaging.v1.send'],
+    grantTypes: ['authorization_code', 'refresh_token'],
     pkceRequired: false,
     ownerUserKey: null,
     createdAt: at,

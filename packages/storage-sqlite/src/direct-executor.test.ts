@@ -63,7 +63,7 @@ describe('a SQLite storage with the direct executor', () => {
     opened = await openSqlite({ filename: ':memory:' });
     storage = opened.storage;
     await storage.migrate();
-    await storage.repositories.clients.create({ clientId: 'c1', clientSecretHash: 'h', name: 'App', redirectUris: ['https://app.example/cb'], scopes: ['s'], pkceRequired: false, ownerUserKey: null, createdAt: T });
+    await storage.repositories.clients.create({ clientId: 'c1', clientSecretHash: 'h', name: 'App', redirectUris: ['https://app.example/cb'], scopes: ['s'], grantTypes: ['authorization_code', 'refresh_token'], pkceRequired: false, ownerUserKey: null, createdAt: T });
     await storage.repositories.codes.save({
       codeHash: 'code1', clientId: 'c1', userKey: 'u1', redirectUri: 'https://app.example/cb', scopes: ['s'], codeChallenge: null, sessionId: null,
       createdAt: T, expiresAt: new Date(T.getTime() + 60_000), consumedAt: null, grantId: null,

@@ -41,6 +41,7 @@ describe('the writes of a code exchange on SQLite', () => {
       name: 'App',
       redirectUris: ['https://app.example/cb'],
       scopes: ['messaging.v1.read'],
+      grantTypes: ['authorization_code', 'refresh_token'],
       pkceRequired: false,
       ownerUserKey: null,
       createdAt: now,

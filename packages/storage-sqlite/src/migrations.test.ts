@@ -75,3 +75,40 @@ describe('migration 0002: one owner per phone number (docs/decisions/0006-one-ow
     expect((await storage.repositories.users.findByPhoneNumber('+4930123456'))?.userKey).toBe('u2');
   });
 });
+
+describe('migration 0004: grant types per client (docs/decisions/0028-grant-types-per-client.md)', () => {
+  let file: ReturnType<typeof tempDatabaseFile>;
+  let opened: Awaited<ReturnType<typeof openSqlite>>;
+
+  beforeEach(async () => {
+    file = tempDatabaseFile();
+    opened = await openSqlite({ filename: file.filename });
+    await migrateTo(opened.db, '0002_one_owner_per_phone_number');
+  });
+
+  afterEach(async () => {
+    await opened.storage.close();
+    file.remove();
+  });
+
+  it('gives every existing client the code flow with refresh tokens, and keeps it confidential', async () => {
+    const { db, storage } = opened;
+    await db
+      .insertInto('clients')
+      // The row as an older Gatehouse wrote it: no grant_types column yet.
+      .values({ client_id: 'old', client_secret_hash: 'hash-of-old', name: 'Old', redirect_uris: '["https://a.example/cb"]', scopes: '["messaging.v1.read"]', pkce_required: 0, owner_user_key: null, created_at: 1 } as never)
+      .execute();
+    await storage.migrate();
+    expect(await storage.repositories.clients.findById('old')).toEqual({
+      clientId: 'old',
+      clientSecretHash: 'hash-of-old',
+      name: 'Old',
+      redirectUris: ['https://a.example/cb'],
+      scopes: ['messaging.v1.read'],
+      grantTypes: ['authorization_code', 'refresh_token'],
+      pkceRequired: false,
+      ownerUserKey: null,
+      createdAt: new Date(1),
+    });
+  });
+});

@@ -1,4 +1,4 @@
-import { E164, parseScope, phoneNumberTaken, type Client, type Gatehouse, type Role } from '@gatehouse/core';
+import { DEFAULT_GRANT_TYPES, E164, GRANT_TYPES, isGrantType, isPublicClient, parseScope, phoneNumberTaken, tokenEndpointAuthMethod, type Client, type Gatehouse, type Role } from '@gatehouse/core';
 import { describeDatabase, type Config } from '../config.js';
 import { UsageError } from './usage.js';
 
@@ -67,8 +67,10 @@ async function passwordFrom(values: OptionValues, readStdin: () => Promise<strin
 const clientJson = (client: Client) => ({
   clientId: client.clientId,
   name: client.name,
+  tokenEndpointAuthMethod: tokenEndpointAuthMethod(client),
   redirectUris: client.redirectUris,
   scopes: client.scopes,
+  grantTypes: client.grantTypes,
   pkceRequired: client.pkceRequired,
   ownerUserKey: client.ownerUserKey,
   createdAt: client.createdAt.toISOString(),
@@ -150,19 +152,28 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     path: ['clients', 'create'],
-    usage: 'gatehouse clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required] [--json]',
+    usage:
+      'gatehouse clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required] [--public] [--grant-type authorization_code|refresh_token|client_credentials …] [--json]',
     options: {
       name: { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
       scope: { type: 'string', multiple: true },
       owner: { type: 'string' },
       'pkce-required': { type: 'boolean' },
+      public: { type: 'boolean' },
+      'grant-type': { type: 'string', multiple: true },
     },
     positionals: [],
     async run({ gatehouse }, values) {
       const name = required(values, 'name');
+      const isPublic = values.public === true;
+      const named = list(values, 'grant-type');
+      const unknown = named.find((grantType) => !isGrantType(grantType));
+      if (unknown !== undefined) throw new UsageError(`--grant-type ${unknown}: one of ${GRANT_TYPES.join(', ')}`);
+      const grantTypes = named.length === 0 ? [...DEFAULT_GRANT_TYPES] : named;
       const redirectUris = list(values, 'redirect-uri');
-      if (redirectUris.length === 0) throw new UsageError('--redirect-uri is required');
+      // A client without the code flow needs no redirect URI (docs/decisions/0028-grant-types-per-client.md).
+      if (redirectUris.length === 0 && grantTypes.includes('authorization_code')) throw new UsageError('--redirect-uri is required');
       const scopes = parseScope(list(values, 'scope').join(' '));
       if (scopes.length === 0) throw new UsageError('--scope is required (for example --scope "messaging.v1.send messaging.v1.read")');
       const ownerEmail = optional(values, 'owner');
@@ -178,15 +189,20 @@ export const COMMANDS: readonly Command[] = [
         scopes,
         ownerUserKey,
         pkceRequired: values['pkce-required'] === true,
+        public: isPublic,
+        grantTypes,
       });
       return {
-        json: { clientId: client.clientId, clientSecret, name: client.name, redirectUris: client.redirectUris, scopes: client.scopes },
+        json: { clientId: client.clientId, clientSecret, name: client.name, redirectUris: client.redirectUris, scopes: client.scopes, grantTypes: client.grantTypes },
         text: [
-          `Created client "${client.name}"`,
+          `Created ${clientSecret === null ? 'public ' : ''}client "${client.name}"`,
           `  client_id:     ${client.clientId}`,
-          `  client_secret: ${clientSecret}   (shown once: only its hash is stored)`,
-          `  redirect URIs: ${client.redirectUris.join(' ')}`,
+          clientSecret === null
+            ? '  client_secret: none (a public client: client_id alone at the token endpoint, PKCE S256 always)'
+            : `  client_secret: ${clientSecret}   (shown once: only its hash is stored)`,
+          `  redirect URIs: ${client.redirectUris.length === 0 ? '(none)' : client.redirectUris.join(' ')}`,
           `  scopes:        ${client.scopes.join(' ')}`,
+          `  grant types:   ${client.grantTypes.join(' ')}`,
         ].join('\n'),
       };
     },
@@ -203,7 +219,12 @@ export const COMMANDS: readonly Command[] = [
         text:
           clients.length === 0
             ? 'No clients.'
-            : clients.map((client) => `${client.clientId}  ${client.name}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}`).join('\n'),
+            : clients
+                .map(
+                  (client) =>
+                    `${client.clientId}  ${client.name}${isPublicClient(client) ? '  (public)' : ''}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}`,
+                )
+                .join('\n'),
       };
     },
   },

@@ -172,7 +172,7 @@ describe('gatehouse CLI', () => {
     });
   });
 
-  it('clients create → {clientId, clientSecret, name, redirectUris, scopes}; list shows no secret', async () => {
+  it('clients create → {clientId, clientSecret, name, redirectUris, scopes, grantTypes}; list shows no secret', async () => {
     await json('users', 'create', '--email', 'dev@example.com', '--password', 'correct horse');
     const client = await json<{ clientId: string; clientSecret: string }>(
       'clients', 'create', '--name', 'My app', '--redirect-uri', 'https://app.example/cb', '--redirect-uri', 'http://127.0.0.1:8080/cb',
@@ -184,14 +184,17 @@ describe('gatehouse CLI', () => {
       name: 'My app',
       redirectUris: ['https://app.example/cb', 'http://127.0.0.1:8080/cb'],
       scopes: ['messaging.v1.send', 'messaging.v1.read'],
+      grantTypes: ['authorization_code', 'refresh_token'],
     });
     const list = await json<{ clients: Array<Record<string, unknown>> }>('clients', 'list');
     expect(list.clients).toEqual([
       {
         clientId: client.clientId,
         name: 'My app',
+        tokenEndpointAuthMethod: 'client_secret_basic',
         redirectUris: ['https://app.example/cb', 'http://127.0.0.1:8080/cb'],
         scopes: ['messaging.v1.send', 'messaging.v1.read'],
+        grantTypes: ['authorization_code', 'refresh_token'],
         pkceRequired: false,
         ownerUserKey: expect.any(String),
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -204,6 +207,46 @@ describe('gatehouse CLI', () => {
       const authenticated = await gatehouse.authenticateClient({ clientId: client.clientId, clientSecret: client.clientSecret });
       expect(authenticated.name).toBe('My app');
     });
+  });
+
+  it('clients create --public: no secret (clientSecret null), auth method none, and no secret to rotate', async () => {
+    const client = await json<Record<string, unknown>>('clients', 'create', '--public', '--name', 'Phone app', '--redirect-uri', 'http://127.0.0.1/cb', '--scope', 'messaging.v1.read');
+    expect(client).toEqual({
+      clientId: expect.stringMatching(/^[A-Za-z0-9]+$/),
+      clientSecret: null,
+      name: 'Phone app',
+      redirectUris: ['http://127.0.0.1/cb'],
+      scopes: ['messaging.v1.read'],
+      grantTypes: ['authorization_code', 'refresh_token'],
+    });
+    const list = await json<{ clients: Array<Record<string, unknown>> }>('clients', 'list');
+    expect(list.clients[0]).toMatchObject({ clientId: client.clientId, tokenEndpointAuthMethod: 'none', pkceRequired: true });
+    expect((await cli('clients', 'list')).stdout).toContain(`${client.clientId as string}  Phone app  (public)`);
+    const text = await cli('clients', 'create', '--public', '--name', 'Other', '--redirect-uri', 'https://spa.example/cb', '--scope', 'messaging.v1.read');
+    expect(text.stdout).toContain('client_secret: none (a public client');
+    const rotate = await cli('clients', 'rotate-secret', client.clientId as string);
+    expect(rotate).toMatchObject({ code: 1, stderr: 'gatehouse clients rotate-secret: A public client has no secret to rotate.\n' });
+    await withGatehouse(async (gatehouse) => {
+      expect((await gatehouse.authenticateClient({ clientId: client.clientId as string, clientSecret: null })).name).toBe('Phone app');
+    });
+  });
+
+  it('clients create --grant-type, repeatable: client_credentials alone needs no redirect URI; bad combinations are refused', async () => {
+    const machine = await json<Record<string, unknown>>('clients', 'create', '--name', 'Nightly job', '--grant-type', 'client_credentials', '--scope', 'messaging.v1.read');
+    expect(machine).toMatchObject({ clientSecret: expect.stringMatching(/^[A-Za-z0-9]{43,}$/), redirectUris: [], grantTypes: ['client_credentials'] });
+    const all = await json<Record<string, unknown>>(
+      'clients', 'create', '--name', 'All', '--redirect-uri', 'https://a.example/cb', '--scope', 'messaging.v1.read',
+      '--grant-type', 'client_credentials', '--grant-type', 'authorization_code', '--grant-type', 'refresh_token',
+    );
+    expect(all.grantTypes).toEqual(['authorization_code', 'refresh_token', 'client_credentials']);
+    const unknown = await cli('clients', 'create', '--name', 'X', '--grant-type', 'password', '--scope', 'messaging.v1.read');
+    expect(unknown).toMatchObject({ code: 2, stderr: 'gatehouse clients create: --grant-type password: one of authorization_code, refresh_token, client_credentials\n' });
+    const publicMachine = await cli('clients', 'create', '--public', '--name', 'X', '--grant-type', 'client_credentials', '--scope', 'messaging.v1.read');
+    expect(publicMachine.code).toBe(1);
+    expect(publicMachine.stderr).toBe('gatehouse clients create: client_credentials is for confidential clients only: a public client has no secret to authenticate with.\n');
+    const codeWithoutUri = await cli('clients', 'create', '--name', 'X', '--grant-type', 'authorization_code', '--scope', 'messaging.v1.read');
+    expect(codeWithoutUri).toMatchObject({ code: 2, stderr: 'gatehouse clients create: --redirect-uri is required\n' });
+    expect((await json<{ clients: unknown[] }>('clients', 'list')).clients).toHaveLength(2);
   });
 
   it('clients create refuses what the core refuses, with one line', async () => {

@@ -17,8 +17,12 @@ Commands:
   users create --email E --password P     create a user (--password-stdin: read the password from standard input)
       [--given-name G] [--family-name F] [--account KEY [--role admin|member]] [--phone +15551234567]
   clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required]
+      [--public] [--grant-type authorization_code|refresh_token|client_credentials …]
+                                          --public: no secret (single-page or native app; PKCE always)
+                                          --grant-type (repeatable; default authorization_code refresh_token);
+                                          with only client_credentials, no --redirect-uri is needed
   clients list                            list every client (no secrets)
-  clients rotate-secret CLIENT_ID         issue a new secret; the old one stops working
+  clients rotate-secret CLIENT_ID         issue a new secret; the old one stops working (confidential clients)
   clients delete CLIENT_ID                delete a client with its grants and tokens
   keys rotate                             new signing key; the old one stays published until its tokens expire
 

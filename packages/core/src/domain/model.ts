@@ -21,13 +21,22 @@ export interface Membership {
   role: Role;
 }
 
+/** RFC 6749 grant types a client may be registered for (docs/decisions/0028-grant-types-per-client.md). */
+export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
+
 export interface Client {
   clientId: string;
-  /** SHA-256 of the secret (base64url); the secret itself is never stored. */
-  clientSecretHash: string;
+  /**
+   * SHA-256 of the secret (base64url); the secret itself is never stored. `null` for a public
+   * client (RFC 6749 §2.1: `token_endpoint_auth_method: none`; docs/decisions/0027-public-clients.md).
+   */
+  clientSecretHash: string | null;
   name: string;
+  /** Empty for a client without the `authorization_code` grant. */
   redirectUris: string[];
   scopes: string[];
+  /** The grants the client may use at the token endpoint (and `authorization_code` at authorize). */
+  grantTypes: GrantType[];
   pkceRequired: boolean;
   ownerUserKey: string | null;
   createdAt: Date;
@@ -52,7 +61,11 @@ export interface AuthorizationCode {
 export interface Grant {
   grantId: string;
   clientId: string;
-  userKey: string;
+  /**
+   * The user who granted access; `null` for a client-credentials grant, where the client acts for
+   * itself (RFC 6749 §4.4; docs/decisions/0029-client-credentials-grants.md).
+   */
+  userKey: string | null;
   scopes: string[];
   /** Sign-in session the grant was made under; product logout revokes it. */
   sessionId: string | null;

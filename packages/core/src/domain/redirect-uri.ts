@@ -20,3 +20,40 @@ export function redirectUriProblem(uri: string): string | undefined {
 export function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
+
+/**
+ * A loopback redirect URI written with an IP literal: `http://127.x.y.z[:port]…` or
+ * `http://[::1][:port]…`, split into host, port and the rest (path and query, as written).
+ * `localhost` is not one (RFC 8252 §8.3: it may resolve elsewhere; docs/decisions/0027-public-clients.md).
+ */
+const LOOPBACK_IP_URI = /^http:\/\/(127(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}|\[::1\])(?::(\d{1,5}))?([/?].*)?$/;
+
+/**
+ * True when the authorization request's `requested` redirect URI is the `registered` one:
+ * the same string (RFC 9700 §4.1.3), except that a registered loopback IP redirect URI
+ * matches that URI with any port (RFC 8252 §7.3: native apps listen on an ephemeral port).
+ *
+ * @example
+ * redirectUriMatches('https://app.example/cb', 'https://app.example/cb'); // true
+ * redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:51004/cb'); // true
+ * redirectUriMatches('http://localhost/cb', 'http://localhost:51004/cb'); // false
+ */
+export function redirectUriMatches(registered: string, requested: string): boolean {
+  if (registered === requested) return true;
+  const ours = LOOPBACK_IP_URI.exec(registered);
+  const theirs = LOOPBACK_IP_URI.exec(requested);
+  if (!ours || !theirs) return false;
+  const port = theirs[2];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return false;
+  return ours[1] === theirs[1] && (ours[3] ?? '') === (theirs[3] ?? '');
+}
+
+/**
+ * The registered redirect URI `requested` matches (see `redirectUriMatches`), if any.
+ *
+ * @example
+ * findRegisteredRedirectUri(['http://[::1]/cb'], 'http://[::1]:8400/cb'); // 'http://[::1]/cb'
+ */
+export function findRegisteredRedirectUri(registered: readonly string[], requested: string): string | undefined {
+  return registered.find((uri) => redirectUriMatches(uri, requested));
+}

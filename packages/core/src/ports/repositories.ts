@@ -20,7 +20,7 @@ export interface ClientRepository {
   create(client: Client): Promise<void>;
   findById(clientId: string): Promise<Client | undefined>;
   /** Returns false when there is no such client. */
-  update(clientId: string, changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired'>): Promise<boolean>;
+  update(clientId: string, changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired'>): Promise<boolean>;
   updateSecretHash(clientId: string, clientSecretHash: string): Promise<boolean>;
   /** Deletes the client with its codes, grants, refresh tokens and remembered consents. */
   delete(clientId: string): Promise<boolean>;
@@ -98,8 +98,11 @@ export interface GrantRepository {
   revokeByUserAndClient(userKey: string, clientId: string, at: Date): Promise<string[]>;
   /** Live grants of a user, newest first. */
   listActiveByUser(userKey: string): Promise<Grant[]>;
-  /** Deletes grants revoked before `revokedBefore`, with their refresh tokens and codes. */
-  purge(revokedBefore: Date): Promise<number>;
+  /**
+   * Deletes grants revoked before `before`, and client-credentials grants (no user) created
+   * before it (their one access token has expired), with their refresh tokens and codes.
+   */
+  purge(before: Date): Promise<number>;
 }
 
 export interface RefreshTokenRepository {

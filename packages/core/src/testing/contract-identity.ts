@@ -1,3 +1,4 @@
+import type { Client } from '../domain/model.js';
 import { DomainError } from '../errors.js';
 import {
   aClient,
@@ -36,10 +37,28 @@ export function describeIdentityContract({ runner, repos }: ContractContext): vo
       expect((await repos().clients.findById('c1'))?.name).toBe('Client c1');
     });
 
-    it('updates name, redirect URIs, scopes and PKCE but not the secret, owner or creation time', async () => {
+    it('stores a public client (no secret hash) and the grant types, in order', async () => {
+      const publicClient = aClient('pub', { clientSecretHash: null, pkceRequired: true });
+      const machine = aClient('machine', { redirectUris: [], grantTypes: ['client_credentials'] });
+      const all = aClient('all', { grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'] });
+      for (const client of [publicClient, machine, all]) await repos().clients.create(client);
+      expect(await repos().clients.findById('pub')).toEqual(publicClient);
+      expect((await repos().clients.findById('pub'))?.clientSecretHash).toBe(null);
+      expect(await repos().clients.findById('machine')).toEqual(machine);
+      expect(await repos().clients.findById('all')).toEqual(all);
+      expect((await repos().clients.listAll()).find((client) => client.clientId === 'pub')?.clientSecretHash).toBe(null);
+    });
+
+    it('updates name, redirect URIs, scopes, grant types and PKCE but not the secret, owner or creation time', async () => {
       await repos().users.create(aUser(1));
       await repos().clients.create(aClient('c1', { ownerUserKey: 'user1' }));
-      const changes = { name: 'Renamed', redirectUris: ['https://z.example/cb', 'https://a.example/cb'], scopes: ['messaging.v1.read'], pkceRequired: true };
+      const changes = {
+        name: 'Renamed',
+        redirectUris: ['https://z.example/cb', 'https://a.example/cb'],
+        scopes: ['messaging.v1.read'],
+        grantTypes: ['authorization_code', 'client_credentials'] as Client['grantTypes'],
+        pkceRequired: true,
+      };
       expect(await repos().clients.update('c1', changes)).toBe(true);
       expect(await repos().clients.findById('c1')).toEqual({ ...aClient('c1', { ownerUserKey: 'user1' }), ...changes });
       expect(await repos().clients.update('unknown', changes)).toBe(false);

@@ -64,6 +64,7 @@ export function aClient(id: string, overrides: Partial<Client> = {}): Client {
     // Deliberately not sorted: order must round-trip.
     redirectUris: ['https://app.example/cb', 'http://127.0.0.1:8080/callback', 'https://app.example/a?b=c'],
     scopes: ['messaging.v1.send', 'admin.v1.attributes.write', 'messaging.v1.read'],
+    grantTypes: ['authorization_code', 'refresh_token'],
     pkceRequired: false,
     ownerUserKey: null,
     createdAt: at(0, 7),

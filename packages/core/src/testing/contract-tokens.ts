@@ -271,6 +271,30 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       }
       expect(await repos().grants.purge(at(200))).toBe(0);
     });
+    it('stores a client-credentials grant (no user), never listed or revoked as a user\'s, and revokes it by id', async () => {
+      const machine = aGrant('cc1', { userKey: null, scopes: ['messaging.v1.read'] });
+      await repos().grants.create(machine);
+      await repos().grants.create(aGrant('u1'));
+      expect(await repos().grants.findById('cc1')).toEqual(machine);
+      expect((await repos().grants.listActiveByUser('user1')).map((grant) => grant.grantId)).toEqual(['u1']);
+      expect(await repos().grants.listActiveByUser('')).toEqual([]);
+      expect(await repos().grants.revokeByUser('', at(30))).toEqual([]);
+      expect(await repos().grants.revokeByUserAndClient('', 'clientA', at(30))).toEqual([]);
+      expect(await repos().grants.revokeByUser('user1', at(30))).toEqual(['u1']);
+      expect((await repos().grants.findById('cc1'))?.revokedAt).toBe(null);
+      expect(await repos().grants.revoke('cc1', at(31))).toBe(true);
+      expect((await repos().grants.findById('cc1'))?.revokedAt).toEqual(at(31));
+    });
+
+    it('purges client-credentials grants created before the cutoff, revoked or not, and keeps users\' live grants', async () => {
+      await repos().grants.create(aGrant('cc-old', { userKey: null, createdAt: at(10) }));
+      await repos().grants.create(aGrant('cc-new', { userKey: null, createdAt: at(300) }));
+      await repos().grants.create(aGrant('user-old', { createdAt: at(10) }));
+      expect(await repos().grants.purge(at(200))).toBe(1);
+      expect(await repos().grants.findById('cc-old')).toBeUndefined();
+      expect((await repos().grants.findById('cc-new'))?.grantId).toBe('cc-new');
+      expect((await repos().grants.findById('user-old'))?.grantId).toBe('user-old');
+    });
   });
 
   describe('refresh tokens', () => {

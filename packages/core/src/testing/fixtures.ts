@@ -20,7 +20,8 @@ export interface TestGatehouse {
   /** A user with a password (`password123` unless given), optionally in an account with a role and with a phone number. */
   seedUser(input?: Partial<Pick<User, 'email' | 'givenName' | 'familyName'>> & { password?: string; accountKey?: string; role?: Role; phone?: string }): Promise<User>;
   seedAccount(name?: string): Promise<{ accountKey: string; name: string }>;
-  seedClient(input?: Partial<Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'ownerUserKey'>>): Promise<{ client: Client; clientSecret: string }>;
+  /** A confidential client (a public one: `gatehouse.registerClient({ …, public: true })`). */
+  seedClient(input?: Partial<Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'ownerUserKey' | 'grantTypes'>>): Promise<{ client: Client; clientSecret: string }>;
   /** Runs authorize → consent → code exchange for a user and returns the token response. */
   obtainTokens(input: { client: Client; user: User; scope?: string; sessionId?: string | null }): Promise<TokenResponse>;
   /**
@@ -123,14 +124,18 @@ export async function createTestGatehouse(
       return user;
     },
     seedAccount: (name = 'Test account') => gatehouse.createAccount({ name }),
-    seedClient: (input = {}) =>
-      gatehouse.registerClient({
+    async seedClient(input = {}) {
+      const { client, clientSecret } = await gatehouse.registerClient({
         name: input.name ?? 'Test client',
         redirectUris: input.redirectUris ?? ['https://client.example/callback'],
         scopes: input.scopes ?? settings.scopes.map((entry) => entry.scope),
         pkceRequired: input.pkceRequired ?? false,
         ownerUserKey: input.ownerUserKey ?? null,
-      }),
+        ...(input.grantTypes === undefined ? {} : { grantTypes: input.grantTypes }),
+      });
+      if (clientSecret === null) throw new Error('a confidential client has a secret');
+      return { client, clientSecret };
+    },
     async obtainTokens({ client, user, scope, sessionId = null }) {
       const check = await gatehouse.checkAuthorizationRequest({
         client_id: client.clientId,

@@ -247,8 +247,9 @@ export function createMemoryRepositories(): Repositories {
           .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
           .map(copy);
       },
-      async purge(revokedBefore) {
-        const dead = [...grants.values()].filter((grant) => grant.revokedAt !== null && grant.revokedAt < revokedBefore);
+      async purge(before) {
+        // Revoked grants, and client-credentials grants (no user) whose token has expired.
+        const dead = [...grants.values()].filter((grant) => (grant.revokedAt ?? (grant.userKey === null ? grant.createdAt : null)) !== null && (grant.revokedAt ?? grant.createdAt) < before);
         dead.forEach((grant) => deleteGrant(grant.grantId));
         return dead.length;
       },

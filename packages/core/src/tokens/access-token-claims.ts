@@ -1,4 +1,7 @@
-/** RFC 9068 §2.2 claims, plus `principal` (the owner's e-mail) and `gid` (the grant). */
+/**
+ * RFC 9068 §2.2 claims, plus `principal` (the owner's e-mail) and `gid` (the grant). A
+ * client-credentials token (RFC 9068 §2.2: `sub` is the client's id) has no `principal`.
+ */
 export interface AccessTokenClaims {
   iss: string;
   sub: string;
@@ -8,6 +11,6 @@ export interface AccessTokenClaims {
   iat: number;
   exp: number;
   jti: string;
-  principal: string;
+  principal?: string;
   gid: string;
 }

@@ -8,20 +8,39 @@ import type { AccessTokenClaims } from './access-token-claims.js';
 import { signEs256Compact } from './jws.js';
 import { SIGNING_ALGORITHM } from './key-ring.js';
 
-/** A verified access token of a live grant. */
-export interface VerifiedAccessToken {
+interface VerifiedTokenOfGrant {
   claims: AccessTokenClaims;
   scopes: string[];
-  userKey: string;
   clientId: string;
   grantId: string;
 }
 
-/** Signs an RFC 9068 JWT access token for a grant. */
+/** A token a user's grant issued: the API acts for `userKey`. */
+export interface UserAccessToken extends VerifiedTokenOfGrant {
+  subjectType: 'user';
+  userKey: string;
+}
+
+/** A client-credentials token (RFC 6749 §4.4): the client acts for itself, there is no user. */
+export interface ClientAccessToken extends VerifiedTokenOfGrant {
+  subjectType: 'client';
+  userKey: null;
+}
+
+/**
+ * A verified access token of a live grant. `subjectType` (the grant's, not the token's word)
+ * tells a user's token from a client's: an API that acts for a user refuses a client's token.
+ */
+export type VerifiedAccessToken = UserAccessToken | ClientAccessToken;
+
+/**
+ * Signs an RFC 9068 JWT access token for a grant: `sub` is the grant's user, or the client's id
+ * for a client-credentials grant (RFC 9068 §2.2), which has no `principal` (pass `null`).
+ */
 export async function issueAccessToken(
   deps: Pick<Deps, 'clock' | 'ids' | 'settings' | 'keys'>,
   grant: Grant,
-  principal: string,
+  principal: string | null,
   scopes: readonly string[],
 ): Promise<{ token: string; expiresIn: number }> {
   const { kid, key } = await deps.keys.signingKey();
@@ -29,14 +48,14 @@ export async function issueAccessToken(
   const expiresIn = deps.settings.accessTokenTtlSeconds;
   const claims: AccessTokenClaims = {
     iss: deps.settings.issuer,
-    sub: grant.userKey,
+    sub: grant.userKey ?? grant.clientId,
     aud: deps.settings.audience,
     client_id: grant.clientId,
     scope: formatScope(scopes),
     iat,
     exp: iat + expiresIn,
     jti: deps.ids.id(),
-    principal,
+    ...(principal === null ? {} : { principal }),
     gid: grant.grantId,
   };
   // RFC 9068 §2.1: the header's typ is "at+jwt".
@@ -58,10 +77,18 @@ export async function verifyAccessToken(
   const claims = await verifiedClaims(deps, token);
   // Asked on every request, cached claims or not: a revoked grant's tokens are refused at once.
   const grant = await deps.repos.grants.findById(claims.gid);
-  if (!grant || grant.revokedAt || grant.clientId !== claims.client_id || grant.userKey !== claims.sub) {
+  if (!grant || grant.revokedAt || grant.clientId !== claims.client_id) {
     throw new OAuthError('invalid_token', INVALID, { detail: `grant ${claims.gid} is revoked or gone` });
   }
-  return { claims, scopes: parseScope(claims.scope), userKey: claims.sub, clientId: claims.client_id, grantId: claims.gid };
+  const common = { claims, scopes: parseScope(claims.scope), clientId: claims.client_id, grantId: claims.gid };
+  // Whose token it is comes from the grant: a user's token names its user and principal, a
+  // client's (RFC 9068 §2.2) names the client and no principal.
+  if (grant.userKey === null) {
+    if (claims.sub !== grant.clientId || claims.principal !== undefined) throw new OAuthError('invalid_token', INVALID, { detail: 'claims do not fit a client grant' });
+    return { ...common, subjectType: 'client', userKey: null };
+  }
+  if (claims.sub !== grant.userKey || typeof claims.principal !== 'string') throw new OAuthError('invalid_token', INVALID, { detail: 'claims do not fit a user grant' });
+  return { ...common, subjectType: 'user', userKey: grant.userKey };
 }
 
 /** The token's claims from the verified-token cache when there, else verified (and then cached). */
@@ -104,10 +131,15 @@ async function verifySignature(deps: Pick<Deps, 'clock' | 'settings' | 'keys'>, 
       issuer: deps.settings.issuer,
       audience: deps.settings.audience,
       currentDate: deps.clock.now(),
-      requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat', 'jti', 'client_id', 'scope', 'gid', 'principal'],
+      requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat', 'jti', 'client_id', 'scope', 'gid'],
     });
     const claims = payload as unknown as AccessTokenClaims;
-    if (typeof claims.gid !== 'string' || typeof claims.client_id !== 'string' || typeof claims.scope !== 'string') {
+    if (
+      typeof claims.gid !== 'string' ||
+      typeof claims.client_id !== 'string' ||
+      typeof claims.scope !== 'string' ||
+      (claims.principal !== undefined && typeof claims.principal !== 'string')
+    ) {
       throw new OAuthError('invalid_token', INVALID, { detail: 'claims of the wrong type' });
     }
     if (typeof claims.iat === 'number' && claims.iat > epochSeconds(deps.clock.now()) + 60) {

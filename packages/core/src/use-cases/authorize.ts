@@ -1,4 +1,6 @@
+import { isPublicClient } from '../domain/grant-types.js';
 import type { Client } from '../domain/model.js';
+import { findRegisteredRedirectUri } from '../domain/redirect-uri.js';
 import { isCataloguedScope, isValidScopeToken, parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
@@ -62,13 +64,15 @@ export async function checkAuthorizationRequest(
 
   let redirectUri: string;
   if (params.redirect_uri === undefined) {
+    if (client.redirectUris.length === 0) return showError('The client has no redirect URI registered.', `client ${clientId}`);
     if (client.redirectUris.length !== 1) {
       return showError('The request must name a redirect_uri: the client has registered several.');
     }
     redirectUri = client.redirectUris[0] as string;
   } else {
-    // RFC 9700 §4.1.3: exact string comparison against a registered URI.
-    if (!client.redirectUris.includes(params.redirect_uri)) {
+    // RFC 9700 §4.1.3: exact string comparison against a registered URI, the port of a loopback
+    // IP redirect URI aside (RFC 8252 §7.3).
+    if (findRegisteredRedirectUri(client.redirectUris, params.redirect_uri) === undefined) {
       return showError('The redirect_uri is not registered for this client.', `client ${clientId}`);
     }
     redirectUri = params.redirect_uri;
@@ -82,6 +86,10 @@ export async function checkAuthorizationRequest(
 
   const repeated = OAUTH_PARAMETERS.find((name) => Array.isArray(params[name]));
   if (repeated) return fail('invalid_request', `The parameter ${repeated} is repeated.`);
+  // RFC 6749 §4.1.2.1: a client not registered for the code flow (docs/decisions/0028-grant-types-per-client.md).
+  if (!client.grantTypes.includes('authorization_code')) {
+    return fail('unauthorized_client', 'This client may not use the authorization code grant.');
+  }
 
   const responseType = params.response_type as string | undefined;
   if (!responseType) return fail('invalid_request', 'The request has no response_type.');
@@ -108,6 +116,8 @@ export async function checkAuthorizationRequest(
   if (challenge === undefined) {
     if (method !== undefined) return fail('invalid_request', 'code_challenge_method was sent without code_challenge.');
     if (client.pkceRequired) return fail('invalid_request', 'This client must send a PKCE code_challenge (S256).');
+    // RFC 9700 §2.1.1: a public client must use PKCE (its code is bound to nothing else).
+    if (isPublicClient(client)) return fail('invalid_request', 'A public client must send a PKCE code_challenge (S256).');
   } else {
     // RFC 9700 §2.1.1: plain is refused; S256 must be named (RFC 7636 §4.3 defaults to plain).
     if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256.');

@@ -34,6 +34,7 @@ describe('validateRegistration', () => {
       name: 'Demo app',
       redirectUris: ['https://app.example/cb', 'http://localhost:8080/cb', 'http://127.0.0.1/cb', 'http://[::1]:3000/cb'],
       scopes: ['messaging.v1.send', 'admin.v1.attributes.read'],
+      grantTypes: ['authorization_code', 'refresh_token'],
     });
   });
 
@@ -88,6 +89,7 @@ describe('registerClient', () => {
     const t = await createTestGatehouse();
     const owner = await t.seedUser();
     const { client, clientSecret } = await t.gatehouse.registerClient({ ...valid, ownerUserKey: owner.userKey });
+    if (clientSecret === null) throw new Error('a confidential client has a secret');
     expect(clientSecret).toMatch(/^[A-Za-z0-9]{43,}$/);
     const stored = await t.repositories.clients.findById(client.clientId);
     expect(stored).toEqual({
@@ -96,6 +98,7 @@ describe('registerClient', () => {
       name: 'Demo',
       redirectUris: ['https://app.example/cb'],
       scopes: ['messaging.v1.send'],
+      grantTypes: ['authorization_code', 'refresh_token'],
       pkceRequired: false,
       ownerUserKey: owner.userKey,
       createdAt: t.clock.now(),

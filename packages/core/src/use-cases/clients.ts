@@ -1,4 +1,5 @@
-import type { Client } from '../domain/model.js';
+import { DEFAULT_GRANT_TYPES, GRANT_TYPES, isGrantType, isPublicClient } from '../domain/grant-types.js';
+import type { Client, GrantType } from '../domain/model.js';
 import { redirectUriProblem } from '../domain/redirect-uri.js';
 import { isCataloguedScope, type ScopeCatalogue } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
@@ -7,16 +8,24 @@ import { constantTimeEqual, sha256 } from '../crypto.js';
 
 export interface ClientRegistration {
   name: string;
+  /** Needed when the client has the `authorization_code` grant. */
   redirectUris: string[];
   scopes: string[];
+  /** Default `['authorization_code', 'refresh_token']`. */
+  grantTypes?: readonly string[];
+  /**
+   * A public client (single-page or native app, RFC 6749 §2.1): no secret, PKCE S256 always,
+   * refresh tokens always rotated (docs/decisions/0027-public-clients.md). Fixed at creation.
+   */
+  public?: boolean;
   pkceRequired?: boolean;
   ownerUserKey?: string | null;
 }
 
-/** A client with its secret, as shown once at creation or rotation. */
+/** A client with its secret, as shown once at creation or rotation; `null` for a public client. */
 export interface ClientWithSecret {
   client: Client;
-  clientSecret: string;
+  clientSecret: string | null;
 }
 
 /**
@@ -26,17 +35,25 @@ export interface ClientWithSecret {
  * @example
  * validateRegistration({ name: 'Orders app', redirectUris: ['https://app.example/cb'], scopes: ['orders.v1.read'] }, settings.scopes);
  */
-export function validateRegistration(input: Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes'>, catalogue: ScopeCatalogue): {
+export function validateRegistration(
+  input: Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'public'>,
+  catalogue: ScopeCatalogue,
+): {
   name: string;
   redirectUris: string[];
   scopes: string[];
+  grantTypes: GrantType[];
 } {
   const name = input.name.trim();
   if (name.length < 1 || name.length > 100 || /\p{Cc}/u.test(name)) {
     throw new DomainError('invalid', 'The name must be 1 to 100 characters without control characters.', { field: 'name' });
   }
+  const grantTypes = validateGrantTypes(input.grantTypes ?? DEFAULT_GRANT_TYPES, input.public ?? false);
   const redirectUris = [...new Set(input.redirectUris.map((uri) => uri.trim()).filter((uri) => uri !== ''))];
-  if (redirectUris.length === 0) throw new DomainError('invalid', 'At least one redirect URI is needed.', { field: 'redirectUris' });
+  // A client without the code flow is never redirected to (RFC 6749 §4.4 has no redirection).
+  if (redirectUris.length === 0 && grantTypes.includes('authorization_code')) {
+    throw new DomainError('invalid', 'At least one redirect URI is needed.', { field: 'redirectUris' });
+  }
   if (redirectUris.length > 20) throw new DomainError('invalid', 'At most 20 redirect URIs.', { field: 'redirectUris' });
   for (const uri of redirectUris) {
     const problem = redirectUriProblem(uri);
@@ -46,26 +63,52 @@ export function validateRegistration(input: Pick<ClientRegistration, 'name' | 'r
   if (scopes.length === 0) throw new DomainError('invalid', 'Choose at least one scope.', { field: 'scopes' });
   const unknown = scopes.find((scope) => !isCataloguedScope(catalogue, scope));
   if (unknown !== undefined) throw new DomainError('invalid', `The scope ${unknown} is not in the catalogue.`, { field: 'scopes' });
-  return { name, redirectUris, scopes };
+  return { name, redirectUris, scopes, grantTypes };
 }
 
 /**
- * Registers a client; the secret is returned once and only its SHA-256 is stored.
+ * The grant types of a registration, in their usual order (docs/decisions/0028-grant-types-per-client.md):
+ * known ones, at least one, `refresh_token` only with `authorization_code` (refresh tokens come
+ * from code exchanges), `client_credentials` only for a confidential client (RFC 6749 §4.4: the
+ * client authenticates).
+ */
+function validateGrantTypes(requested: readonly string[], isPublic: boolean): GrantType[] {
+  const unknown = requested.find((grantType) => !isGrantType(grantType));
+  if (unknown !== undefined) {
+    throw new DomainError('invalid', `The grant type ${unknown} is not supported (one of ${GRANT_TYPES.join(', ')}).`, { field: 'grantTypes' });
+  }
+  const grantTypes = GRANT_TYPES.filter((grantType) => requested.includes(grantType));
+  if (grantTypes.length === 0) throw new DomainError('invalid', 'Choose at least one grant type.', { field: 'grantTypes' });
+  if (grantTypes.includes('refresh_token') && !grantTypes.includes('authorization_code')) {
+    throw new DomainError('invalid', 'refresh_token needs authorization_code: refresh tokens come from code exchanges.', { field: 'grantTypes' });
+  }
+  if (isPublic && grantTypes.includes('client_credentials')) {
+    throw new DomainError('invalid', 'client_credentials is for confidential clients only: a public client has no secret to authenticate with.', { field: 'grantTypes' });
+  }
+  return grantTypes;
+}
+
+/**
+ * Registers a client; the secret is returned once and only its SHA-256 is stored. A public
+ * client gets no secret (`clientSecret: null`, `clientSecretHash: null`).
  *
  * @example
  * const { client, clientSecret } = await registerClient(deps, { name: 'Demo', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.send'] });
+ * const spa = await registerClient(deps, { name: 'SPA', public: true, redirectUris: ['https://spa.example/cb'], scopes: ['messaging.v1.read'] });
+ * spa.clientSecret; // null
  */
 export async function registerClient(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'audit' | 'settings'>,
   input: ClientRegistration,
 ): Promise<ClientWithSecret> {
   const valid = validateRegistration(input, deps.settings.scopes);
-  const clientSecret = deps.ids.secret();
+  const clientSecret = input.public ? null : deps.ids.secret();
   const client: Client = {
     clientId: deps.ids.id(),
-    clientSecretHash: sha256(clientSecret),
+    clientSecretHash: clientSecret === null ? null : sha256(clientSecret),
     ...valid,
-    pkceRequired: input.pkceRequired ?? false,
+    // RFC 9700 §2.1.1: a public client always uses PKCE.
+    pkceRequired: input.public === true || (input.pkceRequired ?? false),
     ownerUserKey: input.ownerUserKey ?? null,
     createdAt: deps.clock.now(),
   };
@@ -83,28 +126,30 @@ export async function findOwnedClient(deps: Pick<Deps, 'repos'>, ownerUserKey: s
 
 export async function updateClient(
   deps: Pick<Deps, 'repos' | 'clock' | 'audit' | 'settings'>,
-  input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired'>,
+  input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes'>,
 ): Promise<Client> {
   const existing = input.ownerUserKey === null
     ? await deps.repos.clients.findById(input.clientId)
     : await findOwnedClient(deps, input.ownerUserKey, input.clientId);
   if (!existing) throw new DomainError('not_found', 'No such client.');
-  const valid = validateRegistration(input, deps.settings.scopes);
-  const changes = { ...valid, pkceRequired: input.pkceRequired ?? existing.pkceRequired };
+  // Public or confidential is fixed at creation; the grant types stay unless given.
+  const valid = validateRegistration({ ...input, grantTypes: input.grantTypes ?? existing.grantTypes, public: isPublicClient(existing) }, deps.settings.scopes);
+  const changes = { ...valid, pkceRequired: isPublicClient(existing) || (input.pkceRequired ?? existing.pkceRequired) };
   await deps.repos.clients.update(existing.clientId, changes);
   deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId });
   return { ...existing, ...changes };
 }
 
-/** Rotates the secret: the old one stops working at once; the new one is returned once. */
+/** Rotates the secret: the old one stops working at once; the new one is returned once. A public client has none. */
 export async function rotateClientSecret(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'audit'>,
   input: { ownerUserKey: string | null; clientId: string },
-): Promise<ClientWithSecret> {
+): Promise<ClientWithSecret & { clientSecret: string }> {
   const client = input.ownerUserKey === null
     ? await deps.repos.clients.findById(input.clientId)
     : await findOwnedClient(deps, input.ownerUserKey, input.clientId);
   if (!client) throw new DomainError('not_found', 'No such client.');
+  if (isPublicClient(client)) throw new DomainError('invalid', 'A public client has no secret to rotate.', { field: 'clientSecret' });
   const clientSecret = deps.ids.secret();
   const clientSecretHash = sha256(clientSecret);
   await deps.repos.clients.updateSecretHash(client.clientId, clientSecretHash);
@@ -125,19 +170,32 @@ export async function deleteClient(
 
 /**
  * RFC 6749 §2.3.1: authenticates a confidential client by id and secret, comparing the
- * secret's hash in constant time. Throws `OAuthError('invalid_client')`.
+ * secret's hash in constant time. A public client (RFC 6749 §2.1) presents its id alone
+ * (`clientSecret: null`, `token_endpoint_auth_method: none`); a secret for a public client, or
+ * none for a confidential one, fails. Throws `OAuthError('invalid_client')`.
+ *
+ * @example
+ * const client = await authenticateClient(deps, { clientId, clientSecret });
+ * const spa = await authenticateClient(deps, { clientId: publicClientId, clientSecret: null });
  */
 export async function authenticateClient(
   deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
-  credentials: { clientId: string; clientSecret: string },
+  credentials: { clientId: string; clientSecret: string | null },
 ): Promise<Client> {
   const client = await deps.repos.clients.findById(credentials.clientId);
-  const presented = sha256(credentials.clientSecret);
-  // Compare even for an unknown client, so timing does not tell which ids exist.
-  const matches = constantTimeEqual(presented, client?.clientSecretHash ?? sha256('no client'));
-  if (!client || !matches) {
+  const fail = (detail: string): never => {
     deps.audit.record({ type: 'client.authentication_failed', at: deps.clock.now(), clientId: credentials.clientId.slice(0, 64) });
-    throw new OAuthError('invalid_client', 'Client authentication failed.', { detail: client ? 'wrong secret' : 'unknown client' });
+    throw new OAuthError('invalid_client', 'Client authentication failed.', { detail });
+  };
+  if (credentials.clientSecret === null) {
+    if (client && isPublicClient(client)) return client;
+    return fail(client ? 'confidential client without its secret' : 'unknown client');
+  }
+  const presented = sha256(credentials.clientSecret);
+  // Compare even for an unknown or public client, so timing does not tell which ids exist.
+  const matches = constantTimeEqual(presented, client?.clientSecretHash ?? sha256('no client'));
+  if (!client || client.clientSecretHash === null || !matches) {
+    return fail(!client ? 'unknown client' : client.clientSecretHash === null ? 'public client presented a secret' : 'wrong secret');
   }
   return client;
 }

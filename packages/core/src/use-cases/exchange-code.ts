@@ -1,3 +1,4 @@
+import { assertGrantType, isPublicClient } from '../domain/grant-types.js';
 import type { Client, Grant } from '../domain/model.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
@@ -23,6 +24,7 @@ export async function exchangeCode(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'audit' | 'userDirectory'>,
   input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined },
 ): Promise<TokenResponse> {
+  assertGrantType(input.client, 'authorization_code');
   if (!input.redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.');
   const codeHash = sha256(input.code);
   const code = await deps.repos.codes.findByHash(codeHash);
@@ -44,6 +46,8 @@ export async function exchangeCode(
   if (!constantTimeEqual(code.redirectUri, input.redirectUri)) {
     throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request.');
   }
+  // RFC 9700 §2.1.1: a public client's code is bound to nothing but its PKCE challenge.
+  if (isPublicClient(input.client) && code.codeChallenge === null) throw new OAuthError('invalid_grant', 'A public client must use PKCE.');
   verifyPkce(code.codeChallenge, input.codeVerifier);
 
   // The grant, the code consumed by it (one conditional update) and the refresh token are

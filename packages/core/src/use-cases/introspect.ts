@@ -1,3 +1,4 @@
+import { isPublicClient } from '../domain/grant-types.js';
 import type { Client } from '../domain/model.js';
 import { formatScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
@@ -13,7 +14,8 @@ export type IntrospectionResponse =
       active: true;
       scope: string;
       client_id: string;
-      username: string;
+      /** The user's e-mail; absent for a client-credentials token (no user). */
+      username?: string;
       token_type: 'Bearer' | 'refresh_token';
       sub: string;
       iss: string;
@@ -25,20 +27,28 @@ export type IntrospectionResponse =
 
 /**
  * RFC 7662: tells a client whether one of its own tokens is active. Another client's token,
- * an unknown, expired or revoked one are all `{ active: false }` (§2.2).
+ * an unknown, expired or revoked one are all `{ active: false }` (§2.2). Introspection is for
+ * confidential clients (resource servers, §2.1): a public client is `invalid_client`.
+ *
+ * @example
+ * const answer = await introspectToken(deps, { client, token, tokenTypeHint: 'access_token' });
+ * if (answer.active) answer.scope;
  */
 export async function introspectToken(
   deps: Pick<Deps, 'repos' | 'clock' | 'settings' | 'keys' | 'userDirectory'>,
   input: { client: Client; token: string; tokenTypeHint: string | undefined },
 ): Promise<IntrospectionResponse> {
+  // RFC 7662 §2.1 / docs/decisions/0027-public-clients.md: a public client cannot authenticate, so it does not introspect.
+  if (isPublicClient(input.client)) throw new OAuthError('invalid_client', 'Introspection is for confidential clients.', { detail: `public client ${input.client.clientId}` });
   if (input.token === '') throw new OAuthError('invalid_request', 'The token parameter is required.');
   const found = await findGrantOfToken(deps, input.client, input.token, input.tokenTypeHint);
   if (!found || found.grant.revokedAt) return { active: false };
   const { grant } = found;
   const now = deps.clock.now();
   const { absoluteTtlSeconds } = deps.settings.refreshToken;
-  const user = await userDirectoryOf(deps).findByKey(grant.userKey);
-  if (!user) return { active: false };
+  // A client-credentials grant has no user (RFC 6749 §4.4).
+  const user = grant.userKey === null ? null : await userDirectoryOf(deps).findByKey(grant.userKey);
+  if (user === undefined) return { active: false };
 
   if (found.kind === 'access_token') {
     const claims = found.accessTokenClaims;
@@ -46,7 +56,7 @@ export async function introspectToken(
       active: true,
       scope: claims.scope,
       client_id: claims.client_id,
-      username: user.email,
+      ...(user === null ? {} : { username: user.email }),
       token_type: 'Bearer',
       sub: claims.sub,
       iss: claims.iss,
@@ -58,6 +68,7 @@ export async function introspectToken(
   }
   const { idleTtlSeconds, rotate, reuseGraceSeconds } = deps.settings.refreshToken;
   const { refreshToken } = found;
+  if (user === null) return { active: false };
   if (absoluteTtlSeconds !== null && now.getTime() >= grant.createdAt.getTime() + absoluteTtlSeconds * 1000) return { active: false };
   if (idleTtlSeconds !== null && now.getTime() >= refreshToken.lastUsedAt.getTime() + idleTtlSeconds * 1000) return { active: false };
   if (rotate && refreshToken.rotatedAt && now.getTime() > refreshToken.rotatedAt.getTime() + reuseGraceSeconds * 1000) return { active: false };
@@ -67,7 +78,7 @@ export async function introspectToken(
     client_id: grant.clientId,
     username: user.email,
     token_type: 'refresh_token',
-    sub: grant.userKey,
+    sub: user.userKey,
     iss: deps.settings.issuer,
     iat: epochSeconds(grant.createdAt),
     ...(absoluteTtlSeconds !== null ? { exp: epochSeconds(grant.createdAt) + absoluteTtlSeconds } : {}),

@@ -1,3 +1,4 @@
+import { assertGrantType, isPublicClient } from '../domain/grant-types.js';
 import type { Client } from '../domain/model.js';
 import { isCataloguedScope, isValidScopeToken, type ScopeCatalogue, parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
@@ -10,7 +11,8 @@ const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
 /**
  * RFC 6749 §6: a refresh token buys a new access token, optionally for fewer scopes.
  * With rotation on (RFC 9700 §4.14.2), each use returns a new refresh token and a rotated
- * token presented again after the grace period revokes the whole grant.
+ * token presented again after the grace period revokes the whole grant. A public client's
+ * refresh tokens always rotate (RFC 9700 §4.14.2: they are not sender-constrained).
  *
  * @example
  * const tokens = await refresh(deps, { client, refreshToken, scope: 'messaging.v1.read' });
@@ -19,6 +21,7 @@ export async function refresh(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'audit' | 'userDirectory'>,
   input: { client: Client; refreshToken: string; scope: string | undefined },
 ): Promise<TokenResponse> {
+  assertGrantType(input.client, 'refresh_token');
   const now = deps.clock.now();
   const tokenHash = sha256(input.refreshToken);
   const stored = await deps.repos.refreshTokens.findByHash(tokenHash);
@@ -29,7 +32,8 @@ export async function refresh(
   if (grant.clientId !== input.client.clientId) {
     throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: `refresh token of ${grant.clientId} presented by ${input.client.clientId}` });
   }
-  const { idleTtlSeconds, absoluteTtlSeconds, rotate, reuseGraceSeconds } = deps.settings.refreshToken;
+  const { idleTtlSeconds, absoluteTtlSeconds, reuseGraceSeconds } = deps.settings.refreshToken;
+  const rotate = deps.settings.refreshToken.rotate || isPublicClient(input.client);
   if (absoluteTtlSeconds !== null && now.getTime() >= grant.createdAt.getTime() + absoluteTtlSeconds * 1000) {
     throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'absolute lifetime over' });
   }
@@ -51,7 +55,7 @@ export async function refresh(
     if (now.getTime() > rotated.getTime() + reuseGraceSeconds * 1000) {
       // RFC 9700 §4.14.2: reuse of a rotated refresh token revokes the grant.
       await deps.repos.grants.revoke(grant.grantId, now);
-      deps.audit.record({ type: 'refresh_token.reused', at: now, clientId: grant.clientId, userKey: grant.userKey, grantIds: [grant.grantId] });
+      deps.audit.record({ type: 'refresh_token.reused', at: now, clientId: grant.clientId, ...(grant.userKey === null ? {} : { userKey: grant.userKey }), grantIds: [grant.grantId] });
       throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'rotated refresh token reused' });
     }
   }

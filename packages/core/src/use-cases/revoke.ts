@@ -57,6 +57,6 @@ export async function revokeToken(
   if (!found || found.grant.revokedAt) return;
   const now = deps.clock.now();
   if (await deps.repos.grants.revoke(found.grant.grantId, now)) {
-    deps.audit.record({ type: 'grant.revoked', at: now, clientId: input.client.clientId, userKey: found.grant.userKey, grantIds: [found.grant.grantId], reason: `revocation of ${found.kind}` });
+    deps.audit.record({ type: 'grant.revoked', at: now, clientId: input.client.clientId, ...(found.grant.userKey === null ? {} : { userKey: found.grant.userKey }), grantIds: [found.grant.grantId], reason: `revocation of ${found.kind}` });
   }
 }

@@ -21,7 +21,7 @@ export async function buildTokenResponse(
   scopes: readonly string[],
   refreshToken: string,
 ): Promise<TokenResponse> {
-  const user = await userDirectoryOf(deps).findByKey(grant.userKey);
+  const user = grant.userKey === null ? undefined : await userDirectoryOf(deps).findByKey(grant.userKey);
   if (!user) throw new OAuthError('invalid_grant', 'The grant is no longer valid.', { detail: `user ${grant.userKey} is gone` });
   const { token, expiresIn } = await issueAccessToken(deps, grant, user.email, scopes);
   return {

@@ -49,11 +49,11 @@ function refusal(res: Response, body: Problem, challenge: { error?: BearerErrorC
  *
  * @example
  * import express from 'express';
- * import { accessTokenOf, bearerAuth, bearerErrorHandler, requireScope } from '@gatehouse/http-express';
+ * import { bearerAuth, bearerErrorHandler, requireScope, userKeyOf } from '@gatehouse/http-express';
  *
  * const app = express();
  * app.get('/orders', bearerAuth(gatehouse, { realm: 'orders' }), requireScope('orders.v1.read'), (_req, res) => {
- *   res.json(ordersOf(accessTokenOf(res).userKey));
+ *   res.json(ordersOf(userKeyOf(res)));
  * });
  * app.use(bearerErrorHandler());
  */
@@ -104,16 +104,34 @@ export function requireScope(scope: string, options: RequireScopeOptions = {}): 
 }
 
 /**
- * The token the bearer middleware verified: `userKey`, `clientId`, `scopes`, `grantId` and the JWT
- * `claims`. A route without `bearerAuth` before it is a programming error (an `Error`, answered 500).
+ * The token the bearer middleware verified: `subjectType` (`'user'`, or `'client'` for a
+ * client-credentials token, whose `userKey` is null: see `userKeyOf`), `userKey`, `clientId`,
+ * `scopes`, `grantId` and the JWT `claims`. A route without `bearerAuth` before it is a
+ * programming error (an `Error`, answered 500).
  *
  * @example
- * app.get('/orders', bearerAuth(gatehouse), (_req, res) => res.json({ user: accessTokenOf(res).userKey }));
+ * app.get('/orders', bearerAuth(gatehouse), (_req, res) => res.json({ client: accessTokenOf(res).clientId }));
  */
 export function accessTokenOf(res: Response): VerifiedAccessToken {
   const token = (res.locals as Partial<BearerLocals>).accessToken;
   if (!token) throw new Error('bearerAuth must run before this handler.');
   return token;
+}
+
+/**
+ * The user a token acts for, for an API that acts for a user. A client's own token (client
+ * credentials, RFC 6749 §4.4: `accessTokenOf(res).subjectType === 'client'`) has no user: it is
+ * refused with a 403 problem (`FORBIDDEN`), never answered with someone's data.
+ *
+ * @example
+ * app.get('/orders/mine', bearerAuth(gatehouse), (_req, res) => res.json(ordersOf(userKeyOf(res))));
+ */
+export function userKeyOf(res: Response): string {
+  const token = accessTokenOf(res);
+  if (token.subjectType === 'client') {
+    throw new HttpProblem(problem('forbidden', 'This API acts for a user; a client-credentials token has no user. Use a token from the authorization code flow.'));
+  }
+  return token.userKey;
 }
 
 function refuseTokenOutsideHeader(req: Request, res: Response, realm: string): void {

@@ -3,7 +3,7 @@ import { createTestGatehouse } from '@gatehouse/core/testing';
 import express, { type ErrorRequestHandler } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { HttpProblem, accessTokenOf, bearerAuth, bearerErrorHandler, problem, problemErrorHandler, requireScope } from '../index.js';
+import { HttpProblem, accessTokenOf, bearerAuth, bearerErrorHandler, problem, problemErrorHandler, requireScope, userKeyOf } from '../index.js';
 
 /** An embedder's "orders" service: its own API, its own scope, Gatehouse's middleware from the package root. */
 const ORDERS = { scope: 'orders.v1.read', description: 'See your orders' };
@@ -25,6 +25,26 @@ function ordersRoute(gatehouse: Gatehouse, app: express.Express, realm?: string)
 }
 
 describe('bearer middleware on a host’s own routes', () => {
+  it('userKeyOf gives the user of a user’s token and refuses a client-credentials token with 403, even under Express’s default handler', async () => {
+    const { t, user, tokenWith } = await ordersService();
+    const { client: machine } = await t.seedClient({ redirectUris: [], grantTypes: ['client_credentials'], scopes: ['orders.v1.read'] });
+    const machineToken = (await t.gatehouse.clientCredentials({ client: machine, scope: undefined })).access_token;
+    const app = express();
+    app.get('/orders/mine', bearerAuth(t.gatehouse), requireScope('orders.v1.read'), (_req, res) => {
+      res.json({ userKey: userKeyOf(res) });
+    });
+    app.get('/orders/all', bearerAuth(t.gatehouse), requireScope('orders.v1.read'), (_req, res) => {
+      const token = accessTokenOf(res);
+      res.json({ subjectType: token.subjectType, clientId: token.clientId, userKey: token.userKey });
+    });
+    expect((await request(app).get('/orders/mine').set('Authorization', `Bearer ${await tokenWith('orders.v1.read')}`).expect(200)).body).toEqual({ userKey: user.userKey });
+    const refused = await request(app).get('/orders/mine').set('Authorization', `Bearer ${machineToken}`);
+    expect(refused.status).toBe(403);
+    expect(refused.text).not.toContain(user.userKey);
+    const all = await request(app).get('/orders/all').set('Authorization', `Bearer ${machineToken}`).expect(200);
+    expect(all.body).toEqual({ subjectType: 'client', clientId: machine.clientId, userKey: null });
+  });
+
   it('lets a token with the scope through and hands the verified token to the route', async () => {
     const { t, user, tokenWith } = await ordersService();
     const app = express();

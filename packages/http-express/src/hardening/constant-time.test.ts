@@ -52,11 +52,11 @@ describe('the code paths that compare secrets use it', () => {
     const wrong = 'W'.repeat(43);
     spy.clear();
     await request(h.app).post('/oauth/introspect').set('Authorization', basicAuth(h.client.clientId, wrong)).type('form').send('token=x').expect(401);
-    expect(spy.calls).toContainEqual({ a: hex(sha256(wrong)), b: hex(h.client.clientSecretHash) });
+    expect(spy.calls).toContainEqual({ a: hex(sha256(wrong)), b: hex(h.client.clientSecretHash as string) });
 
     spy.clear();
     await request(h.app).post('/oauth/introspect').type('form').send(`client_id=${h.client.clientId}&client_secret=${formEncode(h.clientSecret)}&token=x`).expect(200);
-    expect(spy.calls).toContainEqual({ a: hex(sha256(h.clientSecret)), b: hex(h.client.clientSecretHash) });
+    expect(spy.calls).toContainEqual({ a: hex(sha256(h.clientSecret)), b: hex(h.client.clientSecretHash as string) });
 
     // An unknown client costs the same comparison (no timing oracle for which ids exist).
     spy.clear();

@@ -69,9 +69,14 @@ describe('RFC 9700 §4.1.3: the redirect URI must equal a registered one exactly
   });
 
   it('http is accepted on loopback only, at registration and at authorize (RFC 8252 §7.3)', async () => {
-    const { client: loopback } = await h.seedClient({ redirectUris: ['http://127.0.0.1:8080/cb'] });
-    expect((await browser.get(authorizePath(loopback)))?.status).toBe(200);
-    expectErrorPageWithoutRedirect(await browser.get(authorizePath(loopback, { redirect_uri: 'http://127.0.0.1:8081/cb' })), 'another loopback port');
+    const { client: loopback } = await h.seedClient({ redirectUris: ['http://127.0.0.1:8080/cb', 'http://localhost:8080/cb'] });
+    expect((await browser.get(authorizePath(loopback, { redirect_uri: 'http://127.0.0.1:8080/cb' })))?.status).toBe(200);
+    // RFC 8252 §7.3: a loopback IP redirect URI takes any port; nothing else about it changes.
+    expect((await browser.get(authorizePath(loopback, { redirect_uri: 'http://127.0.0.1:8081/cb' })))?.status).toBe(200);
+    expectErrorPageWithoutRedirect(await browser.get(authorizePath(loopback, { redirect_uri: 'http://127.0.0.1:8081/cb2' })), 'another loopback path');
+    expectErrorPageWithoutRedirect(await browser.get(authorizePath(loopback, { redirect_uri: 'http://127.0.0.2:8080/cb' })), 'another loopback address');
+    // RFC 8252 §8.3: localhost is not an IP literal, so its port is compared like the rest.
+    expectErrorPageWithoutRedirect(await browser.get(authorizePath(loopback, { redirect_uri: 'http://localhost:8081/cb' })), 'localhost on another port');
     for (const uri of ['http://client.example/cb', 'https://client.example/cb#x', 'client.example/cb', 'https://user:pw@client.example/cb']) {
       await expect(h.seedClient({ redirectUris: [uri] }), uri).rejects.toMatchObject({ kind: 'invalid' });
     }

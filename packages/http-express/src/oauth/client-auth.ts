@@ -6,11 +6,10 @@ import { clientIp, type OAuthContext } from './context.js';
 import { sendOAuthError } from './json-errors.js';
 import { gatehouseFor } from '../request-scope.js';
 
-export interface ClientCredentials {
-  method: 'client_secret_basic' | 'client_secret_post';
-  clientId: string;
-  clientSecret: string;
-}
+export type ClientCredentials =
+  | { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; clientSecret: string }
+  /** RFC 6749 §2.1 / §3.2.1: a public client names itself by `client_id` in the body, with no secret. */
+  | { method: 'none'; clientId: string; clientSecret: null };
 
 export type CredentialsReading =
   | { ok: true; credentials: ClientCredentials }
@@ -35,9 +34,10 @@ function refuse(description: string, clientId: string | undefined, code: 'invali
 }
 
 /**
- * Reads the client's credentials from `Authorization: Basic` (client_secret_basic) or from the
- * body (client_secret_post). Both at once is `invalid_request` (RFC 6749 §2.3: one method per
- * request); none, or a header that does not decode, is `invalid_client`. Never throws.
+ * Reads the client's credentials from `Authorization: Basic` (client_secret_basic), from the
+ * body (client_secret_post), or a `client_id` alone in the body (`none`: a public client; the core
+ * refuses it for a confidential client). Both at once is `invalid_request` (RFC 6749 §2.3: one
+ * method per request); nothing, or a header that does not decode, is `invalid_client`. Never throws.
  */
 export function readClientCredentials(req: Request, form: FormFields): CredentialsReading {
   const header = req.get('authorization');
@@ -79,12 +79,13 @@ export function readClientCredentials(req: Request, form: FormFields): Credentia
     return { ok: true, credentials: { method: 'client_secret_basic', clientId, clientSecret } };
   }
 
-  if (postedId === undefined || postedSecret === undefined) {
-    return refuse('Client authentication is required (HTTP Basic or client_secret_post).', postedId);
+  if (postedId === undefined || postedId === '') {
+    return refuse('Client authentication is required (HTTP Basic, client_secret_post, or client_id alone for a public client).', postedId);
   }
-  if (postedId.length > MAX_CREDENTIAL_LENGTH || postedSecret.length > MAX_CREDENTIAL_LENGTH) {
+  if (postedId.length > MAX_CREDENTIAL_LENGTH || (postedSecret !== undefined && postedSecret.length > MAX_CREDENTIAL_LENGTH)) {
     return refuse('Client authentication failed.', undefined);
   }
+  if (postedSecret === undefined) return { ok: true, credentials: { method: 'none', clientId: postedId, clientSecret: null } };
   return { ok: true, credentials: { method: 'client_secret_post', clientId: postedId, clientSecret: postedSecret } };
 }
 

@@ -20,8 +20,10 @@ export function authorizationServerMetadata(issuer: string, scopes: ScopeCatalog
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: [...GRANT_TYPES],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    // `none`: public clients (RFC 6749 §2.1) name themselves by client_id; they also revoke (RFC 7009 §5),
+    // but introspection is for confidential clients (docs/decisions/0027-public-clients.md).
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     code_challenge_methods_supported: ['S256'],
     // RFC 9207 §3: every authorization response carries iss.

@@ -19,6 +19,11 @@ export const RefreshTokenGrant = v.object({
   scope: v.optional(text('scope', 1024)),
 });
 
+/** RFC 6749 §4.4.2. */
+export const ClientCredentialsGrant = v.object({
+  scope: v.optional(text('scope', 1024)),
+});
+
 /** RFC 7009 §2.1 and RFC 7662 §2.1: the token and an optional hint. */
 export const TokenParameters = v.object({
   // An access token is a JWT of a few hundred bytes; 4096 leaves room and bounds the work.

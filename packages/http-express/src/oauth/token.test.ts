@@ -286,6 +286,7 @@ describe('POST /oauth/token: client authentication comes first', () => {
       name: 'Special',
       redirectUris: ['https://client.example/callback'],
       scopes: ['messaging.v1.read'],
+      grantTypes: ['authorization_code', 'refresh_token'],
       pkceRequired: false,
       ownerUserKey: null,
       createdAt: t.clock.now(),
@@ -315,9 +316,11 @@ describe('POST /oauth/token: client authentication comes first', () => {
 describe('POST /oauth/token: grant types and request shape', () => {
   it('unsupported grant types → unsupported_grant_type; none → invalid_request', async () => {
     const { t, client, clientSecret } = await setup();
-    for (const grantType of ['password', 'client_credentials', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code']) {
+    for (const grantType of ['password', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code']) {
       expectOAuthError(await token(t).auth(client.clientId, clientSecret).type('form').send({ grant_type: grantType }), 400, 'unsupported_grant_type');
     }
+    // Supported, but not registered for this client (docs/decisions/0028-grant-types-per-client.md).
+    expectOAuthError(await token(t).auth(client.clientId, clientSecret).type('form').send({ grant_type: 'client_credentials' }), 400, 'unauthorized_client');
     expectOAuthError(await token(t).auth(client.clientId, clientSecret).type('form').send({ code: 'x' }), 400, 'invalid_request');
   });
 

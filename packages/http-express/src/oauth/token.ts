@@ -1,4 +1,4 @@
-import { OAuthError, type Client, type RequestScopedGatehouse, type TokenResponse } from '@gatehouse/core';
+import { OAuthError, type Client, type ClientCredentialsTokenResponse, type RequestScopedGatehouse, type TokenResponse } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import type { FormFields } from '../security/form-body.js';
 import { authenticateClientOf } from './client-auth.js';
@@ -6,11 +6,11 @@ import type { OAuthContext } from './context.js';
 import { GRANT_TYPES } from './grant-types.js';
 import { sendJsonFailure } from './json-errors.js';
 import { setNoStore } from './no-store.js';
-import { AuthorizationCodeGrant, RefreshTokenGrant, parseParameters } from './params.js';
+import { AuthorizationCodeGrant, ClientCredentialsGrant, RefreshTokenGrant, parseParameters } from './params.js';
 import { gatehouseFor } from '../request-scope.js';
 
 /**
- * POST /oauth/token (RFC 6749 §4.1.3 and §6). The client is authenticated before any grant
+ * POST /oauth/token (RFC 6749 §4.1.3, §4.4 and §6). The client is authenticated before any grant
  * parameter is looked at; the answer is JSON whatever `Accept` says, and never cached (§5.1).
  */
 export function tokenEndpoint(ctx: OAuthContext) {
@@ -28,7 +28,7 @@ export function tokenEndpoint(ctx: OAuthContext) {
   };
 }
 
-async function grant(gatehouse: RequestScopedGatehouse, client: Client, form: FormFields): Promise<TokenResponse> {
+async function grant(gatehouse: RequestScopedGatehouse, client: Client, form: FormFields): Promise<TokenResponse | ClientCredentialsTokenResponse> {
   const grantType = form.grant_type;
   if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
   if (grantType === 'authorization_code') {
@@ -39,5 +39,9 @@ async function grant(gatehouse: RequestScopedGatehouse, client: Client, form: Fo
     const params = parseParameters(RefreshTokenGrant, form);
     return gatehouse.refresh({ client, refreshToken: params.refresh_token, scope: params.scope });
   }
-  throw new OAuthError('unsupported_grant_type', `Only ${GRANT_TYPES.join(' and ')} grants are supported.`);
+  if (grantType === 'client_credentials') {
+    const params = parseParameters(ClientCredentialsGrant, form);
+    return gatehouse.clientCredentials({ client, scope: params.scope });
+  }
+  throw new OAuthError('unsupported_grant_type', `Only the ${GRANT_TYPES.slice(0, -1).join(', ')} and ${GRANT_TYPES.at(-1)} grants are supported.`);
 }

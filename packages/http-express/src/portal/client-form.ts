@@ -1,4 +1,4 @@
-import { DomainError, validateRegistration, type Client, type ScopeCatalogue } from '@gatehouse/core';
+import { DEFAULT_GRANT_TYPES, DomainError, GRANT_TYPES, isPublicClient, validateRegistration, type Client, type ScopeCatalogue } from '@gatehouse/core';
 import type { FormFields } from '../security/form-body.js';
 
 /**
@@ -6,37 +6,64 @@ import type { FormFields } from '../security/form-body.js';
  * parameters (RFC 6749 §3.1 is applied to every form), so one `scope` name per box cannot be used.
  */
 export const SCOPE_FIELD_PREFIX = 'scope_';
+/** Each grant type is its own checkbox too (`grant_type_<grant type>`). */
+export const GRANT_TYPE_FIELD_PREFIX = 'grant_type_';
+/**
+ * A hidden field of the form saying the grant type boxes were on it: without it (a script that
+ * posts the fields the form had before grant types), the grant types are not part of the post —
+ * a new client gets the defaults, an edited one keeps its own — rather than "none chosen".
+ */
+export const GRANT_TYPES_OFFERED_FIELD = 'grant_types_offered';
+
+export type ClientType = 'confidential' | 'public';
 
 /** What the create and edit forms hold, as typed (kept when the form is shown again). */
 export interface ClientFormValues {
   name: string;
+  /** Chosen at creation only (`client_type`), shown on edit. */
+  clientType: ClientType;
   /** The textarea as typed: one redirect URI per line. */
   redirectUris: string;
   scopes: string[];
+  /** `undefined`: the post carried no grant type boxes (see `GRANT_TYPES_OFFERED_FIELD`). */
+  grantTypes: string[] | undefined;
   pkceRequired: boolean;
 }
 
-export type ClientFormField = 'name' | 'redirectUris' | 'scopes';
+export type ClientFormField = 'name' | 'redirectUris' | 'scopes' | 'grantTypes';
 export type ClientFormErrors = Partial<Record<ClientFormField, string>>;
 
-export const EMPTY_CLIENT_FORM: ClientFormValues = { name: '', redirectUris: '', scopes: [], pkceRequired: false };
+export const EMPTY_CLIENT_FORM: ClientFormValues = { name: '', clientType: 'confidential', redirectUris: '', scopes: [], grantTypes: [...DEFAULT_GRANT_TYPES], pkceRequired: false };
 
 export function clientFormValuesOf(client: Client): ClientFormValues {
-  return { name: client.name, redirectUris: client.redirectUris.join('\n'), scopes: [...client.scopes], pkceRequired: client.pkceRequired };
+  return {
+    name: client.name,
+    clientType: isPublicClient(client) ? 'public' : 'confidential',
+    redirectUris: client.redirectUris.join('\n'),
+    scopes: [...client.scopes],
+    grantTypes: [...client.grantTypes],
+    pkceRequired: client.pkceRequired,
+  };
 }
 
-/** Reads the posted form. Any `scope_*` box counts, so a forged scope meets the core's catalogue check. */
+/** Reads the posted form. Any `scope_*` or `grant_type_*` box counts, so a forged one meets the core's checks. */
 export function readClientForm(fields: FormFields): ClientFormValues {
-  const scopes = Object.keys(fields)
-    .filter((name) => name.startsWith(SCOPE_FIELD_PREFIX))
-    .map((name) => name.slice(SCOPE_FIELD_PREFIX.length));
+  const checked = (prefix: string) =>
+    Object.keys(fields)
+      .filter((name) => name.startsWith(prefix))
+      .map((name) => name.slice(prefix.length));
   return {
     name: fields.name ?? '',
+    clientType: fields.client_type === 'public' ? 'public' : 'confidential',
     redirectUris: fields.redirect_uris ?? '',
-    scopes,
+    scopes: checked(SCOPE_FIELD_PREFIX),
+    grantTypes: fields[GRANT_TYPES_OFFERED_FIELD] === undefined ? undefined : checked(GRANT_TYPE_FIELD_PREFIX),
     pkceRequired: fields.pkce_required !== undefined,
   };
 }
+
+/** The grant types the form offers, in their usual order. */
+export const OFFERED_GRANT_TYPES = GRANT_TYPES;
 
 /** The non-empty lines of the redirect URIs textarea. */
 export function redirectUriLines(text: string): string[] {
@@ -48,7 +75,7 @@ export function redirectUriLines(text: string): string[] {
 
 /** Values known to pass, to check one field at a time. */
 function passingFields(catalogue: ScopeCatalogue) {
-  return { name: 'x', redirectUris: ['https://client.invalid/callback'], scopes: [catalogue[0]?.scope ?? ''] };
+  return { name: 'x', redirectUris: ['https://client.invalid/callback'], scopes: [catalogue[0]?.scope ?? ''], grantTypes: ['authorization_code'] };
 }
 
 function problemOf(check: () => unknown, field: ClientFormField): [ClientFormField, string] | undefined {
@@ -69,10 +96,14 @@ function problemOf(check: () => unknown, field: ClientFormField): [ClientFormFie
 export function checkClientForm(values: ClientFormValues, catalogue: ScopeCatalogue): ClientFormErrors {
   const redirectUris = redirectUriLines(values.redirectUris);
   const passing = passingFields(catalogue);
+  const isPublic = values.clientType === 'public';
+  // Redirect URIs are needed only with the code flow (docs/decisions/0028-grant-types-per-client.md).
+  const codeFlow = values.grantTypes === undefined || values.grantTypes.includes('authorization_code') ? ['authorization_code'] : ['client_credentials'];
   const problems = [
     problemOf(() => validateRegistration({ ...passing, name: values.name }, catalogue), 'name'),
-    problemOf(() => validateRegistration({ ...passing, redirectUris }, catalogue), 'redirectUris'),
+    problemOf(() => validateRegistration({ ...passing, redirectUris, grantTypes: codeFlow }, catalogue), 'redirectUris'),
     problemOf(() => validateRegistration({ ...passing, scopes: values.scopes }, catalogue), 'scopes'),
+    problemOf(() => validateRegistration({ ...passing, grantTypes: values.grantTypes ?? DEFAULT_GRANT_TYPES, public: isPublic }, catalogue), 'grantTypes'),
   ];
   const errors: ClientFormErrors = {};
   for (const problem of problems) {
@@ -84,7 +115,7 @@ export function checkClientForm(values: ClientFormValues, catalogue: ScopeCatalo
 /** The field errors of a `DomainError` the core raised anyway (the last word is the core's). */
 export function formErrorsOf(error: unknown): ClientFormErrors | undefined {
   if (!(error instanceof DomainError) || error.kind !== 'invalid') return undefined;
-  const field = error.field === 'name' || error.field === 'redirectUris' || error.field === 'scopes' ? error.field : 'name';
+  const field = error.field === 'name' || error.field === 'redirectUris' || error.field === 'scopes' || error.field === 'grantTypes' ? error.field : 'name';
   return { [field]: error.message };
 }
 

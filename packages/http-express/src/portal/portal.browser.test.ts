@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -191,6 +192,76 @@ describe('developer portal in headless Chromium', () => {
     }
     const deletedClient = await tokenRequest(clientId, newSecret, { grant_type: 'refresh_token', refresh_token: refreshToken });
     expect(deletedClient.status).toBe(401);
+    await portal.close();
+  }, 120_000);
+
+  it('registers a public client (no secret; PKCE code flow with client_id alone) and a client-credentials client (no redirect URI)', async () => {
+    const email = 'grace@example.com';
+    const user = await t.seedUser({ email, password: PASSWORD });
+    const portal = await newContext();
+    const page = await portal.newPage();
+    await page.goto('/portal/clients/new');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/portal/clients/new`);
+
+    // A public client: the type is a choice on the form; after it, the client's page (no secret to show).
+    await page.getByLabel('Client name').fill('Phone app');
+    await page.getByLabel(/Public client — no secret/).check();
+    await page.getByLabel('Redirect URIs').fill(REDIRECT_URI);
+    await page.getByLabel(/Read the messages sent from your phone numbers/).check();
+    await page.getByRole('button', { name: 'Register client' }).click();
+    await page.waitForURL(/\/portal\/clients\/[A-Za-z0-9]+\?done=created$/);
+    await expect(page.getByText('The public client was registered.').isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('link', { name: 'Rotate secret' }).count()).resolves.toBe(0);
+    const [publicClient] = await t.gatehouse.listClients(user.userKey);
+    expect(publicClient).toMatchObject({ name: 'Phone app', clientSecretHash: null, grantTypes: ['authorization_code', 'refresh_token'] });
+    const publicId = publicClient?.clientId as string;
+
+    // Its code flow: PKCE S256 in the browser (already signed in), then the token with client_id alone.
+    const verifier = 'a-native-app-verifier-of-at-least-43-characters-000000';
+    const authorize = new URL('/oauth/authorize', base);
+    authorize.search = new URLSearchParams({
+      client_id: publicId,
+      response_type: 'code',
+      redirect_uri: REDIRECT_URI,
+      state: 'st-2',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    }).toString();
+    await page.goto(authorize.toString());
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(`${REDIRECT_URI}?**`);
+    const code = new URL(page.url()).searchParams.get('code') as string;
+    const exchanged = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', client_id: publicId, code, redirect_uri: REDIRECT_URI, code_verifier: verifier }).toString(),
+    });
+    expect(exchanged.status).toBe(200);
+    expect((await usersMe(((await exchanged.json()) as { access_token: string }).access_token)).status).toBe(200);
+
+    // A client-credentials client: no redirect URI, only that grant type; its secret is shown once.
+    await page.goto('/portal/clients/new');
+    await page.getByLabel('Client name').fill('Nightly export');
+    await page.getByLabel(/Read the messages sent from your phone numbers/).check();
+    await page.getByLabel(/Users sign in and allow access/).uncheck();
+    await page.getByLabel(/Refresh tokens/).uncheck();
+    await page.getByLabel(/The client calls APIs as itself/).check();
+    await page.getByRole('button', { name: 'Register client' }).click();
+    await page.waitForURL(/\/portal\/clients\/[A-Za-z0-9]+\/secret$/);
+    const machineId = await page.locator('#client_id').inputValue();
+    const machineSecret = await page.locator('#client_secret').inputValue();
+    expect((await t.gatehouse.findOwnedClient(user.userKey, machineId)).grantTypes).toEqual(['client_credentials']);
+    const machineTokens = await tokenRequest(machineId, machineSecret, { grant_type: 'client_credentials' });
+    expect(machineTokens.status).toBe(200);
+    expect(machineTokens.body).not.toHaveProperty('refresh_token');
+    const refused = await usersMe(machineTokens.body.access_token as string);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { errorCode: string }).errorCode).toBe('FORBIDDEN');
+    await page.goto(`/portal/clients/${machineId}`);
+    await expect(page.getByText('client_credentials', { exact: true }).isVisible()).resolves.toBe(true);
     await portal.close();
   }, 120_000);
 });

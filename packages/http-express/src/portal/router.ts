@@ -1,4 +1,4 @@
-import { DomainError } from '@gatehouse/core';
+import { DomainError, isPublicClient, type Client } from '@gatehouse/core';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { GatehouseHttpOptions } from '../options.js';
 import { requestLogger, silentLogger } from '../logger.js';
@@ -99,12 +99,16 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     try {
       const { client, clientSecret } = await gatehouseFor(gatehouse, res).registerClient({
         name: values.name,
+        public: values.clientType === 'public',
         redirectUris: redirectUriLines(values.redirectUris),
         scopes: values.scopes,
+        ...(values.grantTypes === undefined ? {} : { grantTypes: values.grantTypes }),
         pkceRequired: values.pkceRequired,
         ownerUserKey: user.userKey,
       });
       requestLogger(logger, res).info({ event: 'client_created', clientId: client.clientId, userKey: user.userKey }, 'client registered in the portal');
+      // A public client has no secret to show once: straight to its page.
+      if (clientSecret === null) return void res.redirect(303, `${clientPath(client.clientId)}?done=created`);
       redirectToSecret(res, issuer, client.clientId, clientSecret, 'created');
     } catch (error) {
       const fieldErrors = formErrorsOf(error);
@@ -140,8 +144,10 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const user = signedInUser(res);
     const clientId = clientIdParam(req);
     if (!csrfOk(req, res, 'client_edit', clientPath(clientId, '/edit'))) return;
-    await gatehouse.findOwnedClient(user.userKey, clientId);
-    const values = readClientForm(req.body as FormFields);
+    const existing = await gatehouse.findOwnedClient(user.userKey, clientId);
+    // The type is fixed at registration: the edit form does not change it.
+    const posted = readClientForm(req.body as FormFields);
+    const values = { ...posted, clientType: clientFormValuesOf(existing).clientType, grantTypes: posted.grantTypes ?? existing.grantTypes };
     const errors = checkClientForm(values, gatehouse.settings.scopes);
     if (hasErrors(errors)) return sendForm(res, 400, 'edit', clientId, values, errors);
     try {
@@ -151,6 +157,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
         name: values.name,
         redirectUris: redirectUriLines(values.redirectUris),
         scopes: values.scopes,
+        grantTypes: values.grantTypes,
         pkceRequired: values.pkceRequired,
       });
     } catch (error) {
@@ -162,9 +169,16 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     res.redirect(303, `${clientPath(clientId)}?done=updated`);
   });
 
+  /** A public client has no secret: its rotation pages are not there. */
+  async function confidentialClient(userKey: string, clientId: string): Promise<Client> {
+    const client = await gatehouse.findOwnedClient(userKey, clientId);
+    if (isPublicClient(client)) throw new DomainError('not_found', 'A public client has no secret.');
+    return client;
+  }
+
   router.get('/portal/clients/:clientId/rotate-secret', async (req, res) => {
     const user = signedInUser(res);
-    const client = await gatehouse.findOwnedClient(user.userKey, clientIdParam(req));
+    const client = await confidentialClient(user.userKey, clientIdParam(req));
     sendPortalPage(res, 200, rotateConfirmPage({ email: user.email, csrfToken: res.locals.csrfToken as string, client }));
   });
 
@@ -172,6 +186,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const user = signedInUser(res);
     const clientId = clientIdParam(req);
     if (!csrfOk(req, res, 'client_rotate', clientPath(clientId, '/rotate-secret'))) return;
+    await confidentialClient(user.userKey, clientId);
     const { clientSecret } = await gatehouseFor(gatehouse, res).rotateClientSecret({ ownerUserKey: user.userKey, clientId });
     requestLogger(logger, res).info({ event: 'client_secret_rotated', clientId, userKey: user.userKey }, 'client secret rotated in the portal');
     redirectToSecret(res, issuer, clientId, clientSecret, 'rotated');

@@ -42,5 +42,7 @@ export function takeSecret(req: Request, res: Response, issuer: string, client: 
   const match = /^(created|rotated)\.([A-Za-z0-9]{20,200})$/.exec(value);
   if (!match) return undefined;
   const [, reason, secret] = match as unknown as [string, Reason, string];
+  // A public client has no secret to show.
+  if (client.clientSecretHash === null) return undefined;
   return constantTimeEqual(sha256(secret), client.clientSecretHash) ? { secret, reason } : undefined;
 }

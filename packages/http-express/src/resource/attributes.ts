@@ -1,7 +1,7 @@
 import type { Gatehouse } from '@gatehouse/core';
 import { Router, type Response } from 'express';
 import * as v from 'valibot';
-import { accessTokenOf, bearerAuth, requireScope } from '../bearer/bearer.js';
+import { bearerAuth, requireScope, userKeyOf } from '../bearer/bearer.js';
 import { methodNotAllowed } from '../problem/error-handler.js';
 import { jsonBody } from './body.js';
 import { parseJsonBody, parsePathParam, parseQuery, wholeNumberParam } from './validation.js';
@@ -97,7 +97,8 @@ export function attributesRouter(gatehouse: Gatehouse, router: Router = Router()
 }
 
 function actor(res: Response): { actorUserKey: string } {
-  return { actorUserKey: accessTokenOf(res).userKey };
+  // An administrator acts: a client's own token has no user (403).
+  return { actorUserKey: userKeyOf(res) };
 }
 
 function accountPath(accountKey: string): string {

@@ -1,6 +1,6 @@
 import type { CurrentUser, Gatehouse } from '@gatehouse/core';
 import { Router } from 'express';
-import { accessTokenOf, bearerAuth } from '../bearer/bearer.js';
+import { bearerAuth, userKeyOf } from '../bearer/bearer.js';
 import { methodNotAllowed } from '../problem/error-handler.js';
 
 export const SCIM_USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -37,12 +37,12 @@ export function toScimUser({ user, memberships }: CurrentUser): ScimUser {
   };
 }
 
-/** `GET /identity/v1/Users/me`: any valid token, no particular scope (openapi.yaml). Added to `router` (a new one by default). */
+/** `GET /identity/v1/Users/me`: any valid user's token, no particular scope (a client's own token is a 403). Added to `router` (a new one by default). */
 export function identityRouter(gatehouse: Gatehouse, router: Router = Router()): Router {
   router
     .route('/identity/v1/Users/me')
     .get(bearerAuth(gatehouse), async (req, res) => {
-      const body = toScimUser(await gatehouse.currentUser(accessTokenOf(res).userKey));
+      const body = toScimUser(await gatehouse.currentUser(userKeyOf(res)));
       // application/json unless the client prefers the SCIM type (decision 0033).
       const type = req.accepts(['application/json', SCIM_MEDIA_TYPE]) === SCIM_MEDIA_TYPE ? SCIM_MEDIA_TYPE : 'application/json';
       res.setHeader('Cache-Control', 'no-store');

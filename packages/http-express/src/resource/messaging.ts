@@ -1,7 +1,7 @@
 import type { Gatehouse, Message } from '@gatehouse/core';
 import { Router } from 'express';
 import * as v from 'valibot';
-import { accessTokenOf, bearerAuth, requireScope } from '../bearer/bearer.js';
+import { bearerAuth, requireScope, userKeyOf } from '../bearer/bearer.js';
 import { methodNotAllowed } from '../problem/error-handler.js';
 import { jsonBody } from './body.js';
 import { parseJsonBody, parseQuery, wholeNumberParam } from './validation.js';
@@ -44,12 +44,12 @@ export function messagingRouter(gatehouse: Gatehouse, router: Router = Router())
     .route(MESSAGES_PATH)
     .post(bearerAuth(gatehouse), requireScope('messaging.v1.send'), jsonBody, async (req, res) => {
       const input = parseJsonBody(req, SendMessageBody);
-      const message = await gatehouse.sendMessage(accessTokenOf(res).userKey, input);
+      const message = await gatehouse.sendMessage(userKeyOf(res), input);
       res.status(201).json(toMessageJson(message));
     })
     .get(bearerAuth(gatehouse), requireScope('messaging.v1.read'), async (req, res) => {
       const query = parseQuery(req, ListMessagesQuery);
-      const page = await gatehouse.listMessages(accessTokenOf(res).userKey, {
+      const page = await gatehouse.listMessages(userKeyOf(res), {
         ownerPhoneNumber: query.ownerPhoneNumber,
         ...(query.pageSize === undefined ? {} : { pageSize: query.pageSize }),
         ...(query.pageMarker === undefined ? {} : { pageMarker: query.pageMarker }),

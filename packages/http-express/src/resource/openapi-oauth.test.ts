@@ -71,6 +71,34 @@ describe('OAuth endpoints match openapi.yaml', () => {
     expectMatchesOpenApi(unauthenticated, 'post', '/oauth/introspect');
   });
 
+  it('client credentials: the token, its introspection, Users/me refusing it, and unauthorized_client', async () => {
+    const h = await createResourceHarness();
+    const { client, clientSecret } = await h.t.seedClient({ name: 'Machine', redirectUris: [], grantTypes: ['client_credentials'] });
+    const tokens = await h.http.post('/oauth/token').auth(client.clientId, clientSecret).type('form').send({ grant_type: 'client_credentials', scope: 'messaging.v1.read' });
+    expect(tokens.status).toBe(200);
+    expectMatchesOpenApi(tokens, 'post', '/oauth/token');
+    const introspection = await h.http.post('/oauth/introspect').auth(client.clientId, clientSecret).type('form').send({ token: tokens.body.access_token });
+    expect(introspection.body.active).toBe(true);
+    expectMatchesOpenApi(introspection, 'post', '/oauth/introspect');
+    const me = await h.http.get('/identity/v1/Users/me').set('Authorization', `Bearer ${tokens.body.access_token}`);
+    expect(me.status).toBe(403);
+    expectMatchesOpenApi(me, 'get', '/identity/v1/Users/me');
+    const refused = await h.http.post('/oauth/token').auth(client.clientId, clientSecret).type('form').send({ grant_type: 'refresh_token', refresh_token: 'x' });
+    expect(refused.body.error).toBe('unauthorized_client');
+    expectMatchesOpenApi(refused, 'post', '/oauth/token');
+  });
+
+  it('a public client: token with client_id alone, introspection refused', async () => {
+    const h = await createResourceHarness();
+    const { client } = await h.t.gatehouse.registerClient({ name: 'SPA', public: true, redirectUris: ['https://spa.example/cb'], scopes: ['messaging.v1.read'] });
+    const introspection = await h.http.post('/oauth/introspect').type('form').send({ client_id: client.clientId, token: 'x' });
+    expect(introspection.status).toBe(401);
+    expectMatchesOpenApi(introspection, 'post', '/oauth/introspect');
+    const revoke = await h.http.post('/oauth/revoke').type('form').send({ client_id: client.clientId, token: 'x' });
+    expect(revoke.status).toBe(200);
+    expectMatchesOpenApi(revoke, 'post', '/oauth/revoke');
+  });
+
   it('metadata and JWKS', async () => {
     const { h } = await withClient();
     await h.tokenFor(h.admin); // a signing key exists once a token was signed

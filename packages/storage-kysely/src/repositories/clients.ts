@@ -1,4 +1,4 @@
-import { DomainError, type Client, type ClientRepository } from '@gatehouse/core';
+import { DomainError, type Client, type ClientRepository, type GrantType } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
 import { changed, fromJson, fromMs, toFlag, toJson, toMs } from '../encoding.js';
@@ -30,6 +30,7 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
           name: changes.name,
           redirect_uris: toJson(changes.redirectUris),
           scopes: toJson(changes.scopes),
+          grant_types: toJson(changes.grantTypes),
           pkce_required: toFlag(changes.pkceRequired),
         })
         .where('client_id', '=', clientId)
@@ -66,13 +67,17 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
   };
 }
 
+/** A public client has no secret: stored as `''`, which no SHA-256 (43 base64url characters) equals. */
+const NO_SECRET = '';
+
 function toRow(client: Client): ClientTable {
   return {
     client_id: client.clientId,
-    client_secret_hash: client.clientSecretHash,
+    client_secret_hash: client.clientSecretHash ?? NO_SECRET,
     name: client.name,
     redirect_uris: toJson(client.redirectUris),
     scopes: toJson(client.scopes),
+    grant_types: toJson(client.grantTypes),
     pkce_required: toFlag(client.pkceRequired),
     owner_user_key: client.ownerUserKey,
     created_at: toMs(client.createdAt),
@@ -82,10 +87,11 @@ function toRow(client: Client): ClientTable {
 function fromRow(row: Selectable<ClientTable>): Client {
   return {
     clientId: row.client_id,
-    clientSecretHash: row.client_secret_hash,
+    clientSecretHash: row.client_secret_hash === NO_SECRET ? null : row.client_secret_hash,
     name: row.name,
     redirectUris: fromJson<string[]>(row.redirect_uris),
     scopes: fromJson<string[]>(row.scopes),
+    grantTypes: fromJson<GrantType[]>(row.grant_types),
     pkceRequired: Number(row.pkce_required) === 1,
     ownerUserKey: row.owner_user_key,
     createdAt: fromMs(row.created_at),

@@ -92,10 +92,12 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
     },
 
     revokeBySession: (sessionId, at) => revokeLive(at, { session_id: sessionId }),
-    revokeByUser: (userKey, at) => revokeLive(at, { user_key: userKey }),
-    revokeByUserAndClient: (userKey, clientId, at) => revokeLive(at, { user_key: userKey, client_id: clientId }),
+    // '' is no user's key: it marks the client-credentials grants, which no user's action revokes.
+    revokeByUser: async (userKey, at) => (userKey === NO_USER ? [] : revokeLive(at, { user_key: userKey })),
+    revokeByUserAndClient: async (userKey, clientId, at) => (userKey === NO_USER ? [] : revokeLive(at, { user_key: userKey, client_id: clientId })),
 
     async listActiveByUser(userKey) {
+      if (userKey === NO_USER) return [];
       const rows = await db
         .selectFrom('grants')
         .selectAll()
@@ -107,9 +109,14 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
       return rows.map(fromRow);
     },
 
-    async purge(revokedBefore) {
-      // Refresh tokens and consumed codes of the purged grants go by ON DELETE CASCADE.
-      const result = await db.deleteFrom('grants').where('revoked_at', '<', toMs(revokedBefore)).executeTakeFirst();
+    async purge(before) {
+      // Refresh tokens and consumed codes of the purged grants go by ON DELETE CASCADE. A
+      // client-credentials grant (no user) is dead once its one access token has expired.
+      const cutoff = toMs(before);
+      const result = await db
+        .deleteFrom('grants')
+        .where((eb) => eb.or([eb('revoked_at', '<', cutoff), eb.and([eb('user_key', '=', NO_USER), eb('created_at', '<', cutoff)])]))
+        .executeTakeFirst();
       return affected(result.numDeletedRows);
     },
   };
@@ -132,11 +139,14 @@ function exchangeInOneStep(db: Kysely<Database>, step: DirectStep, { grant, code
   return true;
 }
 
+/** A client-credentials grant has no user: stored as `''`, which no user key is. */
+const NO_USER = '';
+
 function toRow(grant: Grant): GrantTable {
   return {
     grant_id: grant.grantId,
     client_id: grant.clientId,
-    user_key: grant.userKey,
+    user_key: grant.userKey ?? NO_USER,
     scopes: toJson(grant.scopes),
     session_id: grant.sessionId,
     created_at: toMs(grant.createdAt),
@@ -148,7 +158,7 @@ function fromRow(row: Selectable<GrantTable>): Grant {
   return {
     grantId: row.grant_id,
     clientId: row.client_id,
-    userKey: row.user_key,
+    userKey: row.user_key === NO_USER ? null : row.user_key,
     scopes: fromJson<string[]>(row.scopes),
     sessionId: row.session_id,
     createdAt: fromMs(row.created_at),

@@ -11,6 +11,7 @@ export async function createGatehouseRecords(repos: Repositories, who: string): 
     name: who,
     redirectUris: ['https://app.example/cb'],
     scopes: ['messaging.v1.send'],
+    grantTypes: ['authorization_code', 'refresh_token'],
     pkceRequired: false,
     ownerUserKey: null,
     createdAt: new Date(T),

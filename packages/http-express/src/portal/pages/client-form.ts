@@ -1,8 +1,28 @@
-import type { ScopeCatalogue } from '@gatehouse/core';
+import { DEFAULT_GRANT_TYPES, type ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { CSRF_FIELD } from '../../security/csrf.js';
 import { portalPage } from '../chrome.js';
-import { SCOPE_FIELD_PREFIX, type ClientFormErrors, type ClientFormValues } from '../client-form.js';
+import { GRANT_TYPE_FIELD_PREFIX, GRANT_TYPES_OFFERED_FIELD, OFFERED_GRANT_TYPES, SCOPE_FIELD_PREFIX, type ClientFormErrors, type ClientFormValues } from '../client-form.js';
+
+/** What each grant type means, in the words of the form. */
+const GRANT_TYPE_WORDS: Record<string, string> = {
+  authorization_code: 'Users sign in and allow access (authorization code, RFC 6749 §4.1)',
+  refresh_token: 'Refresh tokens (RFC 6749 §6)',
+  client_credentials: 'The client calls APIs as itself, without a user (client credentials, RFC 6749 §4.4; confidential clients only)',
+};
+
+function clientTypeChoice(values: ClientFormValues, creating: boolean): SafeHtml {
+  if (!creating) {
+    return html`<p class="field-hint">Type: <strong>${values.clientType === 'public' ? 'Public (no secret)' : 'Confidential'}</strong> (chosen at registration).</p>`;
+  }
+  const option = (value: 'confidential' | 'public', label: string, hint: string) =>
+    html`<label class="check"><input type="radio" name="client_type" value="${value}"${values.clientType === value ? html` checked` : ''}><span>${label}<code>${hint}</code></span></label>`;
+  return html`<fieldset id="client_type">
+<legend>Client type</legend>
+${option('confidential', 'Confidential client — has a secret', 'A server-side app that can keep a secret.')}
+${option('public', 'Public client — no secret', 'A single-page or native app (RFC 8252): it sends PKCE (S256) every time and its refresh tokens rotate.')}
+</fieldset>`;
+}
 
 export interface ClientFormPageInput {
   mode: 'create' | 'edit';
@@ -27,8 +47,8 @@ function describedBy(id: string, hint: boolean, message: string | undefined): st
 }
 
 /**
- * The create and edit form: name, redirect URIs (one per line), scopes as checkboxes with their
- * words, PKCE. Each error sits under its field (aria-invalid + aria-describedby), and the values
+ * The create and edit form: name, client type (at creation), redirect URIs (one per line), scopes
+ * as checkboxes with their words, grant types, PKCE. Each error sits under its field (aria-invalid + aria-describedby), and the values
  * come back as they were typed.
  */
 export function clientFormPage(input: ClientFormPageInput): SafeHtml {
@@ -51,9 +71,10 @@ ${invalid ? html`<p class="notice error" role="alert">Nothing was saved: please 
       errors.name === undefined ? '' : html` aria-invalid="true"`
     } aria-describedby="${describedBy('name', true, errors.name)}">
 ${fieldError('name', errors.name)}
+${clientTypeChoice(values, creating)}
 <label for="redirect_uris">Redirect URIs</label>
-<p class="field-hint" id="redirect_uris-hint">One per line. Absolute <code>https</code> URIs, or <code>http</code> on localhost / 127.0.0.1; no <code>#fragment</code>.</p>
-<textarea id="redirect_uris" name="redirect_uris" rows="3" required spellcheck="false" autocapitalize="off" autocomplete="off"${
+<p class="field-hint" id="redirect_uris-hint">One per line. Absolute <code>https</code> URIs, or <code>http</code> on localhost / 127.0.0.1 / [::1]; no <code>#fragment</code>. <code>http://127.0.0.1/…</code> and <code>http://[::1]/…</code> accept any port (native apps, RFC 8252 §7.3). Not needed for client credentials only.</p>
+<textarea id="redirect_uris" name="redirect_uris" rows="3" spellcheck="false" autocapitalize="off" autocomplete="off"${
       errors.redirectUris === undefined ? '' : html` aria-invalid="true"`
     } aria-describedby="${describedBy('redirect_uris', true, errors.redirectUris)}" placeholder="https://app.example.com/oauth/callback">${values.redirectUris}</textarea>
 ${fieldError('redirect_uris', errors.redirectUris)}
@@ -65,6 +86,15 @@ ${input.catalogue.map(
 )}
 </fieldset>
 ${fieldError('scopes', errors.scopes)}
+<fieldset id="grant_types"${errors.grantTypes === undefined ? '' : html` class="invalid" aria-describedby="grant_types-error"`}>
+<legend>Grant types</legend>
+<input type="hidden" name="${GRANT_TYPES_OFFERED_FIELD}" value="on">
+${OFFERED_GRANT_TYPES.map(
+  (grantType) =>
+    html`<label class="check"><input type="checkbox" name="${GRANT_TYPE_FIELD_PREFIX}${grantType}" value="on"${(values.grantTypes ?? DEFAULT_GRANT_TYPES).includes(grantType) ? html` checked` : ''}><span>${GRANT_TYPE_WORDS[grantType] ?? grantType}<code>${grantType}</code></span></label>`,
+)}
+</fieldset>
+${fieldError('grant_types', errors.grantTypes)}
 <label class="check single"><input type="checkbox" name="pkce_required" value="on"${values.pkceRequired ? html` checked` : ''}><span>Require PKCE<code>Every authorization request must carry an S256 code_challenge (RFC 7636).</code></span></label>
 <div class="actions">
 <a class="button secondary" href="${input.cancelHref}">Cancel</a>

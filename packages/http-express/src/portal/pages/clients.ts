@@ -1,10 +1,19 @@
-import { describeScope, type Client, type ScopeCatalogue } from '@gatehouse/core';
+import { describeScope, isPublicClient, type Client, type ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { portalPage } from '../chrome.js';
 import { clientPath, dateTime, doneNotice } from './format.js';
 
 const LIST_NOTICES = { deleted: 'The client was deleted. Its tokens no longer work.' };
-const DETAIL_NOTICES = { updated: 'Your changes were saved.' };
+const DETAIL_NOTICES = { updated: 'Your changes were saved.', created: 'The public client was registered. It has no secret: it proves itself with PKCE.' };
+
+/** How the portal names a client's kind (RFC 6749 §2.1). */
+export function clientTypeLabel(client: Client): string {
+  return isPublicClient(client) ? 'Public (no secret)' : 'Confidential';
+}
+
+function grantTypeTags(client: Client): SafeHtml[] {
+  return client.grantTypes.map((grantType) => html`<span class="tag">${grantType}</span>`);
+}
 
 /** /portal/clients: the signed-in user's own clients and the way to register one. */
 export function clientsListPage(input: { email: string; clients: readonly Client[]; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
@@ -12,6 +21,8 @@ export function clientsListPage(input: { email: string; clients: readonly Client
     (client) => html`<tr>
 <td class="name" data-label="Name"><a href="${clientPath(client.clientId)}">${client.name}</a></td>
 <td data-label="Client ID"><code>${client.clientId}</code></td>
+<td data-label="Type">${clientTypeLabel(client)}</td>
+<td data-label="Grant types">${grantTypeTags(client)}</td>
 <td data-label="Redirect URIs"><ul class="plain">${client.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></td>
 <td data-label="Scopes">${client.scopes.map((scope) => html`<span class="tag" title="${describeScope(input.catalogue, scope)}">${scope}</span>`)}</td>
 <td data-label="Created">${dateTime(client.createdAt)}</td>
@@ -22,12 +33,12 @@ export function clientsListPage(input: { email: string; clients: readonly Client
     email: input.email,
     body: html`<div class="toolbar"><h1>OAuth Clients</h1><a class="button" href="/portal/clients/new">Register a client</a></div>
 ${doneNotice(LIST_NOTICES, input.done)}
-<p class="muted">Apps you registered to call the Gatehouse APIs on behalf of users. Each has a client ID and a secret; keep the secret out of shared code.</p>
+<p class="muted">Apps you registered to call the Gatehouse APIs on behalf of users, or as themselves (client credentials). Each has a client ID and, unless it is public, a secret; keep the secret out of shared code.</p>
 ${
   input.clients.length === 0
     ? html`<p class="empty">You have not registered any client yet.</p>`
     : html`<table class="list clients">
-<thead><tr><th>Name</th><th>Client ID</th><th>Redirect URIs</th><th>Scopes</th><th>Created</th></tr></thead>
+<thead><tr><th>Name</th><th>Client ID</th><th>Type</th><th>Grant types</th><th>Redirect URIs</th><th>Scopes</th><th>Created</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
@@ -36,9 +47,10 @@ ${rows}
   });
 }
 
-/** /portal/clients/:id: one client, with Edit, Rotate secret and Delete. */
+/** /portal/clients/:id: one client, with Edit, Rotate secret (confidential clients) and Delete. */
 export function clientDetailPage(input: { email: string; client: Client; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
   const { client } = input;
+  const isPublic = isPublicClient(client);
   return portalPage({
     title: client.name,
     email: input.email,
@@ -47,15 +59,19 @@ export function clientDetailPage(input: { email: string; client: Client; catalog
 ${doneNotice(DETAIL_NOTICES, input.done)}
 <dl class="details">
 <dt>Client ID</dt><dd><code>${client.clientId}</code></dd>
-<dt>Client secret</dt><dd class="muted">Shown once when created or rotated; never again.</dd>
-<dt>Redirect URIs</dt><dd><ul class="plain">${client.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></dd>
+<dt>Type</dt><dd>${clientTypeLabel(client)}</dd>
+<dt>Client secret</dt><dd class="muted">${isPublic ? 'None: a public client sends its client ID alone, and PKCE (S256) on every authorization.' : 'Shown once when created or rotated; never again.'}</dd>
+<dt>Grant types</dt><dd>${grantTypeTags(client)}</dd>
+<dt>Redirect URIs</dt><dd>${
+      client.redirectUris.length === 0 ? html`<span class="muted">None</span>` : html`<ul class="plain">${client.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul>`
+    }</dd>
 <dt>Scopes</dt><dd><ul class="plain">${client.scopes.map((scope) => html`<li>${describeScope(input.catalogue, scope)} <span class="tag">${scope}</span></li>`)}</ul></dd>
 <dt>PKCE</dt><dd>${client.pkceRequired ? 'Required (S256)' : 'Optional (enforced when a challenge is sent)'}</dd>
 <dt>Created</dt><dd>${dateTime(client.createdAt)}</dd>
 </dl>
 <div class="actions">
 <a class="button" href="${clientPath(client.clientId, '/edit')}">Edit</a>
-<a class="button secondary" href="${clientPath(client.clientId, '/rotate-secret')}">Rotate secret</a>
+${isPublic ? '' : html`<a class="button secondary" href="${clientPath(client.clientId, '/rotate-secret')}">Rotate secret</a>`}
 <a class="button secondary" href="${clientPath(client.clientId, '/delete')}">Delete</a>
 </div>`,
   });
