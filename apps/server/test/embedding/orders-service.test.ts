@@ -221,6 +221,8 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
       state,
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 'S256',
+      // The consent page every time, though this user may have allowed the client before (remembered consent).
+      prompt: 'consent',
     });
     const authorizePath = `/auth/oauth/authorize?${query}`;
     let consent = await browser.request('GET', authorizePath);
@@ -391,7 +393,12 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     expect(handedBack.status).toBe(303);
     expect(handedBack.headers.get('location')).toBe(`/auth/oauth/authorize?${query}`);
     expect(browser.has('gatehouse_session')).toBe(true);
-    expect((await browser.request('GET', `/auth/oauth/authorize?${query}`)).status).toBe(200);
+    // Signed in again, and this user allowed orders.v1.read before: the remembered consent sends the code at once.
+    const answered = await browser.request('GET', `/auth/oauth/authorize?${query}`);
+    expect(answered.status).toBe(302);
+    const back = new URL(answered.headers.get('location') as string);
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
+    expect(back.searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43}$/);
   });
 
   it('refuses a sign-in form posted from another site', async () => {
