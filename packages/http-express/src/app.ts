@@ -4,7 +4,7 @@ import { requestContext, requestLogger, silentLogger } from './logger.js';
 import { OAUTH_PATHS } from './oauth/metadata.js';
 import { issuerPath } from './oauth/paths.js';
 import type { GatehouseRouterOptions } from './options.js';
-import { byPrefix, inSequence } from './routing.js';
+import { byPrefix, inSequence, onlyUnder } from './routing.js';
 import { createPortalRouter } from './portal/index.js';
 import { errorPage } from './pages/error.js';
 import { sendPage } from './pages/send.js';
@@ -42,7 +42,7 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
   const issuer = options.gatehouse.settings.issuer;
   const base = issuerPath(issuer);
   const jsonPaths = OAUTH_JSON_PATHS.map((path) => `${base}${path}`);
-  const isPagePath = (req: Request): boolean => req.path.startsWith(`${base}/oauth/`) || req.path.startsWith('/portal') || req.path === '/';
+  const isPagePath = (req: Request): boolean => req.path.startsWith(`${base}/oauth/`) || req.path.startsWith(`${base}/portal`) || req.path === '/';
   const app = express();
   app.disable('x-powered-by');
   // No ETag: answers with tokens or personal data are no-store, where a validator is never used,
@@ -56,16 +56,17 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
   // Each router is entered only for the paths it serves, so a request walks its own router's
   // layers and not every router's (the routers keep their full paths; see `byPrefix`).
   const ownRoutes = gatehouseRoutes(options);
+  const portal = createPortalRouter(options);
   app.use(
     byPrefix([
       ...(base === '' ? [[GATEHOUSE_ROUTER_PREFIXES, ownRoutes] as const] : []),
-      [['/portal'], createPortalRouter(options)],
+      ...(base === '' ? [[['/portal'], portal] as const] : []),
       [[...RESOURCE_PREFIXES, '/openapi.json'], createResourceRouter(options)],
     ]),
   );
   if (base !== '') {
     // An issuer with a path: Gatehouse's routes under it, and RFC 8414 §3.1 metadata at the root.
-    app.use(base, ownRoutes);
+    app.use(base, onlyUnder(['/portal'], portal), ownRoutes);
     app.use(authorizationServerMetadataRouter(options.gatehouse));
   }
   for (const router of options.extraRouters ?? []) app.use(router);

@@ -1,9 +1,7 @@
 import { Router } from 'express';
+import type { PortalPaths } from './paths.js';
 
-/** The portal's own stylesheet (forms, field errors, the clients table on phones). */
-export const PORTAL_STYLESHEET_PATH = '/portal/assets/portal.css';
-/** The copy buttons of the secret page: the only script of Gatehouse's pages, served as a file. */
-export const COPY_SCRIPT_PATH = '/portal/assets/copy.js';
+/** The portal's own stylesheet (forms, field errors, the clients table on phones), at `PortalPaths.stylesheet`. */
 
 export const PORTAL_STYLESHEET = `
 .toolbar { display: flex; justify-content: space-between; align-items: center; gap: 0.75rem 1rem; flex-wrap: wrap; margin-bottom: 1rem; }
@@ -90,14 +88,17 @@ export const COPY_SCRIPT = `
 })();
 `.trim();
 
-/** Serves the portal's stylesheet and script (public, no sign-in needed, cacheable). */
-export function createPortalAssetsRouter(): Router {
+/**
+ * Serves the portal's stylesheet and the copy buttons' script (the only script of Gatehouse's
+ * pages, served as a file) at `paths` (public, no sign-in needed, cacheable).
+ */
+export function createPortalAssetsRouter(paths: Pick<PortalPaths, 'stylesheet' | 'copyScript'>): Router {
   const router = Router();
-  router.get(PORTAL_STYLESHEET_PATH, (_req, res) => {
+  router.get(paths.stylesheet, (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.type('text/css; charset=utf-8').send(PORTAL_STYLESHEET);
   });
-  router.get(COPY_SCRIPT_PATH, (_req, res) => {
+  router.get(paths.copyScript, (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.type('text/javascript; charset=utf-8').send(COPY_SCRIPT);
   });

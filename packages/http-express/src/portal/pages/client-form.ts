@@ -2,10 +2,12 @@ import type { ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { CSRF_FIELD } from '../../security/csrf.js';
 import { portalPage } from '../chrome.js';
+import type { PortalPaths } from '../paths.js';
 import { SCOPE_FIELD_PREFIX, type ClientFormErrors, type ClientFormValues } from '../client-form.js';
 
 export interface ClientFormPageInput {
   mode: 'create' | 'edit';
+  paths: PortalPaths;
   email: string;
   csrfToken: string;
   /** Where the form posts. */
@@ -39,6 +41,7 @@ export function clientFormPage(input: ClientFormPageInput): SafeHtml {
   return portalPage({
     title,
     email: input.email,
+    paths: input.paths,
     width: 'card',
     body: html`<p class="muted"><a href="${input.cancelHref}">← ${creating ? 'OAuth Clients' : 'Back to the client'}</a></p>
 <h1>${creating ? 'Register a client' : 'Edit client'}</h1>

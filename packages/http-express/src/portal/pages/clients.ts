@@ -1,16 +1,17 @@
 import { describeScope, type Client, type ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { portalPage } from '../chrome.js';
-import { clientPath, dateTime, doneNotice } from './format.js';
+import { clientPath, type PortalPaths } from '../paths.js';
+import { dateTime, doneNotice } from './format.js';
 
 const LIST_NOTICES = { deleted: 'The client was deleted. Its tokens no longer work.' };
 const DETAIL_NOTICES = { updated: 'Your changes were saved.' };
 
 /** /portal/clients: the signed-in user's own clients and the way to register one. */
-export function clientsListPage(input: { email: string; clients: readonly Client[]; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
+export function clientsListPage(input: { paths: PortalPaths; email: string; clients: readonly Client[]; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
   const rows = input.clients.map(
     (client) => html`<tr>
-<td class="name" data-label="Name"><a href="${clientPath(client.clientId)}">${client.name}</a></td>
+<td class="name" data-label="Name"><a href="${clientPath(input.paths, client.clientId)}">${client.name}</a></td>
 <td data-label="Client ID"><code>${client.clientId}</code></td>
 <td data-label="Redirect URIs"><ul class="plain">${client.redirectUris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></td>
 <td data-label="Scopes">${client.scopes.map((scope) => html`<span class="tag" title="${describeScope(input.catalogue, scope)}">${scope}</span>`)}</td>
@@ -20,7 +21,8 @@ export function clientsListPage(input: { email: string; clients: readonly Client
   return portalPage({
     title: 'OAuth Clients',
     email: input.email,
-    body: html`<div class="toolbar"><h1>OAuth Clients</h1><a class="button" href="/portal/clients/new">Register a client</a></div>
+    paths: input.paths,
+    body: html`<div class="toolbar"><h1>OAuth Clients</h1><a class="button" href="${input.paths.newClient}">Register a client</a></div>
 ${doneNotice(LIST_NOTICES, input.done)}
 <p class="muted">Apps you registered to call the Gatehouse APIs on behalf of users. Each has a client ID and a secret; keep the secret out of shared code.</p>
 ${
@@ -37,12 +39,13 @@ ${rows}
 }
 
 /** /portal/clients/:id: one client, with Edit, Rotate secret and Delete. */
-export function clientDetailPage(input: { email: string; client: Client; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
+export function clientDetailPage(input: { paths: PortalPaths; email: string; client: Client; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
   const { client } = input;
   return portalPage({
     title: client.name,
     email: input.email,
-    body: html`<p class="muted"><a href="/portal/clients">← OAuth Clients</a></p>
+    paths: input.paths,
+    body: html`<p class="muted"><a href="${input.paths.clients}">← OAuth Clients</a></p>
 <h1>${client.name}</h1>
 ${doneNotice(DETAIL_NOTICES, input.done)}
 <dl class="details">
@@ -54,9 +57,9 @@ ${doneNotice(DETAIL_NOTICES, input.done)}
 <dt>Created</dt><dd>${dateTime(client.createdAt)}</dd>
 </dl>
 <div class="actions">
-<a class="button" href="${clientPath(client.clientId, '/edit')}">Edit</a>
-<a class="button secondary" href="${clientPath(client.clientId, '/rotate-secret')}">Rotate secret</a>
-<a class="button secondary" href="${clientPath(client.clientId, '/delete')}">Delete</a>
+<a class="button" href="${clientPath(input.paths, client.clientId, '/edit')}">Edit</a>
+<a class="button secondary" href="${clientPath(input.paths, client.clientId, '/rotate-secret')}">Rotate secret</a>
+<a class="button secondary" href="${clientPath(input.paths, client.clientId, '/delete')}">Delete</a>
 </div>`,
   });
 }

@@ -6,11 +6,6 @@ export function dateTime(date: Date): SafeHtml {
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
-/** The path of one client's pages (client IDs are alphanumeric; encoded anyway). */
-export function clientPath(clientId: string, suffix = ''): string {
-  return `/portal/clients/${encodeURIComponent(clientId)}${suffix}`;
-}
-
 /** A notice shown after a redirect (`?done=…`): fixed words chosen by key, never text from the URL. */
 export function doneNotice(messages: Record<string, string>, done: unknown): SafeHtml | '' {
   const message = typeof done === 'string' && Object.hasOwn(messages, done) ? messages[done] : undefined;
