@@ -30,4 +30,11 @@ export interface GatehouseRouterOptions {
    * `completeGatehouseConsent`.
    */
   consentUrl?: string;
+  /**
+   * Where a sign-in that was not started by an authorization request lands (a same-origin path
+   * under the issuer's path, e.g. the portal: `/auth/portal/clients`), and where the login page
+   * sends a browser already signed in. Default: the login page's "You are signed in".
+   * `createGatehouseApp` sets it to the portal.
+   */
+  afterSignIn?: string;
 }

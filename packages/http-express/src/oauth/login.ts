@@ -13,7 +13,7 @@ import { gatehouseFor } from '../request-scope.js';
 
 const WRONG_CREDENTIALS = 'The e-mail or password is not right.';
 
-/** GET /oauth/login: the sign-in form, or straight on to `return_to` when already signed in. */
+/** GET /oauth/login: the sign-in form, or straight on to `return_to` when already signed in (else a page linking on to `afterSignIn`). */
 export function loginForm(ctx: OAuthContext) {
   return (req: Request, res: Response): void => {
     const returnTo = safeReturnTo(req.query.return_to);
@@ -24,7 +24,7 @@ export function loginForm(ctx: OAuthContext) {
         res.redirect(302, returnTo);
         return;
       }
-      sendPage(res, 200, signedInPage({ email: signedIn.user.email, paths: ctx.paths }));
+      sendPage(res, 200, signedInPage({ email: signedIn.user.email, paths: ctx.paths, onward: ctx.afterSignIn }));
       return;
     }
     sendPage(res, 200, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, paths: ctx.paths }));
@@ -69,7 +69,7 @@ export function loginSubmit(ctx: OAuthContext) {
       issueCsrfToken(res, ctx.csrf);
       log.info({ event: 'sign_in', userKey: user.userKey }, 'signed in');
       res.setHeader('Cache-Control', 'no-store');
-      res.redirect(303, returnTo ?? ctx.paths.login);
+      res.redirect(303, returnTo ?? ctx.afterSignIn ?? ctx.paths.login);
     } catch (error) {
       if (!(error instanceof DomainError) || error.kind !== 'unauthenticated') throw error;
       await ctx.limits.signIn.recordFailure(email, ip);

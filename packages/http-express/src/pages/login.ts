@@ -34,8 +34,8 @@ ${input.returnTo ? html`<input type="hidden" name="return_to" value="${input.ret
   });
 }
 
-/** The login page of a browser that is already signed in and has nowhere else to go. */
-export function signedInPage(input: { email: string; paths?: PagePaths }): SafeHtml {
+/** The login page of a browser that is already signed in and has no `return_to`: sign out, or go on (to the portal). */
+export function signedInPage(input: { email: string; paths?: PagePaths; onward?: string | undefined }): SafeHtml {
   const paths = input.paths ?? ROOT_PAGE_PATHS;
   return layout({
     title: 'Signed in',
@@ -43,6 +43,8 @@ export function signedInPage(input: { email: string; paths?: PagePaths }): SafeH
     user: { email: input.email },
     body: html`<h1>You are signed in</h1>
 <p>Signed in as <strong>${input.email}</strong>.</p>
-<div class="actions"><a class="button secondary" href="${paths.logout}">Sign out</a></div>`,
+<div class="actions"><a class="button secondary" href="${paths.logout}">Sign out</a>${
+      input.onward === undefined ? '' : html`<a class="button" href="${input.onward}">Continue</a>`
+    }</div>`,
   });
 }
