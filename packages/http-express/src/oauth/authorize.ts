@@ -122,6 +122,7 @@ export function authorizeEndpoint(ctx: OAuthContext) {
         redirectUri: check.request.redirectUri,
         formAction: `${ctx.paths.decision}?${query}`,
         userEmail: signedIn.user.email,
+        returnTo: authorizeUrl(ctx, req),
         paths: ctx.paths,
       }),
     );

@@ -25,6 +25,19 @@ describe('GET /oauth/login', () => {
     expect(res.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
   });
 
+  it('names the app only for a valid authorization request (a made-up link puts no name on the page)', async () => {
+    const t = await createTestApp();
+    const { client } = await t.seedClient({ name: 'Demo client' });
+    const named = await request(t.app).get(`/oauth/login?${new URLSearchParams({ return_to: authorizePath(client) })}`).expect(200);
+    expect(named.text).toContain('<h1>Sign in to continue to Demo client</h1>');
+    const forged = authorizePath({ clientId: client.clientId, redirectUris: ['https://evil.example/cb'] });
+    for (const returnTo of [forged, '/portal/clients', '/oauth/authorize?client_id=nosuchclient&response_type=code']) {
+      const page = await request(t.app).get(`/oauth/login?${new URLSearchParams({ return_to: returnTo })}`).expect(200);
+      expect(page.text).toContain('<h1>Sign in</h1>');
+      expect(page.text).not.toContain('Demo client');
+    }
+  });
+
   it('drops a return_to that leaves the origin', async () => {
     const t = await createTestApp();
     for (const evil of ['//evil.example/x', 'https://evil.example/', '/\\evil.example', 'javascript:alert(1)', '/%0d%0aSet-Cookie:x']) {
