@@ -7,6 +7,11 @@ export const PORTAL_STYLESHEET = `
 .toolbar { display: flex; justify-content: space-between; align-items: center; gap: 0.75rem 1rem; flex-wrap: wrap; margin-bottom: 1rem; }
 .toolbar h1 { margin: 0; }
 .field-hint { color: var(--muted); font-size: 0.85rem; margin: 0 0 0.35rem; }
+.error-summary { border: 3px solid var(--danger); border-radius: 8px; padding: 0.75rem 1rem; margin-bottom: 1.25rem; }
+.error-summary:focus { outline: 3px solid var(--accent); outline-offset: 2px; }
+.error-summary h2 { margin: 0 0 0.5rem; font-size: 1.1rem; }
+.error-summary ul { margin: 0; padding-left: 1.1rem; }
+.error-summary a { color: var(--danger); font-weight: 600; overflow-wrap: anywhere; }
 .field-error { color: var(--danger); font-size: 0.9rem; font-weight: 600; margin: -0.7rem 0 1rem; }
 input[aria-invalid=true], textarea[aria-invalid=true] { border-color: var(--danger); }
 fieldset { border: 0; padding: 0; margin: 0 0 1rem; min-width: 0; }

@@ -13,10 +13,12 @@ import { checkClientForm, clientFormValuesOf, EMPTY_CLIENT_FORM, formErrorsOf, h
 import { authorizedAppsPage } from './pages/authorized-apps.js';
 import { clientFormPage } from './pages/client-form.js';
 import { clientDetailPage, clientsListPage } from './pages/clients.js';
-import { deleteConfirmPage, rotateConfirmPage } from './pages/confirm.js';
+import { deleteConfirmPage, revokeConfirmPage, rotateConfirmPage } from './pages/confirm.js';
+import { rememberDoneName, takeDoneName } from './done-notice.js';
 import { clientNotFoundPage } from './pages/not-found.js';
-import { clientPath, portalPaths } from './paths.js';
+import { authorizedAppPath, clientPath, portalPaths } from './paths.js';
 import { secretGonePage, secretPage } from './pages/secret.js';
+import { inPlainWords } from './plain-words.js';
 import { redirectToSecret, takeSecret } from './secret-reveal.js';
 import { gatehouseFor } from '../request-scope.js';
 
@@ -98,7 +100,8 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const user = signedInUser(res);
     const clients = await gatehouse.listClients(user.userKey);
     const sorted = [...clients].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || a.name.localeCompare(b.name));
-    sendPortalPage(res, 200, clientsListPage({ paths, email: user.email, clients: sorted, catalogue: gatehouse.settings.scopes, done: req.query.done }));
+    const doneName = takeDoneName(req, res, issuer, paths, req.query.done);
+    sendPortalPage(res, 200, clientsListPage({ paths, email: user.email, clients: sorted, catalogue: gatehouse.settings.scopes, done: req.query.done, doneName }));
   });
 
   router.get('/clients/new', (_req, res) => sendForm(res, 200, 'create', undefined, EMPTY_CLIENT_FORM, {}));
@@ -107,7 +110,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     if (!csrfOk(req, res, 'client_create', paths.newClient)) return;
     const user = signedInUser(res);
     const values = readClientForm(req.body as FormFields);
-    const errors = checkClientForm(values, gatehouse.settings.scopes);
+    const errors = inPlainWords(checkClientForm(values, gatehouse.settings.scopes), values);
     if (hasErrors(errors)) return sendForm(res, 400, 'create', undefined, values, errors);
     try {
       const { client, clientSecret } = await gatehouseFor(gatehouse, res).registerClient({
@@ -155,7 +158,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     if (!csrfOk(req, res, 'client_edit', clientPath(paths, clientId, '/edit'))) return;
     await gatehouse.findOwnedClient(user.userKey, clientId);
     const values = readClientForm(req.body as FormFields);
-    const errors = checkClientForm(values, gatehouse.settings.scopes);
+    const errors = inPlainWords(checkClientForm(values, gatehouse.settings.scopes), values);
     if (hasErrors(errors)) return sendForm(res, 400, 'edit', clientId, values, errors);
     try {
       await gatehouseFor(gatehouse, res).updateClient({
@@ -200,7 +203,9 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const user = signedInUser(res);
     const clientId = clientIdParam(req);
     if (!csrfOk(req, res, 'client_delete', clientPath(paths, clientId, '/delete'))) return;
+    const { name } = await gatehouse.findOwnedClient(user.userKey, clientId);
     await gatehouseFor(gatehouse, res).deleteClient({ ownerUserKey: user.userKey, clientId });
+    rememberDoneName(res, issuer, paths, 'deleted', name);
     requestLogger(logger, res).info({ event: 'client_deleted', clientId, userKey: user.userKey }, 'client deleted in the portal');
     res.redirect(303, `${paths.clients}?done=deleted`);
   });
@@ -211,15 +216,31 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const user = signedInUser(res);
     const apps = await gatehouse.listAuthorizedApps(user.userKey);
     const sorted = [...apps].sort((a, b) => a.clientName.localeCompare(b.clientName));
-    sendPortalPage(res, 200, authorizedAppsPage({ paths, email: user.email, csrfToken: res.locals.csrfToken as string, apps: sorted, catalogue: gatehouse.settings.scopes, done: req.query.done }));
+    const doneName = takeDoneName(req, res, issuer, paths, req.query.done);
+    sendPortalPage(res, 200, authorizedAppsPage({ paths, email: user.email, apps: sorted, catalogue: gatehouse.settings.scopes, done: req.query.done, doneName }));
+  });
+
+  /** The app `clientId` among those the user authorized; a 404 otherwise. */
+  async function authorizedApp(userKey: string, clientId: string) {
+    const app = (await gatehouse.listAuthorizedApps(userKey)).find((candidate) => candidate.clientId === clientId);
+    if (app === undefined) throw new DomainError('not_found', 'No such authorized app.');
+    return app;
+  }
+
+  router.get('/authorized-apps/:clientId/revoke', async (req, res) => {
+    const user = signedInUser(res);
+    const app = await authorizedApp(user.userKey, clientIdParam(req));
+    sendPortalPage(res, 200, revokeConfirmPage({ paths, email: user.email, csrfToken: res.locals.csrfToken as string, app }));
   });
 
   router.post('/authorized-apps/:clientId/revoke', async (req, res) => {
     const user = signedInUser(res);
-    if (!csrfOk(req, res, 'authorized_app_revoke', paths.authorizedApps)) return;
     const clientId = clientIdParam(req);
+    if (!csrfOk(req, res, 'authorized_app_revoke', authorizedAppPath(paths, clientId, '/revoke'))) return;
+    const { clientName } = await authorizedApp(user.userKey, clientId);
     const { revokedGrantIds } = await gatehouseFor(gatehouse, res).revokeAuthorizedApp({ userKey: user.userKey, clientId });
     requestLogger(logger, res).info({ event: 'authorized_app_revoked', clientId, userKey: user.userKey, revokedGrants: revokedGrantIds.length }, 'access withdrawn in the portal');
+    rememberDoneName(res, issuer, paths, 'revoked', clientName);
     res.redirect(303, `${paths.authorizedApps}?done=revoked`);
   });
 

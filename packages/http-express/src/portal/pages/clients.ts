@@ -2,13 +2,15 @@ import { describeScope, type Client, type ScopeCatalogue } from '@gatehouse/core
 import { html, type SafeHtml } from '../../pages/html.js';
 import { portalPage } from '../chrome.js';
 import { clientPath, type PortalPaths } from '../paths.js';
-import { dateTime, doneNotice } from './format.js';
+import { dateTime, doneNotice, type NoticeWords } from './format.js';
 
-const LIST_NOTICES = { deleted: 'The client was deleted. Its tokens no longer work.' };
-const DETAIL_NOTICES = { updated: 'Your changes were saved.' };
+const LIST_NOTICES: Record<string, NoticeWords> = {
+  deleted: (name) => (name === undefined ? 'The client was deleted. Its tokens no longer work.' : `“${name}” was deleted. Its tokens no longer work.`),
+};
+const DETAIL_NOTICES: Record<string, NoticeWords> = { updated: (name) => `Your changes to “${name ?? 'the client'}” were saved.` };
 
 /** /portal/clients: the signed-in user's own clients and the way to register one. */
-export function clientsListPage(input: { paths: PortalPaths; email: string; clients: readonly Client[]; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
+export function clientsListPage(input: { paths: PortalPaths; email: string; clients: readonly Client[]; catalogue: ScopeCatalogue; done: unknown; doneName?: string | undefined }): SafeHtml {
   const rows = input.clients.map(
     (client) => html`<tr>
 <td class="name" data-label="Name"><a href="${clientPath(input.paths, client.clientId)}">${client.name}</a></td>
@@ -23,7 +25,7 @@ export function clientsListPage(input: { paths: PortalPaths; email: string; clie
     email: input.email,
     paths: input.paths,
     body: html`<div class="toolbar"><h1>OAuth Clients</h1><a class="button" href="${input.paths.newClient}">Register a client</a></div>
-${doneNotice(LIST_NOTICES, input.done)}
+${doneNotice(LIST_NOTICES, input.done, input.doneName)}
 <p class="muted">Apps you registered to call the Gatehouse APIs on behalf of users. Each has a client ID and a secret; keep the secret out of shared code.</p>
 ${
   input.clients.length === 0
@@ -47,7 +49,7 @@ export function clientDetailPage(input: { paths: PortalPaths; email: string; cli
     paths: input.paths,
     body: html`<p class="muted"><a href="${input.paths.clients}">← OAuth Clients</a></p>
 <h1>${client.name}</h1>
-${doneNotice(DETAIL_NOTICES, input.done)}
+${doneNotice(DETAIL_NOTICES, input.done, client.name)}
 <dl class="details">
 <dt>Client ID</dt><dd><code>${client.clientId}</code></dd>
 <dt>Client secret</dt><dd class="muted">Shown once when created or rotated; never again.</dd>
