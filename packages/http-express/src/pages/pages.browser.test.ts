@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test-support/index.js';
+import { html } from './html.js';
+import { layout } from './layout.js';
 import { findChromium } from '../test-support/chromium.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
@@ -120,6 +122,23 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
         expect(new URL(page.url()).pathname).toBe('/portal/clients');
       } finally {
         await context.close();
+      }
+    });
+
+    it(`${viewport}: a page of the layout with a long code and command (the demo callback's) fits the width`, async () => {
+      const long = 'Q'.repeat(120);
+      const page = await (await browser.newContext({ viewport: size })).newPage();
+      try {
+        // The demo callback (apps/server) is this layout with a <pre> and long <code>; served here from our origin.
+        await page.route(`${origin}/layout-check`, (route) =>
+          route.fulfill({ contentType: 'text/html', body: layout({ title: 'Code', body: html`<h1>Authorization code received</h1><p>Code: <code>${long}</code></p><pre>curl -s -u "${long}:$CLIENT_SECRET" --data-urlencode "code=${long}"</pre>` }).value }),
+        );
+        await page.goto(`${origin}/layout-check`);
+        expect(await page.evaluate<number>('document.documentElement.clientWidth')).toBe(size.width);
+        await expectNoSidewaysScroll(page);
+        expect(await page.evaluate<string>(`getComputedStyle(document.querySelector('pre')).whiteSpace`)).toBe('pre-wrap');
+      } finally {
+        await page.context().close();
       }
     });
   }
