@@ -61,14 +61,12 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
   // router); the links, redirects and stylesheets are absolute, built from the issuer's path.
   const paths = portalPaths(issuerPath(issuer));
   const local = portalPaths('');
-  const outer = Router();
+  // Full paths (`/portal/…`), so the route Express matched names the page (the metrics' route label).
   const router = Router();
-  outer.use(createPortalAssetsRouter(local));
-  outer.get([local.root, `${local.root}/`], (_req, res) => res.redirect(302, paths.clients));
-  outer.use(local.root, router);
-
-  router.post('/*rest', pageFormBody);
-  router.use(refuseRepeatedSecurityCookies(issuer), loadSignedIn(gatehouse), requireSignedInPageAt(paths.gatehouse.login), provideCsrfToken(csrf));
+  router.use(createPortalAssetsRouter(local));
+  router.get([local.root, `${local.root}/`], (_req, res) => res.redirect(302, paths.clients));
+  router.post(`${local.root}/*rest`, pageFormBody);
+  router.use(local.root, refuseRepeatedSecurityCookies(issuer), loadSignedIn(gatehouse), requireSignedInPageAt(paths.gatehouse.login), provideCsrfToken(csrf));
 
   /** Checks the CSRF token of a POST; answers 403 and returns false when it is missing or wrong. */
   function csrfOk(req: Request, res: Response, form: string, back: string): boolean {
@@ -96,7 +94,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
 
   // --- OAuth Clients ---------------------------------------------------------------------------
 
-  router.get('/clients', async (req, res) => {
+  router.get('/portal/clients', async (req, res) => {
     const user = signedInUser(res);
     const clients = await gatehouse.listClients(user.userKey);
     const sorted = [...clients].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || a.name.localeCompare(b.name));
@@ -104,9 +102,9 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     sendPortalPage(res, 200, clientsListPage({ paths, email: user.email, clients: sorted, catalogue: gatehouse.settings.scopes, done: req.query.done, doneName }));
   });
 
-  router.get('/clients/new', (_req, res) => sendForm(res, 200, 'create', undefined, EMPTY_CLIENT_FORM, {}));
+  router.get('/portal/clients/new', (_req, res) => sendForm(res, 200, 'create', undefined, EMPTY_CLIENT_FORM, {}));
 
-  router.post('/clients', async (req, res) => {
+  router.post('/portal/clients', async (req, res) => {
     if (!csrfOk(req, res, 'client_create', paths.newClient)) return;
     const user = signedInUser(res);
     const values = readClientForm(req.body as FormFields);
@@ -129,13 +127,13 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     }
   });
 
-  router.get('/clients/:clientId', async (req, res) => {
+  router.get('/portal/clients/:clientId', async (req, res) => {
     const user = signedInUser(res);
     const client = await gatehouse.findOwnedClient(user.userKey, clientIdParam(req));
     sendPortalPage(res, 200, clientDetailPage({ paths, email: user.email, client, catalogue: gatehouse.settings.scopes, done: req.query.done }));
   });
 
-  router.get('/clients/:clientId/secret', async (req, res) => {
+  router.get('/portal/clients/:clientId/secret', async (req, res) => {
     const user = signedInUser(res);
     const client = await gatehouse.findOwnedClient(user.userKey, clientIdParam(req));
     const taken = takeSecret(req, res, issuer, paths, client);
@@ -146,13 +144,13 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     sendPortalPage(res, 200, page, { allowScript: true });
   });
 
-  router.get('/clients/:clientId/edit', async (req, res) => {
+  router.get('/portal/clients/:clientId/edit', async (req, res) => {
     const user = signedInUser(res);
     const client = await gatehouse.findOwnedClient(user.userKey, clientIdParam(req));
     sendForm(res, 200, 'edit', client.clientId, clientFormValuesOf(client), {});
   });
 
-  router.post('/clients/:clientId', async (req, res) => {
+  router.post('/portal/clients/:clientId', async (req, res) => {
     const user = signedInUser(res);
     const clientId = clientIdParam(req);
     if (!csrfOk(req, res, 'client_edit', clientPath(paths, clientId, '/edit'))) return;
@@ -178,13 +176,13 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     res.redirect(303, `${clientPath(paths, clientId)}?done=updated`);
   });
 
-  router.get('/clients/:clientId/rotate-secret', async (req, res) => {
+  router.get('/portal/clients/:clientId/rotate-secret', async (req, res) => {
     const user = signedInUser(res);
     const client = await gatehouse.findOwnedClient(user.userKey, clientIdParam(req));
     sendPortalPage(res, 200, rotateConfirmPage({ paths, email: user.email, csrfToken: res.locals.csrfToken as string, client }));
   });
 
-  router.post('/clients/:clientId/rotate-secret', async (req, res) => {
+  router.post('/portal/clients/:clientId/rotate-secret', async (req, res) => {
     const user = signedInUser(res);
     const clientId = clientIdParam(req);
     if (!csrfOk(req, res, 'client_rotate', clientPath(paths, clientId, '/rotate-secret'))) return;
@@ -193,13 +191,13 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     redirectToSecret(res, issuer, paths, clientId, clientSecret, 'rotated');
   });
 
-  router.get('/clients/:clientId/delete', async (req, res) => {
+  router.get('/portal/clients/:clientId/delete', async (req, res) => {
     const user = signedInUser(res);
     const client = await gatehouse.findOwnedClient(user.userKey, clientIdParam(req));
     sendPortalPage(res, 200, deleteConfirmPage({ paths, email: user.email, csrfToken: res.locals.csrfToken as string, client }));
   });
 
-  router.post('/clients/:clientId/delete', async (req, res) => {
+  router.post('/portal/clients/:clientId/delete', async (req, res) => {
     const user = signedInUser(res);
     const clientId = clientIdParam(req);
     if (!csrfOk(req, res, 'client_delete', clientPath(paths, clientId, '/delete'))) return;
@@ -212,7 +210,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
 
   // --- Authorized apps -------------------------------------------------------------------------
 
-  router.get('/authorized-apps', async (req, res) => {
+  router.get('/portal/authorized-apps', async (req, res) => {
     const user = signedInUser(res);
     const apps = await gatehouse.listAuthorizedApps(user.userKey);
     const sorted = [...apps].sort((a, b) => a.clientName.localeCompare(b.clientName));
@@ -227,13 +225,13 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     return app;
   }
 
-  router.get('/authorized-apps/:clientId/revoke', async (req, res) => {
+  router.get('/portal/authorized-apps/:clientId/revoke', async (req, res) => {
     const user = signedInUser(res);
     const app = await authorizedApp(user.userKey, clientIdParam(req));
     sendPortalPage(res, 200, revokeConfirmPage({ paths, email: user.email, csrfToken: res.locals.csrfToken as string, app }));
   });
 
-  router.post('/authorized-apps/:clientId/revoke', async (req, res) => {
+  router.post('/portal/authorized-apps/:clientId/revoke', async (req, res) => {
     const user = signedInUser(res);
     const clientId = clientIdParam(req);
     if (!csrfOk(req, res, 'authorized_app_revoke', authorizedAppPath(paths, clientId, '/revoke'))) return;
@@ -245,11 +243,11 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
   });
 
   // A client that is not the user's (or an app never authorized) is a 404 page in the portal's frame.
-  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+  router.use(local.root, (error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!(error instanceof DomainError) || error.kind !== 'not_found' || !res.locals.signedIn) return next(error);
     const message = req.path.startsWith('/authorized-apps') ? 'You have not authorized this app, or its access was already withdrawn.' : undefined;
     sendPortalPage(res, 404, clientNotFoundPage({ paths, email: res.locals.signedIn.user.email, ...(message === undefined ? {} : { message }) }));
   });
 
-  return outer;
+  return router;
 }
