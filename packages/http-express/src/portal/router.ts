@@ -123,7 +123,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     } catch (error) {
       const fieldErrors = formErrorsOf(error);
       if (fieldErrors === undefined) throw error;
-      sendForm(res, 400, 'create', undefined, values, fieldErrors);
+      sendForm(res, 400, 'create', undefined, values, inPlainWords(fieldErrors, values));
     }
   });
 
@@ -170,7 +170,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     } catch (error) {
       const fieldErrors = formErrorsOf(error);
       if (fieldErrors === undefined) throw error;
-      return sendForm(res, 400, 'edit', clientId, values, fieldErrors);
+      return sendForm(res, 400, 'edit', clientId, values, inPlainWords(fieldErrors, values));
     }
     requestLogger(logger, res).info({ event: 'client_updated', clientId, userKey: user.userKey }, 'client edited in the portal');
     res.redirect(303, `${clientPath(paths, clientId)}?done=updated`);
