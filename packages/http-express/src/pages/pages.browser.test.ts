@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { User } from '@gatehouse/core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test-support/index.js';
@@ -21,6 +22,7 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
   let server: Server;
   let origin: string;
   let t: TestApp;
+  let ada: User;
 
   beforeAll(async () => {
     server = createServer();
@@ -29,7 +31,7 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
     t = await createTestApp({ settings: { issuer: origin } });
     server.on('request', t.app);
     browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true });
-    await t.seedUser({ email: 'ada@example.com', password: 'correct horse battery' });
+    ada = await t.seedUser({ email: 'ada@example.com', password: 'correct horse battery' });
     await t.seedUser({ email: 'bob@example.com', password: 'bob horse battery' });
   }, 30_000);
 
@@ -120,6 +122,42 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
         // Signed in, the start page is the portal.
         await page.goto(`${origin}/`);
         expect(new URL(page.url()).pathname).toBe('/portal/clients');
+      } finally {
+        await context.close();
+      }
+    });
+
+    it(`${viewport}: portal: a failed form focuses the error summary; revoking an app asks first and the notice names it`, async () => {
+      const { client } = await t.seedClient({ name: `Revocable ${viewport}`, scopes: ['messaging.v1.read'] });
+      await t.obtainTokens({ client, user: ada });
+      const context = await browser.newContext({ viewport: size });
+      const page = await context.newPage();
+      try {
+        await page.goto(`${origin}/oauth/login`);
+        await page.fill('#email', 'ada@example.com');
+        await page.fill('#password', 'correct horse battery');
+        await Promise.all([page.waitForURL((u) => u.pathname === '/portal/clients'), page.click('button[type="submit"]')]);
+
+        await page.goto(`${origin}/portal/clients/new`);
+        await page.fill('#redirect_uris', `http://${'very-long-host-name.'.repeat(6)}example/callback\nnot a uri`);
+        await Promise.all([page.waitForLoadState('load'), page.click('button[type="submit"]')]);
+        await page.waitForSelector('.error-summary');
+        expect(await page.evaluate<string>('document.activeElement.className')).toBe('error-summary');
+        expect(await page.locator('.error-summary li').allTextContents()).toEqual([
+          'Enter a client name',
+          `Use https:// in “http://${'very-long-host-name.'.repeat(6)}example/callback” (http:// only on localhost or 127.0.0.1). “not a uri” is not a full address: start it with https://`,
+          'Choose at least one scope',
+        ]);
+        await expectNoSidewaysScroll(page);
+        await page.click('.error-summary a[href="#name"]');
+        expect(await page.evaluate<string>('document.activeElement.id')).toBe('name');
+
+        await page.goto(`${origin}/portal/authorized-apps`);
+        await Promise.all([page.waitForURL((u) => u.pathname.endsWith('/revoke')), page.getByRole('row', { name: new RegExp(`Revocable ${viewport}`) }).getByRole('link', { name: 'Revoke' }).click()]);
+        expect(await page.textContent('h1')).toBe(`Withdraw the access of “Revocable ${viewport}”?`);
+        await expectNoSidewaysScroll(page);
+        await Promise.all([page.waitForURL((u) => u.pathname === '/portal/authorized-apps'), page.click('button:has-text("Revoke access")')]);
+        expect(await page.textContent('p.notice.ok')).toBe(`Access withdrawn from “Revocable ${viewport}”: its tokens no longer work.`);
       } finally {
         await context.close();
       }
