@@ -63,8 +63,9 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
   app.use(inSequence(requestContext(logger), securityHeaders(issuer)));
   // Each router is entered only for the paths it serves, so a request walks its own router's
   // layers and not every router's (the routers keep their full paths; see `byPrefix`).
-  // A sign-in not started by an app lands on the portal (unless the options say otherwise).
-  const ownRoutes = gatehouseRoutes({ afterSignIn: portal.clients, ...options });
+  // A sign-in not started by an app lands on the portal, and error pages link to the start page
+  // (unless the options say otherwise).
+  const ownRoutes = gatehouseRoutes({ afterSignIn: portal.clients, startPage: home, ...options });
   const portalRouter = createPortalRouter(options);
   app.use(
     byPrefix([

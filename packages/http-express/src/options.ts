@@ -37,4 +37,9 @@ export interface GatehouseRouterOptions {
    * `createGatehouseApp` sets it to the portal.
    */
   afterSignIn?: string;
+  /**
+   * A page to offer as the way back on Gatehouse's error pages (an invalid authorization link), a
+   * same-origin path: the reference app's start page. Default: none (the host's pages are its own).
+   */
+  startPage?: string;
 }

@@ -67,6 +67,7 @@ async function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response,
         message: `${check.error.description} Please tell the developer of the app that sent you here.`,
         code: check.error.code,
         paths: ctx.paths,
+        ...(ctx.startPage === undefined ? {} : { link: { href: ctx.startPage, label: 'Go to the start page' } }),
       }),
     );
     return true;

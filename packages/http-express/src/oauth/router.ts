@@ -45,6 +45,7 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
     paths: gatehousePaths(issuerPath(issuer)),
     loginUrl: options.loginUrl,
     consentUrl: options.consentUrl,
+    startPage: options.startPage === undefined ? undefined : safeReturnTo(options.startPage),
     afterSignIn: options.afterSignIn === undefined ? undefined : safeReturnTo(options.afterSignIn),
     csrf: csrfSettings(issuer, options.csrfKey),
   };

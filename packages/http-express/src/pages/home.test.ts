@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { createTestApp } from '../test-support/index.js';
+import { createHostApp, createTestApp } from '../test-support/index.js';
 
 describe('the start page of the reference app (createGatehouseApp)', () => {
   it('signed out: a short page with "Sign in", which comes back to the portal', async () => {
@@ -50,5 +50,16 @@ describe('404 and error pages offer a way back', () => {
     const missing = await request(t.app).get('/auth/nothing').set('Accept', 'text/html').expect(404);
     expect(missing.text).toContain('href="/auth/"');
     expect(missing.text).toContain('<link rel="stylesheet" href="/auth/assets/gatehouse.css">');
+  });
+
+  it('an invalid sign-in link (400) offers the start page in the reference app; the embedded router links to none of the host’s pages', async () => {
+    const t = await createTestApp();
+    const invalid = await request(t.app).get('/oauth/authorize?client_id=nobody&response_type=code').expect(400);
+    expect(invalid.text).toContain('<h1>This sign-in link is not valid</h1>');
+    expect(invalid.text).toContain('<a class="button secondary" href="/">Go to the start page</a>');
+    const host = await createHostApp();
+    const embedded = await request(host.app).get('/auth/oauth/authorize?client_id=nobody&response_type=code').expect(400);
+    expect(embedded.text).toContain('<h1>This sign-in link is not valid</h1>');
+    expect(embedded.text).not.toContain('Go to the start page');
   });
 });
