@@ -1,9 +1,12 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { authorizationServerMetadataRouter, gatehouseRoutes, GATEHOUSE_ROUTER_PREFIXES } from './embed/router.js';
 import { requestContext, requestLogger, silentLogger } from './logger.js';
-import { issuerPath, OAUTH_JSON_PATHS, OAUTH_PATH_PREFIX } from './oauth/paths.js';
+import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATH_PREFIX } from './oauth/paths.js';
+import { homePage } from './pages/home.js';
+import { portalPaths } from './portal/paths.js';
+import { loadSignedIn, loginUrl } from './security/session.js';
 import type { GatehouseHttpOptions } from './options.js';
-import { byPrefix, inSequence } from './routing.js';
+import { byPrefix, inSequence, onlyUnder } from './routing.js';
 import { createPortalRouter } from './portal/index.js';
 import { errorPage } from './pages/error.js';
 import { sendPage } from './pages/send.js';
@@ -31,7 +34,12 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
   const issuer = options.gatehouse.settings.issuer;
   const base = issuerPath(issuer);
   const jsonPaths = OAUTH_JSON_PATHS.map((path) => `${base}${path}`);
-  const isPagePath = (req: Request): boolean => req.path.startsWith(`${base}${OAUTH_PATH_PREFIX}/`) || req.path.startsWith('/portal') || req.path === '/';
+  const paths = gatehousePaths(base);
+  const portal = portalPaths(base);
+  const home = base === '' ? '/' : `${base}/`;
+  const isPagePath = (req: Request): boolean => req.path.startsWith(`${base}${OAUTH_PATH_PREFIX}/`) || req.path.startsWith(portal.root) || req.path === '/' || req.path === home;
+  /** The way back offered by the 404 and error pages: the start page, which is the portal when signed in. */
+  const wayBack = { href: home, label: 'Go to the start page' };
   const app = express();
   app.disable('x-powered-by');
   // No ETag: answers with tokens or personal data are no-store, where a validator is never used,
@@ -44,19 +52,31 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
   app.use(inSequence(requestContext(logger), securityHeaders(issuer)));
   // Each router is entered only for the paths it serves, so a request walks its own router's
   // layers and not every router's (the routers keep their full paths; see `byPrefix`).
-  const ownRoutes = gatehouseRoutes(options);
+  // A sign-in not started by an app lands on the portal, and error pages link to the start page
+  // (unless the options say otherwise).
+  const ownRoutes = gatehouseRoutes({ afterSignIn: portal.clients, startPage: home, ...options });
+  const portalRouter = createPortalRouter(options);
   app.use(
     byPrefix([
       ...(base === '' ? [[GATEHOUSE_ROUTER_PREFIXES, ownRoutes] as const] : []),
-      [['/portal'], createPortalRouter(options)],
+      ...(base === '' ? [[['/portal'], portalRouter] as const] : []),
       [[...RESOURCE_PREFIXES, '/openapi.json'], createResourceRouter(options)],
     ]),
   );
   if (base !== '') {
     // An issuer with a path: Gatehouse's routes under it, and RFC 8414 §3.1 metadata at the root.
-    app.use(base, ownRoutes);
+    app.use(base, onlyUnder(['/portal'], portalRouter), ownRoutes);
     app.use(authorizationServerMetadataRouter(options.gatehouse));
   }
+  // The start page: the portal when signed in, else a short page with "Sign in".
+  app.get(base === '' ? '/' : [base, home], loadSignedIn(options.gatehouse), (_req: Request, res: Response) => {
+    if (res.locals.signedIn) {
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(302, portal.clients);
+      return;
+    }
+    sendPage(res, 200, homePage({ signInHref: loginUrl(portal.clients, paths.login), paths }));
+  });
   for (const router of options.extraRouters ?? []) app.use(router);
 
   app.use((req: Request, res: Response) => {
@@ -64,7 +84,7 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
       sendProblem(res, problem('not-found', 'There is nothing at this address.'));
       return;
     }
-    sendPage(res, 404, errorPage({ title: 'Page not found', message: 'There is nothing at this address.' }));
+    sendPage(res, 404, errorPage({ title: 'Page not found', message: 'There is nothing at this address.', link: wayBack, paths }));
   });
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -79,7 +99,7 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
       return;
     }
     if (wantsHtml(req) || isPagePath(req)) {
-      sendPage(res, 500, errorPage({ title: 'Something went wrong', message: 'The server could not handle the request. Please try again later.' }));
+      sendPage(res, 500, errorPage({ title: 'Something went wrong', message: 'The server could not handle the request. Please try again later.', link: wayBack, paths }));
       return;
     }
     sendProblem(res, problem('internal', 'The server could not handle the request.'));

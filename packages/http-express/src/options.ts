@@ -31,6 +31,18 @@ export interface GatehouseRouterOptions {
    * `completeGatehouseConsent`.
    */
   consentUrl?: string;
+  /**
+   * Where a sign-in that was not started by an authorization request lands (a same-origin path
+   * under the issuer's path, e.g. the portal: `/auth/portal/clients`), and where the login page
+   * sends a browser already signed in. Default: the login page's "You are signed in".
+   * `createGatehouseApp` sets it to the portal.
+   */
+  afterSignIn?: string;
+  /**
+   * A page to offer as the way back on Gatehouse's error pages (an invalid authorization link), a
+   * same-origin path: the reference app's start page. Default: none (the host's pages are its own).
+   */
+  startPage?: string;
 }
 
 /** What `createGatehouseApp` needs: the router's options, plus what only a whole application has. */

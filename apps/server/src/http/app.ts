@@ -26,7 +26,7 @@ export function createHttpApp(options: {
   const extraRouters = [healthRouter({ ping: metrics ? metrics.timePing(ping) : ping, logger, stopping: () => shutdown?.stopping === true })];
   if (config.demo) {
     extraRouters.push(
-      demoCallbackRouter({ issuer: config.issuer, demoClientId: async () => (await findDemoClient(gatehouse, config.issuer))?.clientId }),
+      demoCallbackRouter({ issuer: config.issuer, demoClient: () => findDemoClient(gatehouse, config.issuer) }),
     );
   }
   return createGatehouseApp({

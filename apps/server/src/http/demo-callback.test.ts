@@ -3,8 +3,9 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { demoCallbackRouter } from './demo-callback.js';
 
-const app = (options: { clientId?: string } = { clientId: 'demoClient1' }) =>
-  express().use(demoCallbackRouter({ issuer: 'http://localhost:3000', demoClientId: async () => options.clientId }));
+const DEMO_CLIENT = { clientId: 'demoClient1', scopes: ['messaging.v1.read'] };
+const app = (options: { client?: typeof DEMO_CLIENT; issuer?: string } = { client: DEMO_CLIENT }) =>
+  express().use(demoCallbackRouter({ issuer: options.issuer ?? 'http://localhost:3000', demoClient: async () => options.client }));
 
 describe('GET /demo/callback', () => {
   it('shows the code it received and the curl command that exchanges it', async () => {
@@ -23,7 +24,7 @@ describe('GET /demo/callback', () => {
     const response = await request(app()).get('/demo/callback?code=x');
     expect(response.headers['x-frame-options']).toBe('DENY');
     expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-    expect(response.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(response.headers['content-security-policy']).toContain("script-src 'none'");
     expect(response.headers['referrer-policy']).toBe('no-referrer');
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.headers['x-content-type-options']).toBe('nosniff');
@@ -47,5 +48,32 @@ describe('GET /demo/callback', () => {
   it('answers 400 without a code or an error, and uses a placeholder when there is no demo client', async () => {
     expect((await request(app()).get('/demo/callback')).status).toBe(400);
     expect((await request(app({})).get('/demo/callback?code=c')).text).toContain('&quot;$CLIENT_ID:$CLIENT_SECRET&quot;');
+  });
+
+  it('is a page of the layout: the stylesheet and the viewport meta for phones; while it shows a code it links nowhere', async () => {
+    const response = await request(app()).get('/demo/callback?code=abc');
+    expect(response.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    expect(response.text).toContain('<link rel="stylesheet" href="/assets/gatehouse.css">');
+    expect(response.text).not.toMatch(/<a\b/);
+  });
+
+  it('after Deny, offers a way back: the demo request again, and the start page', async () => {
+    const response = await request(app()).get('/demo/callback').query({ error: 'access_denied', state: 's' });
+    expect(response.text).toContain('<h1>Access denied</h1>');
+    const tryAgain = /<a class="button" href="([^"]+)">Try again<\/a>/.exec(response.text)?.[1]?.replace(/&amp;/g, '&');
+    const url = new URL(tryAgain as string);
+    expect(url.origin + url.pathname).toBe('http://localhost:3000/oauth/authorize');
+    expect(url.searchParams.get('client_id')).toBe('demoClient1');
+    expect(url.searchParams.get('redirect_uri')).toBe('http://localhost:3000/demo/callback');
+    expect(url.searchParams.get('scope')).toBe('messaging.v1.read');
+    expect(response.text).toContain('<a class="button secondary" href="/">Go to the start page</a>');
+  });
+
+  it('under an issuer with a path, is served and links under it', async () => {
+    const response = await request(app({ client: DEMO_CLIENT, issuer: 'http://localhost:3000/auth' })).get('/auth/demo/callback?error=access_denied');
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('<link rel="stylesheet" href="/auth/assets/gatehouse.css">');
+    expect(response.text).toContain('href="/auth/"');
+    expect(response.text).toContain('href="http://localhost:3000/auth/oauth/authorize?');
   });
 });

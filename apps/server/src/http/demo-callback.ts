@@ -1,54 +1,52 @@
+import { gatehousePaths, html, issuerPath, layout, sendPage, type SafeHtml } from '@gatehouse/http-express';
+import type { Client } from '@gatehouse/core';
 import { Router } from 'express';
-import { tokenExchangeCurl } from '../demo.js';
+import { authorizeUrl, tokenExchangeCurl } from '../demo.js';
 
 export const DEMO_CALLBACK_PATH = '/demo/callback';
-
-const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 const first = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /**
- * GET /demo/callback: the demo client's redirect URI. Shows the authorization code it received
- * (or the error) and the curl command that exchanges it at the token endpoint.
+ * GET <issuer path>/demo/callback: the demo client's redirect URI. Shows the authorization code it
+ * received (or the error) and the curl command that exchanges it at the token endpoint, in the
+ * pages' layout (stylesheet, viewport for phones). While it shows a code it links nowhere and loads
+ * only Gatehouse's own stylesheet, with no Referer (docs/security.md, RFC 9700 §4.2.4); an error
+ * (e.g. Deny) offers a way back: the demo request again, and the start page.
  */
-export function demoCallbackRouter(options: { issuer: string; demoClientId: () => Promise<string | undefined> }): Router {
+export function demoCallbackRouter(options: { issuer: string; demoClient: () => Promise<Pick<Client, 'clientId' | 'scopes'> | undefined> }): Router {
+  const issuer = options.issuer.replace(/\/+$/, '');
+  const paths = gatehousePaths(issuerPath(issuer));
   const router = Router();
-  router.get(DEMO_CALLBACK_PATH, async (req, res) => {
+  router.get(`${paths.base}${DEMO_CALLBACK_PATH}`, async (req, res) => {
     const code = first(req.query.code);
     const error = first(req.query.error);
-    const clientId = (await options.demoClientId()) ?? '$CLIENT_ID';
-    let body: string;
+    const client = await options.demoClient();
+    const clientId = client?.clientId ?? '$CLIENT_ID';
+    let title: string;
+    let body: SafeHtml;
     if (code !== undefined) {
-      const curl = tokenExchangeCurl({ issuer: options.issuer, clientId, code });
-      body = `<h1>Authorization code received</h1>
-<p>Code: <code id="code">${escapeHtml(code)}</code></p>
-${first(req.query.state) === undefined ? '' : `<p>State: <code id="state">${escapeHtml(first(req.query.state) as string)}</code></p>`}
+      const state = first(req.query.state);
+      title = 'Authorization code received';
+      body = html`<h1>Authorization code received</h1>
+<p>Code: <code id="code">${code}</code></p>
+${state === undefined ? '' : html`<p>State: <code id="state">${state}</code></p>`}
 <p>Exchange it within a minute (it works once), with the client secret printed when the server first started:</p>
-<pre id="curl">${escapeHtml(curl)}</pre>`;
+<pre id="curl">${tokenExchangeCurl({ issuer, clientId, code })}</pre>`;
     } else if (error !== undefined) {
-      body = `<h1>Authorization failed</h1>
-<p>Error: <code id="error">${escapeHtml(error)}</code></p>
-<p>${escapeHtml(first(req.query.error_description) ?? '')}</p>`;
+      const again = client === undefined ? undefined : authorizeUrl({ issuer, clientId: client.clientId, scopes: client.scopes });
+      title = error === 'access_denied' ? 'Access denied' : 'Authorization failed';
+      body = html`<h1>${title}</h1>
+${error === 'access_denied' ? html`<p>You chose Deny, so the demo app received no access.</p>` : ''}
+<p>Error: <code id="error">${error}</code></p>
+${first(req.query.error_description) === undefined ? '' : html`<p class="muted">${first(req.query.error_description) ?? ''}</p>`}
+<div class="actions">${again === undefined ? '' : html`<a class="button" href="${again}">Try again</a>`}<a class="button secondary" href="${paths.base}/">Go to the start page</a></div>`;
     } else {
-      body = '<h1>Demo callback</h1><p>No authorization code in this request.</p>';
+      title = 'Demo callback';
+      body = html`<h1>Demo callback</h1><p>No authorization code in this request.</p>
+<div class="actions"><a class="button secondary" href="${paths.base}/">Go to the start page</a></div>`;
     }
-    res
-      .status(code === undefined && error === undefined ? 400 : 200)
-      .set({
-        'Content-Type': 'text/html; charset=utf-8',
-        'Cache-Control': 'no-store',
-        'X-Frame-Options': 'DENY',
-        'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-        'Referrer-Policy': 'no-referrer',
-        'X-Content-Type-Options': 'nosniff',
-      })
-      .send(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Gatehouse demo callback</title>
-<style>body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:1rem;white-space:pre-wrap;word-break:break-all}code{word-break:break-all}</style>
-</head><body>
-${body}
-</body></html>`);
+    sendPage(res, code === undefined && error === undefined ? 400 : 200, layout({ title, body, stylesheetHref: paths.stylesheet }));
   });
   return router;
 }

@@ -29,7 +29,7 @@ const urlsOf = (html: string) =>
   [...html.matchAll(/<[a-z][^>]*>/gi)].flatMap((tag) => [...tag[0].matchAll(/\s(?:href|src|action|formaction|srcset|poster|data)\s*=\s*["']?([^"'\s>]+)/gi)].map((m) => m[1]));
 
 describe('the demo callback page (it shows a code)', () => {
-  it('sends no-referrer, cannot be framed, loads nothing and links nowhere', async () => {
+  it('sends no-referrer, cannot be framed, loads only our own stylesheet and links nowhere', async () => {
     const code = 'Q'.repeat(43);
     const res = await fetch(`${origin}/demo/callback?code=${code}&state=s1&iss=${encodeURIComponent(origin)}`);
     expect(res.status).toBe(200);
@@ -38,18 +38,21 @@ describe('the demo callback page (it shows a code)', () => {
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     expect(res.headers.get('x-frame-options')).toBe('DENY');
     expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
-    expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+    expect(res.headers.get('content-security-policy')).toMatch(/script-src 'none'/);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(urlsOf(html)).toEqual([]);
-    expect(html).not.toMatch(/<(a|img|link|script|iframe|form)\b/i);
+    expect(html).toContain('<meta name="referrer" content="no-referrer">');
+    expect(urlsOf(html)).toEqual(['/assets/gatehouse.css']);
+    expect(html).not.toMatch(/<(a|img|script|iframe|form)\b/i);
   });
 
   it('an error on the callback (no code) is the same kind of page', async () => {
     const res = await fetch(`${origin}/demo/callback?error=access_denied&error_description=%3Ca%20href%3D%22https%3A%2F%2Fevil.example%22%3Ex%3C%2Fa%3E`);
     const html = await res.text();
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
-    expect(html).not.toMatch(/<a\b/i);
-    expect(urlsOf(html)).toEqual([]);
+    // The description is text, never a link; the way back goes to our own pages only.
+    expect(html).not.toContain('<a href="https://evil.example"');
+    for (const url of urlsOf(html).map((found) => found ?? '')) expect(url.startsWith('/') || url.startsWith(`${origin}/`), url).toBe(true);
+    expect(html).toContain('Try again');
   });
 });
 

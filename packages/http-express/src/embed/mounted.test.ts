@@ -50,7 +50,7 @@ describe('Gatehouse mounted at /auth in a host application', () => {
     expectUnderAuth(consent.text);
     const action = linksOf(consent.text).find((link) => link.startsWith('/auth/oauth/authorize/decision?')) as string;
     expect(action).toBe(`/auth/oauth/authorize/decision?${query}`);
-    expect(consent.text).toContain('href="/auth/oauth/logout"');
+    expect(consent.text).toContain(`href="/auth/oauth/logout?${new URLSearchParams({ return_to: `/auth/oauth/authorize?${query}` }).toString().replace(/&/g, '&amp;')}"`);
 
     const allowed = await browser.post(action).type('form').send({ csrf_token: csrfFieldOf(consent.text), decision: 'allow' });
     expect(allowed.status).toBe(302);

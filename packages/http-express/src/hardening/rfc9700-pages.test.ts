@@ -29,8 +29,9 @@ function expectPage(res: request.Response, label: string): void {
   expect(res.headers['cache-control'], label).toBe('no-store');
   expect(res.text, label).toContain('<meta name="referrer" content="no-referrer">');
   for (const url of urlsOf(res.text)) {
-    // Same-origin paths only: nothing off-site to follow or load, so no Referer goes anywhere else.
-    expect(url, `${label}: ${url}`).toMatch(/^\/(?![/\\])/);
+    // Same-origin paths only (or a link within the page, `#field` of an error summary): nothing
+    // off-site to follow or load, so no Referer goes anywhere else.
+    expect(url, `${label}: ${url}`).toMatch(/^(?:\/(?![/\\])|#[A-Za-z][\w-]*$)/);
   }
 }
 
@@ -59,6 +60,8 @@ async function everyPage(): Promise<Page[]> {
   add('login: unreadable form (415)', await anonymous.agent.post('/oauth/login').set('Content-Type', 'application/json').send('{}'));
   add('login: form too large (413)', await anonymous.agent.post('/oauth/login').type('form').send(`email=${'a'.repeat(20_000)}`));
   add('login: already signed in', await browser.get('/oauth/login'));
+  add('login naming the app of an authorization request', await anonymous.get(`/oauth/login?${new URLSearchParams({ return_to: authorizePath(h.client) })}`));
+  add('start page (signed out)', await anonymous.get('/'));
 
   // Authorize and consent
   add('authorize: unknown client (400)', await browser.get('/oauth/authorize?client_id=nobody&response_type=code'));
@@ -72,6 +75,7 @@ async function everyPage(): Promise<Page[]> {
   // Logout
   add('logout: confirmation', await browser.get('/oauth/logout'));
   add('logout: not signed in', await anonymous.get('/oauth/logout'));
+  add('logout: confirmation keeping an authorization request', await browser.get(`/oauth/logout?${new URLSearchParams({ return_to: authorizePath(h.client) })}`));
   add('logout: CSRF refused (403)', await anonymous.postForm('/oauth/logout', {}, { csrf: false }));
   const leaving = await h.signedInBrowser('mel@example.com');
   add('logout: signed out', await leaving.postForm('/oauth/logout', {}));
@@ -91,6 +95,8 @@ async function everyPage(): Promise<Page[]> {
   add('portal: delete confirmation', await browser.get(`/portal/clients/${clientId}/delete`));
   add('portal: unknown client (404)', await browser.get('/portal/clients/nosuchclient'));
   add('portal: authorized apps', await browser.get('/portal/authorized-apps'));
+  await browser.authorize(h.client);
+  add('portal: revoke confirmation', await browser.get(`/portal/authorized-apps/${clientId}/revoke`));
   add('portal: withdraw unknown app (404)', await browser.postForm('/portal/authorized-apps/nosuchclient/revoke', {}));
   add('portal: CSRF refused (403)', await browser.postForm(`/portal/clients/${clientId}/delete`, {}, { csrf: false }));
 
@@ -117,6 +123,8 @@ describe('anti-framing and no-referrer on every page', () => {
     expect(status['login: form too large (413)']).toBe(413);
     expect(status['portal: new secret (shown once)']).toBe(200);
     expect(status['server error (500)']).toBe(500);
+    expect(status['portal: revoke confirmation']).toBe(200);
+    expect(status['start page (signed out)']).toBe(200);
   });
 
   it('a crawl of every same-origin link from the pages finds only pages that send the headers', async () => {

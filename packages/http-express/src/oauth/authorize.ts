@@ -76,6 +76,7 @@ async function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response,
         message: `${check.error.description} Please tell the developer of the app that sent you here.`,
         code: check.error.code,
         paths: ctx.paths,
+        ...(ctx.startPage === undefined ? {} : { link: { href: ctx.startPage, label: 'Go to the start page' } }),
       }),
     );
     return true;
@@ -140,6 +141,7 @@ export function authorizeEndpoint(ctx: OAuthContext) {
         redirectUri: check.request.redirectUri,
         formAction: `${ctx.paths.decision}?${query}`,
         userEmail: signedIn.user.email,
+        returnTo: authorizeUrl(ctx, req),
         paths: ctx.paths,
       }),
     );

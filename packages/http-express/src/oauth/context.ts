@@ -18,6 +18,10 @@ export interface OAuthContext {
   loginUrl: string | undefined;
   /** The host's consent page, when the host asks for consent. */
   consentUrl: string | undefined;
+  /** Where a sign-in without `return_to` lands (`options.afterSignIn`), if not on the login page. */
+  afterSignIn: string | undefined;
+  /** The way back offered by the error pages (`options.startPage`), if any. */
+  startPage: string | undefined;
   /** How the forms' CSRF tokens are made and checked (docs/decisions/0025). */
   csrf: CsrfSettings;
 }

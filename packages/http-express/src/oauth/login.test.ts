@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { authorizePath, createTestApp, inputValue } from '../test-support/index.js';
+import { authorizePath, createHostApp, createTestApp, csrfFieldOf, inputValue } from '../test-support/index.js';
 
 function setCookies(res: request.Response): string[] {
   const header = res.headers['set-cookie'] as unknown as string[] | undefined;
@@ -23,6 +23,19 @@ describe('GET /oauth/login', () => {
     expect(cookieLine(res, 'gatehouse_csrf')).toContain(`gatehouse_csrf=${token}`);
     expect(inputValue(res.text, 'return_to')).toBe('/oauth/authorize?client_id=x');
     expect(res.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+  });
+
+  it('names the app only for a valid authorization request (a made-up link puts no name on the page)', async () => {
+    const t = await createTestApp();
+    const { client } = await t.seedClient({ name: 'Demo client' });
+    const named = await request(t.app).get(`/oauth/login?${new URLSearchParams({ return_to: authorizePath(client) })}`).expect(200);
+    expect(named.text).toContain('<h1>Sign in to continue to Demo client</h1>');
+    const forged = authorizePath({ clientId: client.clientId, redirectUris: ['https://evil.example/cb'] });
+    for (const returnTo of [forged, '/portal/clients', '/oauth/authorize?client_id=nosuchclient&response_type=code']) {
+      const page = await request(t.app).get(`/oauth/login?${new URLSearchParams({ return_to: returnTo })}`).expect(200);
+      expect(page.text).toContain('<h1>Sign in</h1>');
+      expect(page.text).not.toContain('Demo client');
+    }
   });
 
   it('drops a return_to that leaves the origin', async () => {
@@ -83,14 +96,28 @@ describe('POST /oauth/login', () => {
     expect(res.headers['strict-transport-security']).toBeDefined();
   });
 
-  it('without return_to goes to the login page, which then says who is signed in', async () => {
+  it('without return_to lands on the portal in the reference app, and the login page of a signed-in browser links there', async () => {
     const t = await createTestApp();
     await t.seedUser({ email: 'ada@example.com' });
     const browser = t.browser();
     const res = await browser.signIn('ada@example.com');
     expect(res.status).toBe(303);
-    expect(res.headers.location).toBe('/oauth/login');
-    const page = await browser.get('/oauth/login').expect(200);
+    expect(res.headers.location).toBe('/portal/clients');
+    const page = await browser.get('/portal/clients').expect(200);
+    expect(page.text).toContain('<h1>OAuth Clients</h1>');
+    const again = await browser.get('/oauth/login').expect(200);
+    expect(again.text).toContain('<a class="button" href="/portal/clients">Continue</a>');
+  });
+
+  it('the bare router (no afterSignIn) lands on the login page, which says who is signed in', async () => {
+    const host = await createHostApp();
+    await host.seedUser({ email: 'ada@example.com' });
+    const browser = host.agent();
+    const login = await browser.get('/auth/oauth/login').expect(200);
+    const res = await browser.post('/auth/oauth/login').type('form').send({ csrf_token: csrfFieldOf(login.text), email: 'ada@example.com', password: 'password123' });
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/auth/oauth/login');
+    const page = await browser.get('/auth/oauth/login').expect(200);
     expect(page.text).toContain('Signed in as <strong>ada@example.com</strong>');
   });
 
@@ -109,7 +136,7 @@ describe('POST /oauth/login', () => {
       const browser = t.browser();
       const res = await browser.signIn('ada@example.com', 'password123', evil);
       expect(res.status).toBe(303);
-      expect(res.headers.location).toBe('/oauth/login');
+      expect(res.headers.location).toBe('/portal/clients');
     }
   });
 

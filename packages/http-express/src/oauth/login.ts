@@ -1,5 +1,6 @@
-import { DomainError } from '@gatehouse/core';
+import { DomainError, type RawParameters } from '@gatehouse/core';
 import type { Request, Response } from 'express';
+import { parse as parseQueryString } from 'node:querystring';
 import * as v from 'valibot';
 import { requestLogger } from '../logger.js';
 import { loginPage, signedInPage } from './pages/login.js';
@@ -14,12 +15,25 @@ import { gatehouseFor } from '../request-scope.js';
 const WRONG_CREDENTIALS = 'The e-mail or password is not right.';
 
 /**
- * GET /oauth/login: the sign-in form, or straight on to `return_to` when already signed in,
- * unless `prompt=login` (an authorization request asked for the password again: the form then,
- * whose sign-in starts a new session; docs/decisions/0096-prompt-login-marker.md).
+ * The name of the app whose authorization request `returnTo` is (the login page says "Sign in to
+ * continue to …"), only for a request that passes the check (a known client, a registered
+ * redirect URI): a made-up link cannot put a name on the page.
+ */
+async function appNameOf(ctx: OAuthContext, returnTo: string | undefined): Promise<string | undefined> {
+  if (returnTo === undefined) return undefined;
+  const url = new URL(returnTo, 'http://gatehouse.invalid');
+  if (url.pathname !== ctx.paths.authorize) return undefined;
+  const check = await ctx.gatehouse.checkAuthorizationRequest(parseQueryString(url.search.slice(1)) as RawParameters);
+  return check.kind === 'valid' ? check.client.name : undefined;
+}
+
+/**
+ * GET /oauth/login: the sign-in form, or straight on to `return_to` when already signed in (else a
+ * page linking on to `afterSignIn`), unless `prompt=login` (an authorization request asked for the
+ * password again: the form then, whose sign-in starts a new session; docs/decisions/0096-prompt-login-marker.md).
  */
 export function loginForm(ctx: OAuthContext) {
-  return (req: Request, res: Response): void => {
+  return async (req: Request, res: Response): Promise<void> => {
     const returnTo = safeReturnTo(req.query.return_to);
     const signedIn = res.locals.signedIn;
     const reauthenticate = req.query.prompt === 'login' && returnTo !== undefined;
@@ -29,10 +43,11 @@ export function loginForm(ctx: OAuthContext) {
         res.redirect(302, returnTo);
         return;
       }
-      sendPage(res, 200, signedInPage({ email: signedIn.user.email, paths: ctx.paths }));
+      sendPage(res, 200, signedInPage({ email: signedIn.user.email, paths: ctx.paths, onward: ctx.afterSignIn }));
       return;
     }
-    sendPage(res, 200, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, paths: ctx.paths }));
+    const appName = await appNameOf(ctx, returnTo);
+    sendPage(res, 200, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, appName, paths: ctx.paths }));
   };
 }
 
@@ -47,8 +62,10 @@ export function loginSubmit(ctx: OAuthContext) {
     const form = req.body as FormFields;
     const returnTo = safeReturnTo(form.return_to);
     const log = requestLogger(ctx.logger, res);
-    const again = (status: number, message: string, email?: string) =>
-      sendPage(res, status, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, message, paths: ctx.paths, ...(email === undefined ? {} : { email }) }));
+    const again = async (status: number, message: string, email?: string) => {
+      const appName = await appNameOf(ctx, returnTo);
+      sendPage(res, status, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, message, appName, paths: ctx.paths, ...(email === undefined ? {} : { email }) }));
+    };
 
     if (!loginCsrfTokenMatches(req, ctx.csrf, form[CSRF_FIELD])) {
       log.warn({ event: 'csrf_refused', form: 'login' }, 'login form without a valid CSRF token');
@@ -74,12 +91,12 @@ export function loginSubmit(ctx: OAuthContext) {
       issueCsrfToken(res, ctx.csrf);
       log.info({ event: 'sign_in', userKey: user.userKey }, 'signed in');
       res.setHeader('Cache-Control', 'no-store');
-      res.redirect(303, returnTo ?? ctx.paths.login);
+      res.redirect(303, returnTo ?? ctx.afterSignIn ?? ctx.paths.login);
     } catch (error) {
       if (!(error instanceof DomainError) || error.kind !== 'unauthenticated') throw error;
       await ctx.limits.signIn.recordFailure(email, ip);
       log.info({ event: 'sign_in_failed' }, 'sign-in failed');
-      again(401, WRONG_CREDENTIALS, email);
+      await again(401, WRONG_CREDENTIALS, email);
     }
   };
 }

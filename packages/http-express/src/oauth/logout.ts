@@ -4,17 +4,19 @@ import { logoutConfirmPage, signedOutPage } from './pages/logout.js';
 import { sendPage } from '../pages/send.js';
 import { CSRF_FIELD, csrfTokenMatches, issueCsrfToken } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
-import { clearSessionCookie, sessionTokenOf } from '../security/session.js';
+import { clearSessionCookie, safeReturnTo, sessionTokenOf } from '../security/session.js';
 import type { OAuthContext } from './context.js';
 import { sendCsrfFailure } from './page-forms.js';
 import { gatehouseFor } from '../request-scope.js';
 
 /** GET /oauth/logout: a confirmation form; a GET alone never signs out (a link or image could trigger it). */
 export function logoutForm(ctx: OAuthContext) {
-  return (_req: Request, res: Response): void => {
+  return (req: Request, res: Response): void => {
     const signedIn = res.locals.signedIn;
-    if (!signedIn) return sendPage(res, 200, signedOutPage({ wasSignedIn: false, paths: ctx.paths }));
-    sendPage(res, 200, logoutConfirmPage({ csrfToken: res.locals.csrfToken as string, email: signedIn.user.email, paths: ctx.paths }));
+    // Where signing in again goes (the consent page's "Not you? Sign out" keeps its request).
+    const returnTo = safeReturnTo(req.query.return_to);
+    if (!signedIn) return sendPage(res, 200, signedOutPage({ wasSignedIn: false, paths: ctx.paths, returnTo }));
+    sendPage(res, 200, logoutConfirmPage({ csrfToken: res.locals.csrfToken as string, email: signedIn.user.email, paths: ctx.paths, returnTo }));
   };
 }
 
@@ -38,6 +40,6 @@ export function logoutSubmit(ctx: OAuthContext) {
     }
     clearSessionCookie(res, ctx.issuer);
     issueCsrfToken(res, ctx.csrf);
-    sendPage(res, 200, signedOutPage({ wasSignedIn, paths: ctx.paths }));
+    sendPage(res, 200, signedOutPage({ wasSignedIn, paths: ctx.paths, returnTo: safeReturnTo(form.return_to) }));
   };
 }

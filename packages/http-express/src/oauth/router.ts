@@ -4,7 +4,7 @@ import { silentLogger } from '../logger.js';
 import { csrfSettings, provideCsrfToken } from '../security/csrf.js';
 import { formBody } from '../security/form-body.js';
 import { createAttemptLimits, DEFAULT_RATE_LIMIT } from '../security/rate-limit.js';
-import { loadSignedIn } from '../security/session.js';
+import { loadSignedIn, safeReturnTo } from '../security/session.js';
 import { authorizeEndpoint, decisionEndpoint } from './authorize.js';
 import type { OAuthContext } from './context.js';
 import { introspectionEndpoint } from './introspect.js';
@@ -45,6 +45,8 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
     paths: gatehousePaths(issuerPath(issuer)),
     loginUrl: options.loginUrl,
     consentUrl: options.consentUrl,
+    startPage: options.startPage === undefined ? undefined : safeReturnTo(options.startPage),
+    afterSignIn: options.afterSignIn === undefined ? undefined : safeReturnTo(options.afterSignIn),
     csrf: csrfSettings(issuer, options.csrfKey),
   };
   const pageFormBody = pageFormBodyFor(ctx.paths);

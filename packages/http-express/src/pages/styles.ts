@@ -40,6 +40,8 @@ ul.scopes li { padding: 0.6rem 0; border-bottom: 1px solid var(--line); }
 ul.scopes li:last-child { border-bottom: 0; }
 ul.scopes code { display: block; color: var(--muted); font-size: 0.8rem; }
 ul.scopes .new-scope { font-size: 0.75rem; font-weight: 600; padding: 0 0.4rem; border: 1px solid currentColor; border-radius: 999px; }
+ul.scopes .changes { display: inline-block; font-size: 0.75rem; font-weight: 600; color: var(--danger); border: 1px solid currentColor; border-radius: 999px; padding: 0 0.45rem; margin-left: 0.25rem; white-space: nowrap; }
+pre { background: var(--bg); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem; margin: 0 0 1rem; white-space: pre-wrap; word-break: break-all; font-size: 0.85rem; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; }

@@ -1,14 +1,17 @@
 import { Router } from 'express';
+import type { PortalPaths } from './paths.js';
 
-/** The portal's own stylesheet (forms, field errors, the clients table on phones). */
-export const PORTAL_STYLESHEET_PATH = '/portal/assets/portal.css';
-/** The copy buttons of the secret page: the only script of Gatehouse's pages, served as a file. */
-export const COPY_SCRIPT_PATH = '/portal/assets/copy.js';
+/** The portal's own stylesheet (forms, field errors, the clients table on phones), at `PortalPaths.stylesheet`. */
 
 export const PORTAL_STYLESHEET = `
 .toolbar { display: flex; justify-content: space-between; align-items: center; gap: 0.75rem 1rem; flex-wrap: wrap; margin-bottom: 1rem; }
 .toolbar h1 { margin: 0; }
 .field-hint { color: var(--muted); font-size: 0.85rem; margin: 0 0 0.35rem; }
+.error-summary { border: 3px solid var(--danger); border-radius: 8px; padding: 0.75rem 1rem; margin-bottom: 1.25rem; }
+.error-summary:focus { outline: 3px solid var(--accent); outline-offset: 2px; }
+.error-summary h2 { margin: 0 0 0.5rem; font-size: 1.1rem; }
+.error-summary ul { margin: 0; padding-left: 1.1rem; }
+.error-summary a { color: var(--danger); font-weight: 600; overflow-wrap: anywhere; }
 .field-error { color: var(--danger); font-size: 0.9rem; font-weight: 600; margin: -0.7rem 0 1rem; }
 input[aria-invalid=true], textarea[aria-invalid=true] { border-color: var(--danger); }
 fieldset { border: 0; padding: 0; margin: 0 0 1rem; min-width: 0; }
@@ -90,14 +93,17 @@ export const COPY_SCRIPT = `
 })();
 `.trim();
 
-/** Serves the portal's stylesheet and script (public, no sign-in needed, cacheable). */
-export function createPortalAssetsRouter(): Router {
+/**
+ * Serves the portal's stylesheet and the copy buttons' script (the only script of Gatehouse's
+ * pages, served as a file) at `paths` (public, no sign-in needed, cacheable).
+ */
+export function createPortalAssetsRouter(paths: Pick<PortalPaths, 'stylesheet' | 'copyScript'>): Router {
   const router = Router();
-  router.get(PORTAL_STYLESHEET_PATH, (_req, res) => {
+  router.get(paths.stylesheet, (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.type('text/css; charset=utf-8').send(PORTAL_STYLESHEET);
   });
-  router.get(COPY_SCRIPT_PATH, (_req, res) => {
+  router.get(paths.copyScript, (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.type('text/javascript; charset=utf-8').send(COPY_SCRIPT);
   });

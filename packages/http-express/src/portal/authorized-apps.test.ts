@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestApp, inputValue } from '../test-support/index.js';
 
 describe('portal: authorized apps', () => {
-  it('lists the apps the user granted access to (not other users’ grants), each with a Revoke form', async () => {
+  it('lists the apps the user granted access to (not other users’ grants), each with a Revoke link to a confirmation', async () => {
     const t = await createTestApp();
     const ada = await t.seedUser({ email: 'ada@example.com' });
     const bob = await t.seedUser({ email: 'bob@example.com' });
@@ -20,9 +20,20 @@ describe('portal: authorized apps', () => {
     expect(page.text).toContain('<strong>Attribute tool</strong>');
     expect(page.text).not.toContain('Bob-only app');
     expect(page.text).toContain('<li>Send text messages from your phone numbers</li>');
-    expect(page.text).toContain(`<form method="post" action="/portal/authorized-apps/${mail.clientId}/revoke">`);
-    expect(page.text).toContain(`<form method="post" action="/portal/authorized-apps/${attrs.clientId}/revoke">`);
-    expect(inputValue(page.text, 'csrf_token')).toBe(browser.csrfToken());
+    expect(page.text).toContain(`<a class="button secondary small" href="/portal/authorized-apps/${mail.clientId}/revoke">Revoke</a>`);
+    expect(page.text).toContain(`<a class="button secondary small" href="/portal/authorized-apps/${attrs.clientId}/revoke">Revoke</a>`);
+    // Nothing is revoked by the list itself: it has no form.
+    expect(page.text).not.toContain('<form');
+    const confirm = await browser.get(`/portal/authorized-apps/${mail.clientId}/revoke`).expect(200);
+    expect(confirm.text).toContain('<h1>Withdraw the access of “Mail app”?</h1>');
+    expect(confirm.text).toContain(`<form method="post" action="/portal/authorized-apps/${mail.clientId}/revoke">`);
+    expect(confirm.text).toContain('<a class="button secondary" href="/portal/authorized-apps">Cancel</a>');
+    expect(inputValue(confirm.text, 'csrf_token')).toBe(browser.csrfToken());
+    await browser.get(`/portal/authorized-apps/${mail.clientId}/revoke`).expect(200);
+    // An app not authorized by this user: no confirmation page either.
+    const { client: never } = await t.seedClient({ name: 'Never used' });
+    const missing = await browser.get(`/portal/authorized-apps/${never.clientId}/revoke`).expect(404);
+    expect(missing.text).toContain('You have not authorized this app');
     // Sorted by name: Attribute tool before Mail app.
     expect(page.text.indexOf('Attribute tool')).toBeLessThan(page.text.indexOf('Mail app'));
   });
@@ -46,9 +57,12 @@ describe('portal: authorized apps', () => {
     }
     await request(t.app).get('/identity/v1/Users/me').set('Authorization', `Bearer ${kept.access_token}`).expect(200);
     const page = await browser.get(res.headers.location as string).expect(200);
-    expect(page.text).toContain('Access withdrawn');
-    expect(page.text).not.toContain('Mail app');
-    expect(page.text).toContain('Other app');
+    expect(page.text).toContain('<p class="notice ok" role="status">Access withdrawn from “Mail app”: its tokens no longer work.</p>');
+    // The name came in a one-time cookie: shown once, then the generic words.
+    const again = await browser.get(res.headers.location as string).expect(200);
+    expect(again.text).toContain('<p class="notice ok" role="status">Access withdrawn: that app’s tokens no longer work.</p>');
+    expect(page.text).not.toContain('<strong>Mail app</strong>');
+    expect(page.text).toContain('<strong>Other app</strong>');
     expect(t.audit.ofType('grant.revoked')).toHaveLength(1);
   });
 

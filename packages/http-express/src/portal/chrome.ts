@@ -2,20 +2,27 @@ import type { Response } from 'express';
 import { html, type SafeHtml } from '../pages/html.js';
 import { layout } from '../pages/layout.js';
 import { PAGE_CSP, setPageHeaders } from '../security/headers.js';
-import { COPY_SCRIPT_PATH, PORTAL_STYLESHEET_PATH } from './assets.js';
+import { ROOT_PORTAL_PATHS, type PortalPaths } from './paths.js';
 
-/** The portal menu (decision 0051: the "OAuth Clients" entry, "Authorized apps"). */
-export const PORTAL_MENU = [
-  { href: '/portal/clients', label: 'OAuth Clients' },
-  { href: '/portal/authorized-apps', label: 'Authorized apps' },
-  { href: '/oauth/logout', label: 'Sign out' },
-] as const;
+/** The portal menu (decision 0051: the "OAuth Clients" entry, "Authorized apps") under `paths`. */
+export function portalMenu(paths: PortalPaths): ReadonlyArray<{ href: string; label: string }> {
+  return [
+    { href: paths.clients, label: 'OAuth Clients' },
+    { href: paths.authorizedApps, label: 'Authorized apps' },
+    { href: paths.gatehouse.logout, label: 'Sign out' },
+  ];
+}
+
+/** The portal menu of a Gatehouse at the root. */
+export const PORTAL_MENU = portalMenu(ROOT_PORTAL_PATHS);
 
 export interface PortalPageOptions {
   title: string;
   /** The signed-in user's e-mail, shown in the header. */
   email: string;
   body: SafeHtml;
+  /** Where the portal and Gatehouse's pages are (under the issuer's path). */
+  paths: PortalPaths;
   width?: 'card' | 'wide';
   /** Loads the copy-button script (the secret page only). */
   withCopyScript?: boolean;
@@ -26,13 +33,15 @@ export interface PortalPageOptions {
  * `<link rel=stylesheet>` is allowed in the body, so the shared layout needs no change).
  */
 export function portalPage(options: PortalPageOptions): SafeHtml {
+  const { paths } = options;
   return layout({
     title: options.title,
     user: { email: options.email },
-    nav: PORTAL_MENU,
+    nav: portalMenu(paths),
     width: options.width ?? 'wide',
-    body: html`<link rel="stylesheet" href="${PORTAL_STYLESHEET_PATH}">
-${options.body}${options.withCopyScript ? html`\n<script src="${COPY_SCRIPT_PATH}" defer></script>` : ''}`,
+    stylesheetHref: paths.gatehouse.stylesheet,
+    body: html`<link rel="stylesheet" href="${paths.stylesheet}">
+${options.body}${options.withCopyScript ? html`\n<script src="${paths.copyScript}" defer></script>` : ''}`,
   });
 }
 

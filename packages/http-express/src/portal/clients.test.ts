@@ -152,10 +152,10 @@ describe('portal: registering a client', () => {
   });
 
   it.each([
-    ['a relative URI', '/callback', 'must be an absolute URI'],
-    ['http on a host that is not loopback', 'http://app.example/callback', 'must use https (http is allowed on loopback only)'],
-    ['a fragment', 'https://app.example/callback#top', 'must not contain a fragment'],
-    ['one bad line among good ones', 'https://app.example/ok\nftp://app.example/cb', 'must use https'],
+    ['a relative URI', '/callback', '“/callback” is not a full address: start it with https://'],
+    ['http on a host that is not loopback', 'http://app.example/callback', 'Use https:// in “http://app.example/callback” (http:// only on localhost or 127.0.0.1)'],
+    ['a fragment', 'https://app.example/callback#top', 'Remove the # part from “https://app.example/callback#top”'],
+    ['one bad line among good ones', 'https://app.example/ok\nftp://app.example/cb', 'Use https:// in “ftp://app.example/cb”'],
   ])('refuses %s: the error sits under the redirect URIs field, the form keeps what was typed, nothing is saved', async (_label, uris, message) => {
     const t = await createTestApp();
     const { browser } = await signedIn(t);
@@ -183,11 +183,25 @@ describe('portal: registering a client', () => {
     await browser.get('/portal/clients/new').expect(200);
     const res = await browser.postForm('/portal/clients', { name: '   ' });
     expect(res.status).toBe(400);
-    expect(fieldError(res.text, 'name')).toBe('The name must be 1 to 100 characters without control characters.');
-    expect(fieldError(res.text, 'redirect_uris')).toBe('At least one redirect URI is needed.');
-    expect(fieldError(res.text, 'scopes')).toBe('Choose at least one scope.');
+    expect(fieldError(res.text, 'name')).toBe('Enter a client name');
+    expect(fieldError(res.text, 'redirect_uris')).toBe('Enter at least one redirect URI');
+    expect(fieldError(res.text, 'scopes')).toBe('Choose at least one scope');
     expect(res.text).toContain('<fieldset id="scopes" class="invalid" aria-describedby="scopes-error">');
     expect(await t.gatehouse.listClients()).toEqual([]);
+  });
+
+  it('reports every invalid redirect URI, not only the first, and an error summary linking to the fields', async () => {
+    const t = await createTestApp();
+    const { browser } = await signedIn(t);
+    await browser.get('/portal/clients/new').expect(200);
+    const res = await browser.postForm('/portal/clients', { name: '', redirect_uris: 'ftp://a.example/cb\nhttps://ok.example/cb\n/relative', ...scopeFields(['messaging.v1.read']) });
+    expect(res.status).toBe(400);
+    const error = fieldError(res.text, 'redirect_uris');
+    expect(error).toBe('Use https:// in “ftp://a.example/cb” (http:// only on localhost or 127.0.0.1). “/relative” is not a full address: start it with https://');
+    expect(res.text).toContain('<div class="error-summary" role="alert" tabindex="-1" autofocus aria-labelledby="error-summary-title">');
+    expect(res.text).toContain('<li><a href="#name">Enter a client name</a></li>');
+    expect(res.text).toContain(`<li><a href="#redirect_uris">${error as string}</a></li>`);
+    expect(res.text).not.toContain('href="#scopes"');
   });
 
   it('a forged scope outside the catalogue is refused by the core’s rule', async () => {
@@ -253,7 +267,7 @@ describe('portal: one client', () => {
       pkceRequired: true,
     });
     const page = await browser.get(saved.headers.location as string).expect(200);
-    expect(page.text).toContain('Your changes were saved.');
+    expect(page.text).toContain('<p class="notice ok" role="status">Your changes to “Billing app v2” were saved.</p>');
     // Unchecking PKCE turns it off again.
     await browser.postForm(`/portal/clients/${clientId}`, { name: 'Billing app v2', redirect_uris: 'https://billing.example/callback', ...scopeFields(['messaging.v1.read']) }).expect(303);
     expect((await t.gatehouse.findOwnedClient(user.userKey, clientId)).pkceRequired).toBe(false);
@@ -267,7 +281,7 @@ describe('portal: one client', () => {
     const before = await t.gatehouse.findOwnedClient(user.userKey, clientId);
     const res = await browser.postForm(`/portal/clients/${clientId}`, { name: 'Renamed', redirect_uris: 'http://evil.example/cb', ...scopeFields(['messaging.v1.read']) });
     expect(res.status).toBe(400);
-    expect(fieldError(res.text, 'redirect_uris')).toContain('must use https');
+    expect(fieldError(res.text, 'redirect_uris')).toContain('Use https:// in “http://evil.example/cb”');
     expect(res.text).toContain('value="Renamed"');
     expect(await t.gatehouse.findOwnedClient(user.userKey, clientId)).toEqual(before);
     expect(t.audit.ofType('client.updated')).toHaveLength(0);
@@ -324,7 +338,9 @@ describe('portal: one client', () => {
     expect(deleted.headers.location).toBe('/portal/clients?done=deleted');
     expect(await t.gatehouse.listClients(user.userKey)).toEqual([]);
     const list = await browser.get('/portal/clients?done=deleted').expect(200);
-    expect(list.text).toContain('The client was deleted.');
+    expect(list.text).toContain('<p class="notice ok" role="status">“Billing app” was deleted. Its tokens no longer work.</p>');
+    const again = await browser.get('/portal/clients?done=deleted').expect(200);
+    expect(again.text).toContain('The client was deleted.');
     expect(list.text).not.toContain(clientId);
     const me = await request(t.app).get('/identity/v1/Users/me').set('Authorization', `Bearer ${body.access_token as string}`);
     expect(me.status).toBe(401);

@@ -97,7 +97,12 @@ describe('developer portal in headless Chromium', () => {
     await page.getByLabel('Redirect URIs').fill('http://billing.example/callback');
     await page.getByRole('button', { name: 'Register client' }).click();
     await page.waitForURL(`${base}/portal/clients`);
-    await expect(page.locator('#redirect_uris-error').textContent()).resolves.toContain('must use https');
+    await expect(page.locator('#redirect_uris-error').textContent()).resolves.toBe('Use https:// in “http://billing.example/callback” (http:// only on localhost or 127.0.0.1)');
+    // The error summary has the focus, is announced, and its link moves the focus to the field.
+    await expect(page.evaluate<string>('document.activeElement.className')).resolves.toBe('error-summary');
+    await expect(page.locator('.error-summary').getAttribute('role')).resolves.toBe('alert');
+    await page.locator('.error-summary a[href="#redirect_uris"]').click();
+    await expect(page.evaluate<string>('document.activeElement.id')).resolves.toBe('redirect_uris');
     await expect(page.getByLabel('Client name').inputValue()).resolves.toBe('Billing dashboard');
     await expect(page.getByLabel(/Read the messages sent from your phone numbers/).isChecked()).resolves.toBe(true);
     expect(await t.gatehouse.listClients(user.userKey)).toEqual([]);
@@ -182,7 +187,7 @@ describe('developer portal in headless Chromium', () => {
     await page.getByRole('link', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Delete client' }).click();
     await page.waitForURL(`${base}/portal/clients?done=deleted`);
-    await expect(page.getByText('The client was deleted.').isVisible()).resolves.toBe(true);
+    await expect(page.getByText('“Billing dashboard” was deleted. Its tokens no longer work.').isVisible()).resolves.toBe(true);
     expect(await page.content()).not.toContain(clientId);
     expect(await t.gatehouse.listClients(user.userKey)).toHaveLength(1);
     for (const token of [accessToken, refreshedAccess]) {

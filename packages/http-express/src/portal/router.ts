@@ -5,17 +5,20 @@ import { requestLogger, silentLogger } from '../logger.js';
 import { pageFormBody, refuseRepeatedSecurityCookies, sendCsrfFailure } from '../oauth/page-forms.js';
 import { CSRF_FIELD, csrfSettings, csrfTokenMatches, provideCsrfToken } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
-import { loadSignedIn, requireSignedInPage } from '../security/session.js';
+import { loadSignedIn, requireSignedInPageAt } from '../security/session.js';
+import { issuerPath } from '../oauth/paths.js';
 import { createPortalAssetsRouter } from './assets.js';
 import { sendPortalPage } from './chrome.js';
 import { checkClientForm, clientFormValuesOf, EMPTY_CLIENT_FORM, formErrorsOf, hasErrors, readClientForm, redirectUriLines, type ClientFormErrors, type ClientFormValues } from './client-form.js';
 import { authorizedAppsPage } from './pages/authorized-apps.js';
 import { clientFormPage } from './pages/client-form.js';
 import { clientDetailPage, clientsListPage } from './pages/clients.js';
-import { deleteConfirmPage, rotateConfirmPage } from './pages/confirm.js';
-import { clientPath } from './pages/format.js';
+import { deleteConfirmPage, revokeConfirmPage, rotateConfirmPage } from './pages/confirm.js';
+import { rememberDoneName, takeDoneName } from './done-notice.js';
 import { clientNotFoundPage } from './pages/not-found.js';
+import { authorizedAppPath, clientPath, portalPaths } from './paths.js';
 import { secretGonePage, secretPage } from './pages/secret.js';
+import { inPlainWords } from './plain-words.js';
 import { redirectToSecret, takeSecret } from './secret-reveal.js';
 import { gatehouseFor } from '../request-scope.js';
 
@@ -35,32 +38,41 @@ function clientIdParam(req: Request): string {
 }
 
 /**
- * The developer portal (decision 0051, README "Developer portal"): server-rendered pages under /portal where a
+ * The developer portal (decision 0051, README "Developer portal"): server-rendered pages under `<issuer path>/portal`
+ * (`/portal` for an issuer without a path, `/auth/portal` for `https://host.example/auth`;
+ * docs/decisions/0090), where a
  * signed-in user lists, registers, edits, rotates the secret of and deletes their own OAuth
  * clients ("OAuth Clients"), and withdraws the access they gave apps ("Authorized apps").
  * Sign-in is the authorize flow's (the `gatehouse_session` cookie); every form carries a CSRF
  * token; another user's client is a 404, like an unknown one.
  *
+ * Mount it where Gatehouse's router is: at the issuer's path.
+ *
  * @example
- * const app = createGatehouseApp({ gatehouse, extraRouters: [createPortalRouter({ gatehouse })] });
+ * app.use('/auth', createGatehouseRouter({ gatehouse }), createPortalRouter({ gatehouse })); // issuer https://host.example/auth
  */
 export function createPortalRouter(options: GatehouseHttpOptions): Router {
   const { gatehouse } = options;
   const logger = options.logger ?? silentLogger;
   const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
   const csrf = csrfSettings(issuer, options.csrfKey);
+  // Under the issuer's path, like Gatehouse's own pages (docs/decisions/0090).
+  // The routes are relative to where the router is mounted (the issuer's path, as Gatehouse's own
+  // router); the links, redirects and stylesheets are absolute, built from the issuer's path.
+  const paths = portalPaths(issuerPath(issuer));
+  const local = portalPaths('');
+  // Full paths (`/portal/…`), so the route Express matched names the page (the metrics' route label).
   const router = Router();
-
-  router.use(createPortalAssetsRouter());
-  router.get(['/portal', '/portal/'], (_req, res) => res.redirect(302, '/portal/clients'));
-  router.post('/portal/*rest', pageFormBody);
-  router.use('/portal', refuseRepeatedSecurityCookies(issuer), loadSignedIn(gatehouse), requireSignedInPage, provideCsrfToken(csrf));
+  router.use(createPortalAssetsRouter(local));
+  router.get([local.root, `${local.root}/`], (_req, res) => res.redirect(302, paths.clients));
+  router.post(`${local.root}/*rest`, pageFormBody);
+  router.use(local.root, refuseRepeatedSecurityCookies(issuer), loadSignedIn(gatehouse), requireSignedInPageAt(paths.gatehouse.login), provideCsrfToken(csrf));
 
   /** Checks the CSRF token of a POST; answers 403 and returns false when it is missing or wrong. */
   function csrfOk(req: Request, res: Response, form: string, back: string): boolean {
     if (csrfTokenMatches(req, res, csrf, (req.body as FormFields)[CSRF_FIELD])) return true;
     requestLogger(logger, res).warn({ event: 'csrf_refused', form }, 'portal form without a valid CSRF token');
-    sendCsrfFailure(res, { href: back, label: 'Open the page again' });
+    sendCsrfFailure(res, { href: back, label: 'Open the page again' }, paths.gatehouse);
     return false;
   }
 
@@ -68,10 +80,11 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const email = signedInUser(res).email;
     const page = clientFormPage({
       mode,
+      paths,
       email,
       csrfToken: res.locals.csrfToken as string,
-      action: clientId === undefined ? '/portal/clients' : clientPath(clientId),
-      cancelHref: clientId === undefined ? '/portal/clients' : clientPath(clientId),
+      action: clientId === undefined ? paths.clients : clientPath(paths, clientId),
+      cancelHref: clientId === undefined ? paths.clients : clientPath(paths, clientId),
       values,
       errors,
       catalogue: gatehouse.settings.scopes,
@@ -85,16 +98,17 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const user = signedInUser(res);
     const clients = await gatehouse.listClients(user.userKey);
     const sorted = [...clients].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || a.name.localeCompare(b.name));
-    sendPortalPage(res, 200, clientsListPage({ email: user.email, clients: sorted, catalogue: gatehouse.settings.scopes, done: req.query.done }));
+    const doneName = takeDoneName(req, res, issuer, paths, req.query.done);
+    sendPortalPage(res, 200, clientsListPage({ paths, email: user.email, clients: sorted, catalogue: gatehouse.settings.scopes, done: req.query.done, doneName }));
   });
 
   router.get('/portal/clients/new', (_req, res) => sendForm(res, 200, 'create', undefined, EMPTY_CLIENT_FORM, {}));
 
   router.post('/portal/clients', async (req, res) => {
-    if (!csrfOk(req, res, 'client_create', '/portal/clients/new')) return;
+    if (!csrfOk(req, res, 'client_create', paths.newClient)) return;
     const user = signedInUser(res);
     const values = readClientForm(req.body as FormFields);
-    const errors = checkClientForm(values, gatehouse.settings.scopes);
+    const errors = inPlainWords(checkClientForm(values, gatehouse.settings.scopes), values);
     if (hasErrors(errors)) return sendForm(res, 400, 'create', undefined, values, errors);
     try {
       const { client, clientSecret } = await gatehouseFor(gatehouse, res).registerClient({
@@ -108,29 +122,29 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
       });
       requestLogger(logger, res).info({ event: 'client_created', clientId: client.clientId, userKey: user.userKey }, 'client registered in the portal');
       // A public client has no secret to show once: straight to its page.
-      if (clientSecret === null) return void res.redirect(303, `${clientPath(client.clientId)}?done=created`);
-      redirectToSecret(res, issuer, client.clientId, clientSecret, 'created');
+      if (clientSecret === null) return void res.redirect(303, `${clientPath(paths, client.clientId)}?done=created`);
+      redirectToSecret(res, issuer, paths, client.clientId, clientSecret, 'created');
     } catch (error) {
       const fieldErrors = formErrorsOf(error);
       if (fieldErrors === undefined) throw error;
-      sendForm(res, 400, 'create', undefined, values, fieldErrors);
+      sendForm(res, 400, 'create', undefined, values, inPlainWords(fieldErrors, values));
     }
   });
 
   router.get('/portal/clients/:clientId', async (req, res) => {
     const user = signedInUser(res);
     const client = await gatehouse.findOwnedClient(user.userKey, clientIdParam(req));
-    sendPortalPage(res, 200, clientDetailPage({ email: user.email, client, catalogue: gatehouse.settings.scopes, done: req.query.done }));
+    sendPortalPage(res, 200, clientDetailPage({ paths, email: user.email, client, catalogue: gatehouse.settings.scopes, done: req.query.done }));
   });
 
   router.get('/portal/clients/:clientId/secret', async (req, res) => {
     const user = signedInUser(res);
     const client = await gatehouse.findOwnedClient(user.userKey, clientIdParam(req));
-    const taken = takeSecret(req, res, issuer, client);
+    const taken = takeSecret(req, res, issuer, paths, client);
     if (taken === undefined) {
-      return sendPortalPage(res, 200, secretGonePage({ email: user.email, clientId: client.clientId, clientName: client.name }));
+      return sendPortalPage(res, 200, secretGonePage({ paths, email: user.email, clientId: client.clientId, clientName: client.name }));
     }
-    const page = secretPage({ email: user.email, clientId: client.clientId, clientName: client.name, clientSecret: taken.secret, created: taken.reason === 'created' });
+    const page = secretPage({ paths, email: user.email, clientId: client.clientId, clientName: client.name, clientSecret: taken.secret, created: taken.reason === 'created' });
     sendPortalPage(res, 200, page, { allowScript: true });
   });
 
@@ -143,12 +157,12 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
   router.post('/portal/clients/:clientId', async (req, res) => {
     const user = signedInUser(res);
     const clientId = clientIdParam(req);
-    if (!csrfOk(req, res, 'client_edit', clientPath(clientId, '/edit'))) return;
+    if (!csrfOk(req, res, 'client_edit', clientPath(paths, clientId, '/edit'))) return;
     const existing = await gatehouse.findOwnedClient(user.userKey, clientId);
     // The type is fixed at registration: the edit form does not change it.
     const posted = readClientForm(req.body as FormFields);
     const values = { ...posted, clientType: clientFormValuesOf(existing).clientType, grantTypes: posted.grantTypes ?? existing.grantTypes };
-    const errors = checkClientForm(values, gatehouse.settings.scopes);
+    const errors = inPlainWords(checkClientForm(values, gatehouse.settings.scopes), values);
     if (hasErrors(errors)) return sendForm(res, 400, 'edit', clientId, values, errors);
     try {
       await gatehouseFor(gatehouse, res).updateClient({
@@ -163,10 +177,10 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     } catch (error) {
       const fieldErrors = formErrorsOf(error);
       if (fieldErrors === undefined) throw error;
-      return sendForm(res, 400, 'edit', clientId, values, fieldErrors);
+      return sendForm(res, 400, 'edit', clientId, values, inPlainWords(fieldErrors, values));
     }
     requestLogger(logger, res).info({ event: 'client_updated', clientId, userKey: user.userKey }, 'client edited in the portal');
-    res.redirect(303, `${clientPath(clientId)}?done=updated`);
+    res.redirect(303, `${clientPath(paths, clientId)}?done=updated`);
   });
 
   /** A public client has no secret: its rotation pages are not there. */
@@ -179,32 +193,34 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
   router.get('/portal/clients/:clientId/rotate-secret', async (req, res) => {
     const user = signedInUser(res);
     const client = await confidentialClient(user.userKey, clientIdParam(req));
-    sendPortalPage(res, 200, rotateConfirmPage({ email: user.email, csrfToken: res.locals.csrfToken as string, client }));
+    sendPortalPage(res, 200, rotateConfirmPage({ paths, email: user.email, csrfToken: res.locals.csrfToken as string, client }));
   });
 
   router.post('/portal/clients/:clientId/rotate-secret', async (req, res) => {
     const user = signedInUser(res);
     const clientId = clientIdParam(req);
-    if (!csrfOk(req, res, 'client_rotate', clientPath(clientId, '/rotate-secret'))) return;
+    if (!csrfOk(req, res, 'client_rotate', clientPath(paths, clientId, '/rotate-secret'))) return;
     await confidentialClient(user.userKey, clientId);
     const { clientSecret } = await gatehouseFor(gatehouse, res).rotateClientSecret({ ownerUserKey: user.userKey, clientId });
     requestLogger(logger, res).info({ event: 'client_secret_rotated', clientId, userKey: user.userKey }, 'client secret rotated in the portal');
-    redirectToSecret(res, issuer, clientId, clientSecret, 'rotated');
+    redirectToSecret(res, issuer, paths, clientId, clientSecret, 'rotated');
   });
 
   router.get('/portal/clients/:clientId/delete', async (req, res) => {
     const user = signedInUser(res);
     const client = await gatehouse.findOwnedClient(user.userKey, clientIdParam(req));
-    sendPortalPage(res, 200, deleteConfirmPage({ email: user.email, csrfToken: res.locals.csrfToken as string, client }));
+    sendPortalPage(res, 200, deleteConfirmPage({ paths, email: user.email, csrfToken: res.locals.csrfToken as string, client }));
   });
 
   router.post('/portal/clients/:clientId/delete', async (req, res) => {
     const user = signedInUser(res);
     const clientId = clientIdParam(req);
-    if (!csrfOk(req, res, 'client_delete', clientPath(clientId, '/delete'))) return;
+    if (!csrfOk(req, res, 'client_delete', clientPath(paths, clientId, '/delete'))) return;
+    const { name } = await gatehouse.findOwnedClient(user.userKey, clientId);
     await gatehouseFor(gatehouse, res).deleteClient({ ownerUserKey: user.userKey, clientId });
+    rememberDoneName(res, issuer, paths, 'deleted', name);
     requestLogger(logger, res).info({ event: 'client_deleted', clientId, userKey: user.userKey }, 'client deleted in the portal');
-    res.redirect(303, '/portal/clients?done=deleted');
+    res.redirect(303, `${paths.clients}?done=deleted`);
   });
 
   // --- Authorized apps -------------------------------------------------------------------------
@@ -213,23 +229,39 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const user = signedInUser(res);
     const apps = await gatehouse.listAuthorizedApps(user.userKey);
     const sorted = [...apps].sort((a, b) => a.clientName.localeCompare(b.clientName));
-    sendPortalPage(res, 200, authorizedAppsPage({ email: user.email, csrfToken: res.locals.csrfToken as string, apps: sorted, catalogue: gatehouse.settings.scopes, done: req.query.done }));
+    const doneName = takeDoneName(req, res, issuer, paths, req.query.done);
+    sendPortalPage(res, 200, authorizedAppsPage({ paths, email: user.email, apps: sorted, catalogue: gatehouse.settings.scopes, done: req.query.done, doneName }));
+  });
+
+  /** The app `clientId` among those the user authorized; a 404 otherwise. */
+  async function authorizedApp(userKey: string, clientId: string) {
+    const app = (await gatehouse.listAuthorizedApps(userKey)).find((candidate) => candidate.clientId === clientId);
+    if (app === undefined) throw new DomainError('not_found', 'No such authorized app.');
+    return app;
+  }
+
+  router.get('/portal/authorized-apps/:clientId/revoke', async (req, res) => {
+    const user = signedInUser(res);
+    const app = await authorizedApp(user.userKey, clientIdParam(req));
+    sendPortalPage(res, 200, revokeConfirmPage({ paths, email: user.email, csrfToken: res.locals.csrfToken as string, app }));
   });
 
   router.post('/portal/authorized-apps/:clientId/revoke', async (req, res) => {
     const user = signedInUser(res);
-    if (!csrfOk(req, res, 'authorized_app_revoke', '/portal/authorized-apps')) return;
     const clientId = clientIdParam(req);
+    if (!csrfOk(req, res, 'authorized_app_revoke', authorizedAppPath(paths, clientId, '/revoke'))) return;
+    const { clientName } = await authorizedApp(user.userKey, clientId);
     const { revokedGrantIds } = await gatehouseFor(gatehouse, res).revokeAuthorizedApp({ userKey: user.userKey, clientId });
     requestLogger(logger, res).info({ event: 'authorized_app_revoked', clientId, userKey: user.userKey, revokedGrants: revokedGrantIds.length }, 'access withdrawn in the portal');
-    res.redirect(303, '/portal/authorized-apps?done=revoked');
+    rememberDoneName(res, issuer, paths, 'revoked', clientName);
+    res.redirect(303, `${paths.authorizedApps}?done=revoked`);
   });
 
   // A client that is not the user's (or an app never authorized) is a 404 page in the portal's frame.
-  router.use('/portal', (error: unknown, req: Request, res: Response, next: NextFunction) => {
+  router.use(local.root, (error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!(error instanceof DomainError) || error.kind !== 'not_found' || !res.locals.signedIn) return next(error);
     const message = req.path.startsWith('/authorized-apps') ? 'You have not authorized this app, or its access was already withdrawn.' : undefined;
-    sendPortalPage(res, 404, clientNotFoundPage({ email: res.locals.signedIn.user.email, ...(message === undefined ? {} : { message }) }));
+    sendPortalPage(res, 404, clientNotFoundPage({ paths, email: res.locals.signedIn.user.email, ...(message === undefined ? {} : { message }) }));
   });
 
   return router;

@@ -1,7 +1,7 @@
 import { constantTimeEqual, sha256, type Client } from '@gatehouse/core';
 import type { CookieOptions, Request, Response } from 'express';
 import { readCookie } from '../security/cookies.js';
-import { clientPath } from './pages/format.js';
+import { clientPath, type PortalPaths } from './paths.js';
 
 /**
  * The one-time carrier of a new client secret from the POST that made it to the page that shows
@@ -15,19 +15,19 @@ const LIFETIME_MS = 5 * 60 * 1000;
 /** What the cookie also says: was the client just created (or its secret rotated)? */
 type Reason = 'created' | 'rotated';
 
-function options(issuer: string, clientId: string): CookieOptions {
-  return { httpOnly: true, sameSite: 'strict', secure: issuer.startsWith('https:'), path: secretPagePath(clientId) };
+function options(issuer: string, paths: PortalPaths, clientId: string): CookieOptions {
+  return { httpOnly: true, sameSite: 'strict', secure: issuer.startsWith('https:'), path: secretPagePath(paths, clientId) };
 }
 
-export function secretPagePath(clientId: string): string {
-  return clientPath(clientId, '/secret');
+export function secretPagePath(paths: PortalPaths, clientId: string): string {
+  return clientPath(paths, clientId, '/secret');
 }
 
 /** Sets the cookie and answers 303 to the secret page. */
-export function redirectToSecret(res: Response, issuer: string, clientId: string, clientSecret: string, reason: Reason): void {
-  res.cookie(SECRET_COOKIE, `${reason}.${clientSecret}`, { ...options(issuer, clientId), maxAge: LIFETIME_MS });
+export function redirectToSecret(res: Response, issuer: string, paths: PortalPaths, clientId: string, clientSecret: string, reason: Reason): void {
+  res.cookie(SECRET_COOKIE, `${reason}.${clientSecret}`, { ...options(issuer, paths, clientId), maxAge: LIFETIME_MS });
   res.setHeader('Cache-Control', 'no-store');
-  res.redirect(303, secretPagePath(clientId));
+  res.redirect(303, secretPagePath(paths, clientId));
 }
 
 /**
@@ -35,10 +35,10 @@ export function redirectToSecret(res: Response, issuer: string, clientId: string
  * when it is this client's current one (its SHA-256 matches, compared in constant time): a stale
  * cookie from an earlier rotation shows nothing rather than a secret that no longer works.
  */
-export function takeSecret(req: Request, res: Response, issuer: string, client: Client): { secret: string; reason: Reason } | undefined {
+export function takeSecret(req: Request, res: Response, issuer: string, paths: PortalPaths, client: Client): { secret: string; reason: Reason } | undefined {
   const value = readCookie(req, SECRET_COOKIE);
   if (value === undefined) return undefined;
-  res.clearCookie(SECRET_COOKIE, options(issuer, client.clientId));
+  res.clearCookie(SECRET_COOKIE, options(issuer, paths, client.clientId));
   const match = /^(created|rotated)\.([A-Za-z0-9]{20,200})$/.exec(value);
   if (!match) return undefined;
   const [, reason, secret] = match as unknown as [string, Reason, string];

@@ -57,6 +57,18 @@ describe('portal pages: anti-framing, CSP, no-referrer, nosniff, no-store', () =
     expect(proto.text).not.toContain('role="status"');
   });
 
+  it('the name in a notice comes only from the one-time cookie of the same notice, escaped', async () => {
+    const t = await createTestApp();
+    await t.seedUser({ email: 'ada@example.com' });
+    const browser = await t.signedInBrowser('ada@example.com');
+    const hostile = await browser.get('/portal/clients?done=deleted').set('Cookie', `gatehouse_done=${encodeURIComponent('deleted.<b>x</b>')}`).expect(200);
+    expect(hostile.text).toContain('“&lt;b&gt;x&lt;/b&gt;” was deleted.');
+    expect(String(hostile.headers['set-cookie'])).toMatch(/gatehouse_done=;.*Path=\/portal/);
+    const other = await browser.get('/portal/clients?done=deleted').set('Cookie', 'gatehouse_done=revoked.Mail').expect(200);
+    expect(other.text).toContain('The client was deleted.');
+    expect(other.text).not.toContain('Mail');
+  });
+
   it('serves the portal stylesheet and the copy script as files from our origin', async () => {
     const t = await createTestApp();
     const css = await request(t.app).get('/portal/assets/portal.css').expect(200);

@@ -19,6 +19,7 @@ export {
   LOGIN_PATH,
   loadSignedIn,
   requireSignedInPage,
+  requireSignedInPageAt,
   loginUrl,
   safeReturnTo,
   sessionTokenOf,

@@ -40,9 +40,19 @@ export function loadSignedIn(gatehouse: Gatehouse) {
  * Use after `loadSignedIn`.
  */
 export function requireSignedInPage(req: Request, res: Response, next: NextFunction): void {
-  if (res.locals.signedIn) return next();
-  const comeBack = req.method === 'GET' || req.method === 'HEAD';
-  res.redirect(303, comeBack ? loginUrl(req.originalUrl) : LOGIN_PATH);
+  requireSignedInPageAt(LOGIN_PATH)(req, res, next);
+}
+
+/**
+ * `requireSignedInPage` for a Gatehouse whose login page is at `loginPath` (under the issuer's
+ * path, docs/decisions/0090): `requireSignedInPageAt('/auth/oauth/login')`.
+ */
+export function requireSignedInPageAt(loginPath: string) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (res.locals.signedIn) return next();
+    const comeBack = req.method === 'GET' || req.method === 'HEAD';
+    res.redirect(303, comeBack ? loginUrl(req.originalUrl, loginPath) : loginPath);
+  };
 }
 
 /**

@@ -3,6 +3,8 @@ import { CSRF_FIELD } from '../../security/csrf.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { layout } from '../../pages/layout.js';
 import { ROOT_PAGE_PATHS, type PagePaths } from '../../pages/paths.js';
+import { scopeAllowsChanges } from '../../pages/scope-changes.js';
+import { safeReturnTo } from '../../security/session.js';
 
 export interface ConsentPageInput {
   csrfToken: string;
@@ -17,12 +19,24 @@ export interface ConsentPageInput {
   /** The form's action: the decision URL carrying the original authorization parameters. */
   formAction: string;
   userEmail: string;
+  /**
+   * The authorization request's URL (a same-origin path): "Not you? Sign out" comes back to it
+   * after signing in again.
+   */
+  returnTo?: string | undefined;
   /** Where the page links (default: Gatehouse at the root). */
   paths?: PagePaths;
 }
 
+/** The sign-out link of the consent page: with `return_to`, signing in again comes back to the request. */
+function signOutHref(paths: PagePaths, returnTo: string | undefined): string {
+  const safe = safeReturnTo(returnTo);
+  return safe === undefined ? paths.logout : `${paths.logout}?${new URLSearchParams({ return_to: safe }).toString()}`;
+}
+
 /**
- * The consent page: the client's name, each requested scope in words, and the two buttons
+ * The consent page: the client's name, each requested scope in words (those that allow changes marked,
+ * docs/decisions/0097), and the two buttons
  * `decision=allow` / `decision=deny`. Consent grants exactly the listed scopes (decision 0022).
  */
 export function consentPage(input: ConsentPageInput): SafeHtml {
@@ -32,9 +46,11 @@ export function consentPage(input: ConsentPageInput): SafeHtml {
     stylesheetHref: paths.stylesheet,
     title: `Allow ${input.clientName}?`,
     user: { email: input.userEmail },
-    body: html`<h1><span class="mono">${input.clientName}</span> wants to access your account</h1>
+    body: html`<h1>${input.clientName} wants to access your account</h1>
 <p>Signed in as <strong>${input.userEmail}</strong>. If you allow it, this app will be able to:</p>
-<ul class="scopes">${input.scopes.map((scope) => html`<li>${describeScope(input.catalogue, scope)}${input.newScopes?.includes(scope) ? html` <span class="new-scope">New</span>` : ''}<code>${scope}</code></li>`)}</ul>
+<ul class="scopes">${input.scopes.map((scope) => html`<li>${describeScope(input.catalogue, scope)}${input.newScopes?.includes(scope) ? html` <span class="new-scope">New</span>` : ''}${
+      scopeAllowsChanges(scope) ? html` <span class="changes">Can make changes</span>` : ''
+    }<code>${scope}</code></li>`)}</ul>
 <p class="muted">You will be sent back to <span class="mono">${host}</span>. You can withdraw this access later by signing out or under “Authorized apps”.</p>
 <form method="post" action="${input.formAction}">
 <input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
@@ -43,6 +59,6 @@ export function consentPage(input: ConsentPageInput): SafeHtml {
 <button type="submit" name="decision" value="allow">Allow</button>
 </div>
 </form>
-<p class="muted">Not you? <a href="${paths.logout}">Sign out</a>.</p>`,
+<p class="muted">Not you? <a href="${signOutHref(paths, input.returnTo)}">Sign out</a>.</p>`,
   });
 }

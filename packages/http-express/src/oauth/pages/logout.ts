@@ -2,9 +2,10 @@ import { CSRF_FIELD } from '../../security/csrf.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { layout } from '../../pages/layout.js';
 import { ROOT_PAGE_PATHS, type PagePaths } from '../../pages/paths.js';
+import { loginUrl } from '../../security/session.js';
 
 /** GET /oauth/logout: asks before signing out (only the POST signs out). */
-export function logoutConfirmPage(input: { csrfToken: string; email: string; paths?: PagePaths }): SafeHtml {
+export function logoutConfirmPage(input: { csrfToken: string; email: string; paths?: PagePaths; returnTo?: string | undefined }): SafeHtml {
   const paths = input.paths ?? ROOT_PAGE_PATHS;
   return layout({
     stylesheetHref: paths.stylesheet,
@@ -14,19 +15,25 @@ export function logoutConfirmPage(input: { csrfToken: string; email: string; pat
 <p>You are signed in as <strong>${input.email}</strong>. Signing out also withdraws the access you gave to apps during this sign-in: their tokens stop working.</p>
 <form method="post" action="${paths.logout}">
 <input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
+${input.returnTo === undefined ? '' : html`<input type="hidden" name="return_to" value="${input.returnTo}">`}
 <div class="actions"><button type="submit" class="danger">Sign out</button></div>
 </form>`,
   });
 }
 
-/** After POST /oauth/logout, or GET when nobody is signed in. */
-export function signedOutPage(input: { wasSignedIn: boolean; paths?: PagePaths }): SafeHtml {
+/**
+ * After POST /oauth/logout, or GET when nobody is signed in. With `returnTo` (an authorization
+ * request left by "Not you? Sign out"), "Sign in" comes back to it.
+ */
+export function signedOutPage(input: { wasSignedIn: boolean; paths?: PagePaths; returnTo?: string | undefined }): SafeHtml {
   const paths = input.paths ?? ROOT_PAGE_PATHS;
   return layout({
     stylesheetHref: paths.stylesheet,
     title: 'Signed out',
     body: html`<h1>${input.wasSignedIn ? 'You are signed out' : 'You are not signed in'}</h1>
 ${input.wasSignedIn ? html`<p class="notice ok" role="status">Your session has ended and the apps you allowed during it no longer have access.</p>` : ''}
-<div class="actions"><a class="button secondary" href="${paths.login}">Sign in</a></div>`,
+<div class="actions"><a class="button${input.returnTo === undefined ? ' secondary' : ''}" href="${input.returnTo === undefined ? paths.login : loginUrl(input.returnTo, paths.login)}">${
+      input.returnTo === undefined ? 'Sign in' : 'Sign in to continue'
+    }</a></div>`,
   });
 }

@@ -1,29 +1,29 @@
 import { describeScope, type AuthorizedApp, type ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
-import { CSRF_FIELD } from '../../security/csrf.js';
 import { portalPage } from '../chrome.js';
-import { dateTime, doneNotice } from './format.js';
+import { authorizedAppPath, type PortalPaths } from '../paths.js';
+import { dateTime, doneNotice, type NoticeWords } from './format.js';
 
-const NOTICES = { revoked: 'Access withdrawn: that app’s tokens no longer work.' };
+const NOTICES: Record<string, NoticeWords> = {
+  revoked: (name) => (name === undefined ? 'Access withdrawn: that app’s tokens no longer work.' : `Access withdrawn from “${name}”: its tokens no longer work.`),
+};
 
-/** /portal/authorized-apps: the apps the user has allowed, each with a Revoke button. */
-export function authorizedAppsPage(input: { email: string; csrfToken: string; apps: readonly AuthorizedApp[]; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
+/** /portal/authorized-apps: the apps the user has allowed, each with a Revoke link (to a confirmation). */
+export function authorizedAppsPage(input: { paths: PortalPaths; email: string; apps: readonly AuthorizedApp[]; catalogue: ScopeCatalogue; done: unknown; doneName?: string | undefined }): SafeHtml {
   const rows = input.apps.map(
     (app) => html`<tr>
 <td class="name" data-label="App"><strong>${app.clientName}</strong><br><code class="muted">${app.clientId}</code></td>
 <td data-label="Can"><ul class="plain">${app.scopes.map((scope) => html`<li>${describeScope(input.catalogue, scope)}</li>`)}</ul></td>
 <td data-label="Since">${dateTime(app.firstGrantedAt)}</td>
-<td data-label=""><form method="post" action="/portal/authorized-apps/${encodeURIComponent(app.clientId)}/revoke">
-<input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
-<button type="submit" class="danger small">Revoke</button>
-</form></td>
+<td data-label=""><a class="button secondary small" href="${authorizedAppPath(input.paths, app.clientId, '/revoke')}">Revoke</a></td>
 </tr>`,
   );
   return portalPage({
     title: 'Authorized apps',
     email: input.email,
+    paths: input.paths,
     body: html`<div class="toolbar"><h1>Authorized apps</h1></div>
-${doneNotice(NOTICES, input.done)}
+${doneNotice(NOTICES, input.done, input.doneName)}
 <p class="muted">Apps you allowed to act on your behalf. Revoking one withdraws every access you gave it: its access and refresh tokens stop working at once.</p>
 ${
   input.apps.length === 0

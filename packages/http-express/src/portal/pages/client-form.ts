@@ -2,6 +2,7 @@ import { DEFAULT_GRANT_TYPES, type ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { CSRF_FIELD } from '../../security/csrf.js';
 import { portalPage } from '../chrome.js';
+import type { PortalPaths } from '../paths.js';
 import { GRANT_TYPE_FIELD_PREFIX, GRANT_TYPES_OFFERED_FIELD, OFFERED_GRANT_TYPES, SCOPE_FIELD_PREFIX, type ClientFormErrors, type ClientFormValues } from '../client-form.js';
 
 /** What each grant type means, in the words of the form. */
@@ -26,6 +27,7 @@ ${option('public', 'Public client — no secret', 'A single-page or native app (
 
 export interface ClientFormPageInput {
   mode: 'create' | 'edit';
+  paths: PortalPaths;
   email: string;
   csrfToken: string;
   /** Where the form posts. */
@@ -36,6 +38,22 @@ export interface ClientFormPageInput {
   errors: ClientFormErrors;
   /** The configured catalogue (`settings.scopes`): one checkbox per scope. */
   catalogue: ScopeCatalogue;
+}
+
+/** The element each field's error links to from the summary (the fieldset of a group of boxes). */
+const FIELD_IDS: Record<string, string> = { name: 'name', redirectUris: 'redirect_uris', scopes: 'scopes' };
+
+/**
+ * The error summary at the top of a failed form (the GOV.UK Design System pattern): it takes the
+ * focus (`autofocus` on a `tabindex=-1` box, no script), is announced (`role=alert`), and each
+ * message links to its field.
+ */
+function errorSummary(errors: ClientFormErrors): SafeHtml {
+  const entries = Object.entries(errors).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return html`<div class="error-summary" role="alert" tabindex="-1" autofocus aria-labelledby="error-summary-title">
+<h2 id="error-summary-title">Nothing was saved: there is a problem</h2>
+<ul>${entries.map(([field, message]) => html`<li><a href="#${FIELD_IDS[field] ?? field}">${message}</a></li>`)}</ul>
+</div>`;
 }
 
 function fieldError(id: string, message: string | undefined): SafeHtml | '' {
@@ -59,10 +77,11 @@ export function clientFormPage(input: ClientFormPageInput): SafeHtml {
   return portalPage({
     title,
     email: input.email,
+    paths: input.paths,
     width: 'card',
     body: html`<p class="muted"><a href="${input.cancelHref}">← ${creating ? 'OAuth Clients' : 'Back to the client'}</a></p>
 <h1>${creating ? 'Register a client' : 'Edit client'}</h1>
-${invalid ? html`<p class="notice error" role="alert">Nothing was saved: please correct the fields marked below.</p>` : ''}
+${invalid ? errorSummary(errors) : ''}
 <form method="post" action="${input.action}" novalidate>
 <input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
 <label for="name">Client name</label>

@@ -1,10 +1,16 @@
 import { describeScope, isPublicClient, type Client, type ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { portalPage } from '../chrome.js';
-import { clientPath, dateTime, doneNotice } from './format.js';
+import { clientPath, type PortalPaths } from '../paths.js';
+import { dateTime, doneNotice, type NoticeWords } from './format.js';
 
-const LIST_NOTICES = { deleted: 'The client was deleted. Its tokens no longer work.' };
-const DETAIL_NOTICES = { updated: 'Your changes were saved.', created: 'The public client was registered. It has no secret: it proves itself with PKCE.' };
+const LIST_NOTICES: Record<string, NoticeWords> = {
+  deleted: (name) => (name === undefined ? 'The client was deleted. Its tokens no longer work.' : `“${name}” was deleted. Its tokens no longer work.`),
+};
+const DETAIL_NOTICES: Record<string, NoticeWords> = {
+  updated: (name) => `Your changes to “${name ?? 'the client'}” were saved.`,
+  created: (name) => `The public client${name === undefined ? '' : ` “${name}”`} was registered. It has no secret: it proves itself with PKCE.`,
+};
 
 /** How the portal names a client's kind (RFC 6749 §2.1). */
 export function clientTypeLabel(client: Client): string {
@@ -16,10 +22,10 @@ function grantTypeTags(client: Client): SafeHtml[] {
 }
 
 /** /portal/clients: the signed-in user's own clients and the way to register one. */
-export function clientsListPage(input: { email: string; clients: readonly Client[]; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
+export function clientsListPage(input: { paths: PortalPaths; email: string; clients: readonly Client[]; catalogue: ScopeCatalogue; done: unknown; doneName?: string | undefined }): SafeHtml {
   const rows = input.clients.map(
     (client) => html`<tr>
-<td class="name" data-label="Name"><a href="${clientPath(client.clientId)}">${client.name}</a></td>
+<td class="name" data-label="Name"><a href="${clientPath(input.paths, client.clientId)}">${client.name}</a></td>
 <td data-label="Client ID"><code>${client.clientId}</code></td>
 <td data-label="Type">${clientTypeLabel(client)}</td>
 <td data-label="Grant types">${grantTypeTags(client)}</td>
@@ -31,8 +37,9 @@ export function clientsListPage(input: { email: string; clients: readonly Client
   return portalPage({
     title: 'OAuth Clients',
     email: input.email,
-    body: html`<div class="toolbar"><h1>OAuth Clients</h1><a class="button" href="/portal/clients/new">Register a client</a></div>
-${doneNotice(LIST_NOTICES, input.done)}
+    paths: input.paths,
+    body: html`<div class="toolbar"><h1>OAuth Clients</h1><a class="button" href="${input.paths.newClient}">Register a client</a></div>
+${doneNotice(LIST_NOTICES, input.done, input.doneName)}
 <p class="muted">Apps you registered to call the Gatehouse APIs on behalf of users, or as themselves (client credentials). Each has a client ID and, unless it is public, a secret; keep the secret out of shared code.</p>
 ${
   input.clients.length === 0
@@ -48,15 +55,16 @@ ${rows}
 }
 
 /** /portal/clients/:id: one client, with Edit, Rotate secret (confidential clients) and Delete. */
-export function clientDetailPage(input: { email: string; client: Client; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
+export function clientDetailPage(input: { paths: PortalPaths; email: string; client: Client; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
   const { client } = input;
   const isPublic = isPublicClient(client);
   return portalPage({
     title: client.name,
     email: input.email,
-    body: html`<p class="muted"><a href="/portal/clients">← OAuth Clients</a></p>
+    paths: input.paths,
+    body: html`<p class="muted"><a href="${input.paths.clients}">← OAuth Clients</a></p>
 <h1>${client.name}</h1>
-${doneNotice(DETAIL_NOTICES, input.done)}
+${doneNotice(DETAIL_NOTICES, input.done, client.name)}
 <dl class="details">
 <dt>Client ID</dt><dd><code>${client.clientId}</code></dd>
 <dt>Type</dt><dd>${clientTypeLabel(client)}</dd>
@@ -70,9 +78,9 @@ ${doneNotice(DETAIL_NOTICES, input.done)}
 <dt>Created</dt><dd>${dateTime(client.createdAt)}</dd>
 </dl>
 <div class="actions">
-<a class="button" href="${clientPath(client.clientId, '/edit')}">Edit</a>
-${isPublic ? '' : html`<a class="button secondary" href="${clientPath(client.clientId, '/rotate-secret')}">Rotate secret</a>`}
-<a class="button secondary" href="${clientPath(client.clientId, '/delete')}">Delete</a>
+<a class="button" href="${clientPath(input.paths, client.clientId, '/edit')}">Edit</a>
+${isPublic ? '' : html`<a class="button secondary" href="${clientPath(input.paths, client.clientId, '/rotate-secret')}">Rotate secret</a>`}
+<a class="button secondary" href="${clientPath(input.paths, client.clientId, '/delete')}">Delete</a>
 </div>`,
   });
 }

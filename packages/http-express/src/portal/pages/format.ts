@@ -6,13 +6,15 @@ export function dateTime(date: Date): SafeHtml {
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
-/** The path of one client's pages (client IDs are alphanumeric; encoded anyway). */
-export function clientPath(clientId: string, suffix = ''): string {
-  return `/portal/clients/${encodeURIComponent(clientId)}${suffix}`;
-}
+/** The words of one notice, naming the client or app when its name is known. */
+export type NoticeWords = (name: string | undefined) => string;
 
-/** A notice shown after a redirect (`?done=…`): fixed words chosen by key, never text from the URL. */
-export function doneNotice(messages: Record<string, string>, done: unknown): SafeHtml | '' {
-  const message = typeof done === 'string' && Object.hasOwn(messages, done) ? messages[done] : undefined;
-  return message === undefined ? '' : html`<p class="notice ok" role="status">${message}</p>`;
+/**
+ * A notice shown after a redirect (`?done=…`): fixed words chosen by key, never text from the
+ * URL; `name` (the client or app, from the page's own data or the one-time cookie of
+ * `done-notice.ts`) is put in them.
+ */
+export function doneNotice(messages: Record<string, NoticeWords>, done: unknown, name?: string): SafeHtml | '' {
+  const words = typeof done === 'string' && Object.hasOwn(messages, done) ? messages[done] : undefined;
+  return words === undefined ? '' : html`<p class="notice ok" role="status">${words(name)}</p>`;
 }

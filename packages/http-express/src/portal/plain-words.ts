@@ -1,0 +1,44 @@
+import { redirectUriProblem } from '@gatehouse/core';
+import { redirectUriLines, type ClientFormErrors, type ClientFormValues } from './client-form.js';
+
+/** At most this many redirect URIs (the core's rule, `validateRegistration`). */
+const MAX_REDIRECT_URIS = 20;
+
+/** What is wrong with one redirect URI, said as what to do, naming it. */
+function redirectUriAdvice(uri: string): string | undefined {
+  const problem = redirectUriProblem(uri);
+  if (problem === undefined) return undefined;
+  if (problem.includes('absolute')) return `“${uri}” is not a full address: start it with https://`;
+  if (problem.includes('fragment')) return `Remove the # part from “${uri}”`;
+  if (problem.includes('user information')) return `Remove the user name or password from “${uri}”`;
+  return `Use https:// in “${uri}” (http:// only on localhost or 127.0.0.1)`;
+}
+
+function nameAdvice(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === '') return 'Enter a client name';
+  if (trimmed.length > 100) return 'Enter a client name of at most 100 characters';
+  return 'Enter a client name without line breaks or control characters';
+}
+
+function redirectUrisAdvice(text: string): string | undefined {
+  const lines = [...new Set(redirectUriLines(text))];
+  if (lines.length === 0) return 'Enter at least one redirect URI';
+  if (lines.length > MAX_REDIRECT_URIS) return `Enter at most ${MAX_REDIRECT_URIS} redirect URIs`;
+  // Every wrong line is reported, not only the first.
+  const advice = lines.map(redirectUriAdvice).filter((line): line is string => line !== undefined);
+  return advice.length === 0 ? undefined : advice.join('. ');
+}
+
+/**
+ * The portal form's errors said in plain words, as what to do ("Enter a client name"), and every
+ * invalid redirect URI named, not only the first the core met. The core's rules decide what is
+ * wrong (`checkClientForm`); only the words change. A field this does not know keeps its message.
+ */
+export function inPlainWords(errors: ClientFormErrors, values: ClientFormValues): ClientFormErrors {
+  const plain: ClientFormErrors = { ...errors };
+  if (errors.name !== undefined) plain.name = nameAdvice(values.name);
+  if (errors.redirectUris !== undefined) plain.redirectUris = redirectUrisAdvice(values.redirectUris) ?? errors.redirectUris;
+  if (errors.scopes !== undefined && values.scopes.length === 0) plain.scopes = 'Choose at least one scope';
+  return plain;
+}
