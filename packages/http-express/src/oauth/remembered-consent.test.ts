@@ -62,8 +62,9 @@ describe('remembered consent', () => {
 
     const more = await ada.get(authorizePath(client, { scope: 'messaging.v1.read messaging.v1.send' }));
     expectConsentPage(more);
-    expect(more.text).toMatch(/Send text messages from your phone numbers <span class="new-scope">New<\/span><code>messaging.v1.send<\/code>/);
-    expect(more.text).not.toMatch(/<span class="new-scope">New<\/span><code>messaging.v1.read<\/code>/);
+    // The new scope is marked New (and, as a scope that allows changes, "Can make changes": decision 0097).
+    expect(more.text).toMatch(/Send text messages from your phone numbers <span class="new-scope">New<\/span> <span class="changes">Can make changes<\/span><code>messaging.v1.send<\/code>/);
+    expect(more.text).toMatch(/Read the messages sent from your phone numbers<code>messaging.v1.read<\/code>/);
     expect(more.text.match(/class="new-scope"/g)).toHaveLength(1);
 
     const bob = await t.signedInBrowser('bob@example.com');

@@ -43,7 +43,7 @@ describe('portal: client types and grant types', () => {
     expect(created.headers['set-cookie'] ?? []).toEqual([]);
     const page = await browser.get(location).expect(200);
     expect(page.text).toContain('<dt>Type</dt><dd>Public (no secret)</dd>');
-    expect(page.text).toContain('The public client was registered.');
+    expect(page.text).toContain('The public client “Phone app” was registered.');
     expect(page.text).not.toContain('/rotate-secret');
     await browser.get(`/portal/clients/${client?.clientId}/rotate-secret`).expect(404);
     const rotate = await browser.postForm(`/portal/clients/${client?.clientId}/rotate-secret`, {});
@@ -87,7 +87,7 @@ describe('portal: client types and grant types', () => {
     expect(none.status).toBe(400);
     expect(fieldError(none.text, 'grant_types')).toBe('Choose at least one grant type.');
     const noUri = await browser.postForm('/portal/clients', { name: 'X', redirect_uris: '', ...scopeFields(['messaging.v1.read']), ...grantTypeFields(['authorization_code']) });
-    expect(fieldError(noUri.text, 'redirect_uris')).toBe('At least one redirect URI is needed.');
+    expect(fieldError(noUri.text, 'redirect_uris')).toBe('Enter at least one redirect URI'); // plain words (decision 0097)
   });
 
   it('edits the grant types; the type stays as registered', async () => {

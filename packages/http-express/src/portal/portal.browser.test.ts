@@ -218,7 +218,7 @@ describe('developer portal in headless Chromium', () => {
     await page.getByLabel(/Read the messages sent from your phone numbers/).check();
     await page.getByRole('button', { name: 'Register client' }).click();
     await page.waitForURL(/\/portal\/clients\/[A-Za-z0-9]+\?done=created$/);
-    await expect(page.getByText('The public client was registered.').isVisible()).resolves.toBe(true);
+    await expect(page.getByText('The public client “Phone app” was registered.').isVisible()).resolves.toBe(true);
     await expect(page.getByRole('link', { name: 'Rotate secret' }).count()).resolves.toBe(0);
     const [publicClient] = await t.gatehouse.listClients(user.userKey);
     expect(publicClient).toMatchObject({ name: 'Phone app', clientSecretHash: null, grantTypes: ['authorization_code', 'refresh_token'] });
