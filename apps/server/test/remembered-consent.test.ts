@@ -1,20 +1,28 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { warnIfSkipped } from './multi-instance/support/postgres.js';
+import { serverBackends } from './support/backends.js';
 import { Browser, formWithAction } from './support/browser.js';
 import { createWorkspace, PASSWORD, type Provisioned } from './support/fixture.js';
 import { ensureBuilt } from './support/processes.js';
 
 // Remembered consent and prompt=none against the real `gatehouse serve`, driven by an unmodified
 // standards client (oauth4webapi): discovery, PKCE, RFC 9207 `iss` checks and the token request are
-// the library's (docs/decisions/0095-remembered-consent.md).
+// the library's (docs/decisions/0095-remembered-consent.md). On SQLite, and on PostgreSQL when
+// GATEHOUSE_TEST_POSTGRES_URL is set (a fresh schema, dropped after).
 
 const workspace = createWorkspace('consent');
+const { backends, dropSchemas } = serverBackends();
+warnIfSkipped('the remembered-consent tests on PostgreSQL');
 
 beforeAll(async () => {
   await ensureBuilt();
 }, 300_000);
 
-afterAll(() => workspace.cleanup());
+afterAll(async () => {
+  workspace.cleanup();
+  await dropSchemas();
+});
 
 const SCOPE = 'messaging.v1.read';
 
@@ -62,9 +70,9 @@ async function exchange(c: StandardClient, callback: URL, state: string, redirec
   return oauth.processAuthorizationCodeResponse(c.as, c.client, response);
 }
 
-describe('remembered consent with a standards client against gatehouse serve', () => {
+describe.each(backends)('remembered consent with a standards client against gatehouse serve on $name', ({ name, env }) => {
   it('the second authorization skips the consent page; prompt=none answers at once', async () => {
-    const p = await workspace.provision('remembered');
+    const p = await workspace.provision(`remembered-${name}`, env());
     const server = await workspace.serve(p);
     const c = await standardClient(p);
     const browser = new Browser(p.origin);

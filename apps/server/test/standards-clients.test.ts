@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchemaName, POSTGRES_URL, warnIfSkipped } from './multi-instance/support/postgres.js';
+import { warnIfSkipped } from './multi-instance/support/postgres.js';
+import { serverBackends } from './support/backends.js';
 import { Browser, formWithAction } from './support/browser.js';
 import { createWorkspace, PASSWORD, type Provisioned } from './support/fixture.js';
 import { ensureBuilt, gatehouseJson } from './support/processes.js';
@@ -11,7 +12,7 @@ import { ensureBuilt, gatehouseJson } from './support/processes.js';
 // (ClientSecretBasic), whose token the user APIs refuse (docs/decisions/0027-0029).
 
 const workspace = createWorkspace('standards');
-const schemas: string[] = [];
+const { backends, dropSchemas } = serverBackends();
 warnIfSkipped('the standards-client tests on PostgreSQL');
 
 beforeAll(async () => {
@@ -20,7 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   workspace.cleanup();
-  for (const schema of schemas) await dropSchema(schema);
+  await dropSchemas();
 });
 
 /** The registered loopback redirect URI, without a port (RFC 8252 §7.3), and the one the native app listens on. */
@@ -61,21 +62,7 @@ async function expectInvalidToken(request: Promise<Response>): Promise<void> {
   expect(challenge.cause[0]).toMatchObject({ scheme: 'bearer', parameters: { error: 'invalid_token' } });
 }
 
-function backends(): Array<{ name: string; env: () => Record<string, string> }> {
-  const sqlite = { name: 'SQLite', env: () => ({}) };
-  if (!POSTGRES_URL) return [sqlite];
-  const postgres = {
-    name: 'PostgreSQL',
-    env: () => {
-      const schema = freshSchemaName();
-      schemas.push(schema);
-      return { GATEHOUSE_DATABASE_URL: POSTGRES_URL as string, GATEHOUSE_DATABASE_SCHEMA: schema, GATEHOUSE_DATABASE_POOL_SIZE: '4' };
-    },
-  };
-  return [sqlite, postgres];
-}
-
-describe.each(backends())('oauth4webapi against gatehouse serve on $name', ({ name, env }) => {
+describe.each(backends)('oauth4webapi against gatehouse serve on $name', ({ name, env }) => {
   it('a public client: authorization code + PKCE with None() client auth, a loopback port, rotated refresh tokens, revocation', async () => {
     const p = await workspace.provision(`public-${name}`, env());
     const registered = await gatehouseJson<{ clientId: string; clientSecret: string | null; grantTypes: string[] }>(

@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { authorizationServerMetadataRouter, gatehouseRoutes, GATEHOUSE_ROUTER_PREFIXES } from './embed/router.js';
 import { requestContext, requestLogger, silentLogger } from './logger.js';
+import { sendJsonFailure } from './oauth/json-errors.js';
 import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATH_PREFIX } from './oauth/paths.js';
 import { homePage } from './pages/home.js';
 import { portalPaths } from './portal/paths.js';
@@ -88,14 +89,14 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
   });
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // The OAuth JSON endpoints' errors have one answer (RFC 6749 §5.2), also when raised before their router.
+    if (jsonPaths.includes(req.path)) {
+      sendJsonFailure(res, logger, error);
+      return;
+    }
     requestLogger(logger, res).error({ err: error, method: req.method, path: req.path }, 'unhandled error');
     if (res.headersSent) {
       res.destroy();
-      return;
-    }
-    if (jsonPaths.includes(req.path)) {
-      res.setHeader('Cache-Control', 'no-store');
-      res.status(500).json({ error: 'server_error', error_description: 'The server could not handle the request.' });
       return;
     }
     if (wantsHtml(req) || isPagePath(req)) {

@@ -60,16 +60,25 @@ describe.skipIf(!POSTGRES_URL)('single use on PostgreSQL', () => {
     await first.empty();
   });
 
-  it(`lets exactly one of ${CONCURRENT} concurrent consume() calls, spread over two instances' pools, win`, async () => {
+  it(`lets exactly one of ${CONCURRENT} concurrent grants from one code, spread over two instances' pools, win`, async () => {
     const grantIds = Array.from({ length: CONCURRENT }, (_, index) => `g${index}`);
-    await seedCodeAndGrants(first.storage.repositories, 'the-code', grantIds);
+    await seedCodeAndGrants(first.storage.repositories, 'the-code', []);
 
     const results = await Promise.all(
-      grantIds.map((grantId, index) => (index % 2 === 0 ? first : second).storage.repositories.codes.consume('the-code', grantId, at)),
+      grantIds.map((grantId, index) =>
+        (index % 2 === 0 ? first : second).storage.repositories.grants.createFromCode({
+          grant: { grantId, clientId: 'c1', userKey: 'u1', scopes: ['messaging.v1.send'], sessionId: null, createdAt: at, revokedAt: null },
+          codeHash: 'the-code',
+          refreshToken: { tokenHash: `r-${grantId}`, grantId, createdAt: at, lastUsedAt: at, rotatedAt: null },
+        }),
+      ),
     );
 
     expect(results.filter(Boolean)).toHaveLength(1);
-    expect((await second.storage.repositories.codes.findByHash('the-code'))?.grantId).toBe(grantIds[results.indexOf(true)]);
+    const winner = grantIds[results.indexOf(true)];
+    expect((await second.storage.repositories.codes.findByHash('the-code'))?.grantId).toBe(winner);
+    // The losers' transactions rolled back: only the winner's grant exists.
+    expect((await first.storage.repositories.grants.listActiveByUser('u1')).map((grant) => grant.grantId)).toEqual([winner]);
     // The calls really ran side by side on several connections.
     expect(first.pool.totalCount).toBeGreaterThan(1);
     expect(second.pool.totalCount).toBeGreaterThan(1);

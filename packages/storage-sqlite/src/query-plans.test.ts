@@ -55,6 +55,18 @@ function fill(raw: BetterSqlite3.Database): void {
   })();
 }
 
+/** Saves a code under a live session (`s779`), then makes its grant and refresh token in one transaction. */
+async function exchangeFreshCode(storage: Storage, at: Date): Promise<void> {
+  const code = { clientId: 'c7', userKey: 'u778', scopes: ['messaging.v1.send'], sessionId: 's779' };
+  await storage.repositories.codes.save({ codeHash: 'code-fresh', ...code, redirectUri: 'https://a.example/cb', codeChallenge: null, createdAt: at, expiresAt: new Date(at.getTime() + 60_000), consumedAt: null, grantId: null });
+  const exchanged = await storage.repositories.grants.createFromCode({
+    grant: { grantId: 'g-fresh', clientId: code.clientId, userKey: code.userKey, scopes: code.scopes, sessionId: code.sessionId, createdAt: at, revokedAt: null },
+    codeHash: 'code-fresh',
+    refreshToken: { tokenHash: 'rt-fresh', grantId: 'g-fresh', createdAt: at, lastUsedAt: at, rotatedAt: null },
+  });
+  if (!exchanged) throw new Error('the fresh code was not exchanged');
+}
+
 describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
   let file: ReturnType<typeof tempDatabaseFile>;
   let storage: Storage;
@@ -92,7 +104,7 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
     ['grant by id', (s) => s.repositories.grants.findById('g777')],
     ['revoke a grant', (s) => s.repositories.grants.revoke('g778', at)],
     ['code by hash', (s) => s.repositories.codes.findByHash('code777')],
-    ['consume a code', (s) => s.repositories.codes.consume('code779', 'g779', at)],
+    ['exchange a code (grant, conditional consume, live session, refresh token)', (s) => exchangeFreshCode(s, at)],
     ['refresh token by hash', (s) => s.repositories.refreshTokens.findByHash('rt777')],
     ['rotate a refresh token', (s) => s.repositories.refreshTokens.markRotated('rt777', at)],
     ['touch a refresh token', (s) => s.repositories.refreshTokens.touch('rt777', at)],

@@ -54,16 +54,13 @@ describe('single use on a SQLite file', () => {
     expect(await storage.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
   }, 60_000);
 
-  it(`lets exactly one of ${EXCHANGES} concurrent consume() calls on one code win`, async () => {
+  it(`lets exactly one of ${EXCHANGES} concurrent grants from one code win, the losers leaving nothing`, async () => {
     const repos = storage.repositories;
     const t = await createTestGatehouse({ repositories: repos });
     const user = await t.seedUser();
     const { client } = await t.seedClient();
     const at = new Date(1_700_000_000_000);
     const grantIds = Array.from({ length: EXCHANGES }, (_, index) => `grant${index}`);
-    for (const grantId of grantIds) {
-      await repos.grants.create({ grantId, clientId: client.clientId, userKey: user.userKey, scopes: client.scopes, sessionId: null, createdAt: at, revokedAt: null });
-    }
     await repos.codes.save({
       codeHash: 'the-code',
       clientId: client.clientId,
@@ -78,9 +75,19 @@ describe('single use on a SQLite file', () => {
       grantId: null,
     });
 
-    const results = await Promise.all(grantIds.map((grantId) => repos.codes.consume('the-code', grantId, at)));
+    const results = await Promise.all(
+      grantIds.map((grantId) =>
+        repos.grants.createFromCode({
+          grant: { grantId, clientId: client.clientId, userKey: user.userKey, scopes: client.scopes, sessionId: null, createdAt: at, revokedAt: null },
+          codeHash: 'the-code',
+          refreshToken: { tokenHash: `refresh-${grantId}`, grantId, createdAt: at, lastUsedAt: at, rotatedAt: null },
+        }),
+      ),
+    );
 
     expect(results.filter(Boolean)).toHaveLength(1);
-    expect((await repos.codes.findByHash('the-code'))?.grantId).toBe(grantIds[results.indexOf(true)]);
+    const winner = grantIds[results.indexOf(true)];
+    expect((await repos.codes.findByHash('the-code'))?.grantId).toBe(winner);
+    expect((await repos.grants.listActiveByUser(user.userKey)).map((grant) => grant.grantId)).toEqual([winner]);
   }, 60_000);
 });

@@ -67,29 +67,24 @@ export interface AccountRepository {
 export interface AuthorizationCodeRepository {
   save(code: AuthorizationCode): Promise<void>;
   findByHash(codeHash: string): Promise<AuthorizationCode | undefined>;
-  /**
-   * RFC 6749 §4.1.2: a code is used once. Marks the code consumed by `grantId` only if it is
-   * not consumed yet, in one conditional write; true for the one caller that won.
-   */
-  consume(codeHash: string, grantId: string, at: Date): Promise<boolean>;
   /** Deletes unused codes that expired before `expiredBefore`, and consumed codes whose grant no longer exists. */
   purge(expiredBefore: Date): Promise<number>;
 }
 
 export interface GrantRepository {
+  /** Stores a grant that comes from no code: a client-credentials grant (no user). */
   create(grant: Grant): Promise<void>;
   /**
    * The writes of a successful code exchange, all or nothing, in one transaction (one commit):
-   * creates `grant`, consumes the code `codeHash` by it only if the code is not consumed yet (the
-   * conditional write of `codes.consume`, at `grant.createdAt`) and saves `refreshToken`. True for
+   * creates `grant`, consumes the code `codeHash` by it only if the code is not consumed yet
+   * (RFC 6749 §4.1.2: a code is used once; one conditional write, at `grant.createdAt`, so the
+   * database lets exactly one caller win) and saves `refreshToken`. True for
    * the one caller that won; false, with nothing written, when the code is unknown or was consumed,
    * or when the code was issued under a sign-in session that has ended (or no longer exists):
    * product logout outruns the codes of its session (docs/decisions/0005-codes-die-with-their-session.md).
    */
   createFromCode(input: { grant: Grant; codeHash: string; refreshToken: RefreshToken }): Promise<boolean>;
   findById(grantId: string): Promise<Grant | undefined>;
-  /** Deletes a grant that never became usable (its code exchange lost the race). */
-  delete(grantId: string): Promise<void>;
   /** True when this call revoked it (false when unknown or already revoked). */
   revoke(grantId: string, at: Date): Promise<boolean>;
   /** Revokes every live grant of the session; returns their ids. */

@@ -8,6 +8,7 @@ import {
   aRefreshToken,
   at,
   aUser,
+  exchangeACode,
   rejectionOf,
   seedBasics,
   sorted,
@@ -88,13 +89,10 @@ export function describeIdentityContract({ runner, repos }: ContractContext): vo
 
     it('deletes a client with its codes, grants and refresh tokens, and nothing of other clients', async () => {
       await seedBasics(repos());
-      await repos().grants.create(aGrant('gA'));
+      await exchangeACode(repos(), 'codeUsed', aGrant('gA'), 'rA');
       await repos().grants.create(aGrant('gB', { clientId: 'clientB' }));
-      await repos().refreshTokens.save(aRefreshToken('rA', 'gA'));
       await repos().refreshTokens.save(aRefreshToken('rB', 'gB'));
       await repos().codes.save(aCode('codeUnused'));
-      await repos().codes.save(aCode('codeUsed'));
-      expect(await repos().codes.consume('codeUsed', 'gA', at(30))).toBe(true);
       await repos().codes.save(aCode('codeOfB', { clientId: 'clientB' }));
 
       expect(await repos().clients.delete('clientA')).toBe(true);

@@ -106,6 +106,17 @@ export function aGrant(grantId: string, overrides: Partial<Grant> = {}): Grant {
   };
 }
 
+/**
+ * A grant made the way a code exchange makes it: saves the code `codeHash` (of the grant's client,
+ * user and session), then creates `grant` from it with the refresh token `refreshTokenHash`
+ * (`grants.createFromCode`), failing when the exchange did not win.
+ */
+export async function exchangeACode(repos: Repositories, codeHash: string, grant: Grant, refreshTokenHash = `r-${grant.grantId}`): Promise<void> {
+  await repos.codes.save(aCode(codeHash, { clientId: grant.clientId, userKey: grant.userKey ?? 'user1', sessionId: grant.sessionId }));
+  const exchanged = await repos.grants.createFromCode({ grant, codeHash, refreshToken: aRefreshToken(refreshTokenHash, grant.grantId) });
+  if (!exchanged) throw new Error(`the code ${codeHash} was not exchanged for the grant ${grant.grantId}`);
+}
+
 export function aRefreshToken(tokenHash: string, grantId: string, overrides: Partial<RefreshToken> = {}): RefreshToken {
   return { tokenHash, grantId, createdAt: at(21, 5), lastUsedAt: at(21, 5), rotatedAt: null, ...overrides };
 }

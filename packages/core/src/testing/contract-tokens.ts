@@ -1,4 +1,4 @@
-import { aCode, aGrant, anInteraction, aRefreshToken, aSession, at, seedBasics, sorted, type ContractContext } from './contract-support.js';
+import { aCode, aGrant, anInteraction, aRefreshToken, aSession, at, exchangeACode, seedBasics, sorted, type ContractContext } from './contract-support.js';
 
 const CONCURRENT_CALLS = 50;
 
@@ -21,25 +21,15 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       expect(await repos().codes.findByHash('hash-none')).toBeUndefined();
     });
 
-    it('is consumed once: the first consume wins and records its grant, later ones fail', async () => {
-      await repos().grants.create(aGrant('g1'));
-      await repos().grants.create(aGrant('g2'));
+    it('is consumed once: the first exchange wins and records its grant, later ones fail and leave the code as it was', async () => {
       await repos().codes.save(aCode('h'));
-      expect(await repos().codes.consume('h', 'g1', at(30, 5))).toBe(true);
-      expect(await repos().codes.consume('h', 'g2', at(31))).toBe(false);
+      const exchange = (grantId: string, codeHash = 'h') =>
+        repos().grants.createFromCode({ grant: aGrant(grantId, { createdAt: at(30, 5) }), codeHash, refreshToken: aRefreshToken(`r-${grantId}`, grantId) });
+      expect(await exchange('g1')).toBe(true);
+      expect(await exchange('g2')).toBe(false);
       expect(await repos().codes.findByHash('h')).toEqual(aCode('h', { consumedAt: at(30, 5), grantId: 'g1' }));
-      expect(await repos().codes.consume('unknown', 'g2', at(31))).toBe(false);
+      expect(await exchange('g3', 'unknown')).toBe(false);
     });
-
-    it(`gives exactly one winner among ${CONCURRENT_CALLS} concurrent consumes of one code`, async () => {
-      const grantIds = Array.from({ length: CONCURRENT_CALLS }, (_, index) => `race${index}`);
-      for (const grantId of grantIds) await repos().grants.create(aGrant(grantId));
-      await repos().codes.save(aCode('contested'));
-      const results = await Promise.all(grantIds.map((grantId) => repos().codes.consume('contested', grantId, at(30))));
-      expect(results.filter(Boolean)).toHaveLength(1);
-      const winner = grantIds[results.indexOf(true)];
-      expect((await repos().codes.findByHash('contested'))?.grantId).toBe(winner);
-    }, 30_000);
 
     it('creates a grant from a code in one step: the grant, the code consumed by it and the refresh token', async () => {
       await repos().codes.save(aCode('h'));
@@ -138,12 +128,10 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
     }, 30_000);
 
     it('purges unused codes that expired before the cutoff and keeps consumed codes while their grant lives', async () => {
-      await repos().grants.create(aGrant('g1'));
       await repos().codes.save(aCode('expired', { expiresAt: at(60) }));
       await repos().codes.save(aCode('expiring-at-cutoff', { expiresAt: at(100) }));
       await repos().codes.save(aCode('fresh', { expiresAt: at(160) }));
-      await repos().codes.save(aCode('consumed', { expiresAt: at(60) }));
-      expect(await repos().codes.consume('consumed', 'g1', at(30))).toBe(true);
+      await exchangeACode(repos(), 'consumed', aGrant('g1'));
 
       expect(await repos().codes.purge(at(100))).toBe(1);
 
@@ -156,10 +144,9 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
     });
 
     it('drops a consumed code once its grant is gone', async () => {
-      await repos().grants.create(aGrant('g1'));
-      await repos().codes.save(aCode('consumed', { expiresAt: at(60) }));
-      expect(await repos().codes.consume('consumed', 'g1', at(30))).toBe(true);
-      await repos().grants.delete('g1');
+      await exchangeACode(repos(), 'consumed', aGrant('g1'));
+      await repos().grants.revoke('g1', at(40));
+      await repos().grants.purge(at(100));
       await repos().codes.purge(at(100));
       expect(await repos().codes.findByHash('consumed')).toBeUndefined();
     });
@@ -228,34 +215,8 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       expect(await repos().grants.listActiveByUser('user9')).toEqual([]);
     });
 
-    it('deletes a grant with its refresh tokens and the code it consumed', async () => {
-      await repos().grants.create(aGrant('lost'));
-      await repos().grants.create(aGrant('kept'));
-      await repos().refreshTokens.save(aRefreshToken('r-lost', 'lost'));
-      await repos().refreshTokens.save(aRefreshToken('r-kept', 'kept'));
-      await repos().codes.save(aCode('code-lost'));
-      await repos().codes.consume('code-lost', 'lost', at(30));
-      await repos().codes.save(aCode('code-kept'));
-      await repos().codes.consume('code-kept', 'kept', at(30));
-
-      await repos().grants.delete('lost');
-      await repos().grants.delete('never-existed');
-
-      expect(await repos().grants.findById('lost')).toBeUndefined();
-      expect(await repos().refreshTokens.findByHash('r-lost')).toBeUndefined();
-      expect(await repos().codes.findByHash('code-lost')).toBeUndefined();
-      expect((await repos().grants.findById('kept'))?.grantId).toBe('kept');
-      expect((await repos().refreshTokens.findByHash('r-kept'))?.grantId).toBe('kept');
-      expect((await repos().codes.findByHash('code-kept'))?.grantId).toBe('kept');
-    });
-
     it('purges grants revoked before the cutoff with their refresh tokens and codes', async () => {
-      for (const id of ['old-revoked', 'recent-revoked', 'live']) {
-        await repos().grants.create(aGrant(id));
-        await repos().refreshTokens.save(aRefreshToken(`r-${id}`, id));
-        await repos().codes.save(aCode(`c-${id}`));
-        await repos().codes.consume(`c-${id}`, id, at(30));
-      }
+      for (const id of ['old-revoked', 'recent-revoked', 'live']) await exchangeACode(repos(), `c-${id}`, aGrant(id));
       await repos().grants.revoke('old-revoked', at(100));
       await repos().grants.revoke('recent-revoked', at(200));
 

@@ -182,13 +182,6 @@ export function createMemoryRepositories(): Repositories {
         const code = codes.get(codeHash);
         return code && copy(code);
       },
-      async consume(codeHash, grantId, at) {
-        const code = codes.get(codeHash);
-        if (!code || code.consumedAt) return false;
-        code.consumedAt = at;
-        code.grantId = grantId;
-        return true;
-      },
       async purge(expiredBefore) {
         let removed = 0;
         for (const [hash, code] of codes) {
@@ -223,9 +216,6 @@ export function createMemoryRepositories(): Repositories {
       async findById(grantId) {
         const grant = grants.get(grantId);
         return grant && copy(grant);
-      },
-      async delete(grantId) {
-        deleteGrant(grantId);
       },
       async revoke(grantId, at) {
         const grant = grants.get(grantId);

@@ -3,6 +3,7 @@ import { requestContext, requestLogger, silentLogger } from '../logger.js';
 import { authorizationServerMetadata } from '../oauth/metadata.js';
 import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATH_PREFIX, OAUTH_PATHS, wellKnownMetadataPath } from '../oauth/paths.js';
 import { createOAuthRouter } from '../oauth/router.js';
+import { sendJsonFailure } from '../oauth/json-errors.js';
 import type { GatehouseRouterOptions } from '../options.js';
 import { createAssetsRouter } from '../pages/assets.js';
 import { errorPage } from '../pages/error.js';
@@ -62,14 +63,11 @@ export function createGatehouseRouter(options: GatehouseRouterOptions): Router {
   router.use(gatehouseRoutes(options));
   router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!onOwnPath(req.path)) return next(error);
+    // The OAuth JSON endpoints' errors have one answer (RFC 6749 §5.2), also when raised before their router.
+    if (OAUTH_JSON_PATHS.includes(req.path)) return sendJsonFailure(res, logger, error);
     requestLogger(logger, res).error({ err: error, method: req.method, path: `${req.baseUrl}${req.path}` }, 'unhandled error');
     if (res.headersSent) {
       res.destroy();
-      return;
-    }
-    if (OAUTH_JSON_PATHS.includes(req.path)) {
-      res.setHeader('Cache-Control', 'no-store');
-      res.status(500).json({ error: 'server_error', error_description: 'The server could not handle the request.' });
       return;
     }
     sendPage(res, 500, errorPage({ title: 'Something went wrong', message: 'The server could not handle the request. Please try again later.', paths }));

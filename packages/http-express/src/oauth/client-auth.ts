@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { requestLogger } from '../logger.js';
 import type { FormFields } from '../security/form-body.js';
 import { clientIp, type OAuthContext } from './context.js';
-import { sendOAuthError } from './json-errors.js';
+import { OAuthJsonRefusal } from './json-errors.js';
 import { gatehouseFor } from '../request-scope.js';
 
 export type ClientCredentials =
@@ -92,36 +92,32 @@ export function readClientCredentials(req: Request, form: FormFields): Credentia
 /**
  * Authenticates the client of a token, revocation or introspection request, first of all
  * (docs/security.md "Rate limits"). Failures count toward the rate limit per client_id (from this IP) and per IP; once
- * over it, the answer is 429 with `Retry-After` before any secret is checked. Answers the
- * request itself and returns undefined when the client is not authenticated.
+ * over it, throws a 429 `temporarily_unavailable` with `Retry-After` before any secret is checked.
+ * Returns the client, or throws the `OAuthError` to answer (`invalid_client`, `invalid_request`).
  */
-export async function authenticateClientOf(ctx: OAuthContext, req: Request, res: Response): Promise<Client | undefined> {
-  const form = req.body as FormFields;
+export async function authenticateClientOf(ctx: OAuthContext, req: Request, res: Response): Promise<Client> {
   const ip = clientIp(req);
-  const reading = readClientCredentials(req, form);
+  const reading = readClientCredentials(req, req.body as FormFields);
   const claimedId = reading.ok ? reading.credentials.clientId : reading.clientId;
   const limit = await ctx.limits.clientAuth.check(claimedId, ip);
   if (limit.limited) {
-    res.setHeader('Retry-After', String(limit.retryAfterSeconds));
     requestLogger(ctx.logger, res).warn({ event: 'rate_limited', limit: 'client_auth', clientId: claimedId?.slice(0, 64) }, 'client authentication rate limited');
-    sendOAuthError(res, 'temporarily_unavailable', `Too many failed client authentications. Retry after ${limit.retryAfterSeconds} seconds.`, 429);
-    return undefined;
+    const description = `Too many failed client authentications. Retry after ${limit.retryAfterSeconds} seconds.`;
+    throw new OAuthJsonRefusal('temporarily_unavailable', description, 429, { 'Retry-After': String(limit.retryAfterSeconds) });
   }
   if (!reading.ok) {
     if (reading.error.code === 'invalid_client') await ctx.limits.clientAuth.recordFailure(claimedId, ip);
-    requestLogger(ctx.logger, res).info({ oauthError: reading.error.code, clientId: claimedId?.slice(0, 64) }, reading.error.description);
-    sendOAuthError(res, reading.error.code, reading.error.description);
-    return undefined;
+    throw withClaimedId(reading.error, claimedId);
   }
   try {
     return await gatehouseFor(ctx.gatehouse, res).authenticateClient(reading.credentials);
   } catch (error) {
-    if (error instanceof OAuthError && error.code === 'invalid_client') {
-      await ctx.limits.clientAuth.recordFailure(claimedId, ip);
-      requestLogger(ctx.logger, res).info({ oauthError: error.code, clientId: claimedId?.slice(0, 64), detail: error.detail }, 'client authentication failed');
-      sendOAuthError(res, 'invalid_client', error.description);
-      return undefined;
-    }
+    if (error instanceof OAuthError && error.code === 'invalid_client') await ctx.limits.clientAuth.recordFailure(claimedId, ip);
     throw error;
   }
+}
+
+/** The error with the client id the request claimed in its private detail (for the log). */
+function withClaimedId(error: OAuthError, claimedId: string | undefined): OAuthError {
+  return claimedId === undefined ? error : new OAuthError(error.code, error.description, { detail: `claimed client_id ${claimedId.slice(0, 64)}` });
 }

@@ -1,9 +1,5 @@
-import type { Request, Response } from 'express';
-import type { FormFields } from '../security/form-body.js';
-import { authenticateClientOf } from './client-auth.js';
+import { clientEndpoint } from './client-endpoint.js';
 import type { OAuthContext } from './context.js';
-import { sendJsonFailure } from './json-errors.js';
-import { setNoStore } from './no-store.js';
 import { TokenParameters, parseParameters } from './params.js';
 
 /**
@@ -11,16 +7,8 @@ import { TokenParameters, parseParameters } from './params.js';
  * tokens as active, anything else is `{ "active": false }` (§2.2).
  */
 export function introspectionEndpoint(ctx: OAuthContext) {
-  return async (req: Request, res: Response): Promise<void> => {
-    try {
-      const client = await authenticateClientOf(ctx, req, res);
-      if (!client) return;
-      const params = parseParameters(TokenParameters, req.body as FormFields);
-      const answer = await ctx.gatehouse.introspectToken({ client, token: params.token, tokenTypeHint: params.token_type_hint });
-      setNoStore(res);
-      res.status(200).json(answer);
-    } catch (error) {
-      sendJsonFailure(res, ctx.logger, error);
-    }
-  };
+  return clientEndpoint(ctx, ({ client, form, gatehouse }) => {
+    const params = parseParameters(TokenParameters, form);
+    return gatehouse.introspectToken({ client, token: params.token, tokenTypeHint: params.token_type_hint });
+  });
 }

@@ -12,6 +12,22 @@ export function statusOf(code: OAuthErrorCode): number {
 }
 
 /**
+ * An RFC 6749 §5.2 error answered with a status its code does not imply, and headers: a method
+ * other than POST (405, `Allow`), a body too large (413), too many failed client authentications
+ * (429, `Retry-After`).
+ */
+export class OAuthJsonRefusal extends OAuthError {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: OAuthErrorCode, description: string, status: number, headers: Readonly<Record<string, string>> = {}) {
+    super(code, description);
+    this.status = status;
+    this.headers = headers;
+  }
+}
+
+/**
  * Sends an RFC 6749 §5.2 error: `{ error, error_description }`, JSON whatever `Accept` says,
  * `no-store`. `invalid_client` is a 401 with `WWW-Authenticate: Basic realm="gatehouse"`.
  */
@@ -22,17 +38,24 @@ export function sendOAuthError(res: Response, code: OAuthErrorCode, description:
 }
 
 /**
- * Answers any error of a JSON OAuth endpoint: an `OAuthError` in its RFC shape (its private
- * detail only to the log), anything else as `server_error` with the detail only in the log.
+ * The one place an error of the OAuth JSON endpoints (token, revocation, introspection, and the
+ * metadata and JWKS documents) is answered: an `OAuthError` in its RFC 6749 §5.2 shape (its
+ * private detail only to the log), anything else as a 500 `server_error` without any detail,
+ * the error logged. After the headers have gone, the connection is closed.
  */
 export function sendJsonFailure(res: Response, logger: HttpLogger, error: unknown): void {
   const log = requestLogger(logger, res);
+  if (res.headersSent) {
+    log.error({ err: error }, 'unexpected error after the answer began');
+    res.destroy();
+    return;
+  }
   if (error instanceof OAuthError) {
     log.info({ oauthError: error.code, detail: error.detail }, 'oauth request refused');
-    sendOAuthError(res, error.code, error.description);
+    if (error instanceof OAuthJsonRefusal) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    sendOAuthError(res, error.code, error.description, error instanceof OAuthJsonRefusal ? error.status : statusOf(error.code));
     return;
   }
   log.error({ err: error }, 'unexpected error');
-  setNoStore(res);
-  res.status(500).json({ error: 'server_error', error_description: 'The server could not handle the request.' });
+  sendOAuthError(res, 'server_error', 'The server could not handle the request.');
 }

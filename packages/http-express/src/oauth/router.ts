@@ -8,7 +8,7 @@ import { loadSignedIn, safeReturnTo } from '../security/session.js';
 import { authorizeEndpoint, decisionEndpoint } from './authorize.js';
 import type { OAuthContext } from './context.js';
 import { introspectionEndpoint } from './introspect.js';
-import { sendJsonFailure, sendOAuthError } from './json-errors.js';
+import { OAuthJsonRefusal, sendJsonFailure } from './json-errors.js';
 import { loginForm, loginSubmit } from './login.js';
 import { logoutForm, logoutSubmit } from './logout.js';
 import { jwksEndpoint, metadataEndpoint } from './metadata.js';
@@ -19,12 +19,11 @@ import { tokenEndpoint } from './token.js';
 
 /** RFC 6749 §5.2: a body the token, revocation or introspection endpoint cannot accept is invalid_request. */
 const oauthFormBody = formBody({
-  onError: (_req, res, failure) => sendOAuthError(res, 'invalid_request', failure.description, failure.status === 413 ? 413 : 400),
+  onError: (_req, _res, failure, next) => next(new OAuthJsonRefusal('invalid_request', failure.description, failure.status === 413 ? 413 : 400)),
 });
 
-function onlyPost(req: Request, res: Response): void {
-  res.setHeader('Allow', 'POST');
-  sendOAuthError(res, 'invalid_request', `${req.method} is not allowed here; use POST.`, 405);
+function onlyPost(req: Request, _res: Response, next: NextFunction): void {
+  next(new OAuthJsonRefusal('invalid_request', `${req.method} is not allowed here; use POST.`, 405, { Allow: 'POST' }));
 }
 
 /**
@@ -60,8 +59,8 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   router.post(OAUTH_PATHS.revoke, oauthFormBody, revocationEndpoint(ctx));
   router.post(OAUTH_PATHS.introspect, oauthFormBody, introspectionEndpoint(ctx));
   router.all([...OAUTH_POST_PATHS], onlyPost);
-  router.use([...OAUTH_JSON_PATHS],
-    (error: unknown, _req: Request, res: Response, _next: NextFunction) => sendJsonFailure(res, ctx.logger, error));
+  // The one place the OAuth JSON endpoints' errors are answered (RFC 6749 §5.2).
+  router.use([...OAUTH_JSON_PATHS], (error: unknown, _req: Request, res: Response, _next: NextFunction) => sendJsonFailure(res, ctx.logger, error));
 
   router.get(OAUTH_PATHS.authorize, ...page, authorizeEndpoint(ctx));
   router.post(OAUTH_PATHS.decision, pageFormBody, ...page, decisionEndpoint(ctx));

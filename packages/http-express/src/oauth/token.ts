@@ -1,31 +1,18 @@
 import { OAuthError, type Client, type ClientCredentialsTokenResponse, type RequestScopedGatehouse, type TokenResponse } from '@gatehouse/core';
-import type { Request, Response } from 'express';
 import type { FormFields } from '../security/form-body.js';
-import { authenticateClientOf } from './client-auth.js';
+import { clientEndpoint } from './client-endpoint.js';
 import type { OAuthContext } from './context.js';
 import { GRANT_TYPES } from './grant-types.js';
-import { sendJsonFailure } from './json-errors.js';
-import { setNoStore } from './no-store.js';
 import { AuthorizationCodeGrant, ClientCredentialsGrant, RefreshTokenGrant, parseParameters } from './params.js';
-import { gatehouseFor } from '../request-scope.js';
 
 /**
  * POST /oauth/token (RFC 6749 §4.1.3, §4.4 and §6). The client is authenticated before any grant
  * parameter is looked at; the answer is JSON whatever `Accept` says, and never cached (§5.1).
+ * invalid_grant and the other grant errors never count toward the rate limit (docs/security.md
+ * "Rate limits", decision 0023): only client authentication records failures.
  */
 export function tokenEndpoint(ctx: OAuthContext) {
-  return async (req: Request, res: Response): Promise<void> => {
-    try {
-      const client = await authenticateClientOf(ctx, req, res);
-      if (!client) return;
-      const tokens = await grant(gatehouseFor(ctx.gatehouse, res), client, req.body as FormFields);
-      setNoStore(res);
-      res.status(200).json(tokens);
-    } catch (error) {
-      // invalid_grant and the other grant errors never count toward the rate limit (docs/security.md "Rate limits", decision 0023).
-      sendJsonFailure(res, ctx.logger, error);
-    }
-  };
+  return clientEndpoint(ctx, ({ client, form, gatehouse }) => grant(gatehouse, client, form));
 }
 
 async function grant(gatehouse: RequestScopedGatehouse, client: Client, form: FormFields): Promise<TokenResponse | ClientCredentialsTokenResponse> {

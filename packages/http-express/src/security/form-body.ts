@@ -13,8 +13,11 @@ export interface FormBodyFailure {
 export interface FormBodyOptions {
   /** Largest accepted body in bytes (default 16 kB). */
   limitBytes?: number;
-  /** Answers a body that cannot be accepted (each surface in its own shape: OAuth JSON, HTML page). */
-  onError: (req: Request, res: Response, failure: FormBodyFailure) => void;
+  /**
+   * Answers a body that cannot be accepted (each surface in its own shape: OAuth JSON, HTML page),
+   * or hands it to the surface's error handler through `next`.
+   */
+  onError: (req: Request, res: Response, failure: FormBodyFailure, next: NextFunction) => void;
 }
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
@@ -38,15 +41,15 @@ export function formBody(options: FormBodyOptions) {
   const readRaw = express.raw({ type: () => true, limit, inflate: true });
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!req.is(FORM_TYPE)) {
-      return options.onError(req, res, { status: 415, description: `The body must be ${FORM_TYPE}.` });
+      return options.onError(req, res, { status: 415, description: `The body must be ${FORM_TYPE}.` }, next);
     }
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      return options.onError(req, res, { status: 415, description: 'The body must be encoded in UTF-8.' });
+      return options.onError(req, res, { status: 415, description: 'The body must be encoded in UTF-8.' }, next);
     }
     if (alreadyRead(req)) {
       const parsed = fieldsOfParsedBody(req.body, limit);
-      if ('problem' in parsed) return options.onError(req, res, { status: parsed.status, description: parsed.problem });
+      if ('problem' in parsed) return options.onError(req, res, { status: parsed.status, description: parsed.problem }, next);
       req.body = parsed.fields;
       return next();
     }
@@ -55,18 +58,18 @@ export function formBody(options: FormBodyOptions) {
       if (error !== undefined && error !== null) {
         const type = (error as { type?: unknown }).type;
         if (type === 'entity.too.large') {
-          return options.onError(req, res, { status: 413, description: `The body is larger than ${limit} bytes.` });
+          return options.onError(req, res, { status: 413, description: `The body is larger than ${limit} bytes.` }, next);
         }
         if (type === 'encoding.unsupported') {
-          return options.onError(req, res, { status: 415, description: 'The body has an unsupported Content-Encoding.' });
+          return options.onError(req, res, { status: 415, description: 'The body has an unsupported Content-Encoding.' }, next);
         }
         if (typeof type === 'string') {
-          return options.onError(req, res, { status: 400, description: 'The body could not be read.' });
+          return options.onError(req, res, { status: 400, description: 'The body could not be read.' }, next);
         }
         return next(error);
       }
       const parsed = parseForm(req.body);
-      if ('problem' in parsed) return options.onError(req, res, { status: 400, description: parsed.problem });
+      if ('problem' in parsed) return options.onError(req, res, { status: 400, description: parsed.problem }, next);
       req.body = parsed.fields;
       next();
     });

@@ -28,10 +28,6 @@ export function createAuthorizationCodeRepository(db: Kysely<Database>): Authori
       return row && fromRow(row);
     },
 
-    async consume(codeHash, grantId, at) {
-      return (await consumeCode(db, { at: toMs(at), grantId, codeHash })).rows.length > 0;
-    },
-
     async purge(expiredBefore) {
       // Consumed codes go with their grant (ON DELETE CASCADE), so only unused expired ones remain to delete.
       const result = await db

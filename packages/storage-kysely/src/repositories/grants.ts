@@ -82,11 +82,6 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
       return row && fromRow(row);
     },
 
-    async delete(grantId) {
-      // Its refresh tokens and the code it consumed go by ON DELETE CASCADE.
-      await db.deleteFrom('grants').where('grant_id', '=', grantId).execute();
-    },
-
     async revoke(grantId, at) {
       return (await revokeLive(at, { grant_id: grantId })).length > 0;
     },

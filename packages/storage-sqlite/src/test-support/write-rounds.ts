@@ -43,9 +43,12 @@ export async function writeRound(repos: Repositories, who: string, round: number
     consumedAt: null,
     grantId: null,
   });
-  await repos.grants.create({ grantId, clientId: `${who}-client`, userKey: `${who}-user`, scopes: ['messaging.v1.send'], sessionId: null, createdAt: at, revokedAt: null });
-  if (!(await repos.codes.consume(`${who}-code${round}`, grantId, at))) throw new Error(`round ${round}: the code was not consumed`);
-  await repos.refreshTokens.save({ tokenHash: `${who}-r${round}`, grantId, createdAt: at, lastUsedAt: at, rotatedAt: null });
+  const exchanged = await repos.grants.createFromCode({
+    grant: { grantId, clientId: `${who}-client`, userKey: `${who}-user`, scopes: ['messaging.v1.send'], sessionId: null, createdAt: at, revokedAt: null },
+    codeHash: `${who}-code${round}`,
+    refreshToken: { tokenHash: `${who}-r${round}`, grantId, createdAt: at, lastUsedAt: at, rotatedAt: null },
+  });
+  if (!exchanged) throw new Error(`round ${round}: the code was not exchanged`);
   if ((await repos.attributes.create(`${who}-account`, { key: `${who}-a${round}`, name: `attribute ${round}` }, 100_000)) !== 'created') {
     throw new Error(`round ${round}: the attribute was not created`);
   }
