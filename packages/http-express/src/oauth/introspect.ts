@@ -3,7 +3,7 @@ import type { FormFields } from '../security/form-body.js';
 import { authenticateClientOf } from './client-auth.js';
 import type { OAuthContext } from './context.js';
 import { sendJsonFailure } from './json-errors.js';
-import { setNoStore } from './no-store.js';
+import { sendNoStoreJson } from './no-store-json.js';
 import { TokenParameters, parseParameters } from './params.js';
 
 /**
@@ -17,8 +17,7 @@ export function introspectionEndpoint(ctx: OAuthContext) {
       if (!client) return;
       const params = parseParameters(TokenParameters, req.body as FormFields);
       const answer = await ctx.gatehouse.introspectToken({ client, token: params.token, tokenTypeHint: params.token_type_hint });
-      setNoStore(res);
-      res.status(200).json(answer);
+      sendNoStoreJson(res, 200, answer);
     } catch (error) {
       sendJsonFailure(res, ctx.logger, error);
     }

@@ -5,7 +5,7 @@ import { authenticateClientOf } from './client-auth.js';
 import type { OAuthContext } from './context.js';
 import { GRANT_TYPES } from './grant-types.js';
 import { sendJsonFailure } from './json-errors.js';
-import { setNoStore } from './no-store.js';
+import { sendNoStoreJson } from './no-store-json.js';
 import { AuthorizationCodeGrant, ClientCredentialsGrant, RefreshTokenGrant, parseParameters } from './params.js';
 import { gatehouseFor } from '../request-scope.js';
 
@@ -19,8 +19,7 @@ export function tokenEndpoint(ctx: OAuthContext) {
       const client = await authenticateClientOf(ctx, req, res);
       if (!client) return;
       const tokens = await grant(gatehouseFor(ctx.gatehouse, res), client, req.body as FormFields);
-      setNoStore(res);
-      res.status(200).json(tokens);
+      sendNoStoreJson(res, 200, tokens);
     } catch (error) {
       // invalid_grant and the other grant errors never count toward the rate limit (docs/security.md "Rate limits", decision 0023).
       sendJsonFailure(res, ctx.logger, error);
