@@ -1,7 +1,7 @@
 // tsyringe checks for the Reflect metadata API when it loads, even without decorators.
 import 'reflect-metadata';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import { createGatehouse, defineSettings, type AuditLog, type Clock, type Gatehouse, type GatehouseSettings, type Repositories } from '@gatehouse/core';
+import { cachedClientRepository, createGatehouse, DEFAULT_CLIENT_CACHE, defineSettings, type AuditLog, type Clock, type Gatehouse, type GatehouseSettings, type Repositories } from '@gatehouse/core';
 import type { Express } from 'express';
 import { createPinoAuditLog } from './audit-log.js';
 import type { Config } from './config.js';
@@ -89,7 +89,13 @@ export async function createContainer(
     TOKENS.repositories,
     once((d): Repositories => {
       const { repositories } = resolve(d, TOKENS.storage);
-      return { ...repositories, signingKeys: encryptSigningKeys(repositories.signingKeys, resolve(d, TOKENS.config).keySecret) };
+      return {
+        ...repositories,
+        // Clients from memory for a few seconds: a change made on this instance is seen at once,
+        // one made on another within the TTL (docs/decisions/0069-clients-cached-in-memory.md).
+        clients: cachedClientRepository(repositories.clients, resolve(d, TOKENS.clock), DEFAULT_CLIENT_CACHE),
+        signingKeys: encryptSigningKeys(repositories.signingKeys, resolve(d, TOKENS.config).keySecret),
+      };
     }),
   );
   c.register(

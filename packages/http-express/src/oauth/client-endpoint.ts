@@ -5,6 +5,7 @@ import type { FormFields } from '../security/form-body.js';
 import { authenticateClientOf } from './client-auth.js';
 import type { OAuthContext } from './context.js';
 import { setNoStore } from './no-store.js';
+import { sendNoStoreJson } from './no-store-json.js';
 
 /** What a client-authenticated endpoint works with: the client, the form and the core for this request. */
 export interface ClientRequest {
@@ -27,8 +28,8 @@ export function clientEndpoint(ctx: OAuthContext, call: (request: ClientRequest)
   return async (req: Request, res: Response): Promise<void> => {
     const client = await authenticateClientOf(ctx, req, res);
     const answer = await call({ client, form: req.body as FormFields, gatehouse: gatehouseFor(ctx.gatehouse, res) });
+    if (answer !== undefined) return sendNoStoreJson(res, 200, answer);
     setNoStore(res);
-    if (answer === undefined) res.status(200).end();
-    else res.status(200).json(answer);
+    res.status(200).end();
   };
 }

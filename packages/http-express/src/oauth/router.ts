@@ -2,7 +2,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import type { GatehouseRouterOptions } from '../options.js';
 import { silentLogger } from '../logger.js';
 import { csrfSettings, provideCsrfToken } from '../security/csrf.js';
-import { formBody } from '../security/form-body.js';
+import { leanFormBody } from '../security/lean-form.js';
 import { createAttemptLimits, DEFAULT_RATE_LIMIT } from '../security/rate-limit.js';
 import { loadSignedIn, safeReturnTo } from '../security/session.js';
 import { authorizeEndpoint, decisionEndpoint } from './authorize.js';
@@ -18,7 +18,7 @@ import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
 
 /** RFC 6749 §5.2: a body the token, revocation or introspection endpoint cannot accept is invalid_request. */
-const oauthFormBody = formBody({
+const oauthFormBody = leanFormBody({
   onError: (_req, _res, failure, next) => next(new OAuthJsonRefusal('invalid_request', failure.description, failure.status === 413 ? 413 : 400)),
 });
 
