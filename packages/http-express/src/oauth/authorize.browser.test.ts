@@ -1,43 +1,21 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuth, createTestApp, type TestApp } from '../test-support/index.js';
-import { findChromium } from '../test-support/chromium.js';
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+import { basicAuth, type TestApp } from '../test-support/index.js';
+import { startBrowserHarness, type BrowserHarness } from '../test-support/browser-harness.js';
 
 describe('the code flow in a real browser (headless Chromium)', () => {
+  let harness: BrowserHarness | undefined;
   let browser: Browser;
-  let server: Server;
-  let clientServer: Server;
   let origin: string;
   let clientOrigin: string;
   let t: TestApp;
 
   beforeAll(async () => {
-    server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    // The client app: its own origin (another port), as in real life, so the redirect after the
-    // consent POST crosses origins (what a CSP form-action directive would block).
-    const clientApp = express();
-    clientApp.get('/callback', (_req, res) => {
-      res.type('text/plain').send('callback reached');
-    });
-    clientServer = createServer(clientApp);
-    await new Promise<void>((resolve) => clientServer.listen(0, '127.0.0.1', resolve));
-    clientOrigin = `http://127.0.0.1:${(clientServer.address() as AddressInfo).port}`;
-    t = await createTestApp({ settings: { issuer: origin } });
-    server.on('request', t.app);
-    browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true });
+    ({ browser, origin, clientOrigin, t } = harness = await startBrowserHarness({ clientApp: true }));
   }, 30_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    await new Promise<void>((resolve) => (clientServer ? clientServer.close(() => resolve()) : resolve()));
+    await harness?.close();
   }, 30_000);
 
   it('opens the authorize URL, signs in, presses Allow, lands on the redirect URI with a code that exchanges for tokens', async () => {
