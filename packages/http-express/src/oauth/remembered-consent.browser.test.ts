@@ -1,4 +1,4 @@
-import type { Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../test-support/index.js';
 import { startBrowserHarness, type BrowserHarness } from '../test-support/browser-harness.js';

@@ -56,7 +56,7 @@ export function formAction(html: string, prefix = '/'): string | undefined {
  * const token = await exchangeCode(t.app, client, clientSecret, code);
  * expect(token.status).toBe(200);
  */
-export function exchangeCode(app: App, client: Pick<Client, 'clientId' | 'redirectUris'>, clientSecret: string, code: string, tokenPath = '/oauth/token') {
+export function exchangeCode(app: App, client: Pick<Client, 'clientId' | 'redirectUris'>, clientSecret: string, code: string | undefined, tokenPath = '/oauth/token') {
   return request(app)
     .post(tokenPath)
     .set('Authorization', basicAuth(client.clientId, clientSecret))
