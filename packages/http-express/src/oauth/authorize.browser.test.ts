@@ -1,24 +1,12 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuth, type TestApp } from '../test-support/index.js';
-import { startBrowserHarness, type BrowserHarness } from '../test-support/browser-harness.js';
+import { describe, expect, it } from 'vitest';
+import { basicAuth } from '../test-support/index.js';
+import { useBrowserHarness } from '../test-support/browser-harness.js';
 
 describe('the code flow in a real browser (headless Chromium)', () => {
-  let harness: BrowserHarness | undefined;
-  let browser: Browser;
-  let origin: string;
-  let clientOrigin: string;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    ({ browser, origin, clientOrigin, t } = harness = await startBrowserHarness({ clientApp: true }));
-  }, 30_000);
-
-  afterAll(async () => {
-    await harness?.close();
-  }, 30_000);
+  const harness = useBrowserHarness({ clientApp: true });
 
   it('opens the authorize URL, signs in, presses Allow, lands on the redirect URI with a code that exchanges for tokens', async () => {
+    const { browser, origin, clientOrigin, t } = harness;
     await t.seedUser({ email: 'ada@example.com', password: 'correct horse battery' });
     const redirectUri = `${clientOrigin}/callback`;
     const { client, clientSecret } = await t.seedClient({ name: 'Browser Test App', redirectUris: [redirectUri], scopes: ['messaging.v1.read'] });
@@ -65,6 +53,7 @@ describe('the code flow in a real browser (headless Chromium)', () => {
   }, 30_000);
 
   it('the login page fits a phone screen without sideways scrolling', async () => {
+    const { browser, origin } = harness;
     const context = await browser.newContext({ viewport: { width: 360, height: 640 }, isMobile: true });
     const page = await context.newPage();
     try {

@@ -1,26 +1,14 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../test-support/index.js';
-import { startBrowserHarness, type BrowserHarness } from '../test-support/browser-harness.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { useBrowserHarness } from '../test-support/browser-harness.js';
 
 // Remembered consent in a real browser (docs/decisions/0095-remembered-consent.md).
 
 describe('remembered consent in a real browser (headless Chromium)', () => {
-  let harness: BrowserHarness | undefined;
-  let browser: Browser;
-  let origin: string;
-  let clientOrigin: string;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    ({ browser, origin, clientOrigin, t } = harness = await startBrowserHarness({ clientApp: true }));
-  }, 30_000);
-
-  afterAll(async () => {
-    await harness?.close();
-  }, 30_000);
+  const harness = useBrowserHarness({ clientApp: true });
 
   it('the second authorization of the app lands on the redirect URI with a code, without showing the consent page; more scopes show it with “New”', async () => {
+    const { browser, origin, clientOrigin, t } = harness;
     await t.seedUser({ email: 'ada@example.com', password: 'correct horse battery' });
     const redirectUri = `${clientOrigin}/callback`;
     const { client } = await t.seedClient({ name: 'Remembering App', redirectUris: [redirectUri], scopes: ['messaging.v1.read', 'messaging.v1.send'] });

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { findChromium } from './chromium.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -65,4 +66,42 @@ export async function startBrowserHarness(options: { clientApp?: boolean } = {})
     await close();
     throw error;
   }
+}
+
+/**
+ * `startBrowserHarness` in the enclosing describe's `beforeAll`, closed in its `afterAll`. Read the
+ * fields inside a test (they are there once `beforeAll` has run).
+ *
+ * @example
+ * const harness = useBrowserHarness({ clientApp: true });
+ * it('…', async () => {
+ *   const { browser, origin, t } = harness;
+ * });
+ */
+export function useBrowserHarness(options: { clientApp?: boolean } = {}, timeoutMs = 30_000): Omit<BrowserHarness, 'close'> {
+  let harness: BrowserHarness | undefined;
+  beforeAll(async () => {
+    harness = await startBrowserHarness(options);
+  }, timeoutMs);
+  afterAll(async () => {
+    await harness?.close();
+  }, timeoutMs);
+  const started = (): BrowserHarness => {
+    if (harness === undefined) throw new Error('the browser harness starts in beforeAll');
+    return harness;
+  };
+  return {
+    get browser() {
+      return started().browser;
+    },
+    get origin() {
+      return started().origin;
+    },
+    get clientOrigin() {
+      return started().clientOrigin;
+    },
+    get t() {
+      return started().t;
+    },
+  };
 }
