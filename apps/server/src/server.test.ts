@@ -1,7 +1,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
-import { startServer } from './server.js';
+import { startServer, type ServerOptions } from './server.js';
 import { createShutdownState } from './shutdown-state.js';
 
 const silent = createLogger({ level: 'silent', destination: { write: () => undefined } });
@@ -19,26 +19,36 @@ function get(port: number, path: string, agent: Agent | false = false): Promise<
   });
 }
 
+/**
+ * A server whose `/slow` request waits for `release()` (answering `finished`), and `inFlight`
+ * resolves once that request has arrived; every other path answers `answer()` at once.
+ */
+async function startServerWithSlowRequest(answer: () => string, options: Partial<ServerOptions> = {}) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let arrived!: () => void;
+  const inFlight = new Promise<void>((resolve) => (arrived = resolve));
+  const server = await startServer({
+    handler: (req, res) => {
+      if (req.url === '/slow') {
+        arrived();
+        void released.then(() => res.end('finished'));
+      } else res.end(answer());
+    },
+    host: '127.0.0.1',
+    port: 0,
+    logger: silent,
+    purge: async () => ({}),
+    purgeIntervalMinutes: 60,
+    shutdownTimeoutSeconds: 30,
+    ...options,
+  });
+  return { server, release, inFlight };
+}
+
 describe('startServer', () => {
   it('finishes an in-flight request on stop, then refuses new connections', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let arrived!: () => void;
-    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
-    const server = await startServer({
-      handler: (req, res) => {
-        if (req.url === '/slow') {
-          arrived();
-          void released.then(() => res.end('finished'));
-        } else res.end('fast');
-      },
-      host: '127.0.0.1',
-      port: 0,
-      logger: silent,
-      purge: async () => ({}),
-      purgeIntervalMinutes: 60,
-      shutdownTimeoutSeconds: 30,
-    });
+    const { server, release, inFlight } = await startServerWithSlowRequest(() => 'fast');
     const slow = get(server.port, '/slow');
     await inFlight;
     let stopped = false;
@@ -53,26 +63,8 @@ describe('startServer', () => {
   });
 
   it('answers a request on a keep-alive connection opened before the stop, with Connection: close, while another is in flight', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let arrived!: () => void;
-    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
     const shutdown = createShutdownState();
-    const server = await startServer({
-      handler: (req, res) => {
-        if (req.url === '/slow') {
-          arrived();
-          void released.then(() => res.end('finished'));
-        } else res.end(shutdown.stopping ? 'stopping' : 'ready');
-      },
-      host: '127.0.0.1',
-      port: 0,
-      logger: silent,
-      purge: async () => ({}),
-      purgeIntervalMinutes: 60,
-      shutdownTimeoutSeconds: 30,
-      shutdown,
-    });
+    const { server, release, inFlight } = await startServerWithSlowRequest(() => (shutdown.stopping ? 'stopping' : 'ready'), { shutdown });
     const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
     let sockets = 0;
     keepAlive.on('free', () => (sockets = Object.values(keepAlive.freeSockets).flat().length));

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dropSchema, query } from '../../test/multi-instance/support/postgres.js';
 import { runCli } from './run.js';
 
 // The same commands on PostgreSQL (GATEHOUSE_DATABASE_URL), in a schema of their own.
@@ -8,15 +8,7 @@ const POSTGRES_URL = process.env.GATEHOUSE_TEST_POSTGRES_URL ?? 'postgres://post
 const schema = `gh_cli_${randomBytes(6).toString('hex')}`;
 const env = { GATEHOUSE_DATABASE_URL: POSTGRES_URL, GATEHOUSE_DATABASE_SCHEMA: schema, GATEHOUSE_DATABASE_POOL_SIZE: '2', GATEHOUSE_LOG_LEVEL: 'warn' };
 
-afterAll(async () => {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
-  }
-});
+afterAll(() => dropSchema(schema, POSTGRES_URL));
 
 async function json<T = Record<string, unknown>>(...argv: string[]): Promise<T> {
   let stdout = '';
@@ -39,13 +31,7 @@ describe('gatehouse CLI on PostgreSQL', () => {
     expect(kid).toMatch(/^[A-Za-z0-9]+$/);
 
     // The rows are in the configured schema.
-    const raw = new pg.Client({ connectionString: POSTGRES_URL });
-    await raw.connect();
-    try {
-      const { rows } = await raw.query<{ n: string }>(`select count(*) as n from "${schema}".clients`);
-      expect(Number(rows[0]?.n)).toBe(1);
-    } finally {
-      await raw.end();
-    }
+    const rows = await query<{ n: string }>(`select count(*) as n from "${schema}".clients`, [], POSTGRES_URL);
+    expect(Number(rows[0]?.n)).toBe(1);
   });
 });

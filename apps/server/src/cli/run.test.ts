@@ -53,6 +53,39 @@ async function withGatehouse<T>(use: (gatehouse: Gatehouse) => Promise<T>): Prom
   }
 }
 
+/**
+ * Runs `serve` in-process on a free port (any port will do here), capturing its output; resolves
+ * once it listens. `stop()` sends SIGTERM and resolves to serve's exit code.
+ */
+async function serveInProcess(config: ReturnType<typeof loadConfig>) {
+  const signals = new EventEmitter();
+  const output = { stdout: '', stderr: '' };
+  let port = 0;
+  let listening!: () => void;
+  const ready = new Promise<void>((resolve) => (listening = resolve));
+  const exit = serve(
+    { ...config, port: 0 },
+    {
+      stdout: { write: (text: string) => (output.stdout += text) },
+      stderr: { write: (text: string) => (output.stderr += text) },
+      signals,
+      onListening: (info) => {
+        port = info.port;
+        listening();
+      },
+    },
+  );
+  await ready;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    output,
+    stop: (): Promise<number> => {
+      signals.emit('SIGTERM');
+      return exit;
+    },
+  };
+}
+
 describe('gatehouse CLI', () => {
   it('--help prints the commands and exits 0 without touching a database', async () => {
     const result = await cli('--help');
@@ -398,64 +431,28 @@ describe('gatehouse CLI', () => {
   });
 
   it('serve (in-process) listens, answers, and resolves 0 on SIGTERM', async () => {
-    const signals = new EventEmitter();
-    let stdout = '';
-    let stderr = '';
-    let port = 0;
-    let listening!: () => void;
-    const ready = new Promise<void>((resolve) => (listening = resolve));
     env.HOST = '127.0.0.1';
     const config = loadConfig(env);
     // The configuration refuses PORT=0 (the issuer must be known in advance); here any free port will do.
-    const exit = serve(
-      { ...config, port: 0, issuer: 'http://127.0.0.1' },
-      {
-        stdout: { write: (text: string) => (stdout += text) },
-        stderr: { write: (text: string) => (stderr += text) },
-        signals,
-        onListening: (info) => {
-          port = info.port;
-          listening();
-        },
-      },
-    );
-    await ready;
-    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    const server = await serveInProcess({ ...config, issuer: 'http://127.0.0.1' });
+    const health = await fetch(`${server.origin}/healthz`);
     expect(health.status).toBe(200);
     expect(health.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    expect(stderr).toContain('First run: demo data created.');
-    signals.emit('SIGTERM');
-    expect(await exit).toBe(0);
-    const messages = stdout.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(server.output.stderr).toContain('First run: demo data created.');
+    expect(await server.stop()).toBe(0);
+    const messages = server.output.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(messages).toEqual(expect.arrayContaining(['listening', 'shutting down: finishing in-flight requests', 'stopped']));
-    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    await expect(fetch(`${server.origin}/healthz`)).rejects.toThrow();
   });
 
   it('serve with a public (https) issuer seeds no demo data and prints no password unless GATEHOUSE_DEMO=true', async () => {
-    const signals = new EventEmitter();
-    let stderr = '';
-    let port = 0;
-    let listening!: () => void;
-    const ready = new Promise<void>((resolve) => (listening = resolve));
     const config = loadConfig({ ...env, HOST: '127.0.0.1', GATEHOUSE_ISSUER: 'https://auth.example.com' });
     expect(config.demo).toBe(false);
-    const exit = serve(
-      { ...config, port: 0 },
-      {
-        stdout: { write: () => undefined },
-        stderr: { write: (text: string) => (stderr += text) },
-        signals,
-        onListening: (info) => {
-          port = info.port;
-          listening();
-        },
-      },
-    );
-    await ready;
-    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${port}/demo/callback?code=x`)).status).toBe(404);
-    signals.emit('SIGTERM');
-    expect(await exit).toBe(0);
+    const server = await serveInProcess(config);
+    expect((await fetch(`${server.origin}/healthz`)).status).toBe(200);
+    expect((await fetch(`${server.origin}/demo/callback?code=x`)).status).toBe(404);
+    expect(await server.stop()).toBe(0);
+    const { stderr } = server.output;
     expect(stderr).toContain('Gatehouse is serving on port');
     expect(stderr).not.toContain('demo');
     expect(stderr).not.toMatch(/password/i);

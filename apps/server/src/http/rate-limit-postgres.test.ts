@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { createAttemptLimits } from '@gatehouse/http-express';
 import type { Express } from 'express';
-import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpired } from '../cli/serve.js';
 import { loadConfig } from '../config.js';
 import { createContainer, resolve, systemClock, TOKENS } from '../container.js';
+import { dropSchema, POSTGRES_URL, warnIfSkipped } from '../../test/multi-instance/support/postgres.js';
 
 // Two server instances on one PostgreSQL schema (two containers, so two pools) count failures
 // together (docs/decisions/0023-rate-limiting-failed-attempts.md): the 6th failure across both is limited.
-const POSTGRES_URL = process.env.GATEHOUSE_TEST_POSTGRES_URL;
-if (!POSTGRES_URL) console.warn('\n⚠ GATEHOUSE_TEST_POSTGRES_URL is not set: SKIPPING the shared rate-limit tests on PostgreSQL. Set it (CI does) to run them.\n');
+warnIfSkipped('the shared rate-limit tests on PostgreSQL');
 
 describe.skipIf(!POSTGRES_URL)('failure counts shared by instances on PostgreSQL', () => {
   const schema = `gh_limits_${randomBytes(6).toString('hex')}`;
@@ -25,13 +24,7 @@ describe.skipIf(!POSTGRES_URL)('failure counts shared by instances on PostgreSQL
 
   afterAll(async () => {
     for (const instance of instances) await resolve(instance, TOKENS.storage).close();
-    const client = new pg.Client({ connectionString: POSTGRES_URL });
-    await client.connect();
-    try {
-      await client.query(`drop schema if exists "${schema}" cascade`);
-    } finally {
-      await client.end();
-    }
+    await dropSchema(schema);
   });
 
   it('failed client authentications: 5 spread over two instances, then the 6th is 429 with Retry-After on both', async () => {

@@ -19,6 +19,17 @@ import { copyRecord } from './copy.js';
 
 const copy = copyRecord;
 
+/** Deletes the entries of `map` whose value is `dead`; returns how many it deleted (what a purge reports). */
+function deleteWhere<K, V>(map: Map<K, V>, dead: (value: V) => unknown): number {
+  let removed = 0;
+  for (const [key, value] of map) {
+    if (!dead(value)) continue;
+    map.delete(key);
+    removed += 1;
+  }
+  return removed;
+}
+
 /**
  * Every repository of the core, in memory: for unit tests and for embedders' tests.
  * It keeps the same rules as the storage adapters (the contract suite proves it).
@@ -183,15 +194,7 @@ export function createMemoryRepositories(): Repositories {
         return code && copy(code);
       },
       async purge(expiredBefore) {
-        let removed = 0;
-        for (const [hash, code] of codes) {
-          const dead = code.consumedAt === null ? code.expiresAt < expiredBefore : !code.grantId || !grants.has(code.grantId);
-          if (dead) {
-            codes.delete(hash);
-            removed += 1;
-          }
-        }
-        return removed;
+        return deleteWhere(codes, (code) => code.consumedAt === null ? code.expiresAt < expiredBefore : !code.grantId || !grants.has(code.grantId));
       },
     },
 
@@ -295,14 +298,7 @@ export function createMemoryRepositories(): Repositories {
         return { ended, revokedGrantIds: revokeAll(liveGrants((grant) => grant.sessionId === sessionId), at) };
       },
       async purge(before) {
-        let removed = 0;
-        for (const [id, session] of sessions) {
-          if (session.expiresAt < before || (session.endedAt && session.endedAt < before)) {
-            sessions.delete(id);
-            removed += 1;
-          }
-        }
-        return removed;
+        return deleteWhere(sessions, (session) => session.expiresAt < before || (session.endedAt && session.endedAt < before));
       },
     },
 
@@ -321,14 +317,7 @@ export function createMemoryRepositories(): Repositories {
         return copy(interaction);
       },
       async purge(expiredBefore) {
-        let removed = 0;
-        for (const [hash, interaction] of interactions) {
-          if (interaction.expiresAt < expiredBefore) {
-            interactions.delete(hash);
-            removed += 1;
-          }
-        }
-        return removed;
+        return deleteWhere(interactions, (interaction) => interaction.expiresAt < expiredBefore);
       },
     },
 
@@ -436,14 +425,7 @@ export function createMemoryRepositories(): Repositories {
         if (key && !key.retiredAt) key.retiredAt = at;
       },
       async purgeRetiredBefore(before) {
-        let removed = 0;
-        for (const [kid, key] of signingKeys) {
-          if (key.retiredAt && key.retiredAt < before) {
-            signingKeys.delete(kid);
-            removed += 1;
-          }
-        }
-        return removed;
+        return deleteWhere(signingKeys, (key) => key.retiredAt && key.retiredAt < before);
       },
     },
   };

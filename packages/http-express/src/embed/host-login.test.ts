@@ -3,7 +3,7 @@ import { createMemoryUserDirectory, type TestGatehouse } from '@gatehouse/core/t
 import type express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { basicAuth, createHostApp, csrfFieldOf, linksOf } from '../test-support/index.js';
+import { allowOnConsentPage, basicAuth, exchangeCode, createHostApp, csrfFieldOf } from '../test-support/index.js';
 import { completeGatehouseConsent, completeGatehouseLogin, logoutGatehouseUser } from './host-login.js';
 
 /** The orders service's own users: its key, login and password (Gatehouse owns none of them). */
@@ -84,16 +84,11 @@ describe('the host\'s own login page (loginUrl + completeGatehouseLogin)', () =>
     const consent = await browser.get(completed.headers.location as string);
     expect(consent.status).toBe(200);
     expect(consent.text).toContain('ada@orders.example');
-    const action = linksOf(consent.text).find((link) => link.startsWith('/auth/oauth/authorize/decision?')) as string;
-    const allowed = await browser.post(action).type('form').send({ csrf_token: csrfFieldOf(consent.text), decision: 'allow' });
+    const allowed = await allowOnConsentPage(browser, consent.text);
     expect(allowed.status).toBe(302);
     const code = new URL(allowed.headers.location as string).searchParams.get('code') as string;
 
-    const token = await request(host.app)
-      .post('/auth/oauth/token')
-      .set('Authorization', basicAuth(client.clientId, clientSecret))
-      .type('form')
-      .send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUris[0] });
+    const token = await exchangeCode(host.app, client, clientSecret, code, '/auth/oauth/token');
     expect(token.status).toBe(200);
     expect(token.body.principal).toBe('ada@orders.example');
     expect((await host.gatehouse.verifyAccessToken(token.body.access_token)).userKey).toBe('ord-7');
@@ -144,14 +139,9 @@ describe('the host\'s own login page (loginUrl + completeGatehouseLogin)', () =>
     const loginRequest = loginRequestOf((await browser.get(authorizePath)).headers.location as string);
     const completed = await browser.post('/login').type('form').send({ username: 'ada@orders.example', password: 'orders-secret', login_request: loginRequest });
     const consent = await browser.get(authorizePath);
-    const action = linksOf(consent.text).find((link) => link.startsWith('/auth/oauth/authorize/decision?')) as string;
-    const allowed = await browser.post(action).type('form').send({ csrf_token: csrfFieldOf(consent.text), decision: 'allow' });
+    const allowed = await allowOnConsentPage(browser, consent.text);
     const code = new URL(allowed.headers.location as string).searchParams.get('code') as string;
-    const token = await request(host.app)
-      .post('/auth/oauth/token')
-      .set('Authorization', basicAuth(client.clientId, clientSecret))
-      .type('form')
-      .send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUris[0] });
+    const token = await exchangeCode(host.app, client, clientSecret, code, '/auth/oauth/token');
 
     const logout = await browser.post('/logout').type('form').send({ user: 'ord-7' });
     expect(logout.body).toEqual({ sessions: 1, grants: 1 });

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createGatehouseApp } from '../app.js';
 import { createGatehouseRouter } from './router.js';
-import { basicAuth, createHostApp, createRecordingLogger, csrfFieldOf, HOST_ORIGIN, linksOf } from '../test-support/index.js';
+import { exchangeCode, createHostApp, createRecordingLogger, csrfFieldOf, HOST_ORIGIN, linksOf } from '../test-support/index.js';
 
 const ISSUER = `${HOST_ORIGIN}/auth`;
 
@@ -59,11 +59,7 @@ describe('Gatehouse mounted at /auth in a host application', () => {
     expect(back.searchParams.get('state')).toBe('s1');
     const code = back.searchParams.get('code') as string;
 
-    const token = await request(host.app)
-      .post('/auth/oauth/token')
-      .set('Authorization', basicAuth(client.clientId, clientSecret))
-      .type('form')
-      .send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUris[0] });
+    const token = await exchangeCode(host.app, client, clientSecret, code, '/auth/oauth/token');
     expect(token.status).toBe(200);
     expect(token.body.principal).toBe('ada@example.com');
     const verified = await host.gatehouse.verifyAccessToken(token.body.access_token);

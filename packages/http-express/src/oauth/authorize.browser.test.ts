@@ -1,46 +1,12 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuth, createTestApp, type TestApp } from '../test-support/index.js';
-import { findChromium } from '../test-support/chromium.js';
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+import { describe, expect, it } from 'vitest';
+import { basicAuth } from '../test-support/index.js';
+import { useBrowserHarness } from '../test-support/browser-harness.js';
 
 describe('the code flow in a real browser (headless Chromium)', () => {
-  let browser: Browser;
-  let server: Server;
-  let clientServer: Server;
-  let origin: string;
-  let clientOrigin: string;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    // The client app: its own origin (another port), as in real life, so the redirect after the
-    // consent POST crosses origins (what a CSP form-action directive would block).
-    const clientApp = express();
-    clientApp.get('/callback', (_req, res) => {
-      res.type('text/plain').send('callback reached');
-    });
-    clientServer = createServer(clientApp);
-    await new Promise<void>((resolve) => clientServer.listen(0, '127.0.0.1', resolve));
-    clientOrigin = `http://127.0.0.1:${(clientServer.address() as AddressInfo).port}`;
-    t = await createTestApp({ settings: { issuer: origin } });
-    server.on('request', t.app);
-    browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true });
-  }, 30_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    await new Promise<void>((resolve) => (clientServer ? clientServer.close(() => resolve()) : resolve()));
-  }, 30_000);
+  const harness = useBrowserHarness({ clientApp: true });
 
   it('opens the authorize URL, signs in, presses Allow, lands on the redirect URI with a code that exchanges for tokens', async () => {
+    const { browser, origin, clientOrigin, t } = harness;
     await t.seedUser({ email: 'ada@example.com', password: 'correct horse battery' });
     const redirectUri = `${clientOrigin}/callback`;
     const { client, clientSecret } = await t.seedClient({ name: 'Browser Test App', redirectUris: [redirectUri], scopes: ['messaging.v1.read'] });
@@ -87,6 +53,7 @@ describe('the code flow in a real browser (headless Chromium)', () => {
   }, 30_000);
 
   it('the login page fits a phone screen without sideways scrolling', async () => {
+    const { browser, origin } = harness;
     const context = await browser.newContext({ viewport: { width: 360, height: 640 }, isMobile: true });
     const page = await context.newPage();
     try {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import request from 'supertest';
-import { basicAuth, createTestApp, inputValue } from '../test-support/index.js';
+import { exchangeCode, createTestApp, inputValue } from '../test-support/index.js';
 
 describe('/oauth/logout (product logout)', () => {
   it('GET shows a confirmation form with a CSRF token and does not sign out', async () => {
@@ -46,11 +45,7 @@ describe('/oauth/logout (product logout)', () => {
     expect(code).toEqual(expect.any(String));
     expect((await browser.postForm('/oauth/logout', {})).text).toContain('You are signed out');
 
-    const res = await request(t.app)
-      .post('/oauth/token')
-      .set('Authorization', basicAuth(client.clientId, clientSecret))
-      .type('form')
-      .send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUris[0] });
+    const res = await exchangeCode(t.app, client, clientSecret, code);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'The authorization code is invalid, expired or already used.' });
     expect(await t.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);

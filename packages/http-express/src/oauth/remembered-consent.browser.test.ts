@@ -1,46 +1,14 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../test-support/index.js';
-import { findChromium } from '../test-support/chromium.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { useBrowserHarness } from '../test-support/browser-harness.js';
 
 // Remembered consent in a real browser (docs/decisions/0095-remembered-consent.md).
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
-
 describe('remembered consent in a real browser (headless Chromium)', () => {
-  let browser: Browser;
-  let server: Server;
-  let clientServer: Server;
-  let origin: string;
-  let clientOrigin: string;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const clientApp = express();
-    clientApp.get('/callback', (_req, res) => {
-      res.type('text/plain').send('callback reached');
-    });
-    clientServer = createServer(clientApp);
-    await new Promise<void>((resolve) => clientServer.listen(0, '127.0.0.1', resolve));
-    clientOrigin = `http://127.0.0.1:${(clientServer.address() as AddressInfo).port}`;
-    t = await createTestApp({ settings: { issuer: origin } });
-    server.on('request', t.app);
-    browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true });
-  }, 30_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    await new Promise<void>((resolve) => (clientServer ? clientServer.close(() => resolve()) : resolve()));
-  }, 30_000);
+  const harness = useBrowserHarness({ clientApp: true });
 
   it('the second authorization of the app lands on the redirect URI with a code, without showing the consent page; more scopes show it with “New”', async () => {
+    const { browser, origin, clientOrigin, t } = harness;
     await t.seedUser({ email: 'ada@example.com', password: 'correct horse battery' });
     const redirectUri = `${clientOrigin}/callback`;
     const { client } = await t.seedClient({ name: 'Remembering App', redirectUris: [redirectUri], scopes: ['messaging.v1.read', 'messaging.v1.send'] });

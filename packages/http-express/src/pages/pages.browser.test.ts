@@ -1,14 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { User } from '@gatehouse/core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../test-support/index.js';
+import type { TestApp } from '../test-support/index.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
-import { findChromium } from '../test-support/chromium.js';
+import { startBrowserHarness, type BrowserHarness } from '../test-support/browser-harness.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 375, height: 740 } } as const;
 
 /** The page is no wider than the viewport (nothing to scroll sideways on a phone). */
@@ -18,26 +15,20 @@ async function expectNoSidewaysScroll(page: Page) {
 }
 
 describe('Gatehouse pages in a real browser (headless Chromium)', () => {
+  let harness: BrowserHarness | undefined;
   let browser: Browser;
-  let server: Server;
   let origin: string;
   let t: TestApp;
   let ada: User;
 
   beforeAll(async () => {
-    server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    t = await createTestApp({ settings: { issuer: origin } });
-    server.on('request', t.app);
-    browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true });
+    ({ browser, origin, t } = harness = await startBrowserHarness());
     ada = await t.seedUser({ email: 'ada@example.com', password: 'correct horse battery' });
     await t.seedUser({ email: 'bob@example.com', password: 'bob horse battery' });
   }, 30_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await harness?.close();
   }, 30_000);
 
   async function authorizeUrl(name: string, scopes: string[]) {

@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuth, createTestApp, type TestApp } from '../test-support/index.js';
-import { findChromium } from '../test-support/chromium.js';
+import { basicAuth, type TestApp } from '../test-support/index.js';
+import { startBrowserHarness, type BrowserHarness } from '../test-support/browser-harness.js';
 
 /**
  * The portal in headless Chromium against a real HTTP server: register a client through the form,
@@ -14,30 +12,23 @@ import { findChromium } from '../test-support/chromium.js';
  * delete the client. Also saves the README screenshots to docs/images/ (overwritten each run).
  */
 const IMAGES = fileURLToPath(new URL('../../../../docs/images/', import.meta.url));
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 const VIEWPORT = { width: 1200, height: 800 };
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct horse battery';
 /** Fixed (not the test server's port), so the screenshots are the same from run to run. */
 const REDIRECT_URI = 'https://billing.example/oauth/callback';
 
-let server: Server;
+let harness: BrowserHarness | undefined;
 let base: string;
 let t: TestApp;
 let browser: Browser;
 
 beforeAll(async () => {
-  server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  t = await createTestApp({ settings: { issuer: base } });
-  server.on('request', t.app);
-  browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS });
+  ({ browser, origin: base, t } = harness = await startBrowserHarness());
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  await harness?.close();
 });
 
 async function newContext(): Promise<BrowserContext> {

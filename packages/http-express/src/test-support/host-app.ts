@@ -49,3 +49,12 @@ export function csrfFieldOf(html: string): string {
   if (token === undefined) throw new Error('the page has no CSRF field');
   return token;
 }
+
+/**
+ * Presses Allow on a consent page of the router mounted at /auth: posts its decision form with the
+ * page's CSRF field. Returns the response (302 to the client with a code).
+ */
+export function allowOnConsentPage(browser: ReturnType<typeof request.agent>, consentHtml: string) {
+  const action = linksOf(consentHtml).find((link) => link.startsWith('/auth/oauth/authorize/decision?')) as string;
+  return browser.post(action).type('form').send({ csrf_token: csrfFieldOf(consentHtml), decision: 'allow' });
+}

@@ -1,4 +1,8 @@
 import type { Client } from '@gatehouse/core';
+import request from 'supertest';
+
+/** What supertest's `request` takes: an app or a server. */
+type App = Parameters<typeof request>[0];
 
 /** application/x-www-form-urlencoded of one value (what RFC 6749 §2.3.1 asks of id and secret). */
 export function formEncode(value: string): string {
@@ -42,4 +46,20 @@ export function formAction(html: string, prefix = '/'): string | undefined {
   const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const raw = new RegExp(`<form[^>]*action="(${escaped}[^"]*)"`).exec(html)?.[1];
   return raw?.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#96;/g, '`');
+}
+
+/**
+ * Exchanges an authorization code at the token endpoint (RFC 6749 §4.1.3) as a confidential
+ * client (client_secret_basic), with the client's first redirect URI. Returns the supertest request.
+ *
+ * @example
+ * const token = await exchangeCode(t.app, client, clientSecret, code);
+ * expect(token.status).toBe(200);
+ */
+export function exchangeCode(app: App, client: Pick<Client, 'clientId' | 'redirectUris'>, clientSecret: string, code: string | undefined, tokenPath = '/oauth/token') {
+  return request(app)
+    .post(tokenPath)
+    .set('Authorization', basicAuth(client.clientId, clientSecret))
+    .type('form')
+    .send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUris[0] });
 }

@@ -13,9 +13,9 @@ export function warnIfSkipped(what: string): void {
 /** A schema name no other test run uses. */
 export const freshSchemaName = (): string => `gh_multi_${randomBytes(6).toString('hex')}`;
 
-/** One statement on a connection of its own. */
-export async function query<Row extends Record<string, unknown>>(text: string, values: unknown[] = []): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
+/** One statement on a connection of its own (to `connectionString`, by default GATEHOUSE_TEST_POSTGRES_URL). */
+export async function query<Row extends Record<string, unknown>>(text: string, values: unknown[] = [], connectionString = POSTGRES_URL): Promise<Row[]> {
+  const client = new pg.Client({ connectionString });
   await client.connect();
   try {
     return (await client.query<Row>(text, values)).rows;
@@ -24,6 +24,6 @@ export async function query<Row extends Record<string, unknown>>(text: string, v
   }
 }
 
-export async function dropSchema(schema: string): Promise<void> {
-  await query(`drop schema if exists "${schema}" cascade`);
+export async function dropSchema(schema: string, connectionString = POSTGRES_URL): Promise<void> {
+  await query(`drop schema if exists "${schema}" cascade`, [], connectionString);
 }
