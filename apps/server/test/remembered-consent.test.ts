@@ -1,28 +1,15 @@
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { warnIfSkipped } from './multi-instance/support/postgres.js';
-import { serverBackends } from './support/backends.js';
+import { describe, expect, it } from 'vitest';
+import { useServerOnEveryBackend } from './support/backends.js';
 import { Browser, formWithAction } from './support/browser.js';
-import { createWorkspace, PASSWORD, type Provisioned } from './support/fixture.js';
-import { ensureBuilt } from './support/processes.js';
+import { PASSWORD, type Provisioned } from './support/fixture.js';
 
 // Remembered consent and prompt=none against the real `gatehouse serve`, driven by an unmodified
 // standards client (oauth4webapi): discovery, PKCE, RFC 9207 `iss` checks and the token request are
 // the library's (docs/decisions/0095-remembered-consent.md). On SQLite, and on PostgreSQL when
 // GATEHOUSE_TEST_POSTGRES_URL is set (a fresh schema, dropped after).
 
-const workspace = createWorkspace('consent');
-const { backends, dropSchemas } = serverBackends();
-warnIfSkipped('the remembered-consent tests on PostgreSQL');
-
-beforeAll(async () => {
-  await ensureBuilt();
-}, 300_000);
-
-afterAll(async () => {
-  workspace.cleanup();
-  await dropSchemas();
-});
+const { workspace, backends } = useServerOnEveryBackend('consent', 'the remembered-consent tests');
 
 const SCOPE = 'messaging.v1.read';
 

@@ -1,28 +1,16 @@
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { warnIfSkipped } from './multi-instance/support/postgres.js';
-import { serverBackends } from './support/backends.js';
+import { describe, expect, it } from 'vitest';
+import { useServerOnEveryBackend } from './support/backends.js';
 import { Browser, formWithAction } from './support/browser.js';
-import { createWorkspace, PASSWORD, type Provisioned } from './support/fixture.js';
-import { ensureBuilt, gatehouseJson } from './support/processes.js';
+import { PASSWORD, type Provisioned } from './support/fixture.js';
+import { gatehouseJson } from './support/processes.js';
 
 // An unmodified standards client (oauth4webapi) against the real `gatehouse serve`, on SQLite and
 // PostgreSQL: a public client (authorization code + PKCE, client auth None(), rotated refresh
 // tokens, RFC 8252 loopback port), and a confidential client with client_credentials
 // (ClientSecretBasic), whose token the user APIs refuse (docs/decisions/0027-0029).
 
-const workspace = createWorkspace('standards');
-const { backends, dropSchemas } = serverBackends();
-warnIfSkipped('the standards-client tests on PostgreSQL');
-
-beforeAll(async () => {
-  await ensureBuilt();
-}, 300_000);
-
-afterAll(async () => {
-  workspace.cleanup();
-  await dropSchemas();
-});
+const { workspace, backends } = useServerOnEveryBackend('standards', 'the standards-client tests');
 
 /** The registered loopback redirect URI, without a port (RFC 8252 §7.3), and the one the native app listens on. */
 const REGISTERED_LOOPBACK = 'http://127.0.0.1/callback';

@@ -1,4 +1,9 @@
-import { dropSchema, freshSchemaName, POSTGRES_URL } from '../multi-instance/support/postgres.js';
+import { afterAll, beforeAll } from 'vitest';
+import { dropSchema, freshSchemaName, POSTGRES_URL, warnIfSkipped } from '../multi-instance/support/postgres.js';
+import { createWorkspace } from './fixture.js';
+import { ensureBuilt } from './processes.js';
+
+type Workspace = ReturnType<typeof createWorkspace>;
 
 /** A database `gatehouse serve` runs on in a test: its name, and the environment that selects it. */
 export interface ServerBackend {
@@ -33,4 +38,25 @@ export function serverBackends(): { backends: ServerBackend[]; dropSchemas(): Pr
       for (const schema of schemas.splice(0)) await dropSchema(schema);
     },
   };
+}
+
+/**
+ * A test file's set-up for the built server on every backend: a workspace for its provisioned
+ * servers, the backends, the build before and the clean-up after (workspace and schemas).
+ *
+ * @example
+ * const { workspace, backends } = useServerOnEveryBackend('consent', 'the remembered-consent tests');
+ */
+export function useServerOnEveryBackend(name: string, what: string): { workspace: Workspace; backends: ServerBackend[] } {
+  const workspace = createWorkspace(name);
+  const { backends, dropSchemas } = serverBackends();
+  warnIfSkipped(`${what} on PostgreSQL`);
+  beforeAll(async () => {
+    await ensureBuilt();
+  }, 300_000);
+  afterAll(async () => {
+    workspace.cleanup();
+    await dropSchemas();
+  });
+  return { workspace, backends };
 }

@@ -107,17 +107,20 @@ export function fieldsOfParsedBody(body: unknown, limit: number): { fields: Form
   return { fields };
 }
 
-/** Decodes and splits a form body; repeated parameters and invalid UTF-8 are problems. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Decodes and splits a form body; repeated parameters and invalid UTF-8 are problems; an empty value is dropped. */
 export function parseForm(raw: unknown): { fields: FormFields } | { problem: string } {
   let text: string;
   try {
-    text = Buffer.isBuffer(raw) ? new TextDecoder('utf-8', { fatal: true }).decode(raw) : '';
+    text = Buffer.isBuffer(raw) ? utf8.decode(raw) : '';
   } catch {
     return { problem: 'The body is not valid UTF-8.' };
   }
   const fields: FormFields = Object.create(null) as FormFields;
   const seen = new Set<string>();
   for (const [name, value] of new URLSearchParams(text)) {
+    // RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once."
     if (seen.has(name)) return { problem: `The parameter ${printable(name)} is repeated.` };
     seen.add(name);
     if (value !== '') fields[name] = value;

@@ -1,9 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
-import { formBody, printable, type FormBodyOptions, type FormFields } from './form-body.js';
+import { formBody, parseForm, type FormBodyOptions } from './form-body.js';
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 const DEFAULT_LIMIT_BYTES = 16 * 1024;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The form reader of the token, revocation and introspection endpoints: the same rules as
@@ -26,7 +25,7 @@ export function leanFormBody(options: FormBodyOptions) {
     if (!isPlainFormRequest(req, limit)) return careful(req, res, next);
     readBounded(req, limit, (failure, raw) => {
       if (failure !== undefined) return options.onError(req, res, failure, next);
-      const parsed = splitForm(raw);
+      const parsed = parseForm(raw);
       if ('problem' in parsed) return options.onError(req, res, { status: 400, description: parsed.problem }, next);
       req.body = parsed.fields;
       next();
@@ -90,21 +89,3 @@ function readBounded(req: Request, limit: number, done: (failure: FormFailure | 
 
 const EMPTY = Buffer.alloc(0);
 
-/** Decodes and splits a form body: invalid UTF-8 and a repeated parameter are problems; an empty value is dropped (RFC 6749 §3.1). */
-export function splitForm(raw: Buffer): { fields: FormFields } | { problem: string } {
-  let text: string;
-  try {
-    text = utf8.decode(raw);
-  } catch {
-    return { problem: 'The body is not valid UTF-8.' };
-  }
-  const fields: FormFields = Object.create(null) as FormFields;
-  const seen = new Set<string>();
-  for (const [name, value] of new URLSearchParams(text)) {
-    // RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once."
-    if (seen.has(name)) return { problem: `The parameter ${printable(name)} is repeated.` };
-    seen.add(name);
-    if (value !== '') fields[name] = value;
-  }
-  return { fields };
-}
