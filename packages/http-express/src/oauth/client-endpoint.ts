@@ -4,8 +4,7 @@ import { gatehouseFor } from '../request-scope.js';
 import type { FormFields } from '../security/form-body.js';
 import { authenticateClientOf } from './client-auth.js';
 import type { OAuthContext } from './context.js';
-import { setNoStore } from './no-store.js';
-import { sendNoStoreJson } from './no-store-json.js';
+import { sendNoStoreJson, setNoStore } from './no-store.js';
 
 /** What a client-authenticated endpoint works with: the client, the form and the core for this request. */
 export interface ClientRequest {
