@@ -1,4 +1,4 @@
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent, IncomingMessage, request as httpRequest, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
 import { startServer, type ServerOptions } from './server.js';
@@ -47,6 +47,31 @@ async function startServerWithSlowRequest(answer: () => string, options: Partial
 }
 
 describe('startServer', () => {
+  it('creates requests and responses with the classes it is given', async () => {
+    class CountedRequest extends IncomingMessage {}
+    class CountedResponse extends ServerResponse {}
+    const seen: boolean[] = [];
+    const server = await startServer({
+      handler: (req, res) => {
+        seen.push(req instanceof CountedRequest, res instanceof CountedResponse);
+        res.end('ok');
+      },
+      classes: { IncomingMessage: CountedRequest, ServerResponse: CountedResponse },
+      host: '127.0.0.1',
+      port: 0,
+      logger: silent,
+      purge: async () => ({}),
+      purgeIntervalMinutes: 60,
+      shutdownTimeoutSeconds: 1,
+    });
+    try {
+      expect(await get(server.port, '/')).toMatchObject({ status: 200, body: 'ok' });
+      expect(seen).toEqual([true, true]);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('finishes an in-flight request on stop, then refuses new connections', async () => {
     const { server, release, inFlight } = await startServerWithSlowRequest(() => 'fast');
     const slow = get(server.port, '/slow');

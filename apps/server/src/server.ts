@@ -1,4 +1,4 @@
-import { createServer, type RequestListener } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { Logger } from './logger.js';
 import type { ShutdownState } from './shutdown-state.js';
@@ -17,6 +17,11 @@ export interface RunningServer {
 
 export interface ServerOptions {
   handler: RequestListener;
+  /**
+   * The classes the HTTP server creates requests and responses with (`expressServerOptions(app)` of
+   * `@gatehouse/http-express`: with Express's prototypes from the start, docs/performance.md).
+   */
+  classes?: { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse };
   host: string | undefined;
   port: number;
   logger: Logger;
@@ -43,7 +48,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     options.handler(req, res);
   };
-  const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, handler);
+  const server = createServer({ ...options.classes, requestTimeout: 30_000, headersTimeout: 20_000 }, handler);
 
   let purging: Promise<unknown> = Promise.resolve();
   const purgeTimer = setInterval(() => {

@@ -21,3 +21,4 @@ export {
   type RequireScopeOptions,
 } from './bearer/index.js';
 export { HttpProblem, problem, problemErrorHandler, type Problem, type ProblemKind, type ProblemLogger } from './problem/index.js';
+export { expressServerOptions, type ExpressServerOptions } from './server-options.js';

@@ -1,4 +1,5 @@
 import type { Gatehouse } from '@gatehouse/core';
+import { expressServerOptions } from '@gatehouse/http-express';
 import type { Config } from '../config.js';
 import { describeDatabase } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
@@ -56,6 +57,7 @@ export async function serve(
     const app = resolve(container, TOKENS.httpApp);
     server = await startServer({
       handler: metrics ? metrics.instrument(app) : app,
+      classes: expressServerOptions(app),
       host: config.host,
       port: config.port,
       logger,
