@@ -56,7 +56,7 @@ describe('startServer', () => {
         seen.push(req instanceof CountedRequest, res instanceof CountedResponse);
         res.end('ok');
       },
-      classes: { IncomingMessage: CountedRequest, ServerResponse: CountedResponse },
+      classes: { IncomingMessage: CountedRequest, ServerResponse: CountedResponse as typeof ServerResponse },
       host: '127.0.0.1',
       port: 0,
       logger: silent,
