@@ -6,6 +6,7 @@ describe('crypto helpers', () => {
   it('sha256 is the base64url SHA-256 of the UTF-8 value', () => {
     expect(sha256('abc')).toBe(createHash('sha256').update('abc').digest('base64url'));
     expect(sha256('abc')).toBe('ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0');
+    expect(sha256('é€')).toBe(createHash('sha256').update('é€', 'utf8').digest('base64url'));
   });
 
   it('constantTimeEqual compares whole strings of any length', () => {

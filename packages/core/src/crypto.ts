@@ -1,10 +1,11 @@
-import { createHash, randomBytes, randomFillSync, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomFillSync, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
 import type { IdGenerator } from './ports/ids.js';
 import type { PasswordHasher } from './ports/services.js';
 
 /** SHA-256 of a high-entropy value, base64url. Right for random secrets, codes and tokens (no slow hash needed). */
 export function sha256(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('base64url');
+  // Node's one-shot digest (strings as UTF-8): no Hash object per call, about a third of the time.
+  return hash('sha256', value, 'base64url');
 }
 
 /** Compares two strings in time that depends only on their lengths. */

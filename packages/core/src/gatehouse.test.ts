@@ -18,6 +18,17 @@ describe('gatehouse.forRequest', () => {
     expect(t.audit.events[2]).not.toHaveProperty('requestId');
   });
 
+  it('offers every use case of the shared gatehouse, destructured or not, each carrying the request id', async () => {
+    const t = await createTestGatehouse();
+    await t.seedUser({ email: 'ada@example.com', password: 'correct horse' });
+    const scoped = t.gatehouse.forRequest('req-3');
+    const useCaseNames = Object.keys(t.gatehouse).filter((name) => name !== 'forRequest').sort();
+    for (const name of useCaseNames) expect(typeof (scoped as unknown as Record<string, unknown>)[name], name).toBe(typeof (t.gatehouse as unknown as Record<string, unknown>)[name]);
+    const { signIn } = scoped;
+    await signIn({ email: 'ada@example.com', password: 'correct horse' });
+    expect(t.audit.events.map(({ type, requestId }) => ({ type, requestId }))).toEqual([{ type: 'sign_in.succeeded', requestId: 'req-3' }]);
+  });
+
   it('shares the ports: what one request writes, the others and the shared gatehouse read', async () => {
     const t = await createTestGatehouse();
     const { client, clientSecret } = await t.gatehouse.forRequest('req-1').registerClient({ name: 'App', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.send'] });

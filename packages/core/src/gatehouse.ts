@@ -107,7 +107,8 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
   };
   const gatehouse: Gatehouse = {
     ...useCases(deps),
-    forRequest: (requestId: string): RequestScopedGatehouse => useCases({ ...deps, audit: withRequestId(deps.audit, requestId) }),
+    forRequest: (requestId: string): RequestScopedGatehouse =>
+      new RequestScope({ ...deps, audit: withRequestId(deps.audit, requestId) }) as unknown as RequestScopedGatehouse,
   };
   portsOf.set(gatehouse, deps);
   return gatehouse;
@@ -118,7 +119,7 @@ const portsOf = new WeakMap<RequestScopedGatehouse, Deps>();
 
 /** The ports a gatehouse was made with: the core's tests reach the key ring and the token cache through it. */
 export function depsOf(gatehouse: RequestScopedGatehouse): Deps {
-  const deps = portsOf.get(gatehouse);
+  const deps = portsOf.get(gatehouse) ?? RequestScope.portsOf(gatehouse);
   if (!deps) throw new Error('Not a gatehouse made by createGatehouse.');
   return deps;
 }
@@ -127,77 +128,110 @@ function withRequestId(audit: AuditLog, requestId: string): AuditLog {
   return { record: (event) => audit.record({ ...event, requestId }) };
 }
 
-/** The use cases bound to `deps`. */
+/** How each use case is bound to the ports (everything of `RequestScopedGatehouse` but `settings` and `clock`). */
+type UseCaseBinders = { readonly [K in Exclude<keyof RequestScopedGatehouse, 'settings' | 'clock'>]: (deps: Deps) => RequestScopedGatehouse[K] };
+
+const USE_CASES: UseCaseBinders = {
+  // Authorization (RFC 6749 §4.1)
+  checkAuthorizationRequest: (deps) => bind(deps, authorize.checkAuthorizationRequest),
+  approveAuthorization: (deps) => bind(deps, authorize.approveAuthorization),
+  nextAuthorizationStep: (deps) => bind(deps, steps.nextAuthorizationStep),
+  reauthenticated: (deps) => bind(deps, steps.reauthenticated),
+  denyAuthorization: (deps) => bind(deps, authorize.denyAuthorization),
+  // Token endpoint, revocation, introspection
+  authenticateClient: (deps) => bind(deps, clients.authenticateClient),
+  exchangeCode: (deps) => bind(deps, exchangeCode),
+  refresh: (deps) => bind(deps, refresh),
+  clientCredentials: (deps) => bind(deps, clientCredentials),
+  revokeToken: (deps) => bind(deps, revokeToken),
+  introspectToken: (deps) => bind(deps, introspectToken),
+  verifyAccessToken: (deps) => bind(deps, verifyAccessToken),
+  jwks: ({ keys }) => () => keys.jwks(),
+  rotateSigningKey: ({ keys }) => () => keys.rotate(),
+  currentSigningKeyId: ({ keys }) => async () => (await keys.signingKey()).kid,
+  // Sign-in sessions
+  signIn: (deps) => bind(deps, sessions.signIn),
+  resolveSession: (deps) => bind(deps, sessions.resolveSession),
+  logout: (deps) => bind(deps, sessions.logout),
+  logoutUser: (deps) => bind(deps, sessions.logoutUser),
+  // Login and consent handed to the host application (docs/decisions/0091)
+  startLogin: (deps) => bind(deps, interactions.startLogin),
+  completeLogin: (deps) => bind(deps, interactions.completeLogin),
+  startConsent: (deps) => bind(deps, interactions.startConsent),
+  describeConsentRequest: (deps) => bind(deps, interactions.describeConsentRequest),
+  completeConsent: (deps) => bind(deps, interactions.completeConsent),
+  // Clients (portal, CLI)
+  registerClient: (deps) => bind(deps, clients.registerClient),
+  updateClient: (deps) => bind(deps, clients.updateClient),
+  rotateClientSecret: (deps) => bind(deps, clients.rotateClientSecret),
+  deleteClient: (deps) => bind(deps, clients.deleteClient),
+  findOwnedClient: (deps) => bind(deps, clients.findOwnedClient),
+  listClients: (deps) => (ownerUserKey?: string) =>
+    ownerUserKey === undefined ? deps.repos.clients.listAll() : deps.repos.clients.listByOwner(ownerUserKey),
+  listAuthorizedApps: (deps) => bind(deps, apps.listAuthorizedApps),
+  revokeAuthorizedApp: (deps) => bind(deps, apps.revokeAuthorizedApp),
+  // Users and accounts
+  createAccount: (deps) => bind(deps, users.createAccount),
+  createUser: (deps) => bind(deps, users.createUser),
+  changePassword: (deps) => bind(deps, users.changePassword),
+  setMembership: (deps) => bind(deps, users.setMembership),
+  addPhoneNumber: (deps) => bind(deps, users.addPhoneNumber),
+  currentUser: (deps) => bind(deps, users.currentUser),
+  findUserByEmail: (deps) => bind(deps, lookups.findUserByEmail),
+  findAccount: (deps) => bind(deps, lookups.findAccount),
+  listPhoneNumbers: (deps) => bind(deps, lookups.listPhoneNumbers),
+  findPhoneNumberOwner: (deps) => bind(deps, lookups.findPhoneNumberOwner),
+  // Attribute administration
+  createAttribute: (deps) => bind(deps, attributes.createAttribute),
+  listAttributes: (deps) => bind(deps, attributes.listAttributes),
+  getAttribute: (deps) => bind(deps, attributes.getAttribute),
+  renameAttribute: (deps) => bind(deps, attributes.renameAttribute),
+  deleteAttribute: (deps) => bind(deps, attributes.deleteAttribute),
+  setUserAttributes: (deps) => bind(deps, attributes.setUserAttributes),
+  getUserAttributes: (deps) => bind(deps, attributes.getUserAttributes),
+  // Messaging
+  sendMessage: (deps) => bind(deps, messages.sendMessage),
+  listMessages: (deps) => bind(deps, messages.listMessages),
+  // Housekeeping
+  purgeExpired: (deps) => bind(deps, purgeExpired),
+};
+
+/** The use cases bound to `deps`, all at once (a gatehouse is made once per process). */
 function useCases(deps: Deps): RequestScopedGatehouse {
-  const { keys } = deps;
-  const scoped: RequestScopedGatehouse = {
-    settings: deps.settings,
-    clock: deps.clock,
-    // Authorization (RFC 6749 §4.1)
-    checkAuthorizationRequest: bind(deps, authorize.checkAuthorizationRequest),
-    approveAuthorization: bind(deps, authorize.approveAuthorization),
-    nextAuthorizationStep: bind(deps, steps.nextAuthorizationStep),
-    reauthenticated: bind(deps, steps.reauthenticated),
-    denyAuthorization: bind(deps, authorize.denyAuthorization),
-    // Token endpoint, revocation, introspection
-    authenticateClient: bind(deps, clients.authenticateClient),
-    exchangeCode: bind(deps, exchangeCode),
-    refresh: bind(deps, refresh),
-    clientCredentials: bind(deps, clientCredentials),
-    revokeToken: bind(deps, revokeToken),
-    introspectToken: bind(deps, introspectToken),
-    verifyAccessToken: bind(deps, verifyAccessToken),
-    jwks: () => keys.jwks(),
-    rotateSigningKey: () => keys.rotate(),
-    currentSigningKeyId: async () => (await keys.signingKey()).kid,
-    // Sign-in sessions
-    signIn: bind(deps, sessions.signIn),
-    resolveSession: bind(deps, sessions.resolveSession),
-    logout: bind(deps, sessions.logout),
-    logoutUser: bind(deps, sessions.logoutUser),
-    // Login and consent handed to the host application (docs/decisions/0091)
-    startLogin: bind(deps, interactions.startLogin),
-    completeLogin: bind(deps, interactions.completeLogin),
-    startConsent: bind(deps, interactions.startConsent),
-    describeConsentRequest: bind(deps, interactions.describeConsentRequest),
-    completeConsent: bind(deps, interactions.completeConsent),
-    // Clients (portal, CLI)
-    registerClient: bind(deps, clients.registerClient),
-    updateClient: bind(deps, clients.updateClient),
-    rotateClientSecret: bind(deps, clients.rotateClientSecret),
-    deleteClient: bind(deps, clients.deleteClient),
-    findOwnedClient: bind(deps, clients.findOwnedClient),
-    listClients: (ownerUserKey?: string) =>
-      ownerUserKey === undefined ? deps.repos.clients.listAll() : deps.repos.clients.listByOwner(ownerUserKey),
-    listAuthorizedApps: bind(deps, apps.listAuthorizedApps),
-    revokeAuthorizedApp: bind(deps, apps.revokeAuthorizedApp),
-    // Users and accounts
-    createAccount: bind(deps, users.createAccount),
-    createUser: bind(deps, users.createUser),
-    changePassword: bind(deps, users.changePassword),
-    setMembership: bind(deps, users.setMembership),
-    addPhoneNumber: bind(deps, users.addPhoneNumber),
-    currentUser: bind(deps, users.currentUser),
-    findUserByEmail: bind(deps, lookups.findUserByEmail),
-    findAccount: bind(deps, lookups.findAccount),
-    listPhoneNumbers: bind(deps, lookups.listPhoneNumbers),
-    findPhoneNumberOwner: bind(deps, lookups.findPhoneNumberOwner),
-    // Attribute administration
-    createAttribute: bind(deps, attributes.createAttribute),
-    listAttributes: bind(deps, attributes.listAttributes),
-    getAttribute: bind(deps, attributes.getAttribute),
-    renameAttribute: bind(deps, attributes.renameAttribute),
-    deleteAttribute: bind(deps, attributes.deleteAttribute),
-    setUserAttributes: bind(deps, attributes.setUserAttributes),
-    getUserAttributes: bind(deps, attributes.getUserAttributes),
-    // Messaging
-    sendMessage: bind(deps, messages.sendMessage),
-    listMessages: bind(deps, messages.listMessages),
-    // Housekeeping
-    purgeExpired: bind(deps, purgeExpired),
-  };
-  portsOf.set(scoped, deps);
-  return scoped;
+  const scoped: Record<string, unknown> = { settings: deps.settings, clock: deps.clock };
+  for (const [name, bindTo] of Object.entries(USE_CASES)) scoped[name] = (bindTo as (deps: Deps) => unknown)(deps);
+  portsOf.set(scoped as unknown as RequestScopedGatehouse, deps);
+  return scoped as unknown as RequestScopedGatehouse;
+}
+
+/**
+ * One request's use cases (`forRequest`): each bound when it is read, so a request that calls two
+ * use cases binds two, not sixty (docs/performance.md, "Issue 16, part 6"). The use cases are
+ * getters of the prototype, so `const { refresh } = gatehouse.forRequest(id)` works as before.
+ */
+class RequestScope {
+  readonly settings: Readonly<GatehouseSettings>;
+  readonly clock: Clock;
+  readonly #deps: Deps;
+
+  constructor(deps: Deps) {
+    this.settings = deps.settings;
+    this.clock = deps.clock;
+    this.#deps = deps;
+  }
+
+  static portsOf(scope: object): Deps | undefined {
+    return #deps in scope ? (scope as RequestScope).#deps : undefined;
+  }
+}
+
+for (const [name, bindTo] of Object.entries(USE_CASES)) {
+  Object.defineProperty(RequestScope.prototype, name, {
+    enumerable: true,
+    get(this: RequestScope) {
+      return (bindTo as (deps: Deps) => unknown)(RequestScope.portsOf(this)!);
+    },
+  });
 }
 
 export type { Gatehouse, RequestScopedGatehouse } from './gatehouse-api.js';
