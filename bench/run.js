@@ -27,7 +27,7 @@ const USAGE = `npm run bench -- [options]
   --quick              2 s per scenario, 1 s warm-up, no growth run unless --growth
   --duration N         seconds measured per scenario (default 8)
   --warmup N           unmeasured seconds before each scenario (default 2)
-  --connections N      concurrent connections (default 20)
+  --connections N      concurrent connections (default 10, as issue 16 measures)
   --rounds N           slices per scenario, each after a slice of the bare route (default 4; --quick 1)
   --growth             run the growth phase (1,000,000 grants, 10,000 attribute names); default in a full run
   --no-growth          empty database only
@@ -152,11 +152,15 @@ async function main() {
     const bare = startNode('bare Express', [BARE, String(barePort)], { logFile: join(workDir, 'bare.log') });
     const bareUrl = `http://127.0.0.1:${barePort}`;
     await waitUntilReady(bare, `${bareUrl}/bare`);
+    const barePrototypesPort = await freePort();
+    const barePrototypes = startNode('bare Express (Express\'s prototypes)', [BARE, String(barePrototypesPort), '--express-server-options'], { logFile: join(workDir, 'bare-prototypes.log') });
+    const barePrototypesUrl = `http://127.0.0.1:${barePrototypesPort}`;
+    await waitUntilReady(barePrototypes, `${barePrototypesUrl}/bare`);
 
     log('Provisioning with the gatehouse CLI…');
     const cliEnv = { ...serverEnv, GATEHOUSE_LOG_LEVEL: 'warn' };
     const identity = await provisionWithCli(CLI, cliEnv);
-    const state = { identity, bareUrl, barePid: bare.child.pid, attributeKeys: [], benchAccountAttributes: 100 };
+    const state = { identity, bareUrl, barePid: bare.child.pid, barePrototypesUrl, barePrototypesPid: barePrototypes.child.pid, attributeKeys: [], benchAccountAttributes: 100 };
 
     const empty = await runPhase('empty', 'Empty database', { opts, state, serverEnv, database, workDir, first: true });
     results.phases.push(empty);
@@ -207,6 +211,7 @@ async function main() {
       results.phases.push(grown);
     }
     await stop(bare);
+    await stop(barePrototypes);
   } finally {
     await stopAll();
     await runCleanups();
@@ -280,7 +285,7 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
       state.attributeKeys = await createAttributeNames(baseUrl, state.identity, tokens.access_token, state.benchAccountAttributes);
     }
     phase.data = await db.counts();
-    const context = { baseUrl, bareUrl: state.bareUrl, identity: state.identity, tokens, attributeKeys: state.attributeKeys, peer };
+    const context = { baseUrl, bareUrl: state.bareUrl, barePrototypesUrl: state.barePrototypesUrl, identity: state.identity, tokens, attributeKeys: state.attributeKeys, peer };
 
     // Smoke check: each scenario answers as expected once before anything is measured.
     for (const scenario of SCENARIOS) {
@@ -303,7 +308,7 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
     for (const scenario of SCENARIOS.slice(1)) {
       if (!selected(scenario, opts)) continue;
       const onPeer = serverOf(scenario) === 'peer';
-      const servingPid = onPeer ? peer.entry.child.pid : pid;
+      const servingPid = onPeer ? peer.entry.child.pid : serverOf(scenario) === 'bare-prototypes' ? state.barePrototypesPid : pid;
       let codes;
       if (scenario.needsCodes) {
         // Enough codes for a server far faster than this one; running dry is reported.

@@ -1,5 +1,5 @@
 // The Markdown report of a run (bench/results/latest.md and the console).
-import { GROWTH_TARGET, TARGETS } from './scenarios.js';
+import { GROWTH_TARGET, RSS_TARGET, TARGETS } from './scenarios.js';
 
 const fmt = (value, digits = 0) => (value === null || value === undefined || Number.isNaN(value) ? '–' : Number(value).toFixed(digits));
 const ok = (value, target) => (value === null || value === undefined ? '' : value >= target ? ' ✓' : ' ✗');
@@ -75,7 +75,7 @@ export function renderMarkdown(results) {
       `The bare row sums every bare slice of the phase; each scenario's ratio uses the bare slices run between its own (${phase.scenarios
         .filter((row) => row.name !== 'bare')
         .map((row) => `${row.name} ${fmt(row.bareRequestsPerSecond)}`)
-        .join(', ')} req/s). Gatehouse peak RSS over the phase: ${fmt(phase.serverPeakRssMiB, 0)} MiB; bare app: ${fmt(phase.bare.peakRssMiB, 0)} MiB.`,
+        .join(', ')} req/s). Gatehouse peak RSS over the phase: ${fmt(phase.serverPeakRssMiB, 0)} MiB; bare app: ${fmt(phase.bare.peakRssMiB, 0)} MiB (${fmt(phase.serverPeakRssMiB / phase.bare.peakRssMiB, 2)}×${ok(RSS_TARGET - phase.serverPeakRssMiB / phase.bare.peakRssMiB, 0)} target ≤ ${RSS_TARGET}×, issue 16).`,
     );
     if (phase.versusPeer?.length > 0) lines.push('', ...peerTable(phase, meta.peer));
     if (phase.notes.length > 0) lines.push('', ...phase.notes.map((note) => `- ${note}`));
