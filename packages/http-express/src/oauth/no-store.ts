@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { sendJsonAnswer } from '../json-answer.js';
 
 /** RFC 6749 §5.1: token responses (and their errors) are never cached. */
 const NO_STORE_HEADERS = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
@@ -8,13 +9,7 @@ export function setNoStore(res: Response): void {
   for (const [name, value] of Object.entries(NO_STORE_HEADERS)) res.setHeader(name, value);
 }
 
-/**
- * Sends a JSON answer of the token, revocation or introspection endpoint in one write: the body
- * serialized once, its headers given to `writeHead` together (they merge with those set before, e.g.
- * the security headers), never cached (RFC 6749 §5.1).
- */
+/** Sends a JSON answer of the token, revocation or introspection endpoint in one write, never cached (RFC 6749 §5.1). */
 export function sendNoStoreJson(res: Response, status: number, body: unknown): void {
-  const json = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json), ...NO_STORE_HEADERS });
-  res.end(json);
+  sendJsonAnswer(res, status, body, NO_STORE_HEADERS);
 }

@@ -5,6 +5,18 @@ import { expectMatchesOpenApi, expectMatchesSchema } from './test-support/openap
 const ME = '/identity/v1/Users/me';
 
 describe('GET /identity/v1/Users/me', () => {
+  it('answers HEAD with the headers of GET, its length and no body', async () => {
+    const h = await createResourceHarness();
+    const token = await h.tokenFor(h.admin, 'messaging.v1.read');
+    const got = await h.http.get(ME).set(bearer(token));
+    const head = await h.http.head(ME).set(bearer(token));
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(head.headers['cache-control']).toBe('no-store');
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(JSON.stringify(got.body))));
+    expect(head.text).toBeUndefined();
+  });
+
   it('answers the SCIM-style user of the API reference with the accounts and roles', async () => {
     const h = await createResourceHarness();
     const other = await h.t.seedAccount('Beta');

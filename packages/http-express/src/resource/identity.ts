@@ -1,6 +1,7 @@
 import type { CurrentUser, Gatehouse } from '@gatehouse/core';
 import { Router } from 'express';
 import { bearerAuth, userKeyOf } from '../bearer/bearer.js';
+import { sendJsonAnswer } from '../json-answer.js';
 import { methodNotAllowed } from '../problem/error-handler.js';
 
 export const SCIM_USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -45,8 +46,7 @@ export function identityRouter(gatehouse: Gatehouse, router: Router = Router()):
       const body = toScimUser(await gatehouse.currentUser(userKeyOf(res)));
       // application/json unless the client prefers the SCIM type (decision 0033).
       const type = req.accepts(['application/json', SCIM_MEDIA_TYPE]) === SCIM_MEDIA_TYPE ? SCIM_MEDIA_TYPE : 'application/json';
-      res.setHeader('Cache-Control', 'no-store');
-      res.type(type).send(JSON.stringify(body));
+      sendJsonAnswer(res, 200, body, { 'Cache-Control': 'no-store' }, type);
     })
     .all(methodNotAllowed(['GET']));
   return router;
