@@ -106,6 +106,7 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
     ['code by hash', (s) => s.repositories.codes.findByHash('code777')],
     ['exchange a code (grant, conditional consume, live session, refresh token)', (s) => exchangeFreshCode(s, at)],
     ['refresh token by hash', (s) => s.repositories.refreshTokens.findByHash('rt777')],
+    ['refresh token with its grant (refresh)', (s) => s.repositories.refreshTokens.findWithGrant('rt777')],
     ['rotate a refresh token', (s) => s.repositories.refreshTokens.markRotated('rt777', at)],
     ['touch a refresh token', (s) => s.repositories.refreshTokens.touch('rt777', at)],
     ['session by id', (s) => s.repositories.sessions.findById('s777')],

@@ -103,6 +103,11 @@ export interface GrantRepository {
 export interface RefreshTokenRepository {
   save(token: RefreshToken): Promise<void>;
   findByHash(tokenHash: string): Promise<RefreshToken | undefined>;
+  /**
+   * The token with its grant, in one read: a refresh request needs both (docs/performance.md).
+   * Undefined when the token is unknown (a token never outlives its grant).
+   */
+  findWithGrant(tokenHash: string): Promise<{ token: RefreshToken; grant: Grant } | undefined>;
   /** Marks the token rotated only if it was not already, in one conditional write; true for the winner. */
   markRotated(tokenHash: string, at: Date): Promise<boolean>;
   touch(tokenHash: string, at: Date): Promise<void>;

@@ -270,6 +270,15 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       expect(await repos().refreshTokens.findByHash('r9')).toBeUndefined();
     });
 
+    it('is found with its grant in one read, the grant as it is now', async () => {
+      const token = aRefreshToken('r1', 'g1', { lastUsedAt: at(25, 5) });
+      await repos().refreshTokens.save(token);
+      expect(await repos().refreshTokens.findWithGrant('r1')).toEqual({ token, grant: aGrant('g1') });
+      await repos().grants.revoke('g1', at(30));
+      expect(await repos().refreshTokens.findWithGrant('r1')).toEqual({ token, grant: { ...aGrant('g1'), revokedAt: at(30) } });
+      expect(await repos().refreshTokens.findWithGrant('r9')).toBeUndefined();
+    });
+
     it('is marked rotated once', async () => {
       await repos().refreshTokens.save(aRefreshToken('r1', 'g1'));
       expect(await repos().refreshTokens.markRotated('r1', at(50, 50))).toBe(true);

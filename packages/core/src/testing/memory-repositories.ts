@@ -256,6 +256,11 @@ export function createMemoryRepositories(): Repositories {
         const token = refreshTokens.get(tokenHash);
         return token && copy(token);
       },
+      async findWithGrant(tokenHash) {
+        const token = refreshTokens.get(tokenHash);
+        const grant = token && grants.get(token.grantId);
+        return token && grant && { token: copy(token), grant: copy(grant) };
+      },
       async markRotated(tokenHash, at) {
         const token = refreshTokens.get(tokenHash);
         if (!token || token.rotatedAt) return false;

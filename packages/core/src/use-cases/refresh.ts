@@ -24,10 +24,10 @@ export async function refresh(
   assertGrantType(input.client, 'refresh_token');
   const now = deps.clock.now();
   const tokenHash = sha256(input.refreshToken);
-  const stored = await deps.repos.refreshTokens.findByHash(tokenHash);
-  if (!stored) throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'unknown refresh token' });
-  const grant = await deps.repos.grants.findById(stored.grantId);
-  if (!grant || grant.revokedAt) throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'grant revoked' });
+  const found = await deps.repos.refreshTokens.findWithGrant(tokenHash);
+  if (!found) throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'unknown refresh token' });
+  const { token: stored, grant } = found;
+  if (grant.revokedAt) throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'grant revoked' });
   // RFC 6749 §6: the refresh token was issued to the authenticated client.
   if (grant.clientId !== input.client.clientId) {
     throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: `refresh token of ${grant.clientId} presented by ${input.client.clientId}` });

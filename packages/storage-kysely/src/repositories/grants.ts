@@ -1,10 +1,11 @@
-import type { Grant, GrantRepository } from '@gatehouse/core';
-import type { Kysely, Selectable } from 'kysely';
-import { affected, fromJson, fromMs, fromMsOrNull, toJson, toMs, toMsOrNull } from '../encoding.js';
+import type { GrantRepository } from '@gatehouse/core';
+import type { Kysely } from 'kysely';
+import { affected, toMs } from '../encoding.js';
 import { directExecutorOf, param, reusableQuery, type DirectStep } from '../reusable-query.js';
 import type { StorageDialect } from '../dialect.js';
 import type { Database, GrantTable } from '../schema.js';
 import { consumeCode } from './codes.js';
+import { fromRow, NO_USER, toRow } from './grant-rows.js';
 import { insertRefreshToken, refreshTokenValues } from './refresh-tokens.js';
 
 /** Rolls the exchange's transaction back: the code was already consumed, or its session ended. */
@@ -132,31 +133,4 @@ function exchangeInOneStep(db: Kysely<Database>, step: DirectStep, { grant, code
   if (consumed.session_id !== null && run(findLiveSession.bind(db, { sessionId: consumed.session_id })).rows.length === 0) throw NOT_EXCHANGED;
   run(insertRefreshToken.bind(db, refreshTokenValues(refreshToken)));
   return true;
-}
-
-/** A client-credentials grant has no user: stored as `''`, which no user key is. */
-const NO_USER = '';
-
-function toRow(grant: Grant): GrantTable {
-  return {
-    grant_id: grant.grantId,
-    client_id: grant.clientId,
-    user_key: grant.userKey ?? NO_USER,
-    scopes: toJson(grant.scopes),
-    session_id: grant.sessionId,
-    created_at: toMs(grant.createdAt),
-    revoked_at: toMsOrNull(grant.revokedAt),
-  };
-}
-
-function fromRow(row: Selectable<GrantTable>): Grant {
-  return {
-    grantId: row.grant_id,
-    clientId: row.client_id,
-    userKey: row.user_key === NO_USER ? null : row.user_key,
-    scopes: fromJson<string[]>(row.scopes),
-    sessionId: row.session_id,
-    createdAt: fromMs(row.created_at),
-    revokedAt: fromMsOrNull(row.revoked_at),
-  };
 }

@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { fromMs, fromMsOrNull, toMs, toMsOrNull } from '../encoding.js';
 import { param, reusableQuery } from '../reusable-query.js';
 import type { Database, RefreshTokenTable } from '../schema.js';
+import { fromRow as grantFromRow } from './grant-rows.js';
 
 export const insertRefreshToken = reusableQuery((db: Kysely<Database>) =>
   db.insertInto('refresh_tokens').values({
@@ -14,6 +15,15 @@ export const insertRefreshToken = reusableQuery((db: Kysely<Database>) =>
   }),
 );
 const findRefreshToken = reusableQuery((db: Kysely<Database>) => db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', param('tokenHash')));
+/** The token's columns, then its grant's (`grant_`-named where both tables have the column). */
+const findRefreshTokenWithGrant = reusableQuery((db: Kysely<Database>) =>
+  db
+    .selectFrom('refresh_tokens')
+    .innerJoin('grants', 'grants.grant_id', 'refresh_tokens.grant_id')
+    .selectAll('refresh_tokens')
+    .select(['grants.client_id', 'grants.user_key', 'grants.scopes', 'grants.session_id', 'grants.created_at as grant_created_at', 'grants.revoked_at'])
+    .where('refresh_tokens.token_hash', '=', param('tokenHash')),
+);
 const touchRefreshToken = reusableQuery((db: Kysely<Database>) =>
   db.updateTable('refresh_tokens').set({ last_used_at: param<number>('at') }).where('token_hash', '=', param('tokenHash')),
 );
@@ -27,6 +37,21 @@ export function createRefreshTokenRepository(db: Kysely<Database>): RefreshToken
     async findByHash(tokenHash) {
       const [row] = (await findRefreshToken(db, { tokenHash })).rows;
       return row && fromRow(row);
+    },
+
+    async findWithGrant(tokenHash) {
+      const [row] = (await findRefreshTokenWithGrant(db, { tokenHash })).rows;
+      if (!row) return undefined;
+      const grant = grantFromRow({
+        grant_id: row.grant_id,
+        client_id: row.client_id,
+        user_key: row.user_key,
+        scopes: row.scopes,
+        session_id: row.session_id,
+        created_at: row.grant_created_at,
+        revoked_at: row.revoked_at,
+      });
+      return { token: fromRow(row), grant };
     },
 
     async markRotated(tokenHash, at) {

@@ -1,0 +1,31 @@
+import type { Grant } from '@gatehouse/core';
+import type { Selectable } from 'kysely';
+import { fromJson, fromMs, fromMsOrNull, toJson, toMs, toMsOrNull } from '../encoding.js';
+import type { GrantTable } from '../schema.js';
+
+/** A client-credentials grant has no user: stored as `''`, which no user key is. */
+export const NO_USER = '';
+
+export function toRow(grant: Grant): GrantTable {
+  return {
+    grant_id: grant.grantId,
+    client_id: grant.clientId,
+    user_key: grant.userKey ?? NO_USER,
+    scopes: toJson(grant.scopes),
+    session_id: grant.sessionId,
+    created_at: toMs(grant.createdAt),
+    revoked_at: toMsOrNull(grant.revokedAt),
+  };
+}
+
+export function fromRow(row: Selectable<GrantTable>): Grant {
+  return {
+    grantId: row.grant_id,
+    clientId: row.client_id,
+    userKey: row.user_key === NO_USER ? null : row.user_key,
+    scopes: fromJson<string[]>(row.scopes),
+    sessionId: row.session_id,
+    createdAt: fromMs(row.created_at),
+    revokedAt: fromMsOrNull(row.revoked_at),
+  };
+}
