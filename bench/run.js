@@ -78,7 +78,7 @@ function options() {
   return {
     durationSeconds: number('duration', values.quick ? 2 : 8, 1),
     warmupSeconds: number('warmup', values.quick ? 1 : 2, 0),
-    connections: number('connections', 20, 1),
+    connections: number('connections', 10, 1),
     rounds: number('rounds', values.quick ? 1 : 4, 1),
     growth: values['no-growth'] ? false : (values.growth ?? !values.quick),
     grants: number('grants', GROWTH_DEFAULTS.grants, 0),
