@@ -83,7 +83,7 @@ describe('createGatehouseApp', () => {
     const { client, clientSecret } = await t.seedClient();
     const { refresh_token } = await t.obtainTokens({ client, user });
     // Break the storage under the endpoint.
-    t.repositories.refreshTokens.findByHash = async () => {
+    t.repositories.refreshTokens.findWithGrant = async () => {
       throw new Error('disk on fire');
     };
     const res = await request(t.app).post('/oauth/token').auth(client.clientId, clientSecret).type('form').send({ grant_type: 'refresh_token', refresh_token });
