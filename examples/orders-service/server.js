@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // The orders service: `node server.js` (see README.md). Stops cleanly on SIGTERM / SIGINT.
+import { createServer } from 'node:http';
+import { expressServerOptions } from '@gatehouse/http-express';
 import { createOrdersApp } from './src/app.js';
 import { readConfig } from './src/config.js';
 import { openOrdersDatabase } from './src/database.js';
@@ -11,7 +13,9 @@ const db = openOrdersDatabase(config.database);
 const { gatehouse, storage } = await createOrdersGatehouse({ db, issuer: config.issuer });
 const app = createOrdersApp({ db, gatehouse });
 
-const server = app.listen(config.port, config.host, () => {
+// Requests and responses created with Express's prototypes: Express need not swap them per
+// request (about 0.07 ms of CPU each; Gatehouse's docs/decisions/0070).
+const server = createServer(expressServerOptions(app), app).listen(config.port, config.host, () => {
   console.log(`orders-service listening on http://${config.host}:${config.port} (Gatehouse issuer ${config.issuer})`);
 });
 
