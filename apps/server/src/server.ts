@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
+import type { ExpressServerOptions } from '@gatehouse/http-express';
 import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { Logger } from './logger.js';
 import type { ShutdownState } from './shutdown-state.js';
@@ -21,7 +22,7 @@ export interface ServerOptions {
    * The classes the HTTP server creates requests and responses with (`expressServerOptions(app)` of
    * `@gatehouse/http-express`: with Express's prototypes from the start, docs/performance.md).
    */
-  classes?: { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse };
+  classes?: ExpressServerOptions;
   host: string | undefined;
   port: number;
   logger: Logger;

@@ -196,10 +196,13 @@ const USE_CASES: UseCaseBinders = {
   purgeExpired: (deps) => bind(deps, purgeExpired),
 };
 
+/** The same table as pairs, for the two ways of binding it below. */
+const USE_CASE_BINDERS = Object.entries(USE_CASES) as Array<[string, (deps: Deps) => unknown]>;
+
 /** The use cases bound to `deps`, all at once (a gatehouse is made once per process). */
 function useCases(deps: Deps): RequestScopedGatehouse {
   const scoped: Record<string, unknown> = { settings: deps.settings, clock: deps.clock };
-  for (const [name, bindTo] of Object.entries(USE_CASES)) scoped[name] = (bindTo as (deps: Deps) => unknown)(deps);
+  for (const [name, bindTo] of USE_CASE_BINDERS) scoped[name] = bindTo(deps);
   portsOf.set(scoped as unknown as RequestScopedGatehouse, deps);
   return scoped as unknown as RequestScopedGatehouse;
 }
@@ -225,11 +228,11 @@ class RequestScope {
   }
 }
 
-for (const [name, bindTo] of Object.entries(USE_CASES)) {
+for (const [name, bindTo] of USE_CASE_BINDERS) {
   Object.defineProperty(RequestScope.prototype, name, {
     enumerable: true,
     get(this: RequestScope) {
-      return (bindTo as (deps: Deps) => unknown)(RequestScope.portsOf(this)!);
+      return bindTo(RequestScope.portsOf(this)!);
     },
   });
 }

@@ -42,15 +42,8 @@ export function createRefreshTokenRepository(db: Kysely<Database>): RefreshToken
     async findWithGrant(tokenHash) {
       const [row] = (await findRefreshTokenWithGrant(db, { tokenHash })).rows;
       if (!row) return undefined;
-      const grant = grantFromRow({
-        grant_id: row.grant_id,
-        client_id: row.client_id,
-        user_key: row.user_key,
-        scopes: row.scopes,
-        session_id: row.session_id,
-        created_at: row.grant_created_at,
-        revoked_at: row.revoked_at,
-      });
+      // The grant's columns are the row's, but for its creation time (`created_at` is the token's).
+      const grant = grantFromRow({ ...row, created_at: row.grant_created_at });
       return { token: fromRow(row), grant };
     },
 
