@@ -312,7 +312,7 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
       let codes;
       if (scenario.needsCodes) {
         // Enough codes for a server far faster than this one; running dry is reported.
-        const count = Math.ceil((opts.durationSeconds + opts.warmupSeconds) * 5000);
+        const count = Math.ceil((opts.durationSeconds + opts.warmupSeconds) * 8000);
         codes = codeQueue(onPeer ? await peer.mint(count) : await mintCodes(count));
       }
       const target = scenario.target({ ...context, codes });

@@ -60,18 +60,18 @@ export async function writeGrowthRows(write, spec, { batchSize = 50_000, onProgr
     const codes = [];
     for (let j = 0; j < count; j += 1) {
       const n = start + j;
-      const grantId = ids.id();
       const clientId = grantClients[n % grantClients.length];
       const userKey = grantUsers[n % grantUsers.length];
       const sessionId = ids.id();
       const createdAt = now - 30 * DAY_MS + Math.floor((n / spec.grants) * 30 * DAY_MS);
+      const grantId = ids.grantId(createdAt);
       const revokedAt = n % revokedEvery === 0 ? now - 60_000 : null;
       grants.push([grantId, clientId, userKey, SCOPES, sessionId, createdAt, revokedAt]);
       refreshTokens.push([ids.hash(), grantId, createdAt, createdAt, null]);
       codes.push([ids.hash(), clientId, userKey, 'https://app.example/cb', SCOPES, null, sessionId, createdAt - 2000, createdAt + 58_000, createdAt, grantId]);
     }
     // Each batch in primary-key order: B-tree inserts then touch neighbouring pages (a faster load;
-    // the keys themselves stay random, as the server's are).
+    // hashes stay random, as the server's are; grant ids are time-ordered, as the server's are).
     await write('grants', ['grant_id', 'client_id', 'user_key', 'scopes', 'session_id', 'created_at', 'revoked_at'], grants.sort(byFirstColumn));
     await write('refresh_tokens', ['token_hash', 'grant_id', 'created_at', 'last_used_at', 'rotated_at'], refreshTokens.sort(byFirstColumn));
     await write(

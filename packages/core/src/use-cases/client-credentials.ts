@@ -1,6 +1,7 @@
 import { assertGrantType, isPublicClient } from '../domain/grant-types.js';
 import type { Client, Grant } from '../domain/model.js';
 import { formatScope, isCataloguedScope, isValidScopeToken, parseScope } from '../domain/scopes.js';
+import { timeOrderedId } from '../domain/time-ordered-id.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { issueAccessToken } from '../tokens/access-token.js';
@@ -33,13 +34,14 @@ export async function clientCredentials(
   if (isPublicClient(client)) throw new OAuthError('unauthorized_client', 'A public client may not use the client_credentials grant.', { detail: `client ${client.clientId}` });
   assertGrantType(client, 'client_credentials');
   const scopes = requestedScopes(deps.settings.scopes, client.scopes, input.scope);
+  const now = deps.clock.now();
   const grant: Grant = {
-    grantId: deps.ids.id(),
+    grantId: timeOrderedId(now, deps.ids),
     clientId: client.clientId,
     userKey: null,
     scopes,
     sessionId: null,
-    createdAt: deps.clock.now(),
+    createdAt: now,
     revokedAt: null,
   };
   await deps.repos.grants.create(grant);

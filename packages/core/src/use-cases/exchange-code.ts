@@ -1,5 +1,6 @@
 import { assertGrantType, isPublicClient } from '../domain/grant-types.js';
 import type { Client, Grant } from '../domain/model.js';
+import { timeOrderedId } from '../domain/time-ordered-id.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
@@ -53,7 +54,7 @@ export async function exchangeCode(
   // The grant, the code consumed by it (one conditional update) and the refresh token are
   // written in one transaction: a replay that loses the race always finds the grant to revoke.
   const grant: Grant = {
-    grantId: deps.ids.id(),
+    grantId: timeOrderedId(now, deps.ids),
     clientId: code.clientId,
     userKey: code.userKey,
     scopes: code.scopes,
