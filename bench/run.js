@@ -16,7 +16,7 @@ import { combine, round, slice, warmUp } from './lib/load.js';
 import { peerVersion, startPeer } from './lib/peer.js';
 import { BENCH_CODE_CHALLENGE, createAttributeNames, exchangeCode, expectOk, provisionWithCli, REDIRECT_URI, ALL_SCOPES } from './lib/provision.js';
 import { renderMarkdown } from './lib/report.js';
-import { codeQueue, SCENARIOS, serverOf } from './lib/scenarios.js';
+import { codeQueue, RSS_TARGET_SCENARIOS, SCENARIOS, serverOf } from './lib/scenarios.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'apps/server/dist/cli.js');
@@ -356,11 +356,12 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
     const bareRow = { name: bareScenario.name, title: bareScenario.title, server: 'bare', ...combine(bareSlices), peakRssMiB: null };
     phase.bare = { requestsPerSecond: bareRow.requestsPerSecond, serverCpuMsPerRequest: bareRow.serverCpuMsPerRequest, peakRssMiB: peakRssMiB(state.barePid) };
     phase.scenarios = [bareRow, ...rows];
-    const peakOf = (server) => {
-      const peaks = rows.filter((row) => row.server === server && row.peakRssMiB !== null).map((row) => row.peakRssMiB);
+    const peakOf = (server, names) => {
+      const peaks = rows.filter((row) => row.server === server && row.peakRssMiB !== null && (!names || names.includes(row.name))).map((row) => row.peakRssMiB);
       return peaks.length > 0 ? Math.max(...peaks) : null;
     };
     phase.serverPeakRssMiB = peakOf('gatehouse');
+    phase.serverPeakRssUnderTargetLoadMiB = peakOf('gatehouse', RSS_TARGET_SCENARIOS);
     if (peer) {
       phase.peerPeakRssMiB = peakOf('peer');
       phase.versusPeer = versusPeer(rows);

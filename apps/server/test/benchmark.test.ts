@@ -53,6 +53,7 @@ interface Results {
     data: Record<string, number>;
     scenarios: ScenarioResult[];
     serverPeakRssMiB: number;
+    serverPeakRssUnderTargetLoadMiB: number;
     peerPeakRssMiB: number;
     bare: { peakRssMiB: number | null };
     versusPeer: PeerComparison[];
@@ -136,6 +137,10 @@ describe('npm run bench (shortest run)', () => {
         expect(pair.peerPeakRssMiB, pair.name).toBe(theirs?.peakRssMiB);
       }
       expect(phase.serverPeakRssMiB, phase.name).toBeGreaterThan(0);
+      // Issue 16's bound is for its own load: the peak of its three scenarios, never above the phase's.
+      const underLoad = Math.max(...phase.scenarios.filter((s) => ['users-me', 'code-exchange', 'refresh'].includes(s.name)).map((s) => s.peakRssMiB ?? 0));
+      expect(phase.serverPeakRssUnderTargetLoadMiB, phase.name).toBe(underLoad);
+      expect(phase.serverPeakRssUnderTargetLoadMiB, phase.name).toBeLessThanOrEqual(phase.serverPeakRssMiB);
       expect(phase.peerPeakRssMiB, phase.name).toBeGreaterThan(0);
       expect(phase.bare.peakRssMiB, phase.name).toBeGreaterThan(0);
     }
@@ -151,6 +156,9 @@ describe('npm run bench (shortest run)', () => {
     expect(markdown.match(/### Against oidc-provider 8\.8\.1/g)).toHaveLength(2);
     expect(markdown).toMatch(/\| code exchange \(PKCE S256, Basic client auth\) \| \d\.\d\d \| \d\.\d\d \| \d+\.\d\d [✓✗] \|/);
     expect(markdown).toMatch(/Peak RSS over the phase: Gatehouse \d+ MiB, oidc-provider \d+ MiB, bare app \d+ MiB\./);
+    expect(markdown).toMatch(
+      /Bare app's peak RSS \d+ MiB; Gatehouse's under issue 16's load \(users-me, code-exchange, refresh\): \d+ MiB, \d\.\d\d× [✓✗] target ≤ 1\.6×; over the whole phase: \d+ MiB, \d\.\d\d×\./,
+    );
   });
 
   it('writes to --out only: the committed results stay as they are', () => {
