@@ -43,6 +43,11 @@ export interface BoundQuery<R> {
   readonly __rows?: R;
 }
 
+/** Runs a bound query as one statement of a `DirectExecutor` transaction. */
+export function runBound<R>(step: DirectStep, query: BoundQuery<R>): QueryResult<R> {
+  return step<R>(query.sql, query.parameters);
+}
+
 /** By the dialect's adapter, with the plugin list of the database that registered it. */
 const directExecutors = new WeakMap<object, { executor: DirectExecutor; plugins: readonly KyselyPlugin[] }>();
 

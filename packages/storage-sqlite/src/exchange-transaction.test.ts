@@ -2,27 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from './sqlite-storage.js';
 import type { Storage } from '@gatehouse/storage-kysely';
-
-/** Records the SQL of every statement the connection runs (prepared statements are reused, so runs are counted). */
-function recordStatements(database: BetterSqlite3.Database): string[] {
-  const executed: string[] = [];
-  const prepare = database.prepare.bind(database);
-  database.prepare = ((sql: string) => {
-    const statement = prepare(sql);
-    return new Proxy(statement, {
-      get(target, property) {
-        // The native getters (reader, busy) need the statement itself as `this`.
-        const value: unknown = Reflect.get(target, property, target);
-        if (typeof value !== 'function' || !['run', 'all', 'get', 'iterate'].includes(String(property))) return value;
-        return (...args: unknown[]) => {
-          executed.push(sql.split(' ').slice(0, 3).join(' '));
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-  }) as typeof database.prepare;
-  return executed;
-}
+import { recordStatements } from './test-support/record-statements.js';
 
 describe('the writes of a code exchange on SQLite', () => {
   let storage: Storage;

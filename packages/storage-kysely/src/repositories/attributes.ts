@@ -2,7 +2,7 @@ import type { AttributeRepository, CreateAttributeResult, RenameAttributeResult 
 import type { Kysely } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
 import { changed, fold } from '../encoding.js';
-import { param, reusableQuery } from '../reusable-query.js';
+import { directExecutorOf, param, reusableQuery, runBound, type DirectStep } from '../reusable-query.js';
 import type { Database } from '../schema.js';
 
 const attributePage = reusableQuery((db: Kysely<Database>) =>
@@ -19,6 +19,24 @@ const attributeCount = reusableQuery((db: Kysely<Database>) =>
     .selectFrom('attribute_names')
     .select((eb) => eb.fn.countAll<number | string>().as('total'))
     .where('account_key', '=', param('accountKey')),
+);
+
+/** The attribute key, if `key` names an attribute of the account. */
+const findAttributeKey = reusableQuery((db: Kysely<Database>) =>
+  db.selectFrom('attribute_names').select('attribute_key').where('account_key', '=', param('accountKey')).where('attribute_key', '=', param('key')),
+);
+const deleteUserValue = reusableQuery((db: Kysely<Database>) =>
+  db
+    .deleteFrom('user_attribute_values')
+    .where('account_key', '=', param('accountKey'))
+    .where('user_key', '=', param('userKey'))
+    .where('attribute_key', '=', param('key')),
+);
+const upsertUserValue = reusableQuery((db: Kysely<Database>) =>
+  db
+    .insertInto('user_attribute_values')
+    .values({ account_key: param('accountKey'), user_key: param('userKey'), attribute_key: param('key'), value: param('value') })
+    .onConflict((conflict) => conflict.columns(['account_key', 'user_key', 'attribute_key']).doUpdateSet({ value: param('value') })),
 );
 
 export function createAttributeRepository(db: Kysely<Database>, dialect: StorageDialect): AttributeRepository {
@@ -102,6 +120,10 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
 
     async setUserValues(accountKey, userKey, changes) {
       if (changes.length === 0) return { unknownKeys: [] };
+      // SQLite: one synchronous transaction, its statements compiled once
+      // (docs/decisions/0067-synchronous-sqlite-transactions.md); undefined when the connection is busy.
+      const direct = directExecutorOf(db)?.transaction((step) => setValuesInOneStep(db, step, accountKey, userKey, changes));
+      if (direct !== undefined) return direct.value;
       return db.transaction().execute(async (trx) => {
         await dialect.lockAccountAttributes(trx, accountKey);
         const keys = [...new Set(changes.map((change) => change.key))];
@@ -114,21 +136,8 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
         // All or nothing: an unknown key means no write at all.
         if (unknownKeys.length > 0) return { unknownKeys };
         for (const { key, value } of changes) {
-          const target = { account_key: accountKey, user_key: userKey, attribute_key: key };
-          if (value === null) {
-            await trx
-              .deleteFrom('user_attribute_values')
-              .where('account_key', '=', accountKey)
-              .where('user_key', '=', userKey)
-              .where('attribute_key', '=', key)
-              .execute();
-          } else {
-            await trx
-              .insertInto('user_attribute_values')
-              .values({ ...target, value })
-              .onConflict((conflict) => conflict.columns(['account_key', 'user_key', 'attribute_key']).doUpdateSet({ value }))
-              .execute();
-          }
+          if (value === null) await deleteUserValue(trx, { accountKey, userKey, key });
+          else await upsertUserValue(trx, { accountKey, userKey, key, value });
         }
         return { unknownKeys: [] };
       });
@@ -146,4 +155,27 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
       return rows.map((row) => ({ key: row.attribute_key, name: row.name, value: row.value }));
     },
   };
+}
+
+/**
+ * `setUserValues`'s transaction for a direct executor: the attribute names checked one by one (each
+ * a point read in the process), then the same writes as kysely's path. The write lock, held since
+ * `BEGIN IMMEDIATE`, keeps a concurrent deletion of a name out, as `lockAccountAttributes` does
+ * on PostgreSQL.
+ */
+function setValuesInOneStep(
+  db: Kysely<Database>,
+  step: DirectStep,
+  accountKey: string,
+  userKey: string,
+  changes: Parameters<AttributeRepository['setUserValues']>[2],
+): { unknownKeys: string[] } {
+  const unknownKeys = changes.map((change) => change.key).filter((key) => runBound(step, findAttributeKey.bind(db, { accountKey, key })).rows.length === 0);
+  // All or nothing: an unknown key means no write at all.
+  if (unknownKeys.length > 0) return { unknownKeys };
+  for (const { key, value } of changes) {
+    if (value === null) runBound(step, deleteUserValue.bind(db, { accountKey, userKey, key }));
+    else runBound(step, upsertUserValue.bind(db, { accountKey, userKey, key, value }));
+  }
+  return { unknownKeys: [] };
 }

@@ -1,7 +1,7 @@
 import type { GrantRepository } from '@gatehouse/core';
 import type { Kysely } from 'kysely';
 import { affected, toMs } from '../encoding.js';
-import { directExecutorOf, param, reusableQuery, type DirectStep } from '../reusable-query.js';
+import { directExecutorOf, param, reusableQuery, runBound, type BoundQuery, type DirectStep } from '../reusable-query.js';
 import type { StorageDialect } from '../dialect.js';
 import type { Database, GrantTable } from '../schema.js';
 import { consumeCode } from './codes.js';
@@ -124,7 +124,7 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
  * code was consumed or its session ended.
  */
 function exchangeInOneStep(db: Kysely<Database>, step: DirectStep, { grant, codeHash, refreshToken }: Parameters<GrantRepository['createFromCode']>[0]): true {
-  const run = <R>(query: { sql: string; parameters: unknown[]; readonly __rows?: R }) => step<R>(query.sql, query.parameters);
+  const run = <R>(query: BoundQuery<R>) => runBound(step, query);
   run(insertGrant.bind(db, { ...toRow(grant) }));
   const [consumed] = run(consumeCode.bind(db, { at: toMs(grant.createdAt), grantId: grant.grantId, codeHash })).rows;
   if (!consumed) throw NOT_EXCHANGED;
