@@ -1,18 +1,13 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage } from '@gatehouse/storage-kysely';
-import { openSqlite } from './sqlite-storage.js';
-import { recordStatements } from './test-support/record-statements.js';
+import { openRecordedStorage } from './test-support/record-statements.js';
 
 describe("the writes of a user's attribute values on SQLite", () => {
   let storage: Storage;
   let executed: string[];
 
   beforeEach(async () => {
-    let database: BetterSqlite3.Database;
-    ({ storage, database } = await openSqlite({ filename: ':memory:' }));
-    executed = recordStatements(database);
-    await storage.migrate();
+    ({ storage, executed } = await openRecordedStorage());
     const { accounts, attributes } = storage.repositories;
     await accounts.create({ accountKey: 'a1', name: 'Acme' });
     await attributes.create('a1', { key: 'k1', name: 'department' }, 500);

@@ -1,19 +1,13 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqlite } from './sqlite-storage.js';
 import type { Storage } from '@gatehouse/storage-kysely';
-import { recordStatements } from './test-support/record-statements.js';
+import { openRecordedStorage } from './test-support/record-statements.js';
 
 describe('the writes of a code exchange on SQLite', () => {
   let storage: Storage;
   let executed: string[];
 
   beforeEach(async () => {
-    let database: BetterSqlite3.Database;
-    ({ storage, database } = await openSqlite({ filename: ':memory:' }));
-    // Before any statement is prepared (and kept by the statement cache).
-    executed = recordStatements(database);
-    await storage.migrate();
+    ({ storage, executed } = await openRecordedStorage());
     const now = new Date('2026-01-01T00:00:00Z');
     await storage.repositories.clients.create({
       clientId: 'c1',

@@ -1,4 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import type { Storage } from '@gatehouse/storage-kysely';
+import { openSqlite } from '../sqlite-storage.js';
 
 /**
  * Records the first three words of the SQL of every statement the connection runs (prepared
@@ -23,4 +25,12 @@ export function recordStatements(database: BetterSqlite3.Database): string[] {
     });
   }) as typeof database.prepare;
   return executed;
+}
+
+/** A migrated in-memory storage whose statements are all recorded (empty `executed` before the part under test). */
+export async function openRecordedStorage(): Promise<{ storage: Storage; executed: string[] }> {
+  const { storage, database } = await openSqlite({ filename: ':memory:' });
+  const executed = recordStatements(database);
+  await storage.migrate();
+  return { storage, executed };
 }
