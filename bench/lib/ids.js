@@ -1,10 +1,9 @@
 // Random ids and hashes for bulk-seeded rows, in the shapes Gatehouse stores: 22-character ids,
 // time-ordered grant ids, 43-character base64url SHA-256 digests. Drawn from one large random buffer (fast for millions).
 import { createHash, randomBytes } from 'node:crypto';
+import { timeOrderedId } from '@gatehouse/core';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-/** Base-62 digits in ASCII order (time-ordered ids sort bytewise by time). */
-const TIME_DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export function createIdSource(chunkBytes = 1 << 20) {
   let buffer = randomBytes(chunkBytes);
@@ -26,14 +25,9 @@ export function createIdSource(chunkBytes = 1 << 20) {
       for (let i = 0; i < 22; i += 1) out += ALPHANUMERIC[bytes[i] % 62];
       return out;
     },
-    /**
-     * A grant id as the server makes it (core's timeOrderedId): the millisecond `at` in eight
-     * base-62 digits, then a 22-character id.
-     */
+    /** A grant id made at `at` (epoch ms) as the server makes it: core's `timeOrderedId`. */
     grantId(at) {
-      let time = '';
-      for (let i = 0, millis = at; i < 8; i += 1, millis = Math.floor(millis / 62)) time = TIME_DIGITS[millis % 62] + time;
-      return time + this.id();
+      return timeOrderedId(new Date(at), this);
     },
     /** A 43-character base64url string: the shape of a stored SHA-256 hash. */
     hash() {

@@ -13,6 +13,7 @@ export {
 } from './domain/scopes.js';
 export { redirectUriProblem, isLoopbackHost, redirectUriMatches, findRegisteredRedirectUri } from './domain/redirect-uri.js';
 export { GRANT_TYPES, DEFAULT_GRANT_TYPES, isGrantType, isPublicClient, tokenEndpointAuthMethod, assertGrantType } from './domain/grant-types.js';
+export { timeOrderedId } from './domain/time-ordered-id.js';
 export * from './ports/index.js';
 export { defineSettings, type GatehouseSettings } from './settings.js';
 export type { Deps } from './deps.js';
