@@ -10,6 +10,13 @@ import { Worker } from 'node:worker_threads';
  */
 export const SERVING_CONNECTION_AUTOCHECKPOINT_PAGES = 10_000;
 
+/**
+ * The size the `-wal` file is cut back to when the WAL restarts (`journal_size_limit`): above the
+ * ~40 MiB of a steady stream of commits, so that only what a burst left (a long reader holding the
+ * WAL, a large purge) is given back to the volume instead of kept at its high-water mark.
+ */
+export const WAL_SIZE_LIMIT_BYTES = 48 * 1024 * 1024;
+
 /** How often the background thread copies the WAL into the database file. */
 export const BACKGROUND_CHECKPOINT_INTERVAL_MS = 100;
 

@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATION_TABLE } from '@gatehouse/storage-kysely';
+import BetterSqlite3 from 'better-sqlite3';
+import { WAL_SIZE_LIMIT_BYTES } from './background-checkpoints.js';
 import { openSqlite, openSqliteStorage } from './sqlite-storage.js';
 import { tempDatabaseFile } from './test-support/temp-file.js';
 
@@ -55,6 +57,38 @@ describe('openSqliteStorage', () => {
       // …until the background thread copies it into the database file.
       await expect.poll(() => statSync(file.filename).size, { timeout: 5000, interval: 50 }).toBeGreaterThan(before + 2_000_000);
     } finally {
+      await storage.close();
+    }
+  });
+
+  it('cuts the -wal file back to 48 MiB when the WAL restarts after a burst', async () => {
+    const { storage, database } = await openSqlite({ filename: file.filename });
+    const reader = new BetterSqlite3(file.filename);
+    try {
+      expect(database.pragma('journal_size_limit', { simple: true })).toBe(WAL_SIZE_LIMIT_BYTES);
+      database.exec('create table burst (payload blob)');
+      // A reader's snapshot keeps every frame in the WAL: the burst grows it past the limit.
+      reader.exec('begin');
+      reader.prepare('select count(*) from burst').get();
+      const insert = database.prepare('insert into burst values (randomblob(4000))');
+      database.transaction(() => {
+        for (let i = 0; i < 14_000; i += 1) insert.run();
+      })();
+      const walFile = `${file.filename}-wal`;
+      expect(statSync(walFile).size).toBeGreaterThan(WAL_SIZE_LIMIT_BYTES);
+      reader.exec('commit');
+      // Once the background thread has copied it all, the next commit restarts the WAL and cuts the file.
+      await expect
+        .poll(
+          () => {
+            database.prepare('delete from burst where rowid = (select min(rowid) from burst)').run();
+            return statSync(walFile).size;
+          },
+          { timeout: 10_000, interval: 100 },
+        )
+        .toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
+    } finally {
+      reader.close();
       await storage.close();
     }
   });

@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { assertTablePrefix, createKyselyRepositories, setDirectExecutor, migrateToLatest, pingDatabase, TablePrefixPlugin, type Database, type Storage } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
-import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, type BackgroundCheckpoints } from './background-checkpoints.js';
+import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, WAL_SIZE_LIMIT_BYTES, type BackgroundCheckpoints } from './background-checkpoints.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
 
 interface SqliteCommonOptions {
@@ -129,6 +129,8 @@ function openFile(options: SqliteFileOptions): Connection {
   const database = new BetterSqlite3(path, { timeout: busyTimeoutMs });
   try {
     configure(database, synchronous);
+    // A burst's WAL is given back once the WAL restarts (background-checkpoints.ts).
+    if (!inMemory) database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     if (inMemory || options.backgroundCheckpoints === false) return { database, ownsDatabase: true, lockKey: inMemory ? undefined : realpathSync(path) };
     // The serving connection still checkpoints past this many frames (background-checkpoints.ts).
     database.pragma(`wal_autocheckpoint = ${SERVING_CONNECTION_AUTOCHECKPOINT_PAGES}`);
