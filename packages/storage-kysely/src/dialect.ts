@@ -24,6 +24,11 @@ export interface StorageDialect {
    */
   readonly locksRows: boolean;
   /**
+   * True when a statement's `WITH` clause may update and insert (PostgreSQL's data-modifying
+   * CTEs): a write of several tables is then one statement, one round trip. SQLite has none.
+   */
+  readonly writesInCtes: boolean;
+  /**
    * Serializes writers of one account's attribute names and values until `trx` ends: the
    * per-account limit and the all-or-nothing value check read before they write.
    */

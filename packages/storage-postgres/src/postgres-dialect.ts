@@ -23,6 +23,7 @@ export const postgresDialect: StorageDialect = {
     return (error as { code?: unknown } | null)?.code === '23505'; // unique_violation
   },
   locksRows: true,
+  writesInCtes: true,
   async lockAccountAttributes(trx, accountKey) {
     // Held until the transaction ends; serializes attribute writers of one account across
     // every instance, so the per-account limit and all-or-nothing checks cannot race.

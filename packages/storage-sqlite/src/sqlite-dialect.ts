@@ -24,6 +24,7 @@ export const sqliteDialect: StorageDialect = {
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
   },
   locksRows: false,
+  writesInCtes: false,
   // BEGIN IMMEDIATE already holds the database's only write lock for the whole transaction.
   lockAccountAttributes: async () => undefined,
 };

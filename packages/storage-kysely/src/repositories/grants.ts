@@ -30,6 +30,71 @@ const findLiveSession = reusableQuery((db: Kysely<Database>) =>
 const lockLiveSession = reusableQuery((db: Kysely<Database>) =>
   db.selectFrom('sessions').select('session_id').where('session_id', '=', param('sessionId')).where('ended_at', 'is', null).forShare(),
 );
+/**
+ * `createFromCode` as one statement, for dialects that write in CTEs (PostgreSQL): one round trip
+ * instead of six (BEGIN, four statements, COMMIT), the same rules. The code's session is read
+ * `FOR SHARE` (as `lockLiveSession`) and the code is consumed only while that session is live; the
+ * grant and the refresh token are inserted from the consumed row, so a code that is already
+ * consumed, or whose session ended, writes nothing and returns no row. The foreign keys of the
+ * code and the token on the grant are checked at the end of the statement, when the grant is there.
+ */
+const exchangeInOneStatement = reusableQuery((db: Kysely<Database>) =>
+  db
+    .with('live_session', (db) =>
+      db
+        .selectFrom('authorization_codes as code')
+        .innerJoin('sessions as session', 'session.session_id', 'code.session_id')
+        .select('session.session_id')
+        .where('code.code_hash', '=', param('codeHash'))
+        .where('session.ended_at', 'is', null)
+        .forShare('session'),
+    )
+    .with('consumed', (db) =>
+      db
+        .updateTable('authorization_codes')
+        .set({ consumed_at: param<number>('at'), grant_id: param('grantId') })
+        .where('code_hash', '=', param('codeHash'))
+        .where('consumed_at', 'is', null)
+        .where((eb) => eb.or([eb('session_id', 'is', null), eb('session_id', 'in', eb.selectFrom('live_session').select('live_session.session_id'))]))
+        .returning('code_hash'),
+    )
+    .with('new_grant', (db) =>
+      db
+        .insertInto('grants')
+        .columns(['grant_id', 'client_id', 'user_key', 'scopes', 'session_id', 'created_at', 'revoked_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('consumed')
+            .select([
+              eb.cast<string>(eb.val(param('grant_id')), 'text').as('grant_id'),
+              eb.cast<string>(eb.val(param('client_id')), 'text').as('client_id'),
+              eb.cast<string>(eb.val(param('user_key')), 'text').as('user_key'),
+              eb.cast<string>(eb.val(param('scopes')), 'text').as('scopes'),
+              eb.cast<string | null>(eb.val(param<string | null>('session_id')), 'text').as('session_id'),
+              eb.cast<number>(eb.val(param<number>('created_at')), 'bigint').as('created_at'),
+              eb.cast<number | null>(eb.val(param<number | null>('revoked_at')), 'bigint').as('revoked_at'),
+            ]),
+        ),
+    )
+    .with('new_refresh_token', (db) =>
+      db
+        .insertInto('refresh_tokens')
+        .columns(['token_hash', 'grant_id', 'created_at', 'last_used_at', 'rotated_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('consumed')
+            .select([
+              eb.cast<string>(eb.val(param('tokenHash')), 'text').as('token_hash'),
+              eb.cast<string>(eb.val(param('tokenGrantId')), 'text').as('grant_id'),
+              eb.cast<number>(eb.val(param<number>('createdAt')), 'bigint').as('created_at'),
+              eb.cast<number>(eb.val(param<number>('lastUsedAt')), 'bigint').as('last_used_at'),
+              eb.cast<number | null>(eb.val(param<number | null>('rotatedAt')), 'bigint').as('rotated_at'),
+            ]),
+        ),
+    )
+    .selectFrom('consumed')
+    .select('consumed.code_hash'),
+);
 const findGrant = reusableQuery((db: Kysely<Database>) => db.selectFrom('grants').selectAll().where('grant_id', '=', param('grantId')));
 
 export function createGrantRepository(db: Kysely<Database>, dialect: StorageDialect): GrantRepository {
@@ -52,8 +117,14 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
       try {
         const direct = directExecutorOf(db)?.transaction((step) => exchangeInOneStep(db, step, { grant, codeHash, refreshToken }));
         if (direct !== undefined) return direct.value;
-        // One transaction, one commit (one fsync on SQLite): the grant, the code's conditional
-        // consume and the refresh token, or nothing.
+        // PostgreSQL: one statement, one round trip (docs/decisions/0073-postgresql-exchange-in-one-statement.md).
+        if (dialect.writesInCtes) {
+          const { tokenHash, grantId: tokenGrantId, createdAt, lastUsedAt, rotatedAt } = refreshTokenValues(refreshToken);
+          const values = { ...toRow(grant), codeHash, at: toMs(grant.createdAt), grantId: grant.grantId, tokenHash, tokenGrantId, createdAt, lastUsedAt, rotatedAt };
+          return (await exchangeInOneStatement(db, values)).rows.length === 1;
+        }
+        // One transaction, one commit (SQLite when the connection is busy; a dialect that cannot
+        // write in CTEs): the grant, the code's conditional consume and the refresh token, or nothing.
         return await db.transaction().execute(async (trx) => {
           await insertGrant(trx, { ...toRow(grant) });
           const [consumed] = (await consumeCode(trx, { at: toMs(grant.createdAt), grantId: grant.grantId, codeHash })).rows;
