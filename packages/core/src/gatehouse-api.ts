@@ -120,8 +120,8 @@ export interface RequestScopedGatehouse {
   createAccount(input: { name: string }): Promise<Account>;
   /** Creates a user with a password (stored as a hash only). */
   createUser(input: NewUser): Promise<User>;
-  /** Sets a user's password; the user's grants are revoked. */
-  changePassword(input: { userKey: string; newPassword: string }): Promise<{ revokedGrantIds: string[] }>;
+  /** Sets a user's password and signs them out everywhere: their sessions are ended, their grants revoked. */
+  changePassword(input: { userKey: string; newPassword: string }): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
   /** Makes a user a member (or admin) of an account. */
   setMembership(input: { accountKey: string; userKey: string; role: Role }): Promise<void>;
   /** Adds an E.164 phone number to a user. */

@@ -151,6 +151,28 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   {
+    path: ['users', 'set-password'],
+    usage: 'gatehouse users set-password --email E --password P|--password-stdin [--json]',
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
+    },
+    positionals: [],
+    async run({ gatehouse, readStdin }, values) {
+      const email = required(values, 'email');
+      const password = await passwordFrom(values, readStdin);
+      const user = await gatehouse.findUserByEmail(email);
+      if (!user) throw new UsageError(`--email ${email}: no user with this e-mail`);
+      // The user is signed out everywhere: sessions ended, grants revoked (docs/operations.md "Users").
+      const { endedSessionIds, revokedGrantIds } = await gatehouse.changePassword({ userKey: user.userKey, newPassword: password });
+      return {
+        json: { userKey: user.userKey, email: user.email, endedSessions: endedSessionIds.length, revokedGrants: revokedGrantIds.length },
+        text: `New password for ${user.email} (userKey ${user.userKey}): ${endedSessionIds.length} sign-in session(s) ended, ${revokedGrantIds.length} grant(s) revoked.`,
+      };
+    },
+  },
+  {
     path: ['clients', 'create'],
     usage:
       'gatehouse clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required] [--public] [--grant-type authorization_code|refresh_token|client_credentials …] [--json]',

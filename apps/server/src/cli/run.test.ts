@@ -91,7 +91,7 @@ describe('gatehouse CLI', () => {
     const result = await cli('--help');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Usage: gatehouse <command> [options]');
-    for (const command of ['serve', 'migrate', 'accounts create', 'users create', 'clients create', 'clients list', 'clients rotate-secret', 'clients delete', 'keys rotate']) {
+    for (const command of ['serve', 'migrate', 'accounts create', 'users create', 'users set-password', 'clients create', 'clients list', 'clients rotate-secret', 'clients delete', 'keys rotate']) {
       expect(result.stdout).toContain(command);
     }
     expect(existsSync(env.GATEHOUSE_DB as string)).toBe(false);
@@ -126,6 +126,39 @@ describe('gatehouse CLI', () => {
     expect(empty).toEqual({ code: 2, stdout: '', stderr: 'gatehouse users create: --password-stdin: standard input held no password\n' });
     await withGatehouse(async (gatehouse) => expect(await gatehouse.findUserByEmail('ada@example.com')).toBeUndefined());
   });
+
+  it('users set-password gives a new password from standard input and signs the user out everywhere', async () => {
+    const ada = await json<{ userKey: string }>('users', 'create', '--email', 'ada@example.com', '--password', 'old password');
+    const { sessionToken } = await withGatehouse((gatehouse) => gatehouse.signIn({ email: 'ada@example.com', password: 'old password' }));
+
+    const result = await cliWithStdin('new password 123\n', 'users', 'set-password', '--email', 'ADA@example.com', '--password-stdin', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ userKey: ada.userKey, email: 'ada@example.com', endedSessions: 1, revokedGrants: 0 });
+    await withGatehouse(async (gatehouse) => {
+      expect(await gatehouse.resolveSession(sessionToken)).toBeUndefined();
+      await expect(gatehouse.signIn({ email: 'ada@example.com', password: 'old password' })).rejects.toMatchObject({ kind: 'unauthenticated' });
+      expect((await gatehouse.signIn({ email: 'ada@example.com', password: 'new password 123' })).user.userKey).toBe(ada.userKey);
+    });
+    const text = await cli('users', 'set-password', '--email', 'ada@example.com', '--password', 'third password');
+    expect(text).toEqual({ code: 0, stdout: `New password for ada@example.com (userKey ${ada.userKey}): 1 sign-in session(s) ended, 0 grant(s) revoked.\n`, stderr: expect.any(String) });
+    // Five password hashes at the production cost (scrypt N=2^17, docs/decisions/0045).
+  }, 60_000);
+
+  it('users set-password refuses an unknown e-mail (exit 2) and a short password (exit 1), changing nothing', async () => {
+    expect(await cli('users', 'set-password', '--email', 'nobody@example.com', '--password', 'long enough')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'gatehouse users set-password: --email nobody@example.com: no user with this e-mail\n',
+    });
+    await json('users', 'create', '--email', 'ada@example.com', '--password', 'old password');
+    const short = await cli('users', 'set-password', '--email', 'ada@example.com', '--password', 'short');
+    expect(short).toMatchObject({ code: 1, stderr: 'gatehouse users set-password: The password must be 8 to 1024 characters.\n' });
+    const neither = await cli('users', 'set-password', '--email', 'ada@example.com');
+    expect(neither).toEqual({ code: 2, stdout: '', stderr: 'gatehouse users set-password: --password or --password-stdin is required\n' });
+    await withGatehouse(async (gatehouse) => {
+      expect((await gatehouse.signIn({ email: 'ada@example.com', password: 'old password' })).user.email).toBe('ada@example.com');
+    });
+  }, 30_000);
 
   it('reads a secret setting from <NAME>_FILE, and names the variable when the file is missing', async () => {
     const secretFile = join(dir, `key-secret-${counter}`);

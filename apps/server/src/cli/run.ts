@@ -12,7 +12,7 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
-  /** Standard input (read by `users create --password-stdin`; default: the process's). */
+  /** Standard input (read by `users create` and `users set-password` with `--password-stdin`; default: the process's). */
   stdin?: AsyncIterable<string | Uint8Array>;
   /** Where `serve` writes its log lines (default: `stdout`). */
   logs?: { write(text: string): unknown };

@@ -16,6 +16,8 @@ Commands:
   accounts create --name N                create an account
   users create --email E --password P     create a user (--password-stdin: read the password from standard input)
       [--given-name G] [--family-name F] [--account KEY [--role admin|member]] [--phone +15551234567]
+  users set-password --email E --password P
+                                          a new password (or --password-stdin); signs the user out everywhere
   clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required]
       [--public] [--grant-type authorization_code|refresh_token|client_credentials …]
                                           --public: no secret (single-page or native app; PKCE always)

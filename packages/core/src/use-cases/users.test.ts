@@ -31,18 +31,23 @@ describe('createUser', () => {
 });
 
 describe('changePassword', () => {
-  it('revokes every grant of the user and swaps the password', async () => {
+  it('ends every session of the user, revokes every grant and swaps the password', async () => {
     const t = await createTestGatehouse();
     const user = await t.seedUser({ email: 'ada@example.com', password: 'old password' });
-    const other = await t.seedUser();
+    const other = await t.seedUser({ email: 'grace@example.com', password: 'other password' });
     const { client } = await t.seedClient();
     const { client: second } = await t.seedClient({ name: 'Second' });
     const a = await t.obtainTokens({ client, user });
     const b = await t.obtainTokens({ client: second, user });
     const untouched = await t.obtainTokens({ client, user: other });
+    const signedIn = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'old password' });
+    const otherSignedIn = await t.gatehouse.signIn({ email: 'grace@example.com', password: 'other password' });
 
-    const { revokedGrantIds } = await t.gatehouse.changePassword({ userKey: user.userKey, newPassword: 'new password' });
+    const { endedSessionIds, revokedGrantIds } = await t.gatehouse.changePassword({ userKey: user.userKey, newPassword: 'new password' });
 
+    expect(endedSessionIds).toContain(signedIn.session.sessionId);
+    expect(await t.gatehouse.resolveSession(signedIn.sessionToken)).toBeUndefined();
+    expect((await t.gatehouse.resolveSession(otherSignedIn.sessionToken))?.user.userKey).toBe(other.userKey);
     expect(revokedGrantIds).toHaveLength(2);
     for (const tokens of [a, b]) await expect(t.gatehouse.verifyAccessToken(tokens.access_token)).rejects.toMatchObject({ code: 'invalid_token' });
     expect((await t.gatehouse.verifyAccessToken(untouched.access_token)).userKey).toBe(other.userKey);

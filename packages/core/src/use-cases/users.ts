@@ -51,18 +51,28 @@ function checkPassword(password: string): void {
   }
 }
 
-/** Changes a password; every grant of the user is revoked (docs/security.md, RFC 9700 §4.14 row). */
+/**
+ * Changes a password and signs the user out everywhere: every sign-in session of the user is
+ * ended and every grant revoked (docs/security.md, RFC 9700 §4.14 row), so whoever knew the old
+ * password keeps nothing it gave them.
+ *
+ * @example
+ * const { endedSessionIds, revokedGrantIds } = await gatehouse.changePassword({ userKey, newPassword: 'correct horse battery' });
+ */
 export async function changePassword(
   deps: Pick<Deps, 'repos' | 'clock' | 'passwords' | 'audit'>,
   input: { userKey: string; newPassword: string },
-): Promise<{ revokedGrantIds: string[] }> {
+): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }> {
   checkPassword(input.newPassword);
   const updated = await deps.repos.users.updatePasswordHash(input.userKey, await deps.passwords.hash(input.newPassword));
   if (!updated) throw new DomainError('not_found', 'No such user.');
   const now = deps.clock.now();
+  // Sessions first: once ended, no code of theirs becomes a grant (docs/decisions/0005), so the
+  // revocation below leaves no live grant behind.
+  const endedSessionIds = await deps.repos.sessions.endByUser(input.userKey, now);
   const revokedGrantIds = await deps.repos.grants.revokeByUser(input.userKey, now);
   deps.audit.record({ type: 'password.changed', at: now, userKey: input.userKey, grantIds: revokedGrantIds });
-  return { revokedGrantIds };
+  return { endedSessionIds, revokedGrantIds };
 }
 
 export async function setMembership(
