@@ -97,6 +97,8 @@ export function demoInstructions(input: { issuer: string; client: Pick<Client, '
     lines.push(
       `Demo client: CLIENT_ID=${client.clientId} (its secret was shown at first start;`,
       `  \`gatehouse clients rotate-secret ${client.clientId}\` makes a new one).`,
+      `Demo admin: ${DEMO.email} (its password was shown at first start;`,
+      `  \`gatehouse users set-password --email ${DEMO.email} --password-stdin\` sets a new one).`,
     );
   }
   lines.push(
