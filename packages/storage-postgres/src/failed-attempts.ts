@@ -1,3 +1,4 @@
+import { param, reusableQuery } from '@gatehouse/storage-kysely';
 import { sql, type Kysely } from 'kysely';
 
 /** The table of failure counts shared by every instance (docs/decisions/0023, amended). */
@@ -52,6 +53,14 @@ export async function ensureFailedAttemptsTable(db: Kysely<unknown>): Promise<vo
 }
 
 /**
+ * The failure times of the given keys: asked before every sign-in and every client
+ * authentication, so compiled once (`reusableQuery`), one array parameter for one or two keys.
+ */
+const failuresOfKeys = reusableQuery((db: Kysely<Tables>) =>
+  db.selectFrom(FAILED_ATTEMPTS_TABLE).select(['key', 'failures']).where(sql<boolean>`${sql.ref('key')} = any(${param<string[]>('keys')}::text[])`),
+);
+
+/**
  * @example
  * const store = createPostgresFailureStore(db);
  * await store.recordFailure([{ key: 'sign-in:email:ada@example.com', max: 5 }], Date.now(), 300_000);
@@ -61,11 +70,7 @@ export function createPostgresFailureStore(database: Kysely<unknown>): PostgresF
   return {
     async recentFailures(keys, since) {
       if (keys.length === 0) return [];
-      const rows = await db
-        .selectFrom(FAILED_ATTEMPTS_TABLE)
-        .select(['key', 'failures'])
-        .where('key', 'in', keys.map(({ key }) => key))
-        .execute();
+      const { rows } = await failuresOfKeys(db, { keys: keys.map(({ key }) => key) });
       const byKey = new Map(rows.map((row) => [row.key, row.failures.map(Number)]));
       return keys.map(({ key }) => (byKey.get(key) ?? []).filter((time) => time > since));
     },
