@@ -164,7 +164,7 @@ export const COMMANDS: readonly Command[] = [
       const password = await passwordFrom(values, readStdin);
       const user = await gatehouse.findUserByEmail(email);
       if (!user) throw new UsageError(`--email ${email}: no user with this e-mail`);
-      // The user is signed out everywhere: sessions ended, grants revoked (docs/operations.md "Users").
+      // The user is signed out everywhere: sessions ended, grants revoked (docs/decisions/0074-password-reset-by-the-operator.md).
       const { endedSessionIds, revokedGrantIds } = await gatehouse.changePassword({ userKey: user.userKey, newPassword: password });
       return {
         json: { userKey: user.userKey, email: user.email, endedSessions: endedSessionIds.length, revokedGrants: revokedGrantIds.length },
