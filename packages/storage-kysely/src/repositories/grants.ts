@@ -52,7 +52,7 @@ const exchangeInOneStatement = reusableQuery((db: Kysely<Database>) =>
     .with('consumed', (db) =>
       db
         .updateTable('authorization_codes')
-        .set({ consumed_at: param<number>('at'), grant_id: param('grantId') })
+        .set({ consumed_at: param<number>('created_at'), grant_id: param('grant_id') })
         .where('code_hash', '=', param('codeHash'))
         .where('consumed_at', 'is', null)
         .where((eb) => eb.or([eb('session_id', 'is', null), eb('session_id', 'in', eb.selectFrom('live_session').select('live_session.session_id'))]))
@@ -85,7 +85,7 @@ const exchangeInOneStatement = reusableQuery((db: Kysely<Database>) =>
             .selectFrom('consumed')
             .select([
               eb.cast<string>(eb.val(param('tokenHash')), 'text').as('token_hash'),
-              eb.cast<string>(eb.val(param('tokenGrantId')), 'text').as('grant_id'),
+              eb.cast<string>(eb.val(param('grantId')), 'text').as('grant_id'),
               eb.cast<number>(eb.val(param<number>('createdAt')), 'bigint').as('created_at'),
               eb.cast<number>(eb.val(param<number>('lastUsedAt')), 'bigint').as('last_used_at'),
               eb.cast<number | null>(eb.val(param<number | null>('rotatedAt')), 'bigint').as('rotated_at'),
@@ -119,8 +119,8 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
         if (direct !== undefined) return direct.value;
         // PostgreSQL: one statement, one round trip (docs/decisions/0073-postgresql-exchange-in-one-statement.md).
         if (dialect.writesInCtes) {
-          const { tokenHash, grantId: tokenGrantId, createdAt, lastUsedAt, rotatedAt } = refreshTokenValues(refreshToken);
-          const values = { ...toRow(grant), codeHash, at: toMs(grant.createdAt), grantId: grant.grantId, tokenHash, tokenGrantId, createdAt, lastUsedAt, rotatedAt };
+          // The grant's columns by name (the code is consumed at the grant's creation, by it), the refresh token's in camelCase.
+          const values = { ...toRow(grant), ...refreshTokenValues(refreshToken), codeHash };
           return (await exchangeInOneStatement(db, values)).rows.length === 1;
         }
         // One transaction, one commit (SQLite when the connection is busy; a dialect that cannot
