@@ -31,6 +31,22 @@ export interface DirectExecutor {
    * throws), in which `step` runs statements. `body` must not await.
    */
   transaction<T>(body: (step: DirectStep) => T): { value: T } | undefined;
+  /**
+   * Where the dialect has one (SQLite files, docs/decisions/0075-code-exchange-writes-on-a-thread.md):
+   * runs `statements` as one write transaction on another thread's connection, off the event loop.
+   * Resolves true once committed, false (nothing written) when a statement marked `mustChange`
+   * changed no row; undefined when it cannot (the caller writes on this connection).
+   */
+  writeOnThread?(statements: readonly BackgroundStatement[]): Promise<boolean> | undefined;
+}
+
+/** A statement of a `writeOnThread` write. */
+export interface BackgroundStatement {
+  sql: string;
+  /** Strings, finite numbers and null: they cross to the thread as JSON. */
+  parameters: readonly unknown[];
+  /** The write is refused (rolled back, answered false) when this statement changes no row. */
+  mustChange: boolean;
 }
 
 /** Runs one statement inside a `DirectExecutor` transaction. */

@@ -22,6 +22,24 @@ describeRepositoryContract(
   runner,
 );
 
+// The exchange's statements on the write thread carry the prefix too (decision 0075).
+describeRepositoryContract(
+  'SQLite file with a table prefix',
+  async () => {
+    const file = tempDatabaseFile();
+    const storage = await openSqliteStorage({ filename: file.filename, tablePrefix: 'gh_' });
+    await storage.migrate();
+    return {
+      repositories: storage.repositories,
+      close: async () => {
+        await storage.close();
+        file.remove();
+      },
+    };
+  },
+  runner,
+);
+
 describeRepositoryContract(
   'SQLite :memory:',
   async () => {

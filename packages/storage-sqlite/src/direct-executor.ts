@@ -1,6 +1,8 @@
 import type { DirectExecutor, DirectStep } from '@gatehouse/storage-kysely';
 import type { QueryResult, SqliteDatabase } from 'kysely';
 import type { AsyncLock } from './async-lock.js';
+import type { WriteGate } from './write-gate.js';
+import type { WriteThread } from './write-thread.js';
 
 /**
  * Runs kysely's compiled statements on the better-sqlite3 connection synchronously
@@ -10,8 +12,10 @@ import type { AsyncLock } from './async-lock.js';
  * `lock` as kysely's driver (sqlite-dialect.ts), only when it is free at once: when a kysely
  * transaction holds the connection across an `await`, it answers undefined and the caller takes
  * kysely's path, which waits its turn. Statements come from the same cache as kysely's (`database`).
+ * A write of this connection also takes `gate` (a file's, decision 0075), only when no write is in
+ * flight on a write thread of the file; `writeOnThread` hands writes to `writer`, this storage's thread.
  */
-export function createDirectExecutor(database: SqliteDatabase, lock: AsyncLock): DirectExecutor {
+export function createDirectExecutor(database: SqliteDatabase, lock: AsyncLock, { gate, writer }: { gate?: WriteGate; writer?: WriteThread } = {}): DirectExecutor {
   const execute = <R>(sql: string, parameters: readonly unknown[]): QueryResult<R> => {
     const statement = database.prepare(sql);
     // The same result shape as kysely's SqliteConnection.executeQuery.
@@ -36,15 +40,26 @@ export function createDirectExecutor(database: SqliteDatabase, lock: AsyncLock):
   return {
     run(sql, parameters) {
       if (!lock.tryAcquire()) return undefined;
+      // A read needs no gate: in WAL it never waits for a writer.
+      const writes = gate !== undefined && !isReadOnly(database.prepare(sql));
+      if (writes && !gate.tryEnterServing()) {
+        lock.release();
+        return undefined;
+      }
       try {
         return execute(sql, parameters);
       } finally {
+        if (writes) gate.leaveServing();
         lock.release();
       }
     },
 
     transaction(body) {
       if (!lock.tryAcquire()) return undefined;
+      if (gate !== undefined && !gate.tryEnterServing()) {
+        lock.release();
+        return undefined;
+      }
       try {
         begin();
         let value;
@@ -57,8 +72,16 @@ export function createDirectExecutor(database: SqliteDatabase, lock: AsyncLock):
         }
         return { value };
       } finally {
+        gate?.leaveServing();
         lock.release();
       }
     },
+
+    ...(writer === undefined ? {} : { writeOnThread: (statements: Parameters<WriteThread['write']>[0]) => writer.write(statements) }),
   };
+}
+
+/** better-sqlite3's statements say whether they leave the database unchanged (kysely's type omits it). */
+function isReadOnly(statement: object): boolean {
+  return (statement as { readonly readonly?: boolean }).readonly === true;
 }

@@ -2,7 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from './sqlite-storage.js';
-import type { Storage } from '@gatehouse/storage-kysely';
+import { directExecutorOf, type BackgroundStatement, type DirectExecutor, type Storage } from '@gatehouse/storage-kysely';
 import { tempDatabaseFile } from './test-support/temp-file.js';
 
 const GRANTS = 100_000;
@@ -146,6 +146,37 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
       if (/^(select|update|delete)/i.test(sql)) {
         expect({ sql, searches: plan.some((step) => /^SEARCH \w+( AS \w+)? USING (COVERING |PRIMARY KEY|INTEGER PRIMARY KEY|INDEX)/.test(step)) }).toEqual({ sql, searches: true });
       }
+    }
+  });
+
+  it("exchanges a code on the write thread searching indexes only (the consume checks the code's session in the same statement)", async () => {
+    // A second storage of the file, without the query log: its exchange goes to its write thread.
+    const threaded = await openSqlite({ filename: file.filename });
+    try {
+      const direct = directExecutorOf(threaded.db) as DirectExecutor;
+      const handOver = direct.writeOnThread?.bind(direct);
+      expect(handOver).toBeDefined();
+      const sent: BackgroundStatement[] = [];
+      direct.writeOnThread = (statements) => {
+        sent.push(...statements);
+        return handOver?.(statements);
+      };
+      const code = { clientId: 'c7', userKey: 'u778', scopes: ['messaging.v1.send'], sessionId: 's781' };
+      await threaded.storage.repositories.codes.save({ codeHash: 'code-thread', ...code, redirectUri: 'https://a.example/cb', codeChallenge: null, createdAt: at, expiresAt: new Date(at.getTime() + 60_000), consumedAt: null, grantId: null });
+      const exchanged = await threaded.storage.repositories.grants.createFromCode({
+        grant: { grantId: 'g-thread', ...code, createdAt: at, revokedAt: null },
+        codeHash: 'code-thread',
+        refreshToken: { tokenHash: 'rt-thread', grantId: 'g-thread', createdAt: at, lastUsedAt: at, rotatedAt: null },
+      });
+      expect(exchanged).toBe(true);
+      expect(sent.map((statement) => statement.sql.split(' ').slice(0, 3).join(' '))).toEqual(['insert into "grants"', 'update "authorization_codes" set', 'insert into "refresh_tokens"']);
+      const consume = sent[1] as BackgroundStatement;
+      const plan = (raw.prepare(`explain query plan ${consume.sql}`).all(...consume.parameters) as Array<{ detail: string }>).map((row) => row.detail);
+      expect(plan.filter((step) => /^SCAN /.test(step))).toEqual([]);
+      expect(plan.some((step) => /^SEARCH authorization_codes USING INDEX sqlite_autoindex_authorization_codes_1/.test(step))).toBe(true);
+      expect(plan.some((step) => /SEARCH sessions USING INDEX sqlite_autoindex_sessions_1/.test(step))).toBe(true);
+    } finally {
+      await threaded.storage.close();
     }
   });
 

@@ -13,6 +13,8 @@ import type { AsyncLock } from './async-lock.js';
 import type { DirectExecutor, StorageDialect } from '@gatehouse/storage-kysely';
 import { createDirectExecutor } from './direct-executor.js';
 import { DEFAULT_STATEMENT_CACHE_SIZE, withStatementCache } from './statement-cache.js';
+import type { WriteGate } from './write-gate.js';
+import type { WriteThread } from './write-thread.js';
 
 /** The SQLite side of the shared repositories. */
 export const sqliteDialect: StorageDialect = {
@@ -39,19 +41,23 @@ export const sqliteDialect: StorageDialect = {
  *   one process must never wait on each other.
  * It also lets the migrator run migrations in a transaction (SQLite's DDL is transactional).
  * With `leaveOpen`, destroying the kysely instance leaves `database` open (it is the host's).
+ * With a `gate` (a file: docs/decisions/0075-code-exchange-writes-on-a-thread.md) the connection
+ * is also held under the gate between this process's connections and its write threads, read or
+ * write alike: kysely's path does not say which a query is before it runs, and it carries no hot
+ * query (those take the direct executor). `writer` is this storage's write thread, if it has one.
  */
 export function createSqliteKyselyDialect(
   database: BetterSqlite3.Database,
   lock: AsyncLock,
-  options: { leaveOpen?: boolean } = {},
+  options: { leaveOpen?: boolean; gate?: WriteGate; writer?: WriteThread } = {},
 ): Dialect & { readonly direct: DirectExecutor } {
   // Prepared statements are kept for reuse (statement-cache.ts), by kysely's driver and by the
   // direct executor alike.
   const cached = withStatementCache(database, DEFAULT_STATEMENT_CACHE_SIZE, options);
   return {
-    direct: createDirectExecutor(cached, lock),
+    direct: createDirectExecutor(cached, lock, options),
     createAdapter: () => new TransactionalDdlSqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver({ database: cached }, lock),
+    createDriver: () => new ImmediateSqliteDriver({ database: cached }, lock, options.gate),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
@@ -65,17 +71,26 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #lock: AsyncLock;
+  readonly #gate: WriteGate | undefined;
 
-  constructor(config: ConstructorParameters<typeof SqliteDriver>[0], lock: AsyncLock) {
+  constructor(config: ConstructorParameters<typeof SqliteDriver>[0], lock: AsyncLock, gate: WriteGate | undefined) {
     super(config);
     this.#lock = lock;
+    this.#gate = gate;
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     await this.#lock.acquire();
     try {
+      await this.#gate?.enterServing();
+    } catch (error) {
+      this.#lock.release();
+      throw error;
+    }
+    try {
       return await super.acquireConnection();
     } catch (error) {
+      this.#gate?.leaveServing();
       this.#lock.release();
       throw error;
     }
@@ -85,6 +100,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
     try {
       await super.releaseConnection();
     } finally {
+      this.#gate?.leaveServing();
       this.#lock.release();
     }
   }

@@ -5,6 +5,8 @@ import { assertTablePrefix, createKyselyRepositories, setDirectExecutor, migrate
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
 import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, WAL_SIZE_LIMIT_BYTES, type BackgroundCheckpoints } from './background-checkpoints.js';
+import { WriteGate } from './write-gate.js';
+import { startWriteThread, type WriteThread } from './write-thread.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
 
 interface SqliteCommonOptions {
@@ -34,6 +36,12 @@ export interface SqliteFileOptions extends SqliteCommonOptions {
    * this connection (default true; docs/decisions/0068-checkpoints-off-the-event-loop.md).
    */
   backgroundCheckpoints?: boolean;
+  /**
+   * Run the code exchange's write transaction on a worker thread with its own connection instead
+   * of on the event loop, committing the writes that arrive together at once (default true;
+   * docs/decisions/0075-code-exchange-writes-on-a-thread.md).
+   */
+  writeThread?: boolean;
 }
 
 /**
@@ -78,10 +86,12 @@ export async function openSqlite(
 ): Promise<{ storage: Storage; db: Kysely<Database>; database: BetterSqlite3.Database }> {
   const { tablePrefix } = options;
   if (tablePrefix !== undefined) assertTablePrefix(tablePrefix);
-  const { database, ownsDatabase, lockKey, checkpoints } = options.database === undefined ? openFile(options) : borrow(options.database);
-  const lock = lockKey === undefined ? connectionLock(database) : fileLocks.take(lockKey);
+  const { database, ownsDatabase, lockKey, checkpoints, writeThread } = options.database === undefined ? openFile(options) : borrow(options.database);
+  const { lock, gate } = lockKey === undefined ? { lock: connectionLock(database), gate: undefined } : fileLocks.take(lockKey);
+  // The code exchange's writes go to the thread only where its statements run directly (not when kysely logs them).
+  const writer = writeThread === undefined || gate === undefined || log ? undefined : writeThread(gate);
   const plugins = tablePrefix === undefined || tablePrefix === '' ? [] : [new TablePrefixPlugin(tablePrefix)];
-  const dialect = createSqliteKyselyDialect(database, lock, { leaveOpen: !ownsDatabase });
+  const dialect = createSqliteKyselyDialect(database, lock, { leaveOpen: !ownsDatabase, ...(gate ? { gate } : {}), ...(writer ? { writer } : {}) });
   const db = new Kysely<Database>({ dialect, plugins, ...(log ? { log } : {}) });
   // The hot statements run synchronously (decision 0067); kysely's own path when queries are
   // logged (the log is kysely's). The table prefix plugin leaves results untouched.
@@ -95,6 +105,8 @@ export async function openSqlite(
     close() {
       closed ??= (async () => {
         try {
+          // Writes in flight on the thread are answered before it stops.
+          await writer?.stop();
           await checkpoints?.stop();
           // SQLite's advice for long-lived connections: refresh the planner's statistics on close.
           if (ownsDatabase) await sql`pragma optimize`.execute(db);
@@ -117,6 +129,8 @@ interface Connection {
   lockKey: string | undefined;
   /** The background checkpoints of a file the storage opened. */
   checkpoints?: BackgroundCheckpoints;
+  /** Starts the write thread of a file the storage opened (unless turned off). */
+  writeThread?: (gate: WriteGate) => WriteThread;
 }
 
 function openFile(options: SqliteFileOptions): Connection {
@@ -131,15 +145,26 @@ function openFile(options: SqliteFileOptions): Connection {
     configure(database, synchronous);
     // A burst's WAL is given back once the WAL restarts (background-checkpoints.ts).
     if (!inMemory) database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-    if (inMemory || options.backgroundCheckpoints === false) return { database, ownsDatabase: true, lockKey: inMemory ? undefined : realpathSync(path) };
+    if (inMemory) return { database, ownsDatabase: true, lockKey: undefined };
+    const lockKey = realpathSync(path);
+    const writeThread =
+      options.writeThread === false
+        ? undefined
+        : (gate: WriteGate) => startWriteThread(path, gate, { busyTimeoutMs, synchronous, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES, autocheckpointPages: autocheckpointPages(options) });
+    if (options.backgroundCheckpoints === false) return { database, ownsDatabase: true, lockKey, ...(writeThread ? { writeThread } : {}) };
     // The serving connection still checkpoints past this many frames (background-checkpoints.ts).
     database.pragma(`wal_autocheckpoint = ${SERVING_CONNECTION_AUTOCHECKPOINT_PAGES}`);
     const checkpoints = startBackgroundCheckpoints(path, { busyTimeoutMs, synchronous });
-    return { database, ownsDatabase: true, lockKey: realpathSync(path), checkpoints };
+    return { database, ownsDatabase: true, lockKey, checkpoints, ...(writeThread ? { writeThread } : {}) };
   } catch (error) {
     database.close();
     throw unusableFile(path, error);
   }
+}
+
+/** The write thread's connection checkpoints as the serving connection does: SQLite's 1,000 pages without background checkpoints. */
+function autocheckpointPages(options: SqliteFileOptions): number {
+  return options.backgroundCheckpoints === false ? 1000 : SERVING_CONNECTION_AUTOCHECKPOINT_PAGES;
 }
 
 function borrow(database: BetterSqlite3.Database): Connection {
@@ -174,15 +199,18 @@ function connectionLock(database: BetterSqlite3.Database): AsyncLock {
   return lock;
 }
 
-/** One lock per database file for every storage of this process (see sqlite-dialect.ts). */
+/**
+ * One lock per database file for every storage of this process (see sqlite-dialect.ts), and one
+ * gate between its serving connections' writes and its write threads' (write-gate.ts).
+ */
 const fileLocks = (() => {
-  const byPath = new Map<string, { lock: AsyncLock; users: number }>();
+  const byPath = new Map<string, { lock: AsyncLock; gate: WriteGate; users: number }>();
   return {
-    take(path: string): AsyncLock {
-      const entry = byPath.get(path) ?? { lock: new AsyncLock(), users: 0 };
+    take(path: string): { lock: AsyncLock; gate: WriteGate } {
+      const entry = byPath.get(path) ?? { lock: new AsyncLock(), gate: new WriteGate(), users: 0 };
       entry.users += 1;
       byPath.set(path, entry);
-      return entry.lock;
+      return entry;
     },
     give(path: string): void {
       const entry = byPath.get(path);

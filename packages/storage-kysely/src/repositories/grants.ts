@@ -1,7 +1,7 @@
 import type { GrantRepository } from '@gatehouse/core';
 import type { Kysely } from 'kysely';
 import { affected, toMs } from '../encoding.js';
-import { directExecutorOf, param, reusableQuery, runBound, type BoundQuery, type DirectStep } from '../reusable-query.js';
+import { directExecutorOf, param, reusableQuery, runBound, type BackgroundStatement, type BoundQuery, type DirectStep } from '../reusable-query.js';
 import type { StorageDialect } from '../dialect.js';
 import type { Database, GrantTable } from '../schema.js';
 import { consumeCode } from './codes.js';
@@ -95,6 +95,31 @@ const exchangeInOneStatement = reusableQuery((db: Kysely<Database>) =>
     .selectFrom('consumed')
     .select('consumed.code_hash'),
 );
+/**
+ * The code's conditional consume with its session's check in the same statement, for a write run
+ * on a thread (`DirectExecutor.writeOnThread`), which cannot read a row back between statements:
+ * the code is consumed only while it is unused and its sign-in session, if it has one, has not
+ * ended (docs/decisions/0005-codes-die-with-their-session.md). It changes no row otherwise.
+ */
+const consumeCodeWhileSessionLive = reusableQuery((db: Kysely<Database>) =>
+  db
+    .updateTable('authorization_codes')
+    .set({ consumed_at: param<number>('at'), grant_id: param('grantId') })
+    .where('code_hash', '=', param('codeHash'))
+    .where('consumed_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('session_id', 'is', null),
+        eb.exists(
+          eb
+            .selectFrom('sessions')
+            .select('sessions.session_id')
+            .whereRef('sessions.session_id', '=', 'authorization_codes.session_id')
+            .where('sessions.ended_at', 'is', null),
+        ),
+      ]),
+    ),
+);
 const findGrant = reusableQuery((db: Kysely<Database>) => db.selectFrom('grants').selectAll().where('grant_id', '=', param('grantId')));
 
 export function createGrantRepository(db: Kysely<Database>, dialect: StorageDialect): GrantRepository {
@@ -115,7 +140,12 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
       // SQLite: the same statements in one synchronous transaction, without an await between them
       // (docs/decisions/0067-synchronous-sqlite-transactions.md); undefined when the connection is busy.
       try {
-        const direct = directExecutorOf(db)?.transaction((step) => exchangeInOneStep(db, step, { grant, codeHash, refreshToken }));
+        const executor = directExecutorOf(db);
+        // SQLite file: the same write on the write thread, off the event loop
+        // (docs/decisions/0075-code-exchange-writes-on-a-thread.md); undefined when it has none.
+        const onThread = executor?.writeOnThread?.(exchangeStatements(db, { grant, codeHash, refreshToken }));
+        if (onThread !== undefined) return await onThread;
+        const direct = executor?.transaction((step) => exchangeInOneStep(db, step, { grant, codeHash, refreshToken }));
         if (direct !== undefined) return direct.value;
         // PostgreSQL: one statement, one round trip (docs/decisions/0073-postgresql-exchange-in-one-statement.md).
         if (dialect.writesInCtes) {
@@ -187,6 +217,21 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
       return affected(result.numDeletedRows);
     },
   };
+}
+
+/**
+ * `createFromCode`'s statements for a write thread, in the same order as `exchangeInOneStep`: the
+ * write is refused (nothing written) when the code is consumed or its session ended.
+ */
+function exchangeStatements(db: Kysely<Database>, { grant, codeHash, refreshToken }: Parameters<GrantRepository['createFromCode']>[0]): BackgroundStatement[] {
+  const grantInsert = insertGrant.bind(db, { ...toRow(grant) });
+  const consume = consumeCodeWhileSessionLive.bind(db, { at: toMs(grant.createdAt), grantId: grant.grantId, codeHash });
+  const tokenInsert = insertRefreshToken.bind(db, refreshTokenValues(refreshToken));
+  return [
+    { sql: grantInsert.sql, parameters: grantInsert.parameters, mustChange: false },
+    { sql: consume.sql, parameters: consume.parameters, mustChange: true },
+    { sql: tokenInsert.sql, parameters: tokenInsert.parameters, mustChange: false },
+  ];
 }
 
 /**

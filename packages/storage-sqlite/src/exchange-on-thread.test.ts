@@ -1,0 +1,155 @@
+import BetterSqlite3 from 'better-sqlite3';
+import type { Storage } from '@gatehouse/storage-kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteStorage, type SqliteFileOptions } from './sqlite-storage.js';
+import { tempDatabaseFile } from './test-support/temp-file.js';
+
+const now = new Date('2026-01-01T00:00:00Z');
+
+async function seedCodes(storage: Storage, count: number): Promise<void> {
+  await storage.repositories.clients.create({
+    clientId: 'c1',
+    clientSecretHash: 'h',
+    name: 'App',
+    redirectUris: ['https://app.example/cb'],
+    scopes: ['messaging.v1.read'],
+    grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
+    pkceRequired: false,
+    ownerUserKey: null,
+    createdAt: now,
+  });
+  for (let index = 0; index < count; index += 1) {
+    await storage.repositories.codes.save({
+      codeHash: `code${index}`,
+      clientId: 'c1',
+      userKey: 'u1',
+      redirectUri: 'https://app.example/cb',
+      scopes: ['messaging.v1.read'],
+      codeChallenge: null,
+      sessionId: null,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 60_000),
+      consumedAt: null,
+      grantId: null,
+    });
+  }
+}
+
+function exchange(storage: Storage, index: number): Promise<boolean> {
+  const grantId = `g${index}`;
+  return storage.repositories.grants.createFromCode({
+    grant: { grantId, clientId: 'c1', userKey: 'u1', scopes: ['messaging.v1.read'], sessionId: null, createdAt: now, revokedAt: null },
+    codeHash: `code${index}`,
+    refreshToken: { tokenHash: `r${index}`, grantId, createdAt: now, lastUsedAt: now, rotatedAt: null },
+  });
+}
+
+/** Counts the 5 ms timer ticks while `work` runs; the ticks stop when the event loop is blocked. */
+async function ticksDuring<T>(work: () => Promise<T>): Promise<{ ticks: number; outcome: PromiseSettledResult<T> }> {
+  let ticks = 0;
+  const timer = setInterval(() => (ticks += 1), 5);
+  const [outcome] = await Promise.allSettled([work()]);
+  clearInterval(timer);
+  return { ticks, outcome: outcome as PromiseSettledResult<T> };
+}
+
+describe('the code exchange on a SQLite file, written by the write thread (decision 0075)', () => {
+  let file: ReturnType<typeof tempDatabaseFile>;
+  let storage: Storage | undefined;
+  let other: BetterSqlite3.Database | undefined;
+
+  const open = async (options: Partial<SqliteFileOptions> = {}) => {
+    storage = await openSqliteStorage({ filename: file.filename, ...options });
+    await storage.migrate();
+    return storage;
+  };
+
+  beforeEach(() => {
+    file = tempDatabaseFile();
+  });
+
+  afterEach(async () => {
+    other?.close();
+    other = undefined;
+    await storage?.close();
+    storage = undefined;
+    file.remove();
+  });
+
+  it('waits for a write lock held by another process without blocking the event loop', async () => {
+    const opened = await open({ busyTimeoutMs: 5000 });
+    await seedCodes(opened, 1);
+    other = new BetterSqlite3(file.filename);
+    other.exec('begin immediate');
+    const release = setTimeout(() => other?.exec('commit'), 150);
+    const { ticks, outcome } = await ticksDuring(() => exchange(opened, 0));
+    clearTimeout(release);
+    expect(outcome).toEqual({ status: 'fulfilled', value: true });
+    // The release itself is a timer: the exchange could only end after it fired, with ticks around it.
+    expect(ticks).toBeGreaterThan(10);
+    expect(await opened.repositories.grants.findById('g0')).toMatchObject({ grantId: 'g0', clientId: 'c1' });
+  });
+
+  it('blocks the event loop while it waits without the thread (writeThread: false)', async () => {
+    const opened = await open({ busyTimeoutMs: 150, writeThread: false });
+    await seedCodes(opened, 1);
+    other = new BetterSqlite3(file.filename);
+    other.exec('begin immediate');
+    const { ticks, outcome } = await ticksDuring(() => exchange(opened, 0));
+    other.exec('rollback');
+    // The serving connection waited out its busy timeout on the event loop, then failed.
+    expect(outcome.status).toBe('rejected');
+    expect((outcome as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_BUSY' });
+    expect(ticks).toBe(0);
+  });
+
+  it("orders the serving connection's writes with the thread's: none meets SQLITE_BUSY, even with no busy timeout", async () => {
+    const opened = await open({ busyTimeoutMs: 0 });
+    const count = 40;
+    await seedCodes(opened, count);
+    const at = new Date(now.getTime() + 1000);
+    const writes: Array<Promise<unknown>> = [];
+    for (let index = 0; index < count; index += 1) {
+      writes.push(exchange(opened, index));
+      // The exchange has gone to the thread, which is writing it now.
+      await new Promise((resolve) => setImmediate(resolve));
+      // A write of the serving connection by the direct executor (a client-credentials grant)…
+      writes.push(opened.repositories.grants.create({ grantId: `cc${index}`, clientId: 'c1', userKey: null, scopes: [], sessionId: null, createdAt: now, revokedAt: null }));
+      // …and by kysely's own path.
+      writes.push(opened.repositories.grants.revoke(`g${index}`, at));
+    }
+    const outcomes = await Promise.allSettled(writes);
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+    for (let index = 0; index < count; index += 1) {
+      expect(await opened.repositories.grants.findById(`g${index}`)).toBeDefined();
+      expect(await opened.repositories.grants.findById(`cc${index}`)).toBeDefined();
+    }
+  });
+
+  it('refuses a code whose sign-in session ended, in the same statement that consumes it', async () => {
+    const opened = await open();
+    await seedCodes(opened, 0);
+    await opened.repositories.sessions.create({ sessionId: 's1', userKey: 'u1', createdAt: now, expiresAt: new Date(now.getTime() + 3_600_000), endedAt: null });
+    const code = (hash: string) =>
+      opened.repositories.codes.save({
+        codeHash: hash,
+        clientId: 'c1',
+        userKey: 'u1',
+        redirectUri: 'https://app.example/cb',
+        scopes: ['messaging.v1.read'],
+        codeChallenge: null,
+        sessionId: 's1',
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + 60_000),
+        consumedAt: null,
+        grantId: null,
+      });
+    await code('code0');
+    await code('code1');
+    expect(await exchange(opened, 0)).toBe(true);
+    await opened.repositories.sessions.endWithGrants('s1', now);
+    expect(await exchange(opened, 1)).toBe(false);
+    expect(await opened.repositories.codes.findByHash('code1')).toMatchObject({ consumedAt: null });
+    expect(await opened.repositories.grants.findById('g1')).toBeUndefined();
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * Orders the writes of one database file's two writing connections in this process: the serving
+ * connection, on the event loop, and the write thread's (write-thread.ts). better-sqlite3 waits for
+ * SQLite's write lock by blocking its thread, so the serving connection must never start a write
+ * while the thread holds, or is about to take, that lock (docs/decisions/0075-code-exchange-writes-on-a-thread.md).
+ *
+ * Any number of writes may be handed to the thread at once (it runs them one after the other);
+ * a write of the serving connection waits until none is in flight, and while it waits or holds
+ * the gate, new writes for the thread wait behind it (neither side starves the other).
+ */
+export class WriteGate {
+  /** Writes handed to the thread and not answered yet. */
+  #inThread = 0;
+  #servingHolds = false;
+  readonly #servingWaiting: Array<() => void> = [];
+  readonly #threadWaiting: Array<() => void> = [];
+
+  /** Admits a write for the thread; resolves at once unless the serving connection holds or waits for the gate. */
+  enterThread(): Promise<void> | undefined {
+    if (!this.#servingHolds && this.#servingWaiting.length === 0) {
+      this.#inThread += 1;
+      return undefined;
+    }
+    return new Promise<void>((resolve) =>
+      this.#threadWaiting.push(() => {
+        this.#inThread += 1;
+        resolve();
+      }),
+    );
+  }
+
+  /** The thread answered a write. */
+  leaveThread(): void {
+    this.#inThread -= 1;
+    if (this.#inThread === 0) this.#admitServing();
+  }
+
+  /** Takes the gate for the serving connection if no write is in the thread and nobody holds it; false otherwise. */
+  tryEnterServing(): boolean {
+    if (this.#servingHolds || this.#inThread > 0 || this.#servingWaiting.length > 0) return false;
+    this.#servingHolds = true;
+    return true;
+  }
+
+  /** Takes the gate for the serving connection once the thread has answered every write in flight. */
+  async enterServing(): Promise<void> {
+    if (this.tryEnterServing()) return;
+    await new Promise<void>((resolve) => this.#servingWaiting.push(resolve));
+  }
+
+  leaveServing(): void {
+    this.#servingHolds = false;
+    // Writes for the thread that queued behind this one go first, then the next serving write.
+    const waiting = this.#threadWaiting.splice(0);
+    for (const admit of waiting) admit();
+    if (this.#inThread === 0) this.#admitServing();
+  }
+
+  #admitServing(): void {
+    if (this.#servingHolds) return;
+    const next = this.#servingWaiting.shift();
+    if (next === undefined) return;
+    this.#servingHolds = true;
+    next();
+  }
+}

@@ -1,0 +1,242 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { BackgroundStatement } from '@gatehouse/storage-kysely';
+import type { WriteGate } from './write-gate.js';
+
+// A CommonJS script (worker `eval`), so that the same file works from dist/ and from src/ in tests.
+// Messages in: 'stop', or the JSON of [definitions, writes]: a definition is [statement number,
+// SQL], a write [id, steps], a step [statement number, parameters, must change a row]. Out: one
+// array of [id, outcome, error] per group, sent after the group's COMMIT (outcome true: written;
+// false: a statement that must change a row changed none, and that write was rolled back).
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.filename, { timeout: workerData.busyTimeoutMs });
+db.pragma('synchronous = ' + workerData.synchronous);
+db.pragma('foreign_keys = ON');
+db.pragma('journal_size_limit = ' + workerData.walSizeLimitBytes);
+db.pragma('wal_autocheckpoint = ' + workerData.autocheckpointPages);
+const begin = db.prepare('begin immediate');
+const commit = db.prepare('commit');
+const rollback = db.prepare('rollback');
+const savepoint = db.prepare('savepoint write');
+const rollbackToSavepoint = db.prepare('rollback to write');
+const releaseSavepoint = db.prepare('release write');
+const statements = new Map();
+let queue = [];
+let scheduled = false;
+
+const errorOf = (error) => ({ message: String(error && error.message), code: error && error.code });
+
+// Runs one write's statements; false when one that must change a row changed none.
+const runWrite = (steps) => {
+  for (const [number, parameters, mustChange] of steps) {
+    const statement = statements.get(number);
+    if (statement instanceof Error) throw statement;
+    const changed = statement.reader ? statement.all(parameters).length : statement.run(parameters).changes;
+    if (mustChange && changed === 0) return false;
+  }
+  return true;
+};
+
+// Every write that arrived since the last group, under one COMMIT; each inside its own savepoint
+// when there are several, so that one write's refusal or failure undoes that write only.
+const flush = () => {
+  scheduled = false;
+  if (queue.length === 0) return;
+  const group = queue;
+  queue = [];
+  const answers = [];
+  try {
+    begin.run();
+  } catch (error) {
+    parentPort.postMessage(group.map(([id]) => [id, null, errorOf(error)]));
+    return;
+  }
+  const several = group.length > 1;
+  for (const [id, steps] of group) {
+    if (!db.inTransaction) {
+      answers.push([id, null, { message: 'The transaction of this write was rolled back by an earlier failure.', code: 'SQLITE_ABORT' }]);
+      continue;
+    }
+    if (several) savepoint.run();
+    let outcome;
+    let failure;
+    try {
+      outcome = runWrite(steps);
+    } catch (error) {
+      failure = errorOf(error);
+    }
+    if (several && db.inTransaction) {
+      if (outcome !== true) rollbackToSavepoint.run();
+      releaseSavepoint.run();
+    } else if (!several && outcome !== true && db.inTransaction) {
+      rollback.run();
+    }
+    answers.push(failure ? [id, null, failure] : [id, outcome, null]);
+  }
+  if (db.inTransaction) {
+    try {
+      commit.run();
+    } catch (error) {
+      try { rollback.run(); } catch {}
+      parentPort.postMessage(group.map(([id]) => [id, null, errorOf(error)]));
+      return;
+    }
+  } else if (several) {
+    // SQLite rolled the whole transaction back (a full disk, say): what looked written is not.
+    for (let index = 0; index < answers.length; index += 1) {
+      if (answers[index][1] === true) answers[index] = [answers[index][0], null, { message: 'The transaction of this write was rolled back by a later failure.', code: 'SQLITE_ABORT' }];
+    }
+  }
+  parentPort.postMessage(answers);
+};
+
+parentPort.on('message', (message) => {
+  if (message === 'stop') {
+    if (queue.length > 0) flush();
+    db.close();
+    parentPort.close();
+    return;
+  }
+  const [definitions, writes] = JSON.parse(message);
+  for (const [number, sql] of definitions) {
+    // A statement SQLite refuses fails the writes that use it, not the thread.
+    try {
+      statements.set(number, db.prepare(sql));
+    } catch (error) {
+      statements.set(number, error);
+    }
+  }
+  for (const write of writes) queue.push(write);
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(flush);
+  }
+});
+`;
+
+/** A write thread's connection settings: the serving connection's (sqlite-storage.ts). */
+export interface WriteThreadOptions {
+  busyTimeoutMs: number;
+  synchronous: string;
+  walSizeLimitBytes: number;
+  autocheckpointPages: number;
+}
+
+/** The write thread of one database file. */
+export interface WriteThread {
+  /**
+   * Runs `statements` as one write, all or nothing, on the thread's connection: true once committed,
+   * false (nothing written) when a statement marked `mustChange` changed no row, a rejection when
+   * SQLite failed. Undefined when the thread has stopped or failed: the caller writes on its own
+   * connection instead.
+   */
+  write(statements: readonly BackgroundStatement[]): Promise<boolean> | undefined;
+  /** Waits for the writes in flight, then ends the thread and closes its connection. */
+  stop(): Promise<void>;
+}
+
+type Answer = [id: number, outcome: boolean | null, error: { message: string; code?: string } | null];
+
+/**
+ * Starts a worker thread with its own connection to `filename` that runs writes handed to it
+ * (docs/decisions/0075-code-exchange-writes-on-a-thread.md): the event loop only posts the
+ * statements and reads the answer, while the thread waits for SQLite's write lock, writes the
+ * WAL frames and commits. Writes that arrive while it is busy are committed together (group
+ * commit): each is still all or nothing (a savepoint each), and every answer is sent after the
+ * group's COMMIT, so no caller hears "written" before its write is in the WAL. `gate` keeps the
+ * serving connection's writes out while writes are in flight. The thread does not keep the process alive.
+ */
+export function startWriteThread(filename: string, gate: WriteGate, options: WriteThreadOptions): WriteThread {
+  const require = createRequire(import.meta.url);
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { driver: require.resolve('better-sqlite3'), filename, ...options },
+    resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 },
+  });
+  worker.unref();
+  const pending = new Map<number, { resolve: (written: boolean) => void; reject: (error: Error) => void }>();
+  // Statements are sent by number once their SQL has been sent (kysely compiles each once).
+  const numbers = new Map<string, number>();
+  let nextId = 0;
+  let failure: Error | undefined;
+
+  const settle = (id: number, settleWith: (entry: { resolve: (written: boolean) => void; reject: (error: Error) => void }) => void) => {
+    const entry = pending.get(id);
+    if (entry === undefined) return;
+    pending.delete(id);
+    gate.leaveThread();
+    if (pending.size === 0) worker.unref();
+    settleWith(entry);
+  };
+  worker.on('message', (answers: Answer[]) => {
+    for (const [id, outcome, error] of answers) {
+      settle(id, (entry) => (error === null ? entry.resolve(outcome === true) : entry.reject(Object.assign(new Error(error.message), { code: error.code }))));
+    }
+  });
+  const failAll = (error: Error) => {
+    failure ??= error;
+    for (const id of [...pending.keys()]) settle(id, (entry) => entry.reject(error));
+  };
+  worker.on('error', (error) => failAll(new Error('The SQLite write thread failed.', { cause: error })));
+  const exited = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      failAll(new Error('The SQLite write thread stopped.'));
+      resolve();
+    }),
+  );
+
+  // The writes of one turn of the event loop go in one message (one wake-up of the thread).
+  let definitions: Array<[number, string]> = [];
+  let outbox: Array<[number, unknown[]]> = [];
+  const send = () => {
+    const message = JSON.stringify([definitions, outbox]);
+    definitions = [];
+    outbox = [];
+    worker.postMessage(message);
+  };
+  const post = (statements: readonly BackgroundStatement[]): Promise<boolean> => {
+    const id = nextId++;
+    const steps = statements.map(({ sql, parameters, mustChange }) => {
+      let number = numbers.get(sql);
+      if (number === undefined) {
+        numbers.set(sql, (number = numbers.size));
+        definitions.push([number, sql]);
+      }
+      return [number, parameters, mustChange];
+    });
+    if (pending.size === 0) worker.ref();
+    if (outbox.length === 0) setImmediate(() => outbox.length > 0 && send());
+    outbox.push([id, steps]);
+    return new Promise<boolean>((resolve, reject) => pending.set(id, { resolve, reject }));
+  };
+
+  let stopped: Promise<void> | undefined;
+  return {
+    write(statements) {
+      if (failure !== undefined || stopped !== undefined) return undefined;
+      const entered = gate.enterThread();
+      if (entered === undefined) return post(statements);
+      return entered.then(() => {
+        if (failure === undefined && stopped === undefined) return post(statements);
+        gate.leaveThread();
+        throw failure ?? new Error('The SQLite write thread stopped.');
+      });
+    },
+    stop() {
+      stopped ??= (async () => {
+        worker.ref();
+        // Writes posted in this turn of the event loop go before the stop.
+        if (outbox.length > 0) send();
+        worker.postMessage('stop');
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)));
+        await Promise.race([exited, timeout]);
+        clearTimeout(timer);
+        await worker.terminate();
+      })();
+      return stopped;
+    },
+  };
+}
