@@ -11,6 +11,7 @@ import type { LogDestination } from './log-destination.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
 import { createShutdownState, type ShutdownState } from './shutdown-state.js';
+import { sharedSigningThread } from './signing-thread.js';
 import { openStorage, type Storage } from './storage.js';
 
 /** A symbol that remembers the type it resolves to. */
@@ -106,6 +107,8 @@ export async function createContainer(
         settings: resolve(d, TOKENS.settings),
         clock: resolve(d, TOKENS.clock),
         audit: resolve(d, TOKENS.auditLog),
+        // Access tokens are signed on a worker thread, off the event loop (docs/decisions/0076-signing-on-a-thread.md).
+        signer: sharedSigningThread(),
       }),
     ),
   );

@@ -1,7 +1,7 @@
 import type { Clock } from './ports/clock.js';
 import type { IdGenerator } from './ports/ids.js';
 import type { Repositories } from './ports/repositories.js';
-import type { AuditLog, MessageTransport, PasswordHasher } from './ports/services.js';
+import type { AuditLog, Es256Signer, MessageTransport, PasswordHasher } from './ports/services.js';
 import type { PasswordCheck, UserDirectory } from './ports/users.js';
 import type { GatehouseSettings } from './settings.js';
 import type { KeyRing } from './tokens/key-ring.js';
@@ -17,6 +17,8 @@ export interface Deps {
   audit: AuditLog;
   settings: GatehouseSettings;
   keys: KeyRing;
+  /** Where access tokens' signatures are computed (default: on this thread, node:crypto). */
+  signer?: Es256Signer;
   /** Claims of access tokens already verified (signature only; grants are still checked per request). */
   verifiedTokens?: VerifiedTokenCache;
   /** Where users are found (default: Gatehouse's own users repository; docs/decisions/0091). */

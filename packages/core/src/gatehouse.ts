@@ -3,7 +3,7 @@ import type { Gatehouse, RequestScopedGatehouse } from './gatehouse-api.js';
 import type { Clock } from './ports/clock.js';
 import type { IdGenerator } from './ports/ids.js';
 import type { Repositories } from './ports/repositories.js';
-import type { AuditLog, MessageTransport, PasswordHasher } from './ports/services.js';
+import type { AuditLog, Es256Signer, MessageTransport, PasswordHasher } from './ports/services.js';
 import type { PasswordCheck, UserDirectory } from './ports/users.js';
 import type { GatehouseSettings } from './settings.js';
 import { createScryptPasswordHasher, randomIdGenerator } from './crypto.js';
@@ -53,6 +53,12 @@ export interface GatehouseOptions {
   userDirectory?: UserDirectory;
   /** How Gatehouse's login page checks a password (default: Gatehouse's own users and `passwords`). */
   passwordCheck?: PasswordCheck;
+  /**
+   * Where access tokens' ES256 signatures are computed. Default: synchronously on the calling
+   * thread. `@gatehouse/server`'s `sharedSigningThread()` signs on a worker thread
+   * (docs/decisions/0076-signing-on-a-thread.md).
+   */
+  signer?: Es256Signer;
 }
 
 /** The password check of a user directory without one: no password is right. */
@@ -102,6 +108,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     passwords: options.passwords ?? createScryptPasswordHasher(),
     transport: options.transport ?? { send: async () => 'SENT' },
     verifiedTokens: createVerifiedTokenCache({ maxEntries: options.verifiedTokenCacheSize ?? DEFAULT_VERIFIED_TOKEN_CACHE_SIZE }),
+    ...(options.signer === undefined ? {} : { signer: options.signer }),
     ...(options.userDirectory === undefined ? {} : { userDirectory: options.userDirectory }),
     ...(options.passwordCheck !== undefined ? { passwordCheck: options.passwordCheck } : options.userDirectory !== undefined ? { passwordCheck: NO_PASSWORDS } : {}),
   };

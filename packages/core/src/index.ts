@@ -20,6 +20,7 @@ export type { Deps } from './deps.js';
 export { sha256, constantTimeEqual, randomAlphanumeric, randomIdGenerator, createScryptPasswordHasher, DEFAULT_SCRYPT_PARAMETERS, type ScryptParameters } from './crypto.js';
 export { createKeyRing, SIGNING_ALGORITHM, type KeyRing } from './tokens/key-ring.js';
 export type { AccessTokenClaims } from './tokens/access-token-claims.js';
+export { es256Signature } from './tokens/jws.js';
 export { issueAccessToken, verifyAccessToken, verifySignedClaims, type VerifiedAccessToken, type UserAccessToken, type ClientAccessToken } from './tokens/access-token.js';
 export { cachedClientRepository, DEFAULT_CLIENT_CACHE, type ClientCacheOptions } from './clients/cached-client-repository.js';
 export { createVerifiedTokenCache, DEFAULT_VERIFIED_TOKEN_CACHE_SIZE, type VerifiedTokenCache, type CachedClaims } from './tokens/verified-token-cache.js';

@@ -1,8 +1,23 @@
+import type { CryptoKey } from 'jose';
 import type { Message, MessageStatus } from '../domain/model.js';
 
 /** Delivers an outgoing message (SMS gateway, queue…). */
 export interface MessageTransport {
   send(message: Message): Promise<MessageStatus>;
+}
+
+/**
+ * Computes the ES256 signature of a JWS signing input (RFC 7515 §5.1: `header.payload`, both
+ * base64url) with a private P-256 key: SHA-256, then the 64-byte R‖S of RFC 7518 §3.4, returned
+ * base64url-encoded. Gatehouse signs access tokens through it; by default on the calling thread
+ * (node:crypto). A host may sign elsewhere, e.g. on a worker thread (docs/decisions/0076-signing-on-a-thread.md).
+ *
+ * @example
+ * const signer: Es256Signer = { sign: (input, key) => mySigningService.sign(input, key) };
+ * const gatehouse = createGatehouse({ repositories, settings, clock, signer });
+ */
+export interface Es256Signer {
+  sign(signingInput: string, privateKey: CryptoKey): string | Promise<string>;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Client, Role, User } from '../domain/model.js';
 import { createGatehouse, type Gatehouse } from '../gatehouse.js';
 import type { Repositories } from '../ports/repositories.js';
 import type { PasswordCheck, UserDirectory, UserProfile } from '../ports/users.js';
-import type { PasswordHasher } from '../ports/services.js';
+import type { Es256Signer, PasswordHasher } from '../ports/services.js';
 import { defineSettings, type GatehouseSettings } from '../settings.js';
 import type { TokenResponse } from '../use-cases/token-response.js';
 import { createControllableClock, type ControllableClock } from './clock.js';
@@ -84,6 +84,8 @@ export async function createTestGatehouse(
     passwordCheck?: PasswordCheck;
     /** The password hasher (default: `createFastPasswordHasher()`). */
     passwords?: PasswordHasher;
+    /** Where access tokens are signed (default: on the calling thread). */
+    signer?: Es256Signer;
   } = {},
 ): Promise<TestGatehouse> {
   const repositories = options.repositories ?? createMemoryRepositories();
@@ -101,6 +103,7 @@ export async function createTestGatehouse(
     passwords: options.passwords ?? createFastPasswordHasher(),
     ...(options.userDirectory === undefined ? {} : { userDirectory: options.userDirectory }),
     ...(options.passwordCheck === undefined ? {} : { passwordCheck: options.passwordCheck }),
+    ...(options.signer === undefined ? {} : { signer: options.signer }),
   });
   let users = 0;
 

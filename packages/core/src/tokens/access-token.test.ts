@@ -4,6 +4,7 @@ import { createControllableClock, createFastPasswordHasher, createMemoryReposito
 import { OAuthError } from '../errors.js';
 import { createGatehouse, depsOf } from '../gatehouse.js';
 import { defineSettings } from '../settings.js';
+import { es256Signature } from './jws.js';
 import { keyRotationTimings } from './key-ring.js';
 
 /** The rotation timeline of the default settings (a JWKS cacheable 300 s). */
@@ -55,6 +56,17 @@ describe('access tokens (RFC 9068)', () => {
       principal: 'ada@example.com',
       gid: grant?.grantId,
     });
+  });
+
+  it('are signed by the signer the gatehouse was given, and verify', async () => {
+    const signed: string[] = [];
+    const t = await createTestGatehouse({ signer: { sign: async (input, key) => (signed.push(input), es256Signature(input, key)) } });
+    const user = await t.seedUser({ email: 'ada@example.com' });
+    const { client } = await t.seedClient({ scopes: ['messaging.v1.send'] });
+    const tokens = await t.obtainTokens({ client, user });
+    const refreshed = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
+    expect(signed).toEqual([tokens.access_token, refreshed.access_token].map((token) => token.split('.').slice(0, 2).join('.')));
+    expect((await t.gatehouse.verifyAccessToken(refreshed.access_token)).userKey).toBe(user.userKey);
   });
 
   it('have a fresh jti each time', async () => {

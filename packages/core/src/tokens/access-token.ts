@@ -5,7 +5,7 @@ import type { Deps } from '../deps.js';
 import { epochSeconds } from '../domain/time.js';
 import { OAuthError } from '../errors.js';
 import type { AccessTokenClaims } from './access-token-claims.js';
-import { signEs256Compact } from './jws.js';
+import { signEs256Compact, signEs256CompactWith } from './jws.js';
 import { SIGNING_ALGORITHM } from './key-ring.js';
 
 interface VerifiedTokenOfGrant {
@@ -38,7 +38,7 @@ export type VerifiedAccessToken = UserAccessToken | ClientAccessToken;
  * for a client-credentials grant (RFC 9068 §2.2), which has no `principal` (pass `null`).
  */
 export async function issueAccessToken(
-  deps: Pick<Deps, 'clock' | 'ids' | 'settings' | 'keys'>,
+  deps: Pick<Deps, 'clock' | 'ids' | 'settings' | 'keys' | 'signer'>,
   grant: Grant,
   principal: string | null,
   scopes: readonly string[],
@@ -59,7 +59,8 @@ export async function issueAccessToken(
     gid: grant.grantId,
   };
   // RFC 9068 §2.1: the header's typ is "at+jwt".
-  const token = signEs256Compact({ alg: SIGNING_ALGORITHM, typ: 'at+jwt', kid }, claims, key);
+  const header = { alg: SIGNING_ALGORITHM, typ: 'at+jwt', kid } as const;
+  const token = deps.signer === undefined ? signEs256Compact(header, claims, key) : await signEs256CompactWith(deps.signer, header, claims, key);
   return { token, expiresIn };
 }
 

@@ -26,7 +26,7 @@ export interface ClientCredentialsTokenResponse {
  * tokens.access_token; // a JWT with sub = client.clientId
  */
 export async function clientCredentials(
-  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'signer'>,
   input: { client: Client; scope: string | undefined },
 ): Promise<ClientCredentialsTokenResponse> {
   const { client } = input;

@@ -22,7 +22,7 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
  * tokens.token_type; // 'Bearer'
  */
 export async function exchangeCode(
-  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'audit' | 'userDirectory'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'signer' | 'audit' | 'userDirectory'>,
   input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined },
 ): Promise<TokenResponse> {
   assertGrantType(input.client, 'authorization_code');

@@ -18,7 +18,7 @@ const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
  * const tokens = await refresh(deps, { client, refreshToken, scope: 'messaging.v1.read' });
  */
 export async function refresh(
-  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'audit' | 'userDirectory'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'signer' | 'audit' | 'userDirectory'>,
   input: { client: Client; refreshToken: string; scope: string | undefined },
 ): Promise<TokenResponse> {
   assertGrantType(input.client, 'refresh_token');

@@ -16,7 +16,7 @@ export interface TokenResponse {
 }
 
 export async function buildTokenResponse(
-  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'userDirectory'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'signer' | 'userDirectory'>,
   grant: Grant,
   scopes: readonly string[],
   refreshToken: string,
