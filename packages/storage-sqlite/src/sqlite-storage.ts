@@ -6,7 +6,7 @@ import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
 import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, WAL_SIZE_LIMIT_BYTES, type BackgroundCheckpoints } from './background-checkpoints.js';
 import { WriteGate } from './write-gate.js';
-import { startWriteThread, type WriteThread } from './write-thread.js';
+import { startWriteThread, WRITE_THREAD_CACHE_KIB, type WriteThread } from './write-thread.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
 
 interface SqliteCommonOptions {
@@ -150,7 +150,7 @@ function openFile(options: SqliteFileOptions): Connection {
     const writeThread =
       options.writeThread === false
         ? undefined
-        : (gate: WriteGate) => startWriteThread(path, gate, { busyTimeoutMs, synchronous, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES, autocheckpointPages: autocheckpointPages(options) });
+        : (gate: WriteGate) => startWriteThread(path, gate, { busyTimeoutMs, synchronous, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES, autocheckpointPages: autocheckpointPages(options), cacheKib: WRITE_THREAD_CACHE_KIB });
     if (options.backgroundCheckpoints === false) return { database, ownsDatabase: true, lockKey, ...(writeThread ? { writeThread } : {}) };
     // The serving connection still checkpoints past this many frames (background-checkpoints.ts).
     database.pragma(`wal_autocheckpoint = ${SERVING_CONNECTION_AUTOCHECKPOINT_PAGES}`);

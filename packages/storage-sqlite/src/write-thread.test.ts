@@ -6,7 +6,7 @@ import { startWriteThread, type WriteThread } from './write-thread.js';
 
 const INSERT = 'insert into items (id, size) values (?, ?)';
 const GROW = 'update items set size = size + 1 where id = ?';
-const SETTINGS = { busyTimeoutMs: 5000, synchronous: 'NORMAL', walSizeLimitBytes: 48 * 1024 * 1024, autocheckpointPages: 1000 };
+const SETTINGS = { busyTimeoutMs: 5000, synchronous: 'NORMAL', walSizeLimitBytes: 48 * 1024 * 1024, autocheckpointPages: 1000, cacheKib: 2000 };
 
 const insert = (id: string, size = 1) => ({ sql: INSERT, parameters: [id, size], mustChange: false });
 const grow = (id: string) => ({ sql: GROW, parameters: [id], mustChange: true });

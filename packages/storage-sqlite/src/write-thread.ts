@@ -16,6 +16,7 @@ db.pragma('synchronous = ' + workerData.synchronous);
 db.pragma('foreign_keys = ON');
 db.pragma('journal_size_limit = ' + workerData.walSizeLimitBytes);
 db.pragma('wal_autocheckpoint = ' + workerData.autocheckpointPages);
+db.pragma('cache_size = -' + workerData.cacheKib);
 const begin = db.prepare('begin immediate');
 const commit = db.prepare('commit');
 const rollback = db.prepare('rollback');
@@ -116,12 +117,21 @@ parentPort.on('message', (message) => {
 });
 `;
 
-/** A write thread's connection settings: the serving connection's (sqlite-storage.ts). */
+/**
+ * The write thread's page cache, in KiB (SQLite's default is 2,000). The exchanges it writes touch
+ * random leaves of the codes' and refresh tokens' indexes; with a million grants, the 2 MiB default
+ * no longer holds those indexes' inner pages, and every group read them again from the file
+ * (docs/performance.md, issue 16 part 8).
+ */
+export const WRITE_THREAD_CACHE_KIB = 16 * 1024;
+
+/** A write thread's connection settings: the serving connection's (sqlite-storage.ts), and its page cache. */
 export interface WriteThreadOptions {
   busyTimeoutMs: number;
   synchronous: string;
   walSizeLimitBytes: number;
   autocheckpointPages: number;
+  cacheKib: number;
 }
 
 /** The write thread of one database file. */

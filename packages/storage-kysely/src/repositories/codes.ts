@@ -8,14 +8,16 @@ const findCode = reusableQuery((db: Kysely<Database>) => db.selectFrom('authoriz
 // RFC 6749 §4.1.2: single use is this one conditional write; the database lets exactly one writer
 // see `consumed_at IS NULL` (a row lock on PostgreSQL, the write lock on SQLite).
 // The code's sign-in session comes back for the exchange's session check (grants.ts).
-export const consumeCode = reusableQuery((db: Kysely<Database>) =>
-  db
+export const consumeCode = reusableQuery((db: Kysely<Database>) => consumeUnusedCode(db).returning(['code_hash', 'session_id']));
+
+/** The conditional consume's statement, values `at`, `grantId` and `codeHash`, for `consumeCode` and the write thread's variant (grants.ts). */
+export function consumeUnusedCode(db: Kysely<Database>) {
+  return db
     .updateTable('authorization_codes')
     .set({ consumed_at: param<number>('at'), grant_id: param('grantId') })
     .where('code_hash', '=', param('codeHash'))
-    .where('consumed_at', 'is', null)
-    .returning(['code_hash', 'session_id']),
-);
+    .where('consumed_at', 'is', null);
+}
 
 export function createAuthorizationCodeRepository(db: Kysely<Database>): AuthorizationCodeRepository {
   return {

@@ -4,7 +4,7 @@ import { affected, toMs } from '../encoding.js';
 import { directExecutorOf, param, reusableQuery, runBound, type BackgroundStatement, type BoundQuery, type DirectStep } from '../reusable-query.js';
 import type { StorageDialect } from '../dialect.js';
 import type { Database, GrantTable } from '../schema.js';
-import { consumeCode } from './codes.js';
+import { consumeCode, consumeUnusedCode } from './codes.js';
 import { fromRow, NO_USER, toRow } from './grant-rows.js';
 import { insertRefreshToken, refreshTokenValues } from './refresh-tokens.js';
 
@@ -102,23 +102,18 @@ const exchangeInOneStatement = reusableQuery((db: Kysely<Database>) =>
  * ended (docs/decisions/0005-codes-die-with-their-session.md). It changes no row otherwise.
  */
 const consumeCodeWhileSessionLive = reusableQuery((db: Kysely<Database>) =>
-  db
-    .updateTable('authorization_codes')
-    .set({ consumed_at: param<number>('at'), grant_id: param('grantId') })
-    .where('code_hash', '=', param('codeHash'))
-    .where('consumed_at', 'is', null)
-    .where((eb) =>
-      eb.or([
-        eb('session_id', 'is', null),
-        eb.exists(
-          eb
-            .selectFrom('sessions')
-            .select('sessions.session_id')
-            .whereRef('sessions.session_id', '=', 'authorization_codes.session_id')
-            .where('sessions.ended_at', 'is', null),
-        ),
-      ]),
-    ),
+  consumeUnusedCode(db).where((eb) =>
+    eb.or([
+      eb('session_id', 'is', null),
+      eb.exists(
+        eb
+          .selectFrom('sessions')
+          .select('sessions.session_id')
+          .whereRef('sessions.session_id', '=', 'authorization_codes.session_id')
+          .where('sessions.ended_at', 'is', null),
+      ),
+    ]),
+  ),
 );
 const findGrant = reusableQuery((db: Kysely<Database>) => db.selectFrom('grants').selectAll().where('grant_id', '=', param('grantId')));
 
