@@ -1,5 +1,5 @@
 import type { DirectExecutor, DirectStep } from '@gatehouse/storage-kysely';
-import type { QueryResult, SqliteDatabase } from 'kysely';
+import type { QueryResult, SqliteDatabase, SqliteStatement } from 'kysely';
 import type { AsyncLock } from './async-lock.js';
 import type { WriteGate } from './write-gate.js';
 import type { WriteThread } from './write-thread.js';
@@ -16,13 +16,13 @@ import type { WriteThread } from './write-thread.js';
  * flight on a write thread of the file; `writeOnThread` hands writes to `writer`, this storage's thread.
  */
 export function createDirectExecutor(database: SqliteDatabase, lock: AsyncLock, { gate, writer }: { gate?: WriteGate; writer?: WriteThread } = {}): DirectExecutor {
-  const execute = <R>(sql: string, parameters: readonly unknown[]): QueryResult<R> => {
-    const statement = database.prepare(sql);
+  const executeStatement = <R>(statement: SqliteStatement, parameters: readonly unknown[]): QueryResult<R> => {
     // The same result shape as kysely's SqliteConnection.executeQuery.
     if (statement.reader) return { rows: statement.all(parameters) as R[] };
     const { changes, lastInsertRowid } = statement.run(parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   };
+  const execute = <R>(sql: string, parameters: readonly unknown[]): QueryResult<R> => executeStatement<R>(database.prepare(sql), parameters);
   const statement = (sql: string) => () => database.prepare(sql).run([]);
   const begin = statement('begin immediate');
   const commit = statement('commit');
@@ -40,14 +40,15 @@ export function createDirectExecutor(database: SqliteDatabase, lock: AsyncLock, 
   return {
     run(sql, parameters) {
       if (!lock.tryAcquire()) return undefined;
+      const statement = database.prepare(sql);
       // A read needs no gate: in WAL it never waits for a writer.
-      const writes = gate !== undefined && !isReadOnly(database.prepare(sql));
+      const writes = gate !== undefined && !isReadOnly(statement);
       if (writes && !gate.tryEnterServing()) {
         lock.release();
         return undefined;
       }
       try {
-        return execute(sql, parameters);
+        return executeStatement(statement, parameters);
       } finally {
         if (writes) gate.leaveServing();
         lock.release();
