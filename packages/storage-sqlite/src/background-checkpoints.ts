@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { stopWorker } from './worker-stop.js';
 
 /**
  * WAL frames after which the serving connection checkpoints by itself (`wal_autocheckpoint`) while
@@ -71,16 +72,7 @@ export function startBackgroundCheckpoints(filename: string, options: { busyTime
   let stopped: Promise<void> | undefined;
   return {
     stop() {
-      stopped ??= (async () => {
-        // Kept alive until the thread has closed its connection (the process may have nothing else to do).
-        worker.ref();
-        worker.postMessage('stop');
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)));
-        await Promise.race([exited, timeout]);
-        clearTimeout(timer);
-        await worker.terminate();
-      })();
+      stopped ??= stopWorker(worker, exited, 2000);
       return stopped;
     },
   };

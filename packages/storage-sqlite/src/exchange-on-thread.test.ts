@@ -2,38 +2,11 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Storage } from '@gatehouse/storage-kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage, type SqliteFileOptions } from './sqlite-storage.js';
+import { FIXTURE_NOW, seedClientAndCodes, seedCodes } from './test-support/exchange-fixtures.js';
 import { tempDatabaseFile } from './test-support/temp-file.js';
 
-const now = new Date('2026-01-01T00:00:00Z');
-
-async function seedCodes(storage: Storage, count: number): Promise<void> {
-  await storage.repositories.clients.create({
-    clientId: 'c1',
-    clientSecretHash: 'h',
-    name: 'App',
-    redirectUris: ['https://app.example/cb'],
-    scopes: ['messaging.v1.read'],
-    grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
-    pkceRequired: false,
-    ownerUserKey: null,
-    createdAt: now,
-  });
-  for (let index = 0; index < count; index += 1) {
-    await storage.repositories.codes.save({
-      codeHash: `code${index}`,
-      clientId: 'c1',
-      userKey: 'u1',
-      redirectUri: 'https://app.example/cb',
-      scopes: ['messaging.v1.read'],
-      codeChallenge: null,
-      sessionId: null,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + 60_000),
-      consumedAt: null,
-      grantId: null,
-    });
-  }
-}
+const now = FIXTURE_NOW;
+const codeHashes = (count: number) => Array.from({ length: count }, (_, index) => `code${index}`);
 
 function exchange(storage: Storage, index: number): Promise<boolean> {
   const grantId = `g${index}`;
@@ -78,7 +51,7 @@ describe('the code exchange on a SQLite file, written by the write thread (decis
 
   it('waits for a write lock held by another process without blocking the event loop', async () => {
     const opened = await open({ busyTimeoutMs: 5000 });
-    await seedCodes(opened, 1);
+    await seedClientAndCodes(opened, codeHashes(1));
     other = new BetterSqlite3(file.filename);
     other.exec('begin immediate');
     const release = setTimeout(() => other?.exec('commit'), 150);
@@ -92,7 +65,7 @@ describe('the code exchange on a SQLite file, written by the write thread (decis
 
   it('blocks the event loop while it waits without the thread (writeThread: false)', async () => {
     const opened = await open({ busyTimeoutMs: 150, writeThread: false });
-    await seedCodes(opened, 1);
+    await seedClientAndCodes(opened, codeHashes(1));
     other = new BetterSqlite3(file.filename);
     other.exec('begin immediate');
     const { ticks, outcome } = await ticksDuring(() => exchange(opened, 0));
@@ -106,7 +79,7 @@ describe('the code exchange on a SQLite file, written by the write thread (decis
   it("orders the serving connection's writes with the thread's: none meets SQLITE_BUSY, even with no busy timeout", async () => {
     const opened = await open({ busyTimeoutMs: 0 });
     const count = 40;
-    await seedCodes(opened, count);
+    await seedClientAndCodes(opened, codeHashes(count));
     const at = new Date(now.getTime() + 1000);
     const writes: Array<Promise<unknown>> = [];
     for (let index = 0; index < count; index += 1) {
@@ -128,24 +101,9 @@ describe('the code exchange on a SQLite file, written by the write thread (decis
 
   it('refuses a code whose sign-in session ended, in the same statement that consumes it', async () => {
     const opened = await open();
-    await seedCodes(opened, 0);
+    await seedClientAndCodes(opened, []);
     await opened.repositories.sessions.create({ sessionId: 's1', userKey: 'u1', createdAt: now, expiresAt: new Date(now.getTime() + 3_600_000), endedAt: null });
-    const code = (hash: string) =>
-      opened.repositories.codes.save({
-        codeHash: hash,
-        clientId: 'c1',
-        userKey: 'u1',
-        redirectUri: 'https://app.example/cb',
-        scopes: ['messaging.v1.read'],
-        codeChallenge: null,
-        sessionId: 's1',
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + 60_000),
-        consumedAt: null,
-        grantId: null,
-      });
-    await code('code0');
-    await code('code1');
+    await seedCodes(opened, ['code0', 'code1'], 's1');
     expect(await exchange(opened, 0)).toBe(true);
     await opened.repositories.sessions.endWithGrants('s1', now);
     expect(await exchange(opened, 1)).toBe(false);

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage } from '@gatehouse/storage-kysely';
+import { seedClientAndCodes } from './test-support/exchange-fixtures.js';
 import { openRecordedStorage } from './test-support/record-statements.js';
 
 describe('the writes of a code exchange on SQLite', () => {
@@ -8,31 +9,7 @@ describe('the writes of a code exchange on SQLite', () => {
 
   beforeEach(async () => {
     ({ storage, executed } = await openRecordedStorage());
-    const now = new Date('2026-01-01T00:00:00Z');
-    await storage.repositories.clients.create({
-      clientId: 'c1',
-      clientSecretHash: 'h',
-      name: 'App',
-      redirectUris: ['https://app.example/cb'],
-      scopes: ['messaging.v1.read'],
-      grantTypes: ['authorization_code', 'refresh_token'],
-      pkceRequired: false,
-      ownerUserKey: null,
-      createdAt: now,
-    });
-    await storage.repositories.codes.save({
-      codeHash: 'code1',
-      clientId: 'c1',
-      userKey: 'u1',
-      redirectUri: 'https://app.example/cb',
-      scopes: ['messaging.v1.read'],
-      codeChallenge: null,
-      sessionId: null,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + 60_000),
-      consumedAt: null,
-      grantId: null,
-    });
+    await seedClientAndCodes(storage, ['code1']);
   });
 
   afterEach(async () => {

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { BackgroundStatement } from '@gatehouse/storage-kysely';
 import type { WriteGate } from './write-gate.js';
+import { stopWorker } from './worker-stop.js';
 
 // A CommonJS script (worker `eval`), so that the same file works from dist/ and from src/ in tests.
 // Messages in: 'stop', or the JSON of [definitions, writes]: a definition is [statement number,
@@ -235,17 +236,9 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
       });
     },
     stop() {
-      stopped ??= (async () => {
-        worker.ref();
-        // Writes posted in this turn of the event loop go before the stop.
-        if (outbox.length > 0) send();
-        worker.postMessage('stop');
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)));
-        await Promise.race([exited, timeout]);
-        clearTimeout(timer);
-        await worker.terminate();
-      })();
+      // Writes posted in this turn of the event loop go before the stop.
+      if (outbox.length > 0) send();
+      stopped ??= stopWorker(worker, exited, 5000);
       return stopped;
     },
   };
