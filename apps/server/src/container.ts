@@ -11,7 +11,7 @@ import type { LogDestination } from './log-destination.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
 import { createShutdownState, type ShutdownState } from './shutdown-state.js';
-import { sharedSigningThread } from './signing-thread.js';
+import { sharedSigningThread } from '@gatehouse/http-express';
 import { openStorage, type Storage } from './storage.js';
 
 /** A symbol that remembers the type it resolves to. */

@@ -4,4 +4,3 @@ export { encryptSigningKeys, KeyDecryptionError } from './key-encryption.js';
 export { createLogger, type Logger } from './logger.js';
 export { runCli, type CliIo } from './cli/run.js';
 export { startServer, type RunningServer } from './server.js';
-export { sharedSigningThread, startSigningThread, type SigningThread } from './signing-thread.js';

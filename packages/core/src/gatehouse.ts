@@ -55,7 +55,7 @@ export interface GatehouseOptions {
   passwordCheck?: PasswordCheck;
   /**
    * Where access tokens' ES256 signatures are computed. Default: synchronously on the calling
-   * thread. `@gatehouse/server`'s `sharedSigningThread()` signs on a worker thread
+   * thread. `@gatehouse/http-express`'s `sharedSigningThread()` signs on a worker thread
    * (docs/decisions/0076-signing-on-a-thread.md).
    */
   signer?: Es256Signer;

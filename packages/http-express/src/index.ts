@@ -22,3 +22,4 @@ export {
 } from './bearer/index.js';
 export { HttpProblem, problem, problemErrorHandler, type Problem, type ProblemKind, type ProblemLogger } from './problem/index.js';
 export { expressServerOptions, type ExpressServerOptions } from './server-options.js';
+export { sharedSigningThread, startSigningThread, type SigningThread } from './signing-thread.js';

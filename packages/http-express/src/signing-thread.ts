@@ -121,7 +121,13 @@ export function startSigningThread(): SigningThread {
 
 let shared: SigningThread | undefined;
 
-/** One signing thread for the whole process (every container of `serve` and of the tests shares it), started at the first signature. */
+/**
+ * One signing thread for the whole process, started at the first signature: what a server gives
+ * its gatehouse (or each of several: one per tenant, or per test).
+ *
+ * @example
+ * const gatehouse = createGatehouse({ repositories, settings, clock, signer: sharedSigningThread() });
+ */
 export function sharedSigningThread(): Es256Signer {
   return (shared ??= startSigningThread());
 }
