@@ -157,16 +157,10 @@ type Answer = [id: number, outcome: boolean | null, error: { message: string; co
  * WAL frames and commits. Writes that arrive while it is busy are committed together (group
  * commit): each is still all or nothing (a savepoint each), and every answer is sent after the
  * group's COMMIT, so no caller hears "written" before its write is in the WAL. `gate` keeps the
- * serving connection's writes out while writes are in flight. The thread does not keep the process alive.
+ * serving connection's writes out while writes are in flight. The thread starts at the first write
+ * and does not keep the process alive.
  */
 export function startWriteThread(filename: string, gate: WriteGate, options: WriteThreadOptions): WriteThread {
-  const require = createRequire(import.meta.url);
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { driver: require.resolve('better-sqlite3'), filename, ...options },
-    resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 },
-  });
-  worker.unref();
   const pending = new Map<number, { resolve: (written: boolean) => void; reject: (error: Error) => void }>();
   // Statements are sent by number once their SQL has been sent (kysely compiles each once).
   const numbers = new Map<string, number>();
@@ -178,25 +172,39 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
     if (entry === undefined) return;
     pending.delete(id);
     gate.leaveThread();
-    if (pending.size === 0) worker.unref();
+    if (pending.size === 0) started?.worker.unref();
     settleWith(entry);
   };
-  worker.on('message', (answers: Answer[]) => {
-    for (const [id, outcome, error] of answers) {
-      settle(id, (entry) => (error === null ? entry.resolve(outcome === true) : entry.reject(Object.assign(new Error(error.message), { code: error.code }))));
-    }
-  });
   const failAll = (error: Error) => {
     failure ??= error;
     for (const id of [...pending.keys()]) settle(id, (entry) => entry.reject(error));
   };
-  worker.on('error', (error) => failAll(new Error('The SQLite write thread failed.', { cause: error })));
-  const exited = new Promise<void>((resolve) =>
-    worker.once('exit', () => {
-      failAll(new Error('The SQLite write thread stopped.'));
-      resolve();
-    }),
-  );
+
+  // The thread starts at the first write: a CLI command or a storage that never exchanges a code starts none.
+  let started: { worker: Worker; exited: Promise<void> } | undefined;
+  const thread = () => {
+    if (started !== undefined) return started;
+    const require = createRequire(import.meta.url);
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { driver: require.resolve('better-sqlite3'), filename, ...options },
+      resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 },
+    });
+    worker.unref();
+    worker.on('message', (answers: Answer[]) => {
+      for (const [id, outcome, error] of answers) {
+        settle(id, (entry) => (error === null ? entry.resolve(outcome === true) : entry.reject(Object.assign(new Error(error.message), { code: error.code }))));
+      }
+    });
+    worker.on('error', (error) => failAll(new Error('The SQLite write thread failed.', { cause: error })));
+    const exited = new Promise<void>((resolve) =>
+      worker.once('exit', () => {
+        failAll(new Error('The SQLite write thread stopped.'));
+        resolve();
+      }),
+    );
+    return (started = { worker, exited });
+  };
 
   // The writes of one turn of the event loop go in one message (one wake-up of the thread).
   let definitions: Array<[number, string]> = [];
@@ -205,7 +213,7 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
     const message = JSON.stringify([definitions, outbox]);
     definitions = [];
     outbox = [];
-    worker.postMessage(message);
+    thread().worker.postMessage(message);
   };
   const post = (statements: readonly BackgroundStatement[]): Promise<boolean> => {
     const id = nextId++;
@@ -217,7 +225,7 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
       }
       return [number, parameters, mustChange];
     });
-    if (pending.size === 0) worker.ref();
+    if (pending.size === 0) thread().worker.ref();
     if (outbox.length === 0) setImmediate(() => outbox.length > 0 && send());
     outbox.push([id, steps]);
     return new Promise<boolean>((resolve, reject) => pending.set(id, { resolve, reject }));
@@ -238,7 +246,7 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
     stop() {
       // Writes posted in this turn of the event loop go before the stop.
       if (outbox.length > 0) send();
-      stopped ??= stopWorker(worker, exited, 5000);
+      stopped ??= started === undefined ? Promise.resolve() : stopWorker(started.worker, started.exited, 5000);
       return stopped;
     },
   };
