@@ -110,8 +110,10 @@ export function startSigningThread(): SigningThread {
     stop() {
       stopped ??= (async () => {
         send();
-        // Answers in flight arrive before the thread is ended; what remains is signed here.
-        while (pending.size > 0 && !failed) await new Promise((resolve) => setTimeout(resolve, 5));
+        // Answers in flight arrive before the thread is ended (for 5 s at most); what remains is
+        // signed here when the thread exits.
+        const giveUpAt = Date.now() + 5000;
+        while (pending.size > 0 && !failed && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 5));
         await worker?.terminate();
       })();
       return stopped;
