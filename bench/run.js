@@ -8,7 +8,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cpuMs, freePort, installExitHandlers, logTail, onCleanup, peakRssMiB, resetPeakRss, runCleanups, startNode, stop, stopAll, waitUntilReady } from './lib/children.js';
+import { cpuMs, threadCpuMs, freePort, installExitHandlers, logTail, onCleanup, peakRssMiB, resetPeakRss, runCleanups, startNode, stop, stopAll, waitUntilReady } from './lib/children.js';
 import { openBenchDatabase } from './lib/database.js';
 import { GROWTH_DEFAULTS } from './lib/growth.js';
 import { secret } from './lib/ids.js';
@@ -227,6 +227,12 @@ async function main() {
   log(`Wrote ${join(opts.out, 'latest.json')} and latest.md`);
 }
 
+/** The CPU per request of the serving process's threads, for the progress log. */
+function threadsNote(threads) {
+  if (!threads) return '';
+  return `; threads ms/req: event loop ${threads.mainMsPerRequest}, busiest others ${threads.busiestOthersMsPerRequest.join(' / ')}, rest ${threads.restMsPerRequest}`;
+}
+
 /** Whether `scenario` is measured in this run (--only, --no-peer). */
 function selected(scenario, opts) {
   if (serverOf(scenario) === 'peer' && !opts.peer) return false;
@@ -324,10 +330,10 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
       const measured = [];
       for (let round = 0; round < opts.rounds; round += 1) {
         pairedBare.push(await slice(bareTarget, opts, sliceSeconds, () => cpuMs(state.barePid)));
-        measured.push(await slice(target, opts, sliceSeconds, () => cpuMs(servingPid)));
+        measured.push(await slice(target, opts, sliceSeconds, () => cpuMs(servingPid), () => threadCpuMs(servingPid)));
       }
       bareSlices.push(...pairedBare);
-      const figures = combine(measured);
+      const figures = combine(measured, servingPid);
       const bare = combine(pairedBare);
       const row = {
         name: scenario.name,
@@ -349,7 +355,7 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
       if (server.exitInfo) throw new Error(`the server exited during ${scenario.name}:\n${logTail(server)}`);
       if (peer?.entry.exitInfo) throw new Error(`oidc-provider exited during ${scenario.name}:\n${logTail(peer.entry)}`);
       log(
-        `[${name}]   ${row.requestsPerSecond} req/s (bare ${bare.requestsPerSecond}), ratio ${row.ratioToBare}, CPU ${row.serverCpuMsPerRequest} ms/req (bare ${bare.serverCpuMsPerRequest}), p50 ${row.latencyMs.p50} ms, p99 ${row.latencyMs.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`,
+        `[${name}]   ${row.requestsPerSecond} req/s (bare ${bare.requestsPerSecond}), ratio ${row.ratioToBare}, CPU ${row.serverCpuMsPerRequest} ms/req (bare ${bare.serverCpuMsPerRequest}), p50 ${row.latencyMs.p50} ms, p99 ${row.latencyMs.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}${threadsNote(row.serverThreads)}`,
       );
       rows.push(row);
     }

@@ -1,6 +1,6 @@
 // Child processes of the benchmark: started here, always stopped here (normal end, error, Ctrl-C).
 import { execFileSync, spawn } from 'node:child_process';
-import { openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
+import { openSync, closeSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -129,6 +129,29 @@ export function cpuMs(pid) {
     // Fields after the command name (which may hold spaces) start after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time (user + system) of each thread of a process so far, in ms, by thread id (Linux); null
+ * where unknown. The thread whose id is the process's is the event loop's; Node names every other
+ * thread `node` too, so the others are told apart only by how busy they are.
+ */
+export function threadCpuMs(pid) {
+  try {
+    const threads = {};
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        threads[tid] = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+    return threads;
   } catch {
     return null;
   }

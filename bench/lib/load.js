@@ -17,13 +17,17 @@ export async function warmUp(target, { connections, warmupSeconds }) {
 
 /**
  * One measured slice. `serverCpuMs()` reads the serving process's CPU time (user + system),
- * before and after, for the CPU cost per request.
+ * before and after, for the CPU cost per request; `serverThreadsMs()`, where given, the same by
+ * thread id (children.js `threadCpuMs`).
  */
-export async function slice(target, { connections }, seconds, serverCpuMs = () => null) {
+export async function slice(target, { connections }, seconds, serverCpuMs = () => null, serverThreadsMs = () => null) {
   const cpuBefore = serverCpuMs();
+  const threadsBefore = serverThreadsMs();
   const result = await fire({ ...base(target, connections), duration: seconds });
   const cpuAfter = serverCpuMs();
+  const threadsAfter = serverThreadsMs();
   return {
+    threadCpuMs: threadsBefore && threadsAfter ? threadDeltas(threadsBefore, threadsAfter) : null,
     requests: result.requests.total,
     seconds: result.duration || seconds,
     cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
@@ -37,11 +41,37 @@ export async function slice(target, { connections }, seconds, serverCpuMs = () =
   };
 }
 
+function threadDeltas(before, after) {
+  const deltas = {};
+  for (const [tid, ms] of Object.entries(after)) deltas[tid] = ms - (before[tid] ?? 0);
+  return deltas;
+}
+
+/**
+ * CPU per request of the serving process's threads over several slices: the event loop's thread
+ * (`mainThreadPid`'s id) and the three busiest others (worker threads, V8's and libuv's helpers).
+ */
+function threadFigures(slices, requests, mainThreadPid) {
+  if (mainThreadPid === undefined || requests === 0 || slices.some((s) => !s.threadCpuMs)) return null;
+  const byThread = {};
+  for (const s of slices) for (const [tid, ms] of Object.entries(s.threadCpuMs)) byThread[tid] = (byThread[tid] ?? 0) + ms;
+  const main = byThread[String(mainThreadPid)] ?? 0;
+  const others = Object.entries(byThread)
+    .filter(([tid]) => tid !== String(mainThreadPid))
+    .map(([, ms]) => ms)
+    .sort((a, b) => b - a);
+  return {
+    mainMsPerRequest: round(main / requests, 3),
+    busiestOthersMsPerRequest: others.slice(0, 3).map((ms) => round(ms / requests, 3)),
+    restMsPerRequest: round(others.slice(3).reduce((a, b) => a + b, 0) / requests, 3),
+  };
+}
+
 /**
  * The figures of several slices of one target: requests/s over their total time, CPU per request
  * over all of them, the median of the slices' p50 and the largest of their p99 and max.
  */
-export function combine(slices) {
+export function combine(slices, mainThreadPid) {
   const sum = (pick) => slices.reduce((total, s) => total + pick(s), 0);
   const requests = sum((s) => s.requests);
   const seconds = sum((s) => s.seconds);
@@ -57,6 +87,7 @@ export function combine(slices) {
     // Load-independent: CPU time the serving process spent per request (user + system).
     serverCpuMsPerRequest: cpuMs === null || requests === 0 ? null : round(cpuMs / requests, 3),
     serverCpuShare: cpuMs === null ? null : round(cpuMs / (seconds * 1000), 2),
+    serverThreads: threadFigures(slices, requests, mainThreadPid),
     latencyMs: {
       p50: median(slices.map((s) => s.latencyMs.p50)),
       p90: median(slices.map((s) => s.latencyMs.p90)),
