@@ -15,7 +15,8 @@ import { parseArgs } from 'node:util';
 import { openSqliteStorage } from '@gatehouse/storage-sqlite';
 import { openBenchDatabase } from './lib/database.js';
 import { GROWTH_DEFAULTS } from './lib/growth.js';
-import { createIdSource, secret, sha256 } from './lib/ids.js';
+import { storedSecretHash } from '@gatehouse/core';
+import { createIdSource, secret, sha256, timeOrderedCode } from './lib/ids.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -60,20 +61,20 @@ try {
     storage = await openSqliteStorage({ filename });
   }
 
-  const codes = Array.from({ length: exchanges + 2000 }, () => secret());
+  const codes = Array.from({ length: exchanges + 2000 }, () => timeOrderedCode());
   for (const code of codes) {
     const now = new Date();
     await storage.repositories.codes.save({
-      codeHash: sha256(code), clientId: CLIENT_ID, userKey: USER_KEY, redirectUri: 'https://app.example/cb', scopes: SCOPES,
+      codeHash: storedSecretHash(code), clientId: CLIENT_ID, userKey: USER_KEY, redirectUri: 'https://app.example/cb', scopes: SCOPES,
       codeChallenge: sha256(secret()), sessionId: null, createdAt: now, expiresAt: new Date(now.getTime() + 600_000), consumedAt: null, grantId: null,
     });
   }
   const exchange = async (code) => {
-    const codeHash = sha256(code);
+    const codeHash = storedSecretHash(code);
     const found = await storage.repositories.codes.findByHash(codeHash);
     const now = new Date();
     const grant = { grantId: newGrantId(), clientId: found.clientId, userKey: found.userKey, scopes: found.scopes, sessionId: null, createdAt: now, revokedAt: null };
-    const refreshToken = { tokenHash: sha256(secret()), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null };
+    const refreshToken = { tokenHash: storedSecretHash(timeOrderedCode()), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null };
     if (!(await storage.repositories.grants.createFromCode({ grant, codeHash, refreshToken }))) throw new Error('the code was not exchanged');
   };
   for (const code of codes.slice(0, 2000)) await exchange(code); // warm-up

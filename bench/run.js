@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { cpuMs, threadCpuMs, freePort, installExitHandlers, logTail, onCleanup, peakRssMiB, resetPeakRss, runCleanups, startNode, stop, stopAll, waitUntilReady } from './lib/children.js';
 import { openBenchDatabase } from './lib/database.js';
 import { GROWTH_DEFAULTS } from './lib/growth.js';
-import { secret } from './lib/ids.js';
+import { timeOrderedCode } from './lib/ids.js';
 import { combine, round, slice, warmUp } from './lib/load.js';
 import { peerVersion, startPeer } from './lib/peer.js';
 import { BENCH_CODE_CHALLENGE, createAttributeNames, exchangeCode, expectOk, provisionWithCli, REDIRECT_URI, ALL_SCOPES } from './lib/provision.js';
@@ -279,7 +279,7 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
       ttlMs: 120_000,
     };
     const mintCodes = async (count) => {
-      const codes = Array.from({ length: count }, () => secret());
+      const codes = Array.from({ length: count }, () => timeOrderedCode());
       await db.insertCodes(codes, binding);
       return codes;
     };

@@ -2,7 +2,7 @@
 // minting thousands of authorization codes before the code-exchange scenario, and bulk-seeding
 // the growth run. SQLite through better-sqlite3 in one transaction; PostgreSQL through pg with
 // array parameters (UNNEST), one statement per batch.
-import { sha256 } from './ids.js';
+import { storedSecretHash } from '@gatehouse/core';
 import { writeGrowthRows } from './growth.js';
 
 /** Opens the database the benchmark's server uses. */
@@ -10,11 +10,11 @@ export async function openBenchDatabase(target) {
   return target.kind === 'postgres' ? openPostgres(target) : openSqlite(target);
 }
 
-/** Rows of `authorization_codes` for `codes` (raw values; the table holds their SHA-256). */
+/** Rows of `authorization_codes` for `codes` (raw values; the table holds their stored hashes, core's `storedSecretHash`). */
 function codeRows(codes, { clientId, userKey, redirectUri, scopes, codeChallenge = null, ttlMs }) {
   const now = Date.now();
   const scopesJson = JSON.stringify(scopes);
-  return codes.map((code) => [sha256(code), clientId, userKey, redirectUri, scopesJson, codeChallenge, null, now, now + ttlMs, null, null]);
+  return codes.map((code) => [storedSecretHash(code), clientId, userKey, redirectUri, scopesJson, codeChallenge, null, now, now + ttlMs, null, null]);
 }
 
 /** Tables the growth run fills. */

@@ -67,11 +67,11 @@ export async function writeGrowthRows(write, spec, { batchSize = 50_000, onProgr
       const grantId = ids.grantId(createdAt);
       const revokedAt = n % revokedEvery === 0 ? now - 60_000 : null;
       grants.push([grantId, clientId, userKey, SCOPES, sessionId, createdAt, revokedAt]);
-      refreshTokens.push([ids.hash(), grantId, createdAt, createdAt, null]);
-      codes.push([ids.hash(), clientId, userKey, 'https://app.example/cb', SCOPES, null, sessionId, createdAt - 2000, createdAt + 58_000, createdAt, grantId]);
+      refreshTokens.push([ids.secretHash(createdAt), grantId, createdAt, createdAt, null]);
+      codes.push([ids.secretHash(createdAt - 2000), clientId, userKey, 'https://app.example/cb', SCOPES, null, sessionId, createdAt - 2000, createdAt + 58_000, createdAt, grantId]);
     }
     // Each batch in primary-key order: B-tree inserts then touch neighbouring pages (a faster load;
-    // hashes stay random, as the server's are; grant ids are time-ordered, as the server's are).
+    // grant ids and the stored hashes of codes and refresh tokens are time-ordered, as the server's are).
     await write('grants', ['grant_id', 'client_id', 'user_key', 'scopes', 'session_id', 'created_at', 'revoked_at'], grants.sort(byFirstColumn));
     await write('refresh_tokens', ['token_hash', 'grant_id', 'created_at', 'last_used_at', 'rotated_at'], refreshTokens.sort(byFirstColumn));
     await write(

@@ -1,7 +1,8 @@
 // Random ids and hashes for bulk-seeded rows, in the shapes Gatehouse stores: 22-character ids,
-// time-ordered grant ids, 43-character base64url SHA-256 digests. Drawn from one large random buffer (fast for millions).
+// time-ordered grant ids, 43-character base64url SHA-256 digests, and the stored hashes of time-ordered
+// codes and refresh tokens. Drawn from one large random buffer (fast for millions).
 import { createHash, randomBytes } from 'node:crypto';
-import { timeOrderedId } from '@gatehouse/core';
+import { randomIdGenerator, storedSecretHash, timeOrderedId, timeOrderedSecret } from '@gatehouse/core';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -29,6 +30,13 @@ export function createIdSource(chunkBytes = 1 << 20) {
     grantId(at) {
       return timeOrderedId(new Date(at), this);
     },
+    /**
+     * The stored hash of a code or refresh token issued at `at` (epoch ms), as the server stores
+     * it: core's `storedSecretHash` of a `timeOrderedSecret`.
+     */
+    secretHash(at) {
+      return storedSecretHash(timeOrderedSecret(new Date(at), randomIdGenerator));
+    },
     /** A 43-character base64url string: the shape of a stored SHA-256 hash. */
     hash() {
       return take(32).toString('base64url');
@@ -41,7 +49,12 @@ export function sha256(value) {
   return createHash('sha256').update(value, 'utf8').digest('base64url');
 }
 
-/** A 43-character [A-Za-z0-9] secret (≥ 256 bits), like the server's codes and tokens. */
+/** A code or refresh token made now, in the server's shape (core's `timeOrderedSecret`). */
+export function timeOrderedCode() {
+  return timeOrderedSecret(new Date(), randomIdGenerator);
+}
+
+/** A 43-character [A-Za-z0-9] secret (≥ 256 bits), like the server's client secrets. */
 export function secret() {
   const bytes = randomBytes(64);
   let out = '';

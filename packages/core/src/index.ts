@@ -14,6 +14,7 @@ export {
 export { redirectUriProblem, isLoopbackHost, redirectUriMatches, findRegisteredRedirectUri } from './domain/redirect-uri.js';
 export { GRANT_TYPES, DEFAULT_GRANT_TYPES, isGrantType, isPublicClient, tokenEndpointAuthMethod, assertGrantType } from './domain/grant-types.js';
 export { timeOrderedId } from './domain/time-ordered-id.js';
+export { timeOrderedSecret, storedSecretHash } from './domain/time-ordered-secret.js';
 export * from './ports/index.js';
 export { defineSettings, type GatehouseSettings } from './settings.js';
 export type { Deps } from './deps.js';

@@ -1,4 +1,4 @@
-import { OAuthError, sha256, type Repositories, type TokenResponse } from '@gatehouse/core';
+import { OAuthError, storedSecretHash, type Repositories, type TokenResponse } from '@gatehouse/core';
 import { createTestGatehouse } from '@gatehouse/core/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dropSchema, freshSchemaName, openTestStorage, POSTGRES_URL, warnIfSkipped } from './test-support/postgres.js';
@@ -117,8 +117,8 @@ describe.skipIf(!POSTGRES_URL)('single use on PostgreSQL', () => {
       expect((reason as OAuthError).code).toBe('invalid_grant');
     }
     const repos = first.storage.repositories;
-    const refresh = await repos.refreshTokens.findByHash(sha256((succeeded[0] as PromiseFulfilledResult<{ refresh_token: string }>).value.refresh_token));
-    expect((await repos.codes.findByHash(sha256(code)))?.grantId).toBe(refresh?.grantId);
+    const refresh = await repos.refreshTokens.findByHash(storedSecretHash((succeeded[0] as PromiseFulfilledResult<{ refresh_token: string }>).value.refresh_token));
+    expect((await repos.codes.findByHash(storedSecretHash(code)))?.grantId).toBe(refresh?.grantId);
     // RFC 6749 §4.1.2 (decision 0004): the replays revoked the grant of the first use.
     expect((await repos.grants.findById(refresh?.grantId as string))?.revokedAt).toBeInstanceOf(Date);
   }, 60_000);

@@ -1,4 +1,4 @@
-import { OAuthError, sha256 } from '@gatehouse/core';
+import { OAuthError, storedSecretHash } from '@gatehouse/core';
 import { createTestGatehouse } from '@gatehouse/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage } from './sqlite-storage.js';
@@ -47,8 +47,8 @@ describe('single use on a SQLite file', () => {
     // The code records the winner's grant; the losers deleted theirs, and their replays revoked
     // the winner's grant (RFC 6749 §4.1.2: a second use of a code revokes the grant of the first; decision 0004).
     const winner = (succeeded[0] as PromiseFulfilledResult<{ refresh_token: string }>).value;
-    const stored = await storage.repositories.codes.findByHash(sha256(code));
-    const refresh = await storage.repositories.refreshTokens.findByHash(sha256(winner.refresh_token));
+    const stored = await storage.repositories.codes.findByHash(storedSecretHash(code));
+    const refresh = await storage.repositories.refreshTokens.findByHash(storedSecretHash(winner.refresh_token));
     expect(stored?.grantId).toBe(refresh?.grantId);
     expect((await storage.repositories.grants.findById(refresh?.grantId as string))?.revokedAt).toBeInstanceOf(Date);
     expect(await storage.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);

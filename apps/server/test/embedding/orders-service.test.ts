@@ -398,7 +398,7 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     expect(answered.status).toBe(302);
     const back = new URL(answered.headers.get('location') as string);
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
-    expect(back.searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43}$/);
+    expect(back.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43}$/);
   });
 
   it('refuses a sign-in form posted from another site', async () => {

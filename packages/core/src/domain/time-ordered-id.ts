@@ -17,12 +17,17 @@ const TIME_DIGITS = 8;
  * timeOrderedId(new Date('2026-01-01T00:00:00Z'), randomIdGenerator); // '0V70MWDg' followed by a 22-character random id
  */
 export function timeOrderedId(now: Date, ids: IdGenerator): string {
+  return timeDigits(now) + ids.id();
+}
+
+/** The millisecond of `now` in `TIME_DIGITS` base-62 digits, which sort as the times do. */
+export function timeDigits(now: Date): string {
   let millis = now.getTime();
-  if (!Number.isSafeInteger(millis) || millis < 0) throw new RangeError(`timeOrderedId needs a time after 1970 (got ${String(now)}).`);
+  if (!Number.isSafeInteger(millis) || millis < 0) throw new RangeError(`A time-ordered value needs a time after 1970 (got ${String(now)}).`);
   let time = '';
   for (let i = 0; i < TIME_DIGITS; i++) {
     time = DIGITS[millis % 62] + time;
     millis = Math.floor(millis / 62);
   }
-  return time + ids.id();
+  return time;
 }

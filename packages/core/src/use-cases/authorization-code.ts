@@ -1,7 +1,7 @@
 import { formatScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { secondsAfter } from '../domain/time.js';
-import { sha256 } from '../crypto.js';
+import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import { authorizationResponseUrl } from './authorization-response.js';
 
@@ -27,10 +27,10 @@ export async function issueAuthorizationCode(
   consent: 'given' | 'remembered',
 ): Promise<{ redirectTo: string }> {
   const { request } = input;
-  const code = deps.ids.secret();
   const now = deps.clock.now();
+  const code = timeOrderedSecret(now, deps.ids);
   await deps.repos.codes.save({
-    codeHash: sha256(code),
+    codeHash: storedSecretHash(code),
     clientId: request.clientId,
     userKey: input.userKey,
     redirectUri: request.redirectUri,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse } from '@gatehouse/core/testing';
 import { sha256 } from '../crypto.js';
+import { storedSecretHash } from '../domain/time-ordered-secret.js';
 import type { AuthorizingUser } from './authorization-step.js';
 import { REAUTHENTICATION_PARAMETER } from './authorization-step.js';
 import type { RawParameters } from './authorize.js';
@@ -52,7 +53,7 @@ describe('nextAuthorizationStep: remembered consent', () => {
     t.clock.advance(30);
     const step = await t.gatehouse.nextAuthorizationStep({ request: await checked({ scope: 'messaging.v1.read messaging.v1.send' }), user: signedIn({ sessionId: 'session-2' }), returnTo: returnTo() });
     const code = redirectOf(step).searchParams.get('code') ?? '';
-    expect(await t.repositories.codes.findByHash(sha256(code))).toMatchObject({ clientId: client.clientId, userKey: user.userKey, scopes: ['messaging.v1.read', 'messaging.v1.send'], sessionId: 'session-2', consumedAt: null });
+    expect(await t.repositories.codes.findByHash(storedSecretHash(code))).toMatchObject({ clientId: client.clientId, userKey: user.userKey, scopes: ['messaging.v1.read', 'messaging.v1.send'], sessionId: 'session-2', consumedAt: null });
     expect(t.audit.ofType('consent.remembered')).toEqual([{ type: 'consent.remembered', at: t.clock.now(), userKey: user.userKey, clientId: client.clientId, reason: 'messaging.v1.read messaging.v1.send' }]);
     expect(t.audit.ofType('consent.granted')).toHaveLength(1);
   });
@@ -61,7 +62,7 @@ describe('nextAuthorizationStep: remembered consent', () => {
     const { t, signedIn, checked, returnTo, allow } = await setup();
     await allow('messaging.v1.send messaging.v1.read');
     const step = await t.gatehouse.nextAuthorizationStep({ request: await checked({ scope: 'messaging.v1.read' }), user: signedIn(), returnTo: returnTo() });
-    expect(redirectOf(step).searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(redirectOf(step).searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
   });
 
   it('asks again for more scopes, marking those not allowed before; the Allow then adds them', async () => {
@@ -133,7 +134,7 @@ describe('nextAuthorizationStep: prompt=none', () => {
     const { t, signedIn, checked, returnTo, allow } = await setup();
     await allow('messaging.v1.read');
     const url = redirectOf(await t.gatehouse.nextAuthorizationStep({ request: await checked({ prompt: 'none', scope: 'messaging.v1.read' }), user: signedIn(), returnTo: returnTo() }));
-    expect(url.searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(url.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
     expect(t.audit.ofType('consent.remembered')).toHaveLength(1);
   });
 });
@@ -159,7 +160,7 @@ describe('nextAuthorizationStep: prompt=login', () => {
     expect((await t.gatehouse.nextAuthorizationStep({ request, user: signedIn(), returnTo: back })).kind).toBe('sign-in');
     t.clock.advance(5);
     const step = await t.gatehouse.nextAuthorizationStep({ request, user: signedIn({ sessionId: 'session-2', signedInAt: t.clock.now() }), returnTo: back });
-    expect(redirectOf(step).searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(redirectOf(step).searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
   });
 
   it('refuses a session older than the marker, an expired marker, and an unknown one', async () => {

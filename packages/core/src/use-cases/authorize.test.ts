@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse, s256Challenge } from '@gatehouse/core/testing';
 import { DEFAULT_SCOPES } from '../domain/scopes.js';
-import { sha256 } from '../crypto.js';
+import { storedSecretHash } from '../domain/time-ordered-secret.js';
 import type { AuthorizationRequestCheck } from './authorize.js';
 
 const REDIRECT = 'https://client.example/callback';
@@ -209,12 +209,12 @@ describe('approveAuthorization and denyAuthorization', () => {
     const url = new URL(redirectTo);
     expect(`${url.origin}${url.pathname}`).toBe(REDIRECT);
     const code = url.searchParams.get('code') ?? '';
-    expect(code).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(code).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
     expect(url.searchParams.get('state')).toBe('abc');
     expect(url.searchParams.get('iss')).toBe(ISSUER);
     expect(await t.repositories.codes.findByHash(code)).toBeUndefined();
-    expect(await t.repositories.codes.findByHash(sha256(code))).toMatchObject({ clientId: client.clientId, userKey: user.userKey, redirectUri: REDIRECT, sessionId: 'sess1', consumedAt: null, codeChallenge: null });
-    expect((await t.repositories.codes.findByHash(sha256(code)))?.expiresAt).toEqual(new Date(t.clock.now().getTime() + 60_000));
+    expect(await t.repositories.codes.findByHash(storedSecretHash(code))).toMatchObject({ clientId: client.clientId, userKey: user.userKey, redirectUri: REDIRECT, sessionId: 'sess1', consumedAt: null, codeChallenge: null });
+    expect((await t.repositories.codes.findByHash(storedSecretHash(code)))?.expiresAt).toEqual(new Date(t.clock.now().getTime() + 60_000));
     expect(t.audit.ofType('consent.granted')).toEqual([
       { type: 'consent.granted', at: t.clock.now(), userKey: user.userKey, clientId: client.clientId, reason: 'messaging.v1.send messaging.v1.read' },
     ]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestGatehouse, s256Challenge, type TestGatehouse } from '@gatehouse/core/testing';
 import type { Client, User } from '../domain/model.js';
 import { type OAuthError } from '../errors.js';
-import { sha256 } from '../crypto.js';
+import { storedSecretHash } from '../domain/time-ordered-secret.js';
 import { expectOAuthError } from '../test-support/rejections.js';
 
 const REDIRECT = 'https://client.example/callback';
@@ -31,12 +31,12 @@ describe('exchangeCode', () => {
     expect(tokens).toEqual({
       access_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
       token_type: 'Bearer',
-      refresh_token: expect.stringMatching(/^[A-Za-z0-9]{43,}$/),
+      refresh_token: expect.stringMatching(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/),
       expires_in: 3600,
       scope: 'messaging.v1.send',
       principal: 'ada@example.com',
     });
-    const stored = await t.repositories.refreshTokens.findByHash(sha256(tokens.refresh_token));
+    const stored = await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token));
     expect(stored).toMatchObject({ rotatedAt: null });
     expect(await t.repositories.refreshTokens.findByHash(tokens.refresh_token)).toBeUndefined();
     const grant = await t.repositories.grants.findById(stored?.grantId ?? '');
@@ -212,7 +212,7 @@ describe('exchangeCode after product logout', () => {
     const error = await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
     expect(error.description).toBe('The authorization code is invalid, expired or already used.');
     expect(await t.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
-    expect(await t.repositories.codes.findByHash(sha256(code))).toMatchObject({ consumedAt: null, grantId: null });
+    expect(await t.repositories.codes.findByHash(storedSecretHash(code))).toMatchObject({ consumedAt: null, grantId: null });
     // Not a replay: nothing to revoke, nothing audited as one.
     expect(t.audit.ofType('code.replayed')).toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { assertGrantType, isPublicClient } from '../domain/grant-types.js';
 import type { Client, Grant } from '../domain/model.js';
 import { timeOrderedId } from '../domain/time-ordered-id.js';
+import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
@@ -27,7 +28,7 @@ export async function exchangeCode(
 ): Promise<TokenResponse> {
   assertGrantType(input.client, 'authorization_code');
   if (!input.redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.');
-  const codeHash = sha256(input.code);
+  const codeHash = storedSecretHash(input.code);
   const code = await deps.repos.codes.findByHash(codeHash);
   const now = deps.clock.now();
   if (!code) throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'unknown code' });
@@ -62,11 +63,11 @@ export async function exchangeCode(
     createdAt: now,
     revokedAt: null,
   };
-  const refreshToken = deps.ids.secret();
+  const refreshToken = timeOrderedSecret(now, deps.ids);
   const won = await deps.repos.grants.createFromCode({
     grant,
     codeHash,
-    refreshToken: { tokenHash: sha256(refreshToken), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null },
+    refreshToken: { tokenHash: storedSecretHash(refreshToken), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null },
   });
   if (!won) {
     const consumed = await deps.repos.codes.findByHash(codeHash);

@@ -3,6 +3,7 @@ import { createMemoryRepositories, createMemoryUserDirectory, createTestGatehous
 import type { Interaction } from '../domain/model.js';
 import type { PasswordCheck } from '../ports/users.js';
 import { sha256 } from '../crypto.js';
+import { storedSecretHash } from '../domain/time-ordered-secret.js';
 import { expectDomainError, expectOAuthError } from '../test-support/rejections.js';
 
 const ADA = { userKey: 'orders-user-7', email: 'ada@orders.example', givenName: 'Ada', familyName: 'Lovelace' };
@@ -132,7 +133,7 @@ describe('a consent handed to the host (startConsent / describeConsentRequest / 
     expect(`${url.origin}${url.pathname}`).toBe(client.redirectUris[0]);
     expect(url.searchParams.get('state')).toBe('st');
     const code = url.searchParams.get('code') as string;
-    expect((await t.repositories.codes.findByHash(sha256(code)))?.sessionId).toBe(session.sessionId);
+    expect((await t.repositories.codes.findByHash(storedSecretHash(code)))?.sessionId).toBe(session.sessionId);
     const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: client.redirectUris[0] as string, codeVerifier: undefined });
     expect(tokens.principal).toBe(ADA.email);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse } from '@gatehouse/core/testing';
-import { sha256 } from '../crypto.js';
+import { storedSecretHash } from '../domain/time-ordered-secret.js';
 import { REVOKED_RETENTION_SECONDS } from './purge.js';
 import { depsOf } from '../gatehouse.js';
 
@@ -20,8 +20,8 @@ describe('purgeExpired', () => {
     t.clock.advance(61);
     const fresh = await approve(t, client.clientId, user.userKey);
     expect(await t.gatehouse.purgeExpired()).toMatchObject({ codes: 1 });
-    expect(await t.repositories.codes.findByHash(sha256(old))).toBeUndefined();
-    expect(await t.repositories.codes.findByHash(sha256(fresh))).toBeDefined();
+    expect(await t.repositories.codes.findByHash(storedSecretHash(old))).toBeUndefined();
+    expect(await t.repositories.codes.findByHash(storedSecretHash(fresh))).toBeDefined();
   });
 
   it('keeps a consumed code while its grant lives, so a late replay is still caught', async () => {
@@ -53,8 +53,8 @@ describe('purgeExpired', () => {
     t.clock.advance(1);
     expect(await t.gatehouse.purgeExpired()).toMatchObject({ grants: 1 });
     expect(await t.repositories.grants.findById(grantId)).toBeUndefined();
-    expect(await t.repositories.refreshTokens.findByHash(sha256(tokens.refresh_token))).toBeUndefined();
-    expect(await t.repositories.codes.findByHash(sha256(code))).toBeUndefined();
+    expect(await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token))).toBeUndefined();
+    expect(await t.repositories.codes.findByHash(storedSecretHash(code))).toBeUndefined();
     // The unrevoked grant stays, its refresh token still works.
     expect((await t.gatehouse.refresh({ client, refreshToken: live.refresh_token, scope: undefined })).token_type).toBe('Bearer');
   });

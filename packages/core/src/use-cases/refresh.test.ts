@@ -3,6 +3,8 @@ import { createTestGatehouse } from '@gatehouse/core/testing';
 import { DEFAULT_SCOPES } from '../domain/scopes.js';
 import type { GatehouseSettings } from '../settings.js';
 import { expectOAuthError } from '../test-support/rejections.js';
+import { randomIdGenerator, sha256 } from '../crypto.js';
+import { storedSecretHash } from '../domain/time-ordered-secret.js';
 
 type RefreshSettings = Partial<GatehouseSettings['refreshToken']>;
 
@@ -164,5 +166,32 @@ describe('refresh with rotation', () => {
     t.clock.advance(1);
     expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
     expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+  });
+});
+
+describe('refresh tokens issued before time-ordered secrets (docs/decisions/0077-time-ordered-secrets.md)', () => {
+  async function legacyToken() {
+    const { t, client, tokens } = await setup();
+    const stored = await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token));
+    // A token of the earlier shape (43 characters, no time digits), stored as its plain SHA-256.
+    const legacy = randomIdGenerator.secret();
+    await t.repositories.refreshTokens.save({ tokenHash: sha256(legacy), grantId: stored?.grantId ?? '', createdAt: t.clock.now(), lastUsedAt: t.clock.now(), rotatedAt: null });
+    return { t, client, legacy, grantId: stored?.grantId ?? '' };
+  }
+
+  it('issues time-ordered refresh tokens, stored under their prefix and hash', async () => {
+    const { t, tokens } = await setup();
+    expect(tokens.refresh_token).toMatch(/^[0-9A-Za-z]{8}_[0-9A-Za-z]{43}$/);
+    expect(await t.repositories.refreshTokens.findByHash(`${tokens.refresh_token.slice(0, 9)}${sha256(tokens.refresh_token)}`)).toBeDefined();
+    expect(await t.repositories.refreshTokens.findByHash(sha256(tokens.refresh_token))).toBeUndefined();
+  });
+
+  it('still refreshes with a token of the earlier shape, and it still revokes its grant', async () => {
+    const { t, client, legacy, grantId } = await legacyToken();
+    const refreshed = await t.gatehouse.refresh({ client, refreshToken: legacy, scope: undefined });
+    expect(refreshed).toMatchObject({ token_type: 'Bearer', refresh_token: legacy });
+    await t.gatehouse.revokeToken({ client, token: legacy, tokenTypeHint: 'refresh_token' });
+    expect((await t.repositories.grants.findById(grantId))?.revokedAt).toBeInstanceOf(Date);
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: legacy, scope: undefined }))).code).toBe('invalid_grant');
   });
 });

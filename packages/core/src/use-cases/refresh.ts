@@ -3,7 +3,7 @@ import type { Client } from '../domain/model.js';
 import { isCataloguedScope, isValidScopeToken, type ScopeCatalogue, parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
-import { sha256 } from '../crypto.js';
+import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
 import { buildTokenResponse, type TokenResponse } from './token-response.js';
 
 const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
@@ -23,7 +23,7 @@ export async function refresh(
 ): Promise<TokenResponse> {
   assertGrantType(input.client, 'refresh_token');
   const now = deps.clock.now();
-  const tokenHash = sha256(input.refreshToken);
+  const tokenHash = storedSecretHash(input.refreshToken);
   const found = await deps.repos.refreshTokens.findWithGrant(tokenHash);
   if (!found) throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'unknown refresh token' });
   const { token: stored, grant } = found;
@@ -59,8 +59,8 @@ export async function refresh(
       throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'rotated refresh token reused' });
     }
   }
-  const next = deps.ids.secret();
-  await deps.repos.refreshTokens.save({ tokenHash: sha256(next), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null });
+  const next = timeOrderedSecret(now, deps.ids);
+  await deps.repos.refreshTokens.save({ tokenHash: storedSecretHash(next), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null });
   return buildTokenResponse(deps, grant, scopes, next);
 }
 

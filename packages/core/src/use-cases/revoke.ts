@@ -1,7 +1,7 @@
 import type { Client, Grant, RefreshToken } from '../domain/model.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
-import { sha256 } from '../crypto.js';
+import { storedSecretHash } from '../domain/time-ordered-secret.js';
 import type { AccessTokenClaims } from '../tokens/access-token-claims.js';
 import { verifySignedClaims } from '../tokens/access-token.js';
 
@@ -25,7 +25,7 @@ export async function findGrantOfToken(
   const order: TokenTypeHint[] = hint === 'access_token' ? ['access_token', 'refresh_token'] : ['refresh_token', 'access_token'];
   for (const kind of order) {
     if (kind === 'refresh_token') {
-      const stored = await deps.repos.refreshTokens.findByHash(sha256(token));
+      const stored = await deps.repos.refreshTokens.findByHash(storedSecretHash(token));
       if (!stored) continue;
       const grant = await deps.repos.grants.findById(stored.grantId);
       if (!grant || grant.clientId !== client.clientId) return undefined;

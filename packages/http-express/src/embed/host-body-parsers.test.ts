@@ -97,6 +97,6 @@ describe('the form endpoints behind a host body parser', () => {
     const fresh = /name="csrf_token" value="([^"]+)"/.exec(consent.text)?.[1] as string;
     const allowed = await agent.post(action).type('form').send({ csrf_token: fresh, decision: 'allow' });
     expect(allowed.status).toBe(302);
-    expect(new URL(allowed.headers.location as string).searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(new URL(allowed.headers.location as string).searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
   });
 });

@@ -244,7 +244,7 @@ describe('remembered consent and prompt=login with the host\'s pages (docs/decis
     expect(again.status).toBe(302);
     const back = new URL(again.headers.location as string);
     expect(`${back.origin}${back.pathname}`).toBe(client.redirectUris[0]);
-    expect(back.searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(back.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
     expect(back.searchParams.get('state')).toBe('xyz');
   });
 
@@ -261,6 +261,6 @@ describe('remembered consent and prompt=login with the host\'s pages (docs/decis
     expect(done.status).toBe(302);
     const back = new URL(done.headers.location as string);
     expect(`${back.origin}${back.pathname}`).toBe(client.redirectUris[0]);
-    expect(back.searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(back.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
   });
 });

@@ -57,7 +57,7 @@ describe('the CSRF token of a signed-in form is bound to its session', () => {
     // The victim's own form still works (so the refusals were the binding's doing).
     const allowed = await victim.postForm(decision, { decision: 'allow' });
     expect(allowed.status).toBe(302);
-    expect(new URL(allowed.headers.location as string).searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43}$/);
+    expect(new URL(allowed.headers.location as string).searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43}$/);
   });
 
   it('the token of another session, even of the same user, is refused', async () => {
@@ -206,6 +206,6 @@ describe('the CSRF key (createGatehouseApp({ csrfKey }))', () => {
     }
     const accepted = await post(instanceB);
     expect(accepted.status).toBe(302);
-    expect(new URL(accepted.headers.location as string).searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43}$/);
+    expect(new URL(accepted.headers.location as string).searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43}$/);
   });
 });

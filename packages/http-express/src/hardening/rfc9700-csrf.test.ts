@@ -44,7 +44,7 @@ const FORMS: FormCase[] = [
       fields: { decision: 'allow' },
       expectAccepted: (res) => {
         expect(res.status).toBe(302);
-        expect(new URL(res.headers.location as string).searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43}$/);
+        expect(new URL(res.headers.location as string).searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43}$/);
       },
     };
   }],

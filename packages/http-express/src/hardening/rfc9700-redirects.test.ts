@@ -65,7 +65,7 @@ describe('RFC 9700 §4.1.3: the redirect URI must equal a registered one exactly
 
   it('the registered URI itself works (the lookalikes differ only in the named way)', async () => {
     const code = await h.codeOverHttp(browser, h.client, { redirect_uri: REGISTERED });
-    expect(code).toMatch(/^[A-Za-z0-9]{43}$/);
+    expect(code).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43}$/);
   });
 
   it('http is accepted on loopback only, at registration and at authorize (RFC 8252 §7.3)', async () => {
@@ -211,7 +211,7 @@ describe('RFC 9207: iss in every authorization response', () => {
   it('success: code, state and iss', async () => {
     const { response } = await browser.authorize(h.client, { state: 's-ok' });
     const params = expectIss(response, { state: 's-ok' });
-    expect(params.get('code')).toMatch(/^[A-Za-z0-9]{43}$/);
+    expect(params.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43}$/);
   });
 
   it('deny: access_denied, state and iss', async () => {

@@ -36,7 +36,7 @@ describe('the code flow in a real browser (headless Chromium)', () => {
       expect(landed.searchParams.get('state')).toBe('browser-state');
       expect(landed.searchParams.get('iss')).toBe(origin);
       const code = landed.searchParams.get('code');
-      expect(code).toMatch(/^[A-Za-z0-9]{43,}$/);
+      expect(code).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
 
       const response = await fetch(`${origin}/oauth/token`, {
         method: 'POST',

@@ -189,7 +189,7 @@ describe('GET /oauth/authorize: sign-in, then consent', () => {
     const { response, location, code } = await browser.authorize(client, { scope: 'messaging.v1.read', state: 'st&=ate' });
     expect(response.status).toBe(302);
     expect(`${location.origin}${location.pathname}`).toBe('https://client.example/callback');
-    expect(code).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(code).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
     expect(location.searchParams.get('state')).toBe('st&=ate');
     expect(location.searchParams.get('iss')).toBe(ISSUER);
     const tokens = await request(t.app).post('/oauth/token').auth(client.clientId, clientSecret).type('form')

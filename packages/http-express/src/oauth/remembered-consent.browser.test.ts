@@ -30,7 +30,7 @@ describe('remembered consent in a real browser (headless Chromium)', () => {
       expect(landed.origin).toBe(clientOrigin);
       expect(await page.textContent('body')).toContain('callback reached');
       expect(landed.searchParams.get('state')).toBe(state);
-      expect(landed.searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+      expect(landed.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
     };
     try {
       await page.goto(authorizeUrl('messaging.v1.read', 'first'));

@@ -116,7 +116,7 @@ describe('prompt', () => {
     await allow(browser, authorizePath(client, { scope: 'messaging.v1.read' }));
     expect(clientRedirect(await browser.get(authorizePath(client, { prompt: 'none', scope: 'messaging.v1.read messaging.v1.send' }))).get('error')).toBe('consent_required');
     const silent = clientRedirect(await browser.get(authorizePath(client, { prompt: 'none', scope: 'messaging.v1.read' })));
-    expect(silent.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(silent.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
     expect(silent.get('error')).toBeNull();
   });
 
@@ -157,7 +157,7 @@ describe('prompt', () => {
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.location).toBe(returnTo);
     const done = clientRedirect(await browser.get(returnTo));
-    expect(done.get('code')).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(done.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
     expect(done.get('state')).toBe('l');
   });
 

@@ -50,7 +50,7 @@ describe('POST /oauth/token, grant_type=authorization_code', () => {
     expect(res.body.expires_in).toBe(3600);
     expect(res.body.scope).toBe('messaging.v1.send');
     expect(res.body.principal).toBe('ada@example.com');
-    expect(res.body.refresh_token).toMatch(/^[A-Za-z0-9]{43,}$/);
+    expect(res.body.refresh_token).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
     const verified = await t.gatehouse.verifyAccessToken(res.body.access_token);
     expect(verified.userKey).toBe(user.userKey);
     expect(verified.clientId).toBe(client.clientId);
