@@ -125,13 +125,18 @@ const TICKS_PER_SECOND = (() => {
 /** CPU time (user + system) a process has used so far, in ms (Linux); null where unknown. */
 export function cpuMs(pid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+    return statCpuMs(`/proc/${pid}/stat`);
   } catch {
     return null;
   }
+}
+
+/** User + system time in ms from a `/proc` stat file (a process's or a thread's). */
+function statCpuMs(path) {
+  const stat = readFileSync(path, 'utf8');
+  // Fields after the command name (which may hold spaces) start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
 /**
@@ -144,9 +149,7 @@ export function threadCpuMs(pid) {
     const threads = {};
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       try {
-        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        threads[tid] = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+        threads[tid] = statCpuMs(`/proc/${pid}/task/${tid}/stat`);
       } catch {
         // The thread ended between the listing and the read.
       }

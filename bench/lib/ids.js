@@ -35,7 +35,7 @@ export function createIdSource(chunkBytes = 1 << 20) {
      * it: core's `storedSecretHash` of a `timeOrderedSecret`.
      */
     secretHash(at) {
-      return storedSecretHash(timeOrderedSecret(new Date(at), randomIdGenerator));
+      return storedSecretHash(timeOrderedCode(at));
     },
     /** A 43-character base64url string: the shape of a stored SHA-256 hash. */
     hash() {
@@ -49,9 +49,9 @@ export function sha256(value) {
   return createHash('sha256').update(value, 'utf8').digest('base64url');
 }
 
-/** A code or refresh token made now, in the server's shape (core's `timeOrderedSecret`). */
-export function timeOrderedCode() {
-  return timeOrderedSecret(new Date(), randomIdGenerator);
+/** A code or refresh token made at `at` (epoch ms; default now), in the server's shape (core's `timeOrderedSecret`). */
+export function timeOrderedCode(at = Date.now()) {
+  return timeOrderedSecret(new Date(at), randomIdGenerator);
 }
 
 /** A 43-character [A-Za-z0-9] secret (≥ 256 bits), like the server's client secrets. */

@@ -48,6 +48,8 @@ export function startSigningThread(): SigningThread {
   let nextId = 0;
   let newKeys: Array<[number, KeyObject]> = [];
   let jobs: Array<[number, number, string]> = [];
+  // Called once no signature is in flight (stop waits for it).
+  let drained: (() => void) | undefined;
 
   const signHere = (signingInput: string, key: CryptoKey) => es256Signature(signingInput, key);
 
@@ -62,6 +64,7 @@ export function startSigningThread(): SigningThread {
         job.reject(error as Error);
       }
     }
+    drained?.();
   };
 
   const start = (): Worker => {
@@ -75,7 +78,10 @@ export function startSigningThread(): SigningThread {
         if (signature !== null) job.resolve(signature);
         else job.reject(new Error(`The signing thread could not sign: ${error ?? 'unknown error'}`));
       }
-      if (pending.size === 0) started.unref();
+      if (pending.size === 0) {
+        started.unref();
+        drained?.();
+      }
     });
     started.on('error', fail);
     started.once('exit', fail);
@@ -112,8 +118,11 @@ export function startSigningThread(): SigningThread {
         send();
         // Answers in flight arrive before the thread is ended (for 5 s at most); what remains is
         // signed here when the thread exits.
-        const giveUpAt = Date.now() + 5000;
-        while (pending.size > 0 && !failed && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 5));
+        if (pending.size > 0 && !failed) {
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([new Promise<void>((resolve) => (drained = resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
+          clearTimeout(timer);
+        }
         await worker?.terminate();
       })();
       return stopped;

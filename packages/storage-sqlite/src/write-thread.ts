@@ -119,10 +119,11 @@ parentPort.on('message', (message) => {
 `;
 
 /**
- * The write thread's page cache, in KiB (SQLite's default is 2,000). The exchanges it writes touch
- * random leaves of the codes' and refresh tokens' indexes; with a million grants, the 2 MiB default
- * no longer holds those indexes' inner pages, and every group read them again from the file
- * (docs/performance.md, issue 16 part 8).
+ * The write thread's page cache, in KiB (SQLite's default is 2,000). With a million grants, the
+ * 2 MiB default no longer held the inner pages of the indexes the exchanges write, and every group
+ * read them again from the file (docs/performance.md, issue 16 part 8). Since codes and refresh
+ * tokens are stored in issue order (decision 0077) the pages it needs are fewer; the cache is an
+ * upper bound, filled only as pages are read.
  */
 export const WRITE_THREAD_CACHE_KIB = 16 * 1024;
 
