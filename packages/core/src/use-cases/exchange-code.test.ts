@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGatehouse, s256Challenge, type TestGatehouse } from '@gatehouse/core/testing';
+import { createMemoryRepositories, createTestGatehouse, s256Challenge, type TestGatehouse } from '@gatehouse/core/testing';
 import type { Client, User } from '../domain/model.js';
+import type { Es256Signer } from '../ports/services.js';
+import { es256Signature } from '../tokens/jws.js';
 import { type OAuthError } from '../errors.js';
 import { storedSecretHash } from '../domain/time-ordered-secret.js';
 import { expectOAuthError } from '../test-support/rejections.js';
@@ -233,5 +235,87 @@ describe('exchangeCode after product logout', () => {
     const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined });
     expect((await t.gatehouse.logout(sessionToken)).revokedGrantIds).toHaveLength(1);
     await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }), 'invalid_grant');
+  });
+});
+
+describe('exchangeCode prepares its response while the write commits (decision 0078)', () => {
+  /** Memory repositories whose exchange write waits for `release()`, and a signer that records whether that write had answered. */
+  async function setupWithHeldWrite(sign: (input: string, key: Parameters<Es256Signer['sign']>[1]) => string = es256Signature) {
+    const repositories = createMemoryRepositories();
+    let release = (): void => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let writeAnswered = false;
+    const createFromCode = repositories.grants.createFromCode.bind(repositories.grants);
+    repositories.grants = {
+      ...repositories.grants,
+      async createFromCode(input) {
+        await held;
+        const won = await createFromCode(input);
+        writeAnswered = true;
+        return won;
+      },
+    };
+    const signatures: Array<{ writeAnswered: boolean }> = [];
+    const signer: Es256Signer = { sign: (input, key) => (signatures.push({ writeAnswered }), sign(input, key)) };
+    const t = await createTestGatehouse({ repositories, signer });
+    const user = await t.seedUser({ email: 'ada@example.com' });
+    const { client } = await t.seedClient({ scopes: ['messaging.v1.send', 'messaging.v1.read'] });
+    return { t, user, client, release, signatures };
+  }
+
+  it('asks for the signature before the write answers, and answers only after it', async () => {
+    const { t, user, client, release, signatures } = await setupWithHeldWrite();
+    const code = await issueCode(t, client, user);
+    let settled = false;
+    const exchange = t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(signatures).toEqual([{ writeAnswered: false }]);
+    expect(settled).toBe(false);
+
+    release();
+    const tokens = await exchange;
+    expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).userKey).toBe(user.userKey);
+    expect(await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token))).toMatchObject({ rotatedAt: null });
+  });
+
+  it('drops the response prepared for the exchange that lost the race: invalid_grant, and the winner’s grant is revoked', async () => {
+    const { t, user, client, release, signatures } = await setupWithHeldWrite();
+    const code = await issueCode(t, client, user);
+    const racing = [1, 2].map(() => t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(signatures).toEqual([{ writeAnswered: false }, { writeAnswered: false }]);
+    release();
+    const [first, second] = await Promise.allSettled(racing);
+    expect(first).toMatchObject({ status: 'fulfilled' });
+    expect(second).toMatchObject({ status: 'rejected', reason: { code: 'invalid_grant', description: 'The authorization code is invalid, expired or already used.' } });
+    // RFC 6749 §4.1.2: the loser was a replay; the grant the code produced is revoked.
+    const winner = (first as PromiseFulfilledResult<{ access_token: string }>).value;
+    await expectOAuthError(t.gatehouse.verifyAccessToken(winner.access_token), 'invalid_token');
+    expect(t.audit.ofType('code.replayed')).toHaveLength(1);
+  });
+
+  it('answers the exchange that lost with invalid_grant even when preparing its response failed, with no unhandled rejection', async () => {
+    let calls = 0;
+    const { t, user, client, release } = await setupWithHeldWrite((input, key) => {
+      calls += 1;
+      if (calls === 2) throw new Error('signing service down');
+      return es256Signature(input, key);
+    });
+    const code = await issueCode(t, client, user);
+    const racing = [1, 2].map(() => t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    release();
+    const [first, second] = await Promise.allSettled(racing);
+    expect(first).toMatchObject({ status: 'fulfilled' });
+    expect(second).toMatchObject({ status: 'rejected', reason: { code: 'invalid_grant' } });
+  });
+
+  it('fails a won write with the response’s own failure', async () => {
+    const { t, user, client, release } = await setupWithHeldWrite(() => {
+      throw new Error('signing service down');
+    });
+    release();
+    const code = await issueCode(t, client, user);
+    await expect(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined })).rejects.toThrow('signing service down');
   });
 });

@@ -64,6 +64,11 @@ export async function exchangeCode(
     revokedAt: null,
   };
   const refreshToken = timeOrderedSecret(now, deps.ids);
+  // The response (the owner's read and the access token's signature) is prepared while the write
+  // commits: it is sent only if the write won, and dropped unseen otherwise
+  // (docs/decisions/0078-exchange-response-prepared-during-the-write.md).
+  const response = buildTokenResponse(deps, grant, grant.scopes, refreshToken);
+  response.catch(ignore);
   const won = await deps.repos.grants.createFromCode({
     grant,
     codeHash,
@@ -82,8 +87,11 @@ export async function exchangeCode(
     throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code replayed concurrently' });
   }
 
-  return buildTokenResponse(deps, grant, grant.scopes, refreshToken);
+  return response;
 }
+
+/** A response prepared for a write that lost is dropped, its failure too. */
+const ignore = (): void => {};
 
 function verifyPkce(challenge: string | null, verifier: string | undefined): void {
   if (challenge === null) {
