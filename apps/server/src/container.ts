@@ -1,7 +1,7 @@
 // tsyringe checks for the Reflect metadata API when it loads, even without decorators.
 import 'reflect-metadata';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import { cachedClientRepository, createGatehouse, DEFAULT_CLIENT_CACHE, defineSettings, type AuditLog, type Clock, type Gatehouse, type GatehouseSettings, type Repositories } from '@gatehouse/core';
+import { cachedClientRepository, cachedUserRepositories, createGatehouse, DEFAULT_CLIENT_CACHE, DEFAULT_USER_CACHE, defineSettings, type AuditLog, type Clock, type Gatehouse, type GatehouseSettings, type Repositories } from '@gatehouse/core';
 import type { Express } from 'express';
 import { createPinoAuditLog } from './audit-log.js';
 import type { Config } from './config.js';
@@ -95,6 +95,9 @@ export async function createContainer(
         // Clients from memory for a few seconds: a change made on this instance is seen at once,
         // one made on another within the TTL (docs/decisions/0069-clients-cached-in-memory.md).
         clients: cachedClientRepository(repositories.clients, resolve(d, TOKENS.clock), DEFAULT_CLIENT_CACHE),
+        // The same for what Users/me shows, a user and their memberships; the grant is still read on
+        // every bearer request (docs/decisions/0079-current-user-cached-in-memory.md).
+        ...cachedUserRepositories(repositories, resolve(d, TOKENS.clock), DEFAULT_USER_CACHE),
         signingKeys: encryptSigningKeys(repositories.signingKeys, resolve(d, TOKENS.config).keySecret),
       };
     }),

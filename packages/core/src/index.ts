@@ -24,6 +24,7 @@ export type { AccessTokenClaims } from './tokens/access-token-claims.js';
 export { es256Signature } from './tokens/jws.js';
 export { issueAccessToken, verifyAccessToken, verifySignedClaims, type VerifiedAccessToken, type UserAccessToken, type ClientAccessToken } from './tokens/access-token.js';
 export { cachedClientRepository, DEFAULT_CLIENT_CACHE, type ClientCacheOptions } from './clients/cached-client-repository.js';
+export { cachedUserRepositories, DEFAULT_USER_CACHE, type UserCacheOptions } from './users/cached-user-repositories.js';
 export { createVerifiedTokenCache, DEFAULT_VERIFIED_TOKEN_CACHE_SIZE, type VerifiedTokenCache, type CachedClaims } from './tokens/verified-token-cache.js';
 export * from './use-cases/authorize.js';
 export * from './use-cases/authorization-step.js';

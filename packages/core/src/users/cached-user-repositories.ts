@@ -1,0 +1,106 @@
+import type { Membership, User } from '../domain/model.js';
+import type { Clock } from '../ports/clock.js';
+import type { AccountRepository, UserRepository } from '../ports/repositories.js';
+
+export interface UserCacheOptions {
+  /** How long a user and their memberships read from the repository are served from memory, in milliseconds. */
+  ttlMs: number;
+  /** At most this many users are kept; the least recently used leaves first. */
+  maxEntries: number;
+}
+
+/** The bound of the reference server (docs/decisions/0079-current-user-cached-in-memory.md). */
+export const DEFAULT_USER_CACHE: UserCacheOptions = { ttlMs: 5_000, maxEntries: 10_000 };
+
+type UserWithMemberships = { user: User; memberships: Membership[] };
+
+/**
+ * Wraps the users and accounts repositories so that `users.findWithMemberships` (what
+ * `GET /identity/v1/Users/me` shows, read on every call) serves a user it read for `ttlMs`
+ * (docs/decisions/0079-current-user-cached-in-memory.md). Every other read goes to the repository,
+ * and nothing of a token's validity is cached: the bearer check still reads the grant each time.
+ *
+ * A change made through the returned repositories (a membership added or its role changed, a
+ * password or phone number changed) drops that user's entry, and a read that was under way while a
+ * change was made is not kept: **the instance that made a change sees it at once**. A change made
+ * elsewhere (another instance, the CLI in another process) is seen within `ttlMs`. An unknown user
+ * is never cached. The values served are frozen, so no caller can change what the next one sees.
+ *
+ * @example
+ * const { users, accounts } = cachedUserRepositories(storage.repositories, systemClock, DEFAULT_USER_CACHE);
+ * const gatehouse = createGatehouse({ repositories: { ...storage.repositories, users, accounts }, settings });
+ * await gatehouse.currentUser(userKey); // read from the repository
+ * await gatehouse.currentUser(userKey); // from memory for 5 s, unless changed through `users` or `accounts`
+ */
+export function cachedUserRepositories(
+  repositories: { users: UserRepository; accounts: AccountRepository },
+  clock: Clock,
+  options: UserCacheOptions,
+): { users: UserRepository; accounts: AccountRepository } {
+  const { users, accounts } = repositories;
+  const maxEntries = Math.max(0, Math.floor(options.maxEntries));
+  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
+  const entries = new Map<string, { value: UserWithMemberships; expiresAt: number }>();
+  // Counts changes begun or ended: a read that saw this number move may hold an old value.
+  let changes = 0;
+
+  const change = async <T>(userKey: string, write: () => Promise<T>): Promise<T> => {
+    changes += 1;
+    entries.delete(userKey);
+    try {
+      return await write();
+    } finally {
+      changes += 1;
+      entries.delete(userKey);
+    }
+  };
+
+  return {
+    users: {
+      async findWithMemberships(userKey) {
+        const now = clock.now().getTime();
+        const cached = entries.get(userKey);
+        if (cached !== undefined) {
+          entries.delete(userKey);
+          if (cached.expiresAt > now) {
+            entries.set(userKey, cached);
+            return cached.value;
+          }
+        }
+        const changesBefore = changes;
+        const found = await users.findWithMemberships(userKey);
+        if (found === undefined) return undefined;
+        const value = frozen(found);
+        if (changes === changesBefore && maxEntries > 0 && options.ttlMs > 0) {
+          entries.set(userKey, { value, expiresAt: now + options.ttlMs });
+          if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+        }
+        return value;
+      },
+      create: (user) => change(user.userKey, () => users.create(user)),
+      updatePasswordHash: (userKey, passwordHash, updateOptions) => change(userKey, () => users.updatePasswordHash(userKey, passwordHash, updateOptions)),
+      addPhoneNumber: (userKey, phoneNumber) => change(userKey, () => users.addPhoneNumber(userKey, phoneNumber)),
+      findByKey: (userKey) => users.findByKey(userKey),
+      findByEmail: (email) => users.findByEmail(email),
+      findByPhoneNumber: (phoneNumber) => users.findByPhoneNumber(phoneNumber),
+      listPhoneNumbers: (userKey) => users.listPhoneNumbers(userKey),
+    },
+    accounts: {
+      setMembership: (accountKey, userKey, role) => change(userKey, () => accounts.setMembership(accountKey, userKey, role)),
+      create: (account) => accounts.create(account),
+      findByKey: (accountKey) => accounts.findByKey(accountKey),
+      findRole: (accountKey, userKey) => accounts.findRole(accountKey, userKey),
+    },
+  };
+}
+
+/** A value shared between requests: frozen, so that no caller can change what the next one sees. */
+function frozen(value: UserWithMemberships): UserWithMemberships {
+  for (const membership of value.memberships) {
+    Object.freeze(membership.account);
+    Object.freeze(membership);
+  }
+  Object.freeze(value.memberships);
+  Object.freeze(value.user);
+  return Object.freeze(value);
+}
