@@ -238,7 +238,7 @@ describe('exchangeCode after product logout', () => {
   });
 });
 
-describe('exchangeCode prepares its response while the write commits (decision 0078)', () => {
+describe('exchangeCode signs while the write commits (decision 0078)', () => {
   /** Memory repositories whose exchange write waits for `release()`, and a signer that records whether that write had answered. */
   async function setupWithHeldWrite(sign: (input: string, key: Parameters<Es256Signer['sign']>[1]) => string = es256Signature) {
     const repositories = createMemoryRepositories();
@@ -308,6 +308,22 @@ describe('exchangeCode prepares its response while the write commits (decision 0
     const [first, second] = await Promise.allSettled(racing);
     expect(first).toMatchObject({ status: 'fulfilled' });
     expect(second).toMatchObject({ status: 'rejected', reason: { code: 'invalid_grant' } });
+  });
+
+  it('reads the owner before the write: an owner who is gone is invalid_grant, and nothing is written', async () => {
+    const repositories = createMemoryRepositories();
+    let ownerGone = false;
+    const findByKey = repositories.users.findByKey.bind(repositories.users);
+    repositories.users = { ...repositories.users, findByKey: async (userKey) => (ownerGone ? undefined : findByKey(userKey)) };
+    const t = await createTestGatehouse({ repositories });
+    const user = await t.seedUser({ email: 'ada@example.com' });
+    const { client } = await t.seedClient({ scopes: ['messaging.v1.send'] });
+    const code = await issueCode(t, client, user);
+    ownerGone = true;
+    const error = await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    expect(error.description).toBe('The grant is no longer valid.');
+    expect(await t.repositories.codes.findByHash(storedSecretHash(code))).toMatchObject({ consumedAt: null, grantId: null });
+    expect(await t.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
   });
 
   it('fails a won write with the response’s own failure', async () => {

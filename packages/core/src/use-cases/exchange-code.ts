@@ -5,7 +5,7 @@ import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secr
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
-import { buildTokenResponse, type TokenResponse } from './token-response.js';
+import { principalOf, tokenResponseFor, type TokenResponse } from './token-response.js';
 
 /** RFC 7636 §4.1: code_verifier = 43*128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -64,10 +64,11 @@ export async function exchangeCode(
     revokedAt: null,
   };
   const refreshToken = timeOrderedSecret(now, deps.ids);
-  // The response (the owner's read and the access token's signature) is prepared while the write
-  // commits: it is sent only if the write won, and dropped unseen otherwise
-  // (docs/decisions/0078-exchange-response-prepared-during-the-write.md).
-  const response = buildTokenResponse(deps, grant, grant.scopes, refreshToken);
+  // The owner is read before the write (nothing is written for an owner who is gone), and the
+  // access token is signed while the write commits: sent only if the write won, dropped unseen
+  // otherwise (docs/decisions/0078-exchange-response-prepared-during-the-write.md).
+  const principal = await principalOf(deps, grant);
+  const response = tokenResponseFor(deps, grant, grant.scopes, refreshToken, principal);
   response.catch(ignore);
   const won = await deps.repos.grants.createFromCode({
     grant,

@@ -21,15 +21,31 @@ export async function buildTokenResponse(
   scopes: readonly string[],
   refreshToken: string,
 ): Promise<TokenResponse> {
+  return tokenResponseFor(deps, grant, scopes, refreshToken, await principalOf(deps, grant));
+}
+
+/** The e-mail of the grant's owner, the response's `principal`; `invalid_grant` when the owner is gone. */
+export async function principalOf(deps: Pick<Deps, 'repos' | 'userDirectory'>, grant: Grant): Promise<string> {
   const user = grant.userKey === null ? undefined : await userDirectoryOf(deps).findByKey(grant.userKey);
   if (!user) throw new OAuthError('invalid_grant', 'The grant is no longer valid.', { detail: `user ${grant.userKey} is gone` });
-  const { token, expiresIn } = await issueAccessToken(deps, grant, user.email, scopes);
+  return user.email;
+}
+
+/** The response for an owner already read: signs the access token. */
+export async function tokenResponseFor(
+  deps: Pick<Deps, 'clock' | 'ids' | 'settings' | 'keys' | 'signer'>,
+  grant: Grant,
+  scopes: readonly string[],
+  refreshToken: string,
+  principal: string,
+): Promise<TokenResponse> {
+  const { token, expiresIn } = await issueAccessToken(deps, grant, principal, scopes);
   return {
     access_token: token,
     token_type: 'Bearer',
     refresh_token: refreshToken,
     expires_in: expiresIn,
     scope: formatScope(scopes),
-    principal: user.email,
+    principal,
   };
 }
