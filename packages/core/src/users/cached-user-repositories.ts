@@ -1,13 +1,10 @@
 import type { Membership, User } from '../domain/model.js';
 import type { Clock } from '../ports/clock.js';
 import type { AccountRepository, UserRepository } from '../ports/repositories.js';
+import { createReadThroughCache, type ReadThroughCacheOptions } from '../caching/read-through-cache.js';
 
-export interface UserCacheOptions {
-  /** How long a user and their memberships read from the repository are served from memory, in milliseconds. */
-  ttlMs: number;
-  /** At most this many users are kept; the least recently used leaves first. */
-  maxEntries: number;
-}
+/** `ttlMs`: how long a user and their memberships read from the repository are served from memory; `maxEntries`: at most this many users are kept. */
+export type UserCacheOptions = ReadThroughCacheOptions;
 
 /** The bound of the reference server (docs/decisions/0079-current-user-cached-in-memory.md). */
 export const DEFAULT_USER_CACHE: UserCacheOptions = { ttlMs: 5_000, maxEntries: 10_000 };
@@ -38,55 +35,20 @@ export function cachedUserRepositories(
   options: UserCacheOptions,
 ): { users: UserRepository; accounts: AccountRepository } {
   const { users, accounts } = repositories;
-  const maxEntries = Math.max(0, Math.floor(options.maxEntries));
-  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
-  const entries = new Map<string, { value: UserWithMemberships; expiresAt: number }>();
-  // Counts changes begun or ended: a read that saw this number move may hold an old value.
-  let changes = 0;
-
-  const change = async <T>(userKey: string, write: () => Promise<T>): Promise<T> => {
-    changes += 1;
-    entries.delete(userKey);
-    try {
-      return await write();
-    } finally {
-      changes += 1;
-      entries.delete(userKey);
-    }
-  };
-
+  const cache = createReadThroughCache<UserWithMemberships>(clock, options, frozen);
   return {
     users: {
-      async findWithMemberships(userKey) {
-        const now = clock.now().getTime();
-        const cached = entries.get(userKey);
-        if (cached !== undefined) {
-          entries.delete(userKey);
-          if (cached.expiresAt > now) {
-            entries.set(userKey, cached);
-            return cached.value;
-          }
-        }
-        const changesBefore = changes;
-        const found = await users.findWithMemberships(userKey);
-        if (found === undefined) return undefined;
-        const value = frozen(found);
-        if (changes === changesBefore && maxEntries > 0 && options.ttlMs > 0) {
-          entries.set(userKey, { value, expiresAt: now + options.ttlMs });
-          if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
-        }
-        return value;
-      },
-      create: (user) => change(user.userKey, () => users.create(user)),
-      updatePasswordHash: (userKey, passwordHash, updateOptions) => change(userKey, () => users.updatePasswordHash(userKey, passwordHash, updateOptions)),
-      addPhoneNumber: (userKey, phoneNumber) => change(userKey, () => users.addPhoneNumber(userKey, phoneNumber)),
+      findWithMemberships: (userKey) => cache.read(userKey, () => users.findWithMemberships(userKey)),
+      create: (user) => cache.change(user.userKey, () => users.create(user)),
+      updatePasswordHash: (userKey, passwordHash, updateOptions) => cache.change(userKey, () => users.updatePasswordHash(userKey, passwordHash, updateOptions)),
+      addPhoneNumber: (userKey, phoneNumber) => cache.change(userKey, () => users.addPhoneNumber(userKey, phoneNumber)),
       findByKey: (userKey) => users.findByKey(userKey),
       findByEmail: (email) => users.findByEmail(email),
       findByPhoneNumber: (phoneNumber) => users.findByPhoneNumber(phoneNumber),
       listPhoneNumbers: (userKey) => users.listPhoneNumbers(userKey),
     },
     accounts: {
-      setMembership: (accountKey, userKey, role) => change(userKey, () => accounts.setMembership(accountKey, userKey, role)),
+      setMembership: (accountKey, userKey, role) => cache.change(userKey, () => accounts.setMembership(accountKey, userKey, role)),
       create: (account) => accounts.create(account),
       findByKey: (accountKey) => accounts.findByKey(accountKey),
       findRole: (accountKey, userKey) => accounts.findRole(accountKey, userKey),
