@@ -104,6 +104,11 @@ describe('a login handed to the host (startLogin / completeLogin)', () => {
             started.push(interaction);
             await interactions.create(interaction);
           },
+          // A login request is made for nobody: it is stored under the cap (docs/decisions/0108).
+          createAnonymous: async (interaction, cap) => {
+            started.push(interaction);
+            return interactions.createAnonymous(interaction, cap);
+          },
         },
       },
     });
