@@ -53,7 +53,7 @@ describe('defineSettings resources (RFC 8707)', () => {
 
   it('refuses a resource that cannot be used, or one accepting a scope outside the catalogue', () => {
     expect(() => defineSettings({ issuer: 'https://a.example', scopes, resources: [{ resource: 'https://mcp.example.com/mcp#x', name: 'x', scopes: ['orders.v1.read'] }] })).toThrow(
-      'defineSettings: the resource "https://mcp.example.com/mcp#x" has a fragment (RFC 8707 §2).',
+      'defineSettings: the resource "https://mcp.example.com/mcp#x" has a fragment, which RFC 8707 forbids.',
     );
     expect(() => defineSettings({ issuer: 'https://a.example', resources: [{ resource: 'https://mcp.example.com/mcp', name: 'x', scopes: ['orders.v1.read'] }] })).toThrow('not in the scope catalogue');
   });

@@ -17,8 +17,8 @@ describe('resource URIs (RFC 8707 §2)', () => {
   it('must be absolute, without a fragment or user information', () => {
     expect(checkResourceUri('/mcp')).toEqual({ problem: 'is not an absolute URI' });
     expect(checkResourceUri('mcp.example.com/mcp')).toEqual({ problem: 'is not an absolute URI' });
-    expect(checkResourceUri('https://mcp.example.com/mcp#tools')).toEqual({ problem: 'has a fragment (RFC 8707 §2)' });
-    expect(checkResourceUri('https://mcp.example.com/mcp#')).toEqual({ problem: 'has a fragment (RFC 8707 §2)' });
+    expect(checkResourceUri('https://mcp.example.com/mcp#tools')).toEqual({ problem: 'has a fragment, which RFC 8707 forbids' });
+    expect(checkResourceUri('https://mcp.example.com/mcp#')).toEqual({ problem: 'has a fragment, which RFC 8707 forbids' });
     expect(checkResourceUri('https://user:pw@mcp.example.com/mcp')).toEqual({ problem: 'has user information' });
     expect(checkResourceUri(`https://mcp.example.com/${'a'.repeat(2100)}`)).toMatchObject({ problem: expect.stringContaining('at most 2048') });
   });
@@ -41,7 +41,7 @@ describe('the resource catalogue', () => {
   it('refuses what cannot be used, saying which resource and why', () => {
     const problem = (entry: object) => resourceCatalogueProblem([entry as typeof ORDERS], SCOPES);
     expect(problem({ ...ORDERS, resource: '/mcp' })).toBe('the resource "/mcp" is not an absolute URI');
-    expect(problem({ ...ORDERS, resource: 'https://mcp.example.com/mcp#x' })).toBe('the resource "https://mcp.example.com/mcp#x" has a fragment (RFC 8707 §2)');
+    expect(problem({ ...ORDERS, resource: 'https://mcp.example.com/mcp#x' })).toBe('the resource "https://mcp.example.com/mcp#x" has a fragment, which RFC 8707 forbids');
     expect(problem({ ...ORDERS, resource: 'http://mcp.example.com/mcp' })).toBe('the resource "http://mcp.example.com/mcp" must use https (http is allowed on loopback only)');
     expect(problem({ ...ORDERS, resource: 'urn:orders' })).toContain('must use https');
     expect(problem({ ...ORDERS, resource: 'https://mcp.example.com/mcp?a=b' })).toBe('the resource "https://mcp.example.com/mcp?a=b" must not have a query');

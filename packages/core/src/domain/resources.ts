@@ -50,7 +50,7 @@ export function checkResourceUri(uri: string): ResourceUriCheck {
     return { problem: 'is not an absolute URI' };
   }
   // RFC 8707 §2: "MUST NOT include a fragment component" (an empty one included).
-  if (uri.includes('#')) return { problem: 'has a fragment (RFC 8707 §2)' };
+  if (uri.includes('#')) return { problem: 'has a fragment, which RFC 8707 forbids' };
   if (url.username !== '' || url.password !== '') return { problem: 'has user information' };
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return { canonical: url.href };
   const path = url.pathname === '/' && url.search === '' ? '' : url.pathname;
@@ -87,7 +87,7 @@ export function findResource(catalogue: ResourceCatalogue, uri: string): Resourc
  *
  * @example
  * resourceCatalogueProblem([{ resource: 'https://mcp.example.com/mcp#x', name: 'MCP', scopes: ['orders.v1.read'] }], scopes);
- * // 'the resource "https://mcp.example.com/mcp#x" has a fragment (RFC 8707 §2)'
+ * // 'the resource "https://mcp.example.com/mcp#x" has a fragment, which RFC 8707 forbids'
  */
 export function resourceCatalogueProblem(catalogue: ResourceCatalogue, scopes: ScopeCatalogue): string | undefined {
   if (!Array.isArray(catalogue)) return 'the resources are not a list';

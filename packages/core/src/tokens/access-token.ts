@@ -99,7 +99,8 @@ export async function verifyAccessToken(
 ): Promise<VerifiedAccessToken> {
   const claims = await verifiedClaims(deps, token);
   if (!isExpectedAudience(deps.settings, claims.aud, expected.resource)) {
-    throw new OAuthError('invalid_token', INVALID, { detail: `token for the audience ${claims.aud}, not ${expected.resource ?? deps.settings.audience}` });
+    // RFC 8707 §1: a token is good only at its audience.
+    throw new OAuthError('invalid_token', 'The access token was issued for another resource.', { detail: `token for the audience ${claims.aud}, not ${expected.resource ?? deps.settings.audience}` });
   }
   // Asked on every request, cached claims or not: a revoked grant's tokens are refused at once.
   const grant = await deps.repos.grants.findById(claims.gid);

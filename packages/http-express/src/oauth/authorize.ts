@@ -1,4 +1,4 @@
-import { OAuthError, type AuthorizationRequestCheck, type AuthorizingUser, type RawParameters } from '@gatehouse/core';
+import { findResource, OAuthError, type AuthorizationRequestCheck, type AuthorizingUser, type RawParameters } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import { parse as parseQueryString } from 'node:querystring';
 import { requestLogger } from '../logger.js';
@@ -138,6 +138,7 @@ export function authorizeEndpoint(ctx: OAuthContext) {
         scopes: check.request.scopes,
         newScopes: step.newScopes,
         catalogue: ctx.gatehouse.settings.scopes,
+        resources: (check.request.resources ?? []).flatMap((uri) => findResource(ctx.gatehouse.settings.resources, uri) ?? []),
         redirectUri: check.request.redirectUri,
         formAction: `${ctx.paths.decision}?${query}`,
         userEmail: signedIn.user.email,
