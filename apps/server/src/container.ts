@@ -48,6 +48,7 @@ export function settingsFrom(config: Config): GatehouseSettings {
     refreshToken: config.refreshToken,
     jwksMaxAgeSeconds: config.jwksMaxAgeSeconds,
     scopes: config.scopes,
+    resources: config.resources,
   });
 }
 
