@@ -47,6 +47,12 @@ describe('resource at authorize (RFC 8707 §2.1)', () => {
     expect((await s.t.repositories.codes.findByHash(storedSecretHash(code)))?.resources).toEqual([MCP, REPORTS]);
   });
 
+  it('an empty resource parameter counts as omitted (RFC 6749 §3.1)', async () => {
+    const s = await setup();
+    const { request } = await authorize(s, { scope: 'orders.v1.read', resource: '' });
+    expect(request.resources).toBeUndefined();
+  });
+
   it('without a scope parameter asks only for the client scopes the resources accept', async () => {
     const s = await setup();
     const { request } = await authorize(s, { resource: MCP });

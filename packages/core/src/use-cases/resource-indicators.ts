@@ -40,7 +40,8 @@ export function authorizationTarget(
   scopes: readonly string[],
   scopesDefaulted: boolean,
 ): AuthorizationTarget | { problem: string } {
-  const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  // RFC 6749 §3.1: a parameter sent without a value is treated as omitted.
+  const values = (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]).filter((value) => value !== '');
   const resources: ResourceDefinition[] = [];
   for (const value of values) {
     const found = configuredResource(settings, value);
