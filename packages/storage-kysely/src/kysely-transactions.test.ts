@@ -19,7 +19,7 @@ const plainSqlite: StorageDialect = {
   isUniqueViolation: (error) => ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY'].includes((error as { code?: string } | null)?.code ?? ''),
   locksRows: false,
   writesInCtes: false,
-  lockAccountAttributes: async () => undefined,
+  lock: async () => undefined,
 };
 
 describeRepositoryContract(
