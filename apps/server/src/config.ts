@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
-import { DEFAULT_SCOPES, isLoopbackHost, type ScopeCatalogue } from '@gatehouse/core';
+import { DEFAULT_SCOPES, isLoopbackHost, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
 import { DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP } from '@gatehouse/http-express';
+import { ownApisResource, readResourceCatalogue } from './resources-file.js';
 import { readScopeCatalogue } from './scopes-file.js';
 
 /** The server's configuration, read from the environment once at start-up. */
@@ -38,6 +39,11 @@ export interface Config {
   metrics: { host: string; port: number } | undefined;
   /** The scope catalogue: the four built-in scopes, then those of `GATEHOUSE_SCOPES_FILE` (docs/decisions/0016-the-server-scopes-file.md). */
   scopes: ScopeCatalogue;
+  /**
+   * The resources (RFC 8707): the server's own APIs (URI: the issuer), then those of
+   * `GATEHOUSE_RESOURCES_FILE` (docs/decisions/0110-resource-indicators.md).
+   */
+  resources: ResourceCatalogue;
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -146,6 +152,7 @@ const schema = {
   GATEHOUSE_METRICS_PORT: integer(1, 65535),
   GATEHOUSE_METRICS_HOST: v.pipe(v.string(), v.regex(/^[\w.:[\]-]+$/, 'must be a host name or an IP address')),
   GATEHOUSE_SCOPES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
+  GATEHOUSE_RESOURCES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
 } as const;
 
 type Schema = typeof schema;
@@ -213,6 +220,8 @@ export function loadConfig(env: Env): Config {
   const issuer = e.GATEHOUSE_ISSUER ?? `http://localhost:${port}`;
   const scopes = e.GATEHOUSE_SCOPES_FILE === undefined ? { catalogue: DEFAULT_SCOPES } : readScopeCatalogue(e.GATEHOUSE_SCOPES_FILE);
   if ('problem' in scopes) throw new ConfigError('GATEHOUSE_SCOPES_FILE', `GATEHOUSE_SCOPES_FILE ${e.GATEHOUSE_SCOPES_FILE}: ${scopes.problem}.`);
+  const resources = e.GATEHOUSE_RESOURCES_FILE === undefined ? { resources: [ownApisResource(issuer)] } : readResourceCatalogue(e.GATEHOUSE_RESOURCES_FILE, issuer, scopes.catalogue);
+  if ('problem' in resources) throw new ConfigError('GATEHOUSE_RESOURCES_FILE', `GATEHOUSE_RESOURCES_FILE ${e.GATEHOUSE_RESOURCES_FILE}: ${resources.problem}.`);
   return {
     host: e.HOST,
     port,
@@ -249,6 +258,7 @@ export function loadConfig(env: Env): Config {
     // Off unless a port is given; loopback by default, so the scrape target is not public by accident.
     metrics: e.GATEHOUSE_METRICS_PORT === undefined ? undefined : { host: e.GATEHOUSE_METRICS_HOST ?? '127.0.0.1', port: e.GATEHOUSE_METRICS_PORT },
     scopes: scopes.catalogue,
+    resources: resources.resources,
   };
 }
 

@@ -49,6 +49,7 @@ export function settingsFrom(config: Config): GatehouseSettings {
     jwksMaxAgeSeconds: config.jwksMaxAgeSeconds,
     scopes: config.scopes,
     maxAnonymousInteractions: config.maxAnonymousInteractions,
+    resources: config.resources,
   });
 }
 

@@ -14,6 +14,7 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
     '0004_client_types_and_grant_types': { up: (db) => addGrantTypesToClients(db) },
     '0005_remembered_consent': { up: (db) => createConsents(db, dialect) },
     '0006_authentication_time_and_superseded_tokens': { up: (db) => addAuthenticationTimeAndSupersededTokens(db) },
+    '0007_resource_indicators': { up: (db) => addResourceIndicators(db) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -341,4 +342,17 @@ async function addAuthenticationTimeAndSupersededTokens(db: SchemaDb): Promise<v
     .columns(['user_key', 'client_id'])
     .where(sql.ref('consumed_at'), 'is', null)
     .execute();
+}
+
+/**
+ * RFC 8707 resource indicators (docs/decisions/0110-resource-indicators.md): the resources a code
+ * was requested for and its grant covers, and the resources a client serves as a resource server
+ * (docs/decisions/0112-introspection-by-resource-servers.md); JSON lists, `[]` for every existing
+ * row (none requested, not a resource server).
+ */
+async function addResourceIndicators(db: SchemaDb): Promise<void> {
+  const none = JSON.stringify([]);
+  await db.schema.alterTable('authorization_codes').addColumn('resources', 'text', (c) => c.notNull().defaultTo(none)).execute();
+  await db.schema.alterTable('grants').addColumn('resources', 'text', (c) => c.notNull().defaultTo(none)).execute();
+  await db.schema.alterTable('clients').addColumn('resource_server_for', 'text', (c) => c.notNull().defaultTo(none)).execute();
 }

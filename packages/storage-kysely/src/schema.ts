@@ -38,6 +38,8 @@ export interface ClientTable {
   pkce_required: number;
   owner_user_key: string | null;
   created_at: EpochMs;
+  /** The resources the client serves as a resource server, `[]` for none (migration 0007). */
+  resource_server_for: JsonText;
 }
 
 export interface UserTable {
@@ -73,6 +75,8 @@ export interface AuthorizationCodeTable {
   user_key: string;
   redirect_uri: string;
   scopes: JsonText;
+  /** The RFC 8707 resources requested at authorize, `[]` for none (migration 0007). */
+  resources: JsonText;
   code_challenge: string | null;
   session_id: string | null;
   created_at: EpochMs;
@@ -87,6 +91,8 @@ export interface GrantTable {
   /** `''` (never a user key) for a client-credentials grant, whose `userKey` is null. */
   user_key: string;
   scopes: JsonText;
+  /** The RFC 8707 resources the grant covers, `[]` for none (migration 0007). */
+  resources: JsonText;
   session_id: string | null;
   created_at: EpochMs;
   revoked_at: EpochMs | null;

@@ -40,6 +40,12 @@ export interface Client {
   pkceRequired: boolean;
   ownerUserKey: string | null;
   createdAt: Date;
+  /**
+   * The resources (configured URIs, canonical form) this client serves as a resource server: it
+   * may introspect access tokens whose `aud` is one of them, whichever client they were issued to
+   * (RFC 7662 §2.1; docs/decisions/0112-introspection-by-resource-servers.md). Absent or empty: none.
+   */
+  resourceServerFor?: string[];
 }
 
 export interface AuthorizationCode {
@@ -49,6 +55,11 @@ export interface AuthorizationCode {
   userKey: string;
   redirectUri: string;
   scopes: string[];
+  /**
+   * The resources requested at authorize (RFC 8707 §2.1, canonical form): the tokens of the code's
+   * grant may be for one of them. Absent or empty: none requested (tokens for the default audience).
+   */
+  resources?: string[];
   codeChallenge: string | null;
   sessionId: string | null;
   createdAt: Date;
@@ -67,6 +78,11 @@ export interface Grant {
    */
   userKey: string | null;
   scopes: string[];
+  /**
+   * The resources the grant's access tokens may be for (RFC 8707; canonical form): those of its
+   * code, or the one of a client-credentials request. Absent or empty: the default audience only.
+   */
+  resources?: string[];
   /** Sign-in session the grant was made under; product logout revokes it. */
   sessionId: string | null;
   createdAt: Date;

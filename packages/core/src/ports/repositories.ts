@@ -19,8 +19,8 @@ import type {
 export interface ClientRepository {
   create(client: Client): Promise<void>;
   findById(clientId: string): Promise<Client | undefined>;
-  /** Returns false when there is no such client. */
-  update(clientId: string, changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired'>): Promise<boolean>;
+  /** Returns false when there is no such client. `resourceServerFor` is changed only when given. */
+  update(clientId: string, changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired' | 'resourceServerFor'>): Promise<boolean>;
   updateSecretHash(clientId: string, clientSecretHash: string): Promise<boolean>;
   /** Deletes the client with its codes, grants, refresh tokens and remembered consents. */
   delete(clientId: string): Promise<boolean>;

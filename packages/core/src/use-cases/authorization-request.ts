@@ -6,6 +6,8 @@ export interface AuthorizationRequest {
   /** The redirect URI the response goes to: the one sent, or the client's only registered one. */
   redirectUri: string;
   scopes: string[];
+  /** The resources (RFC 8707 §2.1, configured URIs in canonical form) the tokens may be for; absent: none named. */
+  resources?: string[];
   state: string | undefined;
   codeChallenge: string | undefined;
   /** The `prompt` values (`none`, `login`, `consent`); absent or empty is none of them. */

@@ -7,6 +7,7 @@ import { OAuthError } from '../errors.js';
 import { issueAuthorizationCode, rememberConsent } from './authorization-code.js';
 import { authorizationResponseUrl } from './authorization-response.js';
 import { parsePrompt } from './prompt.js';
+import { authorizationTarget } from './resource-indicators.js';
 
 /** Query parameters as the HTTP adapter parsed them; a repeated parameter arrives as an array. */
 export type RawParameters = Record<string, string | string[] | undefined>;
@@ -121,6 +122,9 @@ export async function checkAuthorizationRequest(
     if (bad !== undefined) return fail('invalid_scope', `The scope ${JSON.stringify(bad)} is not available to this client.`);
   }
   if (scopes.length === 0) return fail('invalid_scope', 'The client has no scopes to request.');
+  // RFC 8707 §2.1: the resources the tokens may be for, several allowed (docs/decisions/0110-resource-indicators.md).
+  const target = authorizationTarget(deps.settings, params.resource, scopes, scopeParameter === undefined || scopeParameter.trim() === '');
+  if ('problem' in target) return fail('invalid_target', target.problem);
 
   const challenge = params.code_challenge as string | undefined;
   const method = params.code_challenge_method as string | undefined;
@@ -141,7 +145,7 @@ export async function checkAuthorizationRequest(
     request: {
       clientId,
       redirectUri,
-      scopes,
+      scopes: target.scopes,
       state,
       codeChallenge: challenge,
       prompts: prompt.prompts,
@@ -150,6 +154,7 @@ export async function checkAuthorizationRequest(
       // RFC 8252 §8.6: a public client's loopback or private-use redirect URI proves nothing about
       // which app receives the code, so its remembered consent never skips the page (docs/decisions/0109).
       consentMayBeRemembered: !(isPublicClient(client) && isLocalAppRedirectUri(redirectUri)),
+      ...(target.resources.length === 0 ? {} : { resources: target.resources.map((resource) => resource.resource) }),
     },
   };
 }

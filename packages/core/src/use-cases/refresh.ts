@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
 import { secondsAfter } from '../domain/time.js';
+import { tokenTarget } from './resource-indicators.js';
 import { buildTokenResponse, type TokenResponse } from './token-response.js';
 
 const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
@@ -15,14 +16,16 @@ const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
  * one live refresh token: a rotated token presented again within the grace period gets a new one
  * that replaces the one issued before it, and after the grace, like a replaced one, revokes the
  * whole grant. A public client's
- * refresh tokens always rotate (RFC 9700 §4.14.2: they are not sender-constrained).
+ * refresh tokens always rotate (RFC 9700 §4.14.2: they are not sender-constrained). `resource`
+ * (RFC 8707 §2.2) narrows the access token to one of the grant's resources, never wider
+ * (docs/decisions/0110-resource-indicators.md).
  *
  * @example
  * const tokens = await refresh(deps, { client, refreshToken, scope: 'messaging.v1.read' });
  */
 export async function refresh(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'signer' | 'audit' | 'userDirectory'>,
-  input: { client: Client; refreshToken: string; scope: string | undefined },
+  input: { client: Client; refreshToken: string; scope: string | undefined; resource?: string | undefined },
 ): Promise<TokenResponse> {
   assertGrantType(input.client, 'refresh_token');
   const now = deps.clock.now();
@@ -44,12 +47,12 @@ export async function refresh(
     throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'idle lifetime over' });
   }
 
-  const scopes = narrowScopes(deps.settings.scopes, grant.scopes, input.scope);
+  const { scopes, resource } = tokenTarget(deps.settings, grant.resources ?? [], input.resource, narrowScopes(deps.settings.scopes, grant.scopes, input.scope));
 
   if (!rotate) {
     if (idleTtlSeconds !== null) await deps.repos.refreshTokens.touch(tokenHash, now);
     // The seed: the refresh token stays valid until logout, so the same one is returned.
-    return buildTokenResponse(deps, grant, scopes, input.refreshToken);
+    return buildTokenResponse(deps, grant, scopes, input.refreshToken, resource);
   }
 
   const next = timeOrderedSecret(now, deps.ids);
@@ -67,7 +70,7 @@ export async function refresh(
     deps.audit.record({ type: 'refresh_token.reused', at: now, clientId: grant.clientId, ...(grant.userKey === null ? {} : { userKey: grant.userKey }), grantIds: [grant.grantId] });
     throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: stored.supersededAt ? 'superseded refresh token reused' : 'rotated refresh token reused' });
   }
-  return buildTokenResponse(deps, grant, scopes, next);
+  return buildTokenResponse(deps, grant, scopes, next, resource);
 }
 
 /** RFC 6749 §6: the requested scope must not include any scope not originally granted. */

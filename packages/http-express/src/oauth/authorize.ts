@@ -1,4 +1,4 @@
-import { DomainError, OAuthError, type AuthorizationRequest, type AuthorizationRequestCheck, type AuthorizingUser, type RawParameters } from '@gatehouse/core';
+import { DomainError, findResource, OAuthError, type AuthorizationRequest, type AuthorizationRequestCheck, type AuthorizingUser, type RawParameters } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import { parse as parseQueryString } from 'node:querystring';
 import { requestLogger } from '../logger.js';
@@ -195,6 +195,7 @@ async function answerAuthorization(ctx: OAuthContext, req: Request, res: Respons
       scopes: check.request.scopes,
       newScopes: step.newScopes,
       catalogue: ctx.gatehouse.settings.scopes,
+      resources: (check.request.resources ?? []).flatMap((uri) => findResource(ctx.gatehouse.settings.resources, uri) ?? []),
       redirectUri: check.request.redirectUri,
       formAction: `${ctx.paths.decision}?${query}`,
       userEmail: signedIn.user.email,
