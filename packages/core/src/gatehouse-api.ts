@@ -12,7 +12,8 @@ import type { ClientRegistration, ClientWithSecret } from './use-cases/clients.j
 import type { IntrospectionResponse } from './use-cases/introspect.js';
 import type { SendMessageInput } from './use-cases/messages.js';
 import type { UserProfile } from './ports/users.js';
-import type { ConsentRequestDetails, LoginRequestDetails } from './use-cases/interactions.js';
+import type { ConsentRequestDetails, HostLogin, LoginRequestDetails } from './use-cases/interactions.js';
+import type { UserInfo } from './use-cases/userinfo.js';
 import type { SignedIn } from './use-cases/sessions.js';
 import type { TokenResponse } from './use-cases/token-response.js';
 import type { CurrentUser, NewUser } from './use-cases/users.js';
@@ -84,6 +85,13 @@ export interface RequestScopedGatehouse {
   /** The `kid` of the key new tokens are signed with (generated and stored on the very first call). */
   currentSigningKeyId(): Promise<string>;
 
+  // OpenID Connect (SPEC §9; `settings.openid`)
+  /**
+   * OIDC Core §5.3: the claims about the user of an access token `verifyAccessToken` accepted (for
+   * the default audience), by its scopes; `insufficient_scope` without `openid`.
+   */
+  userInfo(token: Pick<VerifiedAccessToken, 'subjectType' | 'userKey' | 'scopes'>): Promise<UserInfo>;
+
   // Sign-in sessions
   /** Checks an e-mail and password and starts a sign-in session (rate limiting is the adapter's). */
   signIn(credentials: { email: string; password: string }): Promise<SignedIn>;
@@ -99,17 +107,19 @@ export interface RequestScopedGatehouse {
   startLogin(input: { returnTo: string }): Promise<{ loginRequest: string }>;
   /**
    * What a login request asks of the host's sign-in (client, scopes, `prompt=login`, `max_age`,
-   * `login_hint`, and `authenticatedAfter`: how fresh a sign-in it needs); undefined when the
-   * request cannot be used. Does not use it.
+   * `login_hint`, and `authenticatedAfter`: how fresh a sign-in it needs; for an OpenID Connect
+   * request `ui_locales` and the user its `id_token_hint` names); undefined when the request
+   * cannot be used. Does not use it.
    */
   describeLoginRequest(loginRequest: string): Promise<LoginRequestDetails | undefined>;
   /**
    * The host signed `userKey` in at `authenticatedAt` (when the user proved who they are to the
-   * host): uses the login request once, opens a session, says where the browser goes next. A
-   * request that wants a fresher sign-in is refused (`DomainError('unauthenticated')`, field
-   * `authenticatedAt`), the login request left unused.
+   * host; optionally how, `amr`, and at which level, `acr`, which ID tokens then say): uses the
+   * login request once, opens a session, says where the browser goes next. A request that wants a
+   * fresher sign-in is refused (`DomainError('unauthenticated')`, field `authenticatedAt`), the
+   * login request left unused.
    */
-  completeLogin(input: { loginRequest: string; userKey: string; authenticatedAt: Date }): Promise<SignedIn & { redirectTo: string }>;
+  completeLogin(input: HostLogin): Promise<SignedIn & { redirectTo: string }>;
   /** A single-use, expiring consent request for the host's consent page. */
   startConsent(input: { returnTo: string; userKey: string; sessionId: string | null }): Promise<{ consentRequest: string }>;
   /** What the host's consent page shows (client, scopes); undefined when the request cannot be used. Does not use it. */

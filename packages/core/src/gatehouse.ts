@@ -23,6 +23,7 @@ import * as messages from './use-cases/messages.js';
 import { purgeExpired } from './use-cases/purge.js';
 import { refresh } from './use-cases/refresh.js';
 import { revokeToken } from './use-cases/revoke.js';
+import { userInfo } from './use-cases/userinfo.js';
 import * as sessions from './use-cases/sessions.js';
 import * as lookups from './use-cases/lookups.js';
 import * as users from './use-cases/users.js';
@@ -98,6 +99,8 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       // A retired key stays published while the longest-lived token it signed may live (a resource's own lifetime included).
       accessTokenTtlSeconds: longestAccessTokenTtlSeconds(options.settings),
       jwksMaxAgeSeconds: options.settings.jwksMaxAgeSeconds,
+      // An OpenID Provider signs ID tokens RS256 by default, ES256 for clients that ask (docs/decisions/0131).
+      algorithms: options.settings.openid ? ['ES256', 'RS256'] : ['ES256'],
     });
   const deps: Deps = {
     repos: options.repositories,
@@ -157,6 +160,8 @@ const USE_CASES: UseCaseBinders = {
   jwks: ({ keys }) => () => keys.jwks(),
   rotateSigningKey: ({ keys }) => () => keys.rotate(),
   currentSigningKeyId: ({ keys }) => async () => (await keys.signingKey()).kid,
+  // OpenID Connect (SPEC §9)
+  userInfo: (deps) => bind(deps, userInfo),
   // Sign-in sessions
   signIn: (deps) => bind(deps, sessions.signIn),
   resolveSession: (deps) => bind(deps, sessions.resolveSession),

@@ -1,4 +1,5 @@
 import { canonicalResourceCatalogue, resourceCatalogueProblem, type ResourceCatalogue } from './domain/resources.js';
+import { OIDC_SCOPES } from './domain/openid-scopes.js';
 import { DEFAULT_SCOPES, scopeCatalogueProblem, type ScopeCatalogue } from './domain/scopes.js';
 
 /** Per-deployment settings of the core. */
@@ -51,6 +52,13 @@ export interface GatehouseSettings {
    * canonical form. Default: none.
    */
   resources: ResourceCatalogue;
+  /**
+   * OpenID Connect (SPEC §9; docs/decisions/0130-openid-connect-scopes-and-claims.md): the OIDC
+   * scopes (`OIDC_SCOPES`: `openid`, `profile`, `email`, `phone`, `address`, `offline_access`) join
+   * the catalogue, a request with `openid` gets an ID token, and the HTTP adapter serves UserInfo,
+   * `/.well-known/openid-configuration` and RP-initiated logout. Default off: nothing changes.
+   */
+  openid: boolean;
 }
 
 /**
@@ -72,6 +80,11 @@ export interface GatehouseSettings {
  * });
  *
  * @example
+ * // An OpenID Provider: "Sign in with <your service>" (ID tokens, UserInfo, discovery):
+ * const settings = defineSettings({ issuer: 'https://auth.example.com', openid: true });
+ * settings.scopes.some((entry) => entry.scope === 'openid'); // true
+ *
+ * @example
  * // A resource server that asks for tokens of its own (RFC 8707 `resource`):
  * const settings = defineSettings({
  *   issuer: 'https://auth.example.com',
@@ -85,8 +98,10 @@ export function defineSettings(
     refreshToken?: Partial<GatehouseSettings['refreshToken']>;
   },
 ): GatehouseSettings {
-  const { refreshToken, scopes = DEFAULT_SCOPES, resources = [], ...rest } = overrides;
-  const problem = scopeCatalogueProblem(scopes) ?? resourceCatalogueProblem(resources, scopes);
+  const { refreshToken, scopes: configured = DEFAULT_SCOPES, resources = [], openid = false, ...rest } = overrides;
+  // OpenID Connect's scopes after the configured ones; one the embedder listed keeps its words.
+  const scopes = openid ? [...configured, ...OIDC_SCOPES.filter((entry) => !configured.some((own) => own.scope === entry.scope))] : configured;
+  const problem = scopeCatalogueProblem(scopes, { openid }) ?? resourceCatalogueProblem(resources, scopes);
   if (problem !== undefined) throw new Error(`defineSettings: ${problem}.`);
   return {
     audience: overrides.audience ?? overrides.issuer,
@@ -100,6 +115,7 @@ export function defineSettings(
     ...rest,
     scopes: Object.freeze(scopes.map((entry) => Object.freeze({ scope: entry.scope, description: entry.description }))),
     resources: canonicalResourceCatalogue(resources),
+    openid,
     refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null, ...refreshToken },
   };
 }

@@ -19,8 +19,15 @@ import type {
 export interface ClientRepository {
   create(client: Client): Promise<void>;
   findById(clientId: string): Promise<Client | undefined>;
-  /** Returns false when there is no such client. `resourceServerFor` is changed only when given. */
-  update(clientId: string, changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired' | 'resourceServerFor'>): Promise<boolean>;
+  /**
+   * Returns false when there is no such client. `resourceServerFor` is changed only when given; so
+   * is each OpenID Connect field (`idTokenSignedResponseAlg`, `postLogoutRedirectUris`,
+   * `defaultMaxAge`, `requireAuthTime`), whose key present with `undefined`, `[]` or `false` removes it.
+   */
+  update(
+    clientId: string,
+    changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired' | 'resourceServerFor' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime'>,
+  ): Promise<boolean>;
   updateSecretHash(clientId: string, clientSecretHash: string): Promise<boolean>;
   /** Deletes the client with its codes, grants, refresh tokens and remembered consents. */
   delete(clientId: string): Promise<boolean>;
