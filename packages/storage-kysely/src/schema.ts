@@ -40,6 +40,14 @@ export interface ClientTable {
   created_at: EpochMs;
   /** The resources the client serves as a resource server, `[]` for none (migration 0007). */
   resource_server_for: JsonText;
+  /** OpenID Connect client metadata (migration 0010): `RS256`, `ES256` or null (the default, RS256)… */
+  id_token_signed_response_alg: string | null;
+  /** …the post-logout redirect URIs, `[]` for none… */
+  post_logout_redirect_uris: JsonText;
+  /** …the default `max_age` in seconds, or null… */
+  default_max_age: number | null;
+  /** …and `require_auth_time`, 0/1. */
+  require_auth_time: number;
 }
 
 export interface UserTable {
@@ -79,6 +87,8 @@ export interface AuthorizationCodeTable {
   resources: JsonText;
   code_challenge: string | null;
   session_id: string | null;
+  /** An OpenID Connect request's sign-in and nonce (`OpenIdJson`), null for an OAuth one (migration 0010). */
+  openid: JsonText | null;
   created_at: EpochMs;
   expires_at: EpochMs;
   consumed_at: EpochMs | null;
@@ -94,6 +104,8 @@ export interface GrantTable {
   /** The RFC 8707 resources the grant covers, `[]` for none (migration 0007). */
   resources: JsonText;
   session_id: string | null;
+  /** An OpenID Connect grant's sign-in (`OpenIdJson`), null for an OAuth one (migration 0010). */
+  openid: JsonText | null;
   created_at: EpochMs;
   revoked_at: EpochMs | null;
 }
@@ -114,6 +126,10 @@ export interface SessionTable {
   created_at: EpochMs;
   /** When the user last proved who they are; null for sessions made before migration 0006: `created_at`. */
   authenticated_at: EpochMs | null;
+  /** RFC 8176 authentication methods, `[]` when not known (migration 0010). */
+  amr: JsonText;
+  /** The authentication context class, when known (migration 0010). */
+  acr: string | null;
   expires_at: EpochMs;
   ended_at: EpochMs | null;
 }
