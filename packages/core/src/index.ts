@@ -51,6 +51,7 @@ export * from './use-cases/interactions.js';
 export { ownUserDirectory, profileOf, claimsOfProfile } from './use-cases/user-directory.js';
 export * from './use-cases/userinfo.js';
 export * from './use-cases/openid-request.js';
+export * from './use-cases/openid-client-metadata.js';
 export * from './use-cases/users.js';
 export * from './use-cases/attributes.js';
 export * from './use-cases/messages.js';

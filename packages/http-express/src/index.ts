@@ -3,7 +3,7 @@ export { createGatehouseRouter, authorizationServerMetadataRouter } from './embe
 export { completeGatehouseLogin, completeGatehouseConsent, logoutGatehouseUser } from './embed/host-login.js';
 export type { GatehouseHttpOptions, GatehouseRouterOptions } from './options.js';
 export { silentLogger, requestLogger, requestIdOf, type HttpLogger } from './logger.js';
-export { createOAuthRouter, authorizationServerMetadata, GRANT_TYPES, type GrantType, OAUTH_PATHS, issuerPath, gatehousePaths, wellKnownMetadataPath, type GatehousePaths } from './oauth/index.js';
+export { createOAuthRouter, authorizationServerMetadata, GRANT_TYPES, type GrantType, OAUTH_PATHS, issuerPath, gatehousePaths, wellKnownMetadataPath, wellKnownOpenIdConfigurationPath, type GatehousePaths } from './oauth/index.js';
 export { createPortalRouter, PORTAL_MENU } from './portal/index.js';
 export { createResourceRouter, RESOURCE_PREFIXES } from './resource/index.js';
 export * from './security/index.js';

@@ -17,6 +17,7 @@ import { pageFormBodyFor, refuseRepeatedSecurityCookies } from './page-forms.js'
 import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATHS, OAUTH_POST_PATHS } from './paths.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
+import { addUserInfoEndpoint } from './userinfo.js';
 
 /** RFC 6749 §5.2: a body the token, revocation or introspection endpoint cannot accept is invalid_request. */
 const oauthFormBody = leanFormBody({
@@ -43,7 +44,8 @@ function onlyPost(req: Request, _res: Response, next: NextFunction): void {
 
 /**
  * The OAuth endpoints: authorize with its login and consent pages, token, revocation,
- * introspection, logout, RFC 8414 metadata and the JWKS, at paths relative to where the router
+ * introspection, logout, RFC 8414 metadata and the JWKS (and, for an OpenID Provider, UserInfo
+ * and the OpenID Connect Discovery document), at paths relative to where the router
  * is mounted (the issuer's path); links, forms and redirects of its pages use that path
  * (docs/decisions/0090). Installs no 404 and no error page: unknown paths go on to the next layer.
  * `createGatehouseRouter` adds the stylesheet, security headers and an error page for its paths.
@@ -69,6 +71,11 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
 
   router.get(OAUTH_PATHS.metadata, metadataEndpoint(ctx));
   router.get(OAUTH_PATHS.jwks, jwksEndpoint(ctx));
+  if (gatehouse.settings.openid) {
+    // OpenID Connect Discovery 1.0 §4 (the issuer's path, then the well-known path) and UserInfo (OIDC Core §5.3).
+    router.get(OAUTH_PATHS.openidConfiguration, metadataEndpoint(ctx));
+    addUserInfoEndpoint(router, ctx);
+  }
 
   router.post(OAUTH_PATHS.token, tokenFormBody, tokenEndpoint(ctx));
   router.post(OAUTH_PATHS.revoke, oauthFormBody, revocationEndpoint(ctx));
