@@ -44,6 +44,11 @@ export interface Config {
    * `GATEHOUSE_RESOURCES_FILE` (docs/decisions/0110-resource-indicators.md).
    */
   resources: ResourceCatalogue;
+  /**
+   * OpenID Connect (SPEC §9; docs/decisions/0130): the server is an OpenID Provider. Default on;
+   * `GATEHOUSE_OPENID=false` leaves a plain OAuth server.
+   */
+  openid: boolean;
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -153,6 +158,7 @@ const schema = {
   GATEHOUSE_METRICS_HOST: v.pipe(v.string(), v.regex(/^[\w.:[\]-]+$/, 'must be a host name or an IP address')),
   GATEHOUSE_SCOPES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
   GATEHOUSE_RESOURCES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
+  GATEHOUSE_OPENID: boolean,
 } as const;
 
 type Schema = typeof schema;
@@ -259,6 +265,7 @@ export function loadConfig(env: Env): Config {
     metrics: e.GATEHOUSE_METRICS_PORT === undefined ? undefined : { host: e.GATEHOUSE_METRICS_HOST ?? '127.0.0.1', port: e.GATEHOUSE_METRICS_PORT },
     scopes: scopes.catalogue,
     resources: resources.resources,
+    openid: e.GATEHOUSE_OPENID ?? true,
   };
 }
 

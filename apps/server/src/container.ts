@@ -50,6 +50,7 @@ export function settingsFrom(config: Config): GatehouseSettings {
     scopes: config.scopes,
     maxAnonymousInteractions: config.maxAnonymousInteractions,
     resources: config.resources,
+    openid: config.openid,
   });
 }
 

@@ -312,14 +312,16 @@ export const COMMANDS: readonly Command[] = [
     options: {},
     positionals: [],
     async run({ gatehouse, config }) {
-      const { kid, signsFrom } = await gatehouse.rotateSigningKey();
+      // With OpenID Connect, an RS256 key (ID tokens) is rotated with the ES256 one (docs/decisions/0131).
+      const { kid, signsFrom, keys } = await gatehouse.rotateSigningKey();
       // docs/operations.md (key rotation): a new key signs only once every cached JWKS lists it.
       const waitSeconds = Math.round((signsFrom.getTime() - gatehouse.clock.now().getTime()) / 1000);
       const { jwksMaxAgeSeconds } = gatehouse.settings;
       return {
-        json: { kid, signsFrom: signsFrom.toISOString() },
+        json: { kid, signsFrom: signsFrom.toISOString(), keys },
         text:
-          `New signing key ${kid}. Running servers publish it within 5 s and sign with it from ${signsFrom.toISOString()} ` +
+          `New signing key ${kid}${keys.length > 1 ? ` (with ${keys.filter((key) => key.kid !== kid).map((key) => `${key.alg} key ${key.kid}`).join(', ')} for ID tokens)` : ''}. ` +
+          `Running servers publish it within 5 s and sign with it from ${signsFrom.toISOString()} ` +
           `(in ${waitSeconds} s: the JWKS may be cached ${jwksMaxAgeSeconds} s); the previous key signs until then and stays in the JWKS ` +
           `until its tokens expire (${config.accessTokenTtlSeconds} s after the hand-over).`,
       };

@@ -318,8 +318,8 @@ describe('gatehouse CLI', () => {
   it('clients create refuses what the core refuses, with one line', async () => {
     const http = await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'http://app.example/cb', '--scope', 'messaging.v1.send');
     expect(http).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The redirect URI http://app.example/cb must use https (http is allowed on loopback only).\n' });
-    const scope = await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://app.example/cb', '--scope', 'openid');
-    expect(scope).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The scope openid is not in the catalogue.\n' });
+    const scope = await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://app.example/cb', '--scope', 'orders.v9.read');
+    expect(scope).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The scope orders.v9.read is not in the catalogue.\n' });
     const owner = await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://app.example/cb', '--scope', 'messaging.v1.send', '--owner', 'nobody@example.com');
     expect(owner).toMatchObject({ code: 2, stderr: 'gatehouse clients create: --owner nobody@example.com: no user with this e-mail\n' });
     const missing = await cli('clients', 'create', '--name', 'X', '--scope', 'messaging.v1.send');
@@ -336,7 +336,8 @@ describe('gatehouse CLI', () => {
     expect(client.scopes).toEqual(['orders.v1.read']);
     await withGatehouse(async (gatehouse) => {
       expect((await gatehouse.listClients()).map((entry) => entry.scopes)).toEqual([['orders.v1.read']]);
-      expect(gatehouse.settings.scopes.at(-1)).toEqual({ scope: 'orders.v1.read', description: 'See your orders' });
+      // After the four built-in scopes (OpenID Connect's come after the configured ones).
+      expect(gatehouse.settings.scopes[4]).toEqual({ scope: 'orders.v1.read', description: 'See your orders' });
     });
   });
 
@@ -389,23 +390,27 @@ describe('gatehouse CLI', () => {
     expect(noId).toMatchObject({ code: 2, stderr: 'gatehouse clients rotate-secret: expected CLIENT_ID (usage: gatehouse clients rotate-secret CLIENT_ID [--json])\n' });
   });
 
-  it('keys rotate adds a signing key and keeps the old one published', async () => {
-    const first = await json<{ kid: string }>('keys', 'rotate');
-    const second = await json<{ kid: string }>('keys', 'rotate');
+  it('keys rotate adds a signing key of each kind (ES256, and RS256 for ID tokens) and keeps the old ones published', async () => {
+    type Rotated = { kid: string; keys: Array<{ kid: string; alg: string }> };
+    const first = await json<Rotated>('keys', 'rotate');
+    const second = await json<Rotated>('keys', 'rotate');
     expect(second.kid).not.toBe(first.kid);
+    for (const rotated of [first, second]) {
+      expect(rotated.keys.map((key) => key.alg).sort()).toEqual(['ES256', 'RS256']);
+      expect(rotated.keys.find((key) => key.alg === 'ES256')?.kid).toBe(rotated.kid);
+    }
+    const kidsOf = (rotated: Rotated) => rotated.keys.map((key) => key.kid);
     await withGatehouse(async (gatehouse) => {
       const { keys } = await gatehouse.jwks();
-      expect(keys.map((key) => key.kid).sort()).toEqual([first.kid, second.kid].sort());
+      expect(keys.map((key) => key.kid).sort()).toEqual([...kidsOf(first), ...kidsOf(second)].sort());
     });
     const raw = await openSqliteStorage({ filename: env.GATEHOUSE_DB as string });
     const stored = await raw.repositories.signingKeys.list();
     await raw.close();
-    // The first key is retired (it no longer becomes the signing key), the second is active.
-    expect(stored.map((key) => [key.kid, key.retiredAt === null])).toEqual([
-      [first.kid, false],
-      [second.kid, true],
-    ]);
-  });
+    // The first keys are retired (they no longer become signing keys), the second ones are active.
+    expect(stored.filter((key) => key.retiredAt === null).map((key) => key.kid).sort()).toEqual(kidsOf(second).sort());
+    expect(stored.filter((key) => key.retiredAt !== null).map((key) => key.kid).sort()).toEqual(kidsOf(first).sort());
+  }, 60_000);
 
   it('keys rotate says when the new key starts signing: after the JWKS cache lifetime (docs/operations.md)', async () => {
     const before = Date.now();
@@ -417,7 +422,7 @@ describe('gatehouse CLI', () => {
     const text = await cli('keys', 'rotate');
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(
-      /^New signing key [A-Za-z0-9]+\. Running servers publish it within 5 s and sign with it from \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z \(in 310 s: the JWKS may be cached 300 s\); /,
+      /^New signing key [A-Za-z0-9]+ \(with RS256 key [A-Za-z0-9]+ for ID tokens\)\. Running servers publish it within 5 s and sign with it from \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z \(in 310 s: the JWKS may be cached 300 s\); /,
     );
   });
 
