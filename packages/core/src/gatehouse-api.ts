@@ -3,6 +3,7 @@ import type { Account, AttributeName, Client, Message, Role, Session, User, User
 import type { Clock } from './ports/clock.js';
 import type { GatehouseSettings } from './settings.js';
 import type { AccessTokenExpectations, VerifiedAccessToken } from './tokens/access-token.js';
+import type { SigningAlgorithm } from './tokens/key-ring.js';
 import type { AttributeScope } from './use-cases/attributes.js';
 import type { AuthorizationRequest, AuthorizationRequestCheck, RawParameters } from './use-cases/authorize.js';
 import type { AuthorizedApp } from './use-cases/authorized-apps.js';
@@ -79,9 +80,11 @@ export interface RequestScopedGatehouse {
   jwks(): Promise<{ keys: JWK[] }>;
   /**
    * Stores a new signing key, published at once; it signs from `signsFrom`, once every JWKS a
-   * resource server may have cached lists it (docs/operations.md, key rotation).
+   * resource server may have cached lists it (docs/operations.md, key rotation). With OpenID
+   * Connect, an RS256 key (ID tokens) is rotated with it: `keys` lists every new key, `kid` is
+   * the ES256 one (access tokens).
    */
-  rotateSigningKey(): Promise<{ kid: string; signsFrom: Date }>;
+  rotateSigningKey(): Promise<{ kid: string; signsFrom: Date; keys: Array<{ kid: string; alg: SigningAlgorithm }> }>;
   /** The `kid` of the key new tokens are signed with (generated and stored on the very first call). */
   currentSigningKeyId(): Promise<string>;
 

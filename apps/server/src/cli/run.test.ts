@@ -390,6 +390,33 @@ describe('gatehouse CLI', () => {
     expect(noId).toMatchObject({ code: 2, stderr: 'gatehouse clients rotate-secret: expected CLIENT_ID (usage: gatehouse clients rotate-secret CLIENT_ID [--json])\n' });
   });
 
+  it('clients create and set-openid carry the OpenID Connect metadata (docs/decisions/0136); clients list shows it', async () => {
+    const created = await json<Record<string, unknown>>(
+      'clients', 'create', '--name', 'Site', '--redirect-uri', 'https://site.example/cb', '--scope', 'openid profile',
+      '--id-token-signed-response-alg', 'ES256', '--post-logout-redirect-uri', 'https://site.example/bye', '--post-logout-redirect-uri', 'https://site.example/again',
+      '--default-max-age', '3600', '--require-auth-time',
+    );
+    expect(created).toMatchObject({ idTokenSignedResponseAlg: 'ES256', postLogoutRedirectUris: ['https://site.example/bye', 'https://site.example/again'], defaultMaxAge: 3600, requireAuthTime: true });
+    const clientId = created.clientId as string;
+    const listed = await json<{ clients: Array<Record<string, unknown>> }>('clients', 'list');
+    expect(listed.clients[0]).toMatchObject({ idTokenSignedResponseAlg: 'ES256', postLogoutRedirectUris: ['https://site.example/bye', 'https://site.example/again'], defaultMaxAge: 3600, requireAuthTime: true });
+    expect(await json('clients', 'set-openid', clientId, '--default-max-age', 'none', '--no-post-logout-redirect-uris')).toEqual({ clientId, idTokenSignedResponseAlg: 'ES256', requireAuthTime: true });
+    expect(await json('clients', 'set-openid', clientId, '--id-token-signed-response-alg', 'RS256', '--no-require-auth-time', '--post-logout-redirect-uri', 'https://site.example/bye')).toEqual({
+      clientId,
+      idTokenSignedResponseAlg: 'RS256',
+      postLogoutRedirectUris: ['https://site.example/bye'],
+    });
+    expect(await cli('clients', 'set-openid', clientId, '--post-logout-redirect-uri', 'http://site.example/bye')).toMatchObject({
+      code: 1,
+      stderr: 'gatehouse clients set-openid: The post-logout redirect URI http://site.example/bye must use https (http is allowed on loopback only).\n',
+    });
+    expect(await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://x.example/cb', '--scope', 'openid', '--id-token-signed-response-alg', 'HS256')).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The ID token algorithm must be RS256 or ES256.\n' });
+    expect(await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://x.example/cb', '--scope', 'openid', '--default-max-age', 'soon')).toMatchObject({ code: 2 });
+    // A client without OpenID Connect metadata lists none of it.
+    const plain = await json<{ clientId: string }>('clients', 'create', '--name', 'Plain', '--redirect-uri', 'https://p.example/cb', '--scope', 'messaging.v1.read');
+    expect(Object.keys(plain)).toEqual(['clientId', 'clientSecret', 'name', 'redirectUris', 'scopes', 'grantTypes']);
+  });
+
   it('keys rotate adds a signing key of each kind (ES256, and RS256 for ID tokens) and keeps the old ones published', async () => {
     type Rotated = { kid: string; keys: Array<{ kid: string; alg: string }> };
     const first = await json<Rotated>('keys', 'rotate');
@@ -471,7 +498,7 @@ describe('gatehouse CLI', () => {
     expect(await cli()).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: a command is needed; run gatehouse --help\n' });
     expect(await cli('frobnicate')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: unknown command "frobnicate"; run gatehouse --help\n' });
     expect((await cli('clients', 'frob')).stderr).toBe(
-      'gatehouse: unknown command "clients frob"; try: clients create, clients list, clients set-resource-server, clients rotate-secret, clients delete\n',
+      'gatehouse: unknown command "clients frob"; try: clients create, clients list, clients set-resource-server, clients set-openid, clients rotate-secret, clients delete\n',
     );
     expect(await cli('accounts', 'create', '--nmae', 'X')).toEqual({ code: 2, stdout: '', stderr: "gatehouse: Unknown option '--nmae'\n" });
     expect(await cli('accounts', 'create')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse accounts create: --name is required\n' });
