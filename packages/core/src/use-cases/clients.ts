@@ -1,6 +1,6 @@
 import { DEFAULT_GRANT_TYPES, GRANT_TYPES, isGrantType, isPublicClient } from '../domain/grant-types.js';
 import type { Client, GrantType } from '../domain/model.js';
-import { redirectUriProblem } from '../domain/redirect-uri.js';
+import { redirectUriProblem, type ApplicationType } from '../domain/redirect-uri.js';
 import { isCataloguedScope, type ScopeCatalogue } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { DomainError, OAuthError } from '../errors.js';
@@ -20,6 +20,12 @@ export interface ClientRegistration {
   public?: boolean;
   pkceRequired?: boolean;
   ownerUserKey?: string | null;
+  /**
+   * The redirect URI rules of an application type (docs/decisions/0116-native-redirect-uris.md):
+   * `native` also accepts private-use schemes (RFC 8252 §7.1), `web` only `https`. Without one,
+   * Gatehouse's own rules: `https`, or `http` on loopback.
+   */
+  applicationType?: ApplicationType;
 }
 
 /** A client with its secret, as shown once at creation or rotation; `null` for a public client. */
@@ -36,7 +42,7 @@ export interface ClientWithSecret {
  * validateRegistration({ name: 'Orders app', redirectUris: ['https://app.example/cb'], scopes: ['orders.v1.read'] }, settings.scopes);
  */
 export function validateRegistration(
-  input: Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'public'>,
+  input: Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'public' | 'applicationType'>,
   catalogue: ScopeCatalogue,
 ): {
   name: string;
@@ -56,7 +62,7 @@ export function validateRegistration(
   }
   if (redirectUris.length > 20) throw new DomainError('invalid', 'At most 20 redirect URIs.', { field: 'redirectUris' });
   for (const uri of redirectUris) {
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblem(uri, input.applicationType);
     if (problem) throw new DomainError('invalid', `The redirect URI ${uri} ${problem}.`, { field: 'redirectUris' });
   }
   const scopes = [...new Set(input.scopes)];
@@ -102,6 +108,23 @@ export async function registerClient(
   input: ClientRegistration,
 ): Promise<ClientWithSecret> {
   const valid = validateRegistration(input, deps.settings.scopes);
+  const created = newClient(deps, valid, input);
+  await deps.repos.clients.create(created.client);
+  const { client } = created;
+  deps.audit.record({ type: 'client.created', at: client.createdAt, clientId: client.clientId, ...(client.ownerUserKey ? { userKey: client.ownerUserKey } : {}) });
+  return created;
+}
+
+/**
+ * A new client record of a validated registration, with its secret (`null` for a public
+ * client), not stored yet: registration by the portal, the CLI or the host, and Dynamic Client
+ * Registration (`use-cases/dynamic-registration.ts`) make clients the same way.
+ */
+export function newClient(
+  deps: Pick<Deps, 'clock' | 'ids'>,
+  valid: ReturnType<typeof validateRegistration>,
+  input: Pick<ClientRegistration, 'public' | 'pkceRequired' | 'ownerUserKey'>,
+): ClientWithSecret {
   const clientSecret = input.public ? null : deps.ids.secret();
   const client: Client = {
     clientId: deps.ids.id(),
@@ -112,8 +135,6 @@ export async function registerClient(
     ownerUserKey: input.ownerUserKey ?? null,
     createdAt: deps.clock.now(),
   };
-  await deps.repos.clients.create(client);
-  deps.audit.record({ type: 'client.created', at: client.createdAt, clientId: client.clientId, ...(client.ownerUserKey ? { userKey: client.ownerUserKey } : {}) });
   return { client, clientSecret };
 }
 
@@ -133,7 +154,10 @@ export async function updateClient(
     : await findOwnedClient(deps, input.ownerUserKey, input.clientId);
   if (!existing) throw new DomainError('not_found', 'No such client.');
   // Public or confidential is fixed at creation; the grant types stay unless given.
-  const valid = validateRegistration({ ...input, grantTypes: input.grantTypes ?? existing.grantTypes, public: isPublicClient(existing) }, deps.settings.scopes);
+  const valid = validateRegistration(
+    { ...input, grantTypes: input.grantTypes ?? existing.grantTypes, public: isPublicClient(existing), applicationType: existing.registration?.metadata.applicationType },
+    deps.settings.scopes,
+  );
   const changes = { ...valid, pkceRequired: isPublicClient(existing) || (input.pkceRequired ?? existing.pkceRequired) };
   await deps.repos.clients.update(existing.clientId, changes);
   deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId });
