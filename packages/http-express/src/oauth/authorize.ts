@@ -1,4 +1,4 @@
-import { OAuthError, type AuthorizationRequestCheck, type AuthorizingUser, type RawParameters } from '@gatehouse/core';
+import { clientOrigin, OAuthError, type AuthorizationRequestCheck, type AuthorizingUser, type RawParameters } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import { parse as parseQueryString } from 'node:querystring';
 import { requestLogger } from '../logger.js';
@@ -143,6 +143,7 @@ export function authorizeEndpoint(ctx: OAuthContext) {
         userEmail: signedIn.user.email,
         returnTo: authorizeUrl(ctx, req),
         paths: ctx.paths,
+        origin: clientOrigin(check.client),
       }),
     );
   };
