@@ -84,7 +84,7 @@ export function describeSelfRegistrationContract({ runner, repos }: ContractCont
       await repos().clients.markUsed(DOCUMENT_URL, at(5, 5));
       await repos().consents.remember({ userKey: 'user1', clientId: DOCUMENT_URL, scopes: ['messaging.v1.read'], grantedAt: at(6) });
 
-      const refreshed = aDocumentClient('hash1', { createdAt: at(400), registration: { ...(aDocumentClient('hash1').registration as SelfRegistration), documentExpiresAt: at(700, 1) } });
+      const refreshed = aDocumentClient('hash1', { createdAt: at(400), registration: { ...(aDocumentClient('hash1').registration as Extract<SelfRegistration, { kind: 'metadata-document' }>), documentExpiresAt: at(700, 1) } });
       expect(await repos().clients.saveMetadataDocumentClient(refreshed)).toBe('refreshed');
       const afterRefresh = await repos().clients.findById(DOCUMENT_URL);
       expect(afterRefresh?.createdAt).toEqual(at(2, 5));
