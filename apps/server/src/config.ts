@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
-import { DEFAULT_SCOPES, isLoopbackHost, type ScopeCatalogue } from '@gatehouse/core';
+import { DEFAULT_SCOPES, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, isCataloguedScope, isHostPattern, isLoopbackHost, parseScope, sha256, type RegistrationPolicy, type ScopeCatalogue } from '@gatehouse/core';
 import { readScopeCatalogue } from './scopes-file.js';
 
 /** The server's configuration, read from the environment once at start-up. */
@@ -35,6 +35,25 @@ export interface Config {
   metrics: { host: string; port: number } | undefined;
   /** The scope catalogue: the four built-in scopes, then those of `GATEHOUSE_SCOPES_FILE` (docs/decisions/0016-the-server-scopes-file.md). */
   scopes: ScopeCatalogue;
+  /** Dynamic Client Registration (docs/decisions/0115-dynamic-client-registration.md): off unless `GATEHOUSE_REGISTRATION` says. */
+  registration: {
+    policy: RegistrationPolicy;
+    /** SHA-256 of each initial access token of `GATEHOUSE_REGISTRATION_TOKEN` (the tokens themselves are not kept). */
+    initialAccessTokenHashes: string[];
+    /** The scopes a client that registered itself may have; null: the whole catalogue. */
+    anonymousScopes: string[] | null;
+    /** Registrations per client IP address per hour. */
+    maxPerIpPerHour: number;
+    unusedClientTtlSeconds: number | null;
+  };
+  /** Client ID Metadata Documents (docs/decisions/0117, 0118): off unless `GATEHOUSE_CLIENT_METADATA_DOCUMENTS=on`. */
+  clientMetadataDocuments: {
+    enabled: boolean;
+    allowedHosts: string[] | null;
+    deniedHosts: string[];
+    /** Fetch documents from loopback and private network addresses too (development only). */
+    allowPrivateAddresses: boolean;
+  };
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -60,7 +79,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 /** Variables whose values are never echoed in an error message. */
-const SECRET_VARIABLES = new Set(['GATEHOUSE_KEY_SECRET', 'GATEHOUSE_DATABASE_URL']);
+const SECRET_VARIABLES = new Set(['GATEHOUSE_KEY_SECRET', 'GATEHOUSE_DATABASE_URL', 'GATEHOUSE_REGISTRATION_TOKEN']);
 
 function integer(min: number, max: number) {
   return v.pipe(
@@ -107,6 +126,13 @@ const trustProxy = v.pipe(
   }),
 );
 
+/** Comma-separated host names or `*.domain` patterns (Client ID Metadata Document hosts). */
+const hostList = v.pipe(
+  v.string(),
+  v.transform((value) => value.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== '')),
+  v.check((hosts) => hosts.every(isHostPattern), 'must be comma-separated host names or *.domain patterns (such as agents.example, *.example.com)'),
+);
+
 const databaseUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// connection string'));
 
 /** Every variable the server reads, with its rule; absent variables take the defaults below. */
@@ -141,6 +167,19 @@ const schema = {
   GATEHOUSE_METRICS_PORT: integer(1, 65535),
   GATEHOUSE_METRICS_HOST: v.pipe(v.string(), v.regex(/^[\w.:[\]-]+$/, 'must be a host name or an IP address')),
   GATEHOUSE_SCOPES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
+  GATEHOUSE_REGISTRATION: v.pipe(v.string(), v.toLowerCase(), v.picklist(['off', 'open', 'token'] as const, 'must be off, open or token')),
+  GATEHOUSE_REGISTRATION_TOKEN: v.pipe(
+    v.string(),
+    v.transform((value) => value.split(/[\s,]+/).filter((token) => token !== '')),
+    v.check((tokens) => tokens.length > 0 && tokens.every((token) => token.length >= 32 && /^[\x21-\x7e]+$/.test(token)), 'must be one or more tokens (comma or space separated) of at least 32 printable characters (for example: openssl rand -base64 32)'),
+  ),
+  GATEHOUSE_REGISTRATION_SCOPES: v.pipe(v.string(), v.transform((value) => parseScope(value))),
+  GATEHOUSE_REGISTRATION_RATE_LIMIT: integer(1, 1_000_000),
+  GATEHOUSE_REGISTRATION_UNUSED_TTL_SECONDS: optionalLimit,
+  GATEHOUSE_CLIENT_METADATA_DOCUMENTS: boolean,
+  GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS: hostList,
+  GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS: hostList,
+  GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE: boolean,
 } as const;
 
 type Schema = typeof schema;
@@ -208,6 +247,12 @@ export function loadConfig(env: Env): Config {
   const issuer = e.GATEHOUSE_ISSUER ?? `http://localhost:${port}`;
   const scopes = e.GATEHOUSE_SCOPES_FILE === undefined ? { catalogue: DEFAULT_SCOPES } : readScopeCatalogue(e.GATEHOUSE_SCOPES_FILE);
   if ('problem' in scopes) throw new ConfigError('GATEHOUSE_SCOPES_FILE', `GATEHOUSE_SCOPES_FILE ${e.GATEHOUSE_SCOPES_FILE}: ${scopes.problem}.`);
+  const policy = e.GATEHOUSE_REGISTRATION ?? 'off';
+  if (policy === 'token' && e.GATEHOUSE_REGISTRATION_TOKEN === undefined) {
+    throw new ConfigError('GATEHOUSE_REGISTRATION_TOKEN', 'GATEHOUSE_REGISTRATION=token needs GATEHOUSE_REGISTRATION_TOKEN (or GATEHOUSE_REGISTRATION_TOKEN_FILE): the initial access token(s) clients present.');
+  }
+  const unknownScope = e.GATEHOUSE_REGISTRATION_SCOPES?.find((scope) => !isCataloguedScope(scopes.catalogue, scope));
+  if (unknownScope !== undefined) throw new ConfigError('GATEHOUSE_REGISTRATION_SCOPES', `GATEHOUSE_REGISTRATION_SCOPES names ${unknownScope}, which is not in the scope catalogue.`);
   return {
     host: e.HOST,
     port,
@@ -242,6 +287,20 @@ export function loadConfig(env: Env): Config {
     // Off unless a port is given; loopback by default, so the scrape target is not public by accident.
     metrics: e.GATEHOUSE_METRICS_PORT === undefined ? undefined : { host: e.GATEHOUSE_METRICS_HOST ?? '127.0.0.1', port: e.GATEHOUSE_METRICS_PORT },
     scopes: scopes.catalogue,
+    registration: {
+      policy,
+      initialAccessTokenHashes: (e.GATEHOUSE_REGISTRATION_TOKEN ?? []).map((token) => sha256(token)),
+      anonymousScopes: e.GATEHOUSE_REGISTRATION_SCOPES ?? null,
+      maxPerIpPerHour: e.GATEHOUSE_REGISTRATION_RATE_LIMIT ?? 20,
+      // 0 (read as null) keeps every client; unset, the default.
+      unusedClientTtlSeconds: e.GATEHOUSE_REGISTRATION_UNUSED_TTL_SECONDS === undefined ? DEFAULT_UNUSED_CLIENT_TTL_SECONDS : e.GATEHOUSE_REGISTRATION_UNUSED_TTL_SECONDS,
+    },
+    clientMetadataDocuments: {
+      enabled: e.GATEHOUSE_CLIENT_METADATA_DOCUMENTS ?? false,
+      allowedHosts: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS ?? null,
+      deniedHosts: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS ?? [],
+      allowPrivateAddresses: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE ?? false,
+    },
   };
 }
 

@@ -17,7 +17,7 @@ export { timeOrderedId } from './domain/time-ordered-id.js';
 export { timeOrderedSecret, storedSecretHash } from './domain/time-ordered-secret.js';
 export * from './ports/index.js';
 export { defineSettings, type GatehouseSettings } from './settings.js';
-export { hostMatches, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, type RegistrationPolicy, type RegistrationSettings, type ClientMetadataDocumentSettings } from './registration-settings.js';
+export { hostMatches, isHostPattern, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, type RegistrationPolicy, type RegistrationSettings, type ClientMetadataDocumentSettings } from './registration-settings.js';
 export type { Deps } from './deps.js';
 export { sha256, constantTimeEqual, randomAlphanumeric, randomIdGenerator, createScryptPasswordHasher, DEFAULT_SCRYPT_PARAMETERS, type ScryptParameters } from './crypto.js';
 export { createKeyRing, SIGNING_ALGORITHM, type KeyRing } from './tokens/key-ring.js';

@@ -86,7 +86,7 @@ export function registrationSettings(
   }
   const unknownScope = registration.anonymousScopes?.find((scope) => !isCataloguedScope(catalogue, scope));
   if (unknownScope !== undefined) return { problem: `registration.anonymousScopes names "${unknownScope}", which is not in the scope catalogue` };
-  const badHost = [...(clientMetadataDocuments.allowedHosts ?? []), ...clientMetadataDocuments.deniedHosts].find((host) => !HOST_PATTERN.test(host));
+  const badHost = [...(clientMetadataDocuments.allowedHosts ?? []), ...clientMetadataDocuments.deniedHosts].find((host) => !isHostPattern(host));
   if (badHost !== undefined) return { problem: `clientMetadataDocuments: "${badHost}" is not a host name or *.domain pattern` };
   const { minSeconds, defaultSeconds, maxSeconds } = clientMetadataDocuments.cacheSeconds;
   if (!(minSeconds >= 0 && minSeconds <= defaultSeconds && defaultSeconds <= maxSeconds)) {
@@ -105,6 +105,18 @@ export function registrationSettings(
       cacheSeconds: Object.freeze({ ...clientMetadataDocuments.cacheSeconds }),
     }),
   };
+}
+
+/**
+ * True when `pattern` names hosts as the metadata-document host lists take them: a host name
+ * (`agent.example`), an IPv4 address, or `*.` and a domain for the hosts under it.
+ *
+ * @example
+ * isHostPattern('*.example.com'); // true
+ * isHostPattern('https://example.com'); // false
+ */
+export function isHostPattern(pattern: string): boolean {
+  return HOST_PATTERN.test(pattern);
 }
 
 /**
