@@ -2,12 +2,11 @@ import { sha256 } from '../crypto.js';
 import type { Client, GrantType } from '../domain/model.js';
 import { redirectUriProblem } from '../domain/redirect-uri.js';
 import { isCataloguedScope, parseScope } from '../domain/scopes.js';
-import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { ClientMetadataDocumentFetcher, FetchedClientMetadataDocument } from '../ports/client-metadata-documents.js';
 import type { AuditLog } from '../ports/services.js';
-import type { ClientRepository } from '../ports/repositories.js';
+import type { ClientRepository, Repositories } from '../ports/repositories.js';
 import { hostMatches } from '../registration-settings.js';
 import type { GatehouseSettings } from '../settings.js';
 import { applicationTypeOf, readClientMetadata } from './client-metadata.js';
@@ -53,7 +52,11 @@ export function isClientIdUrl(clientId: string): boolean {
  * const found = await findAuthorizingClient(deps, params.client_id);
  * if ('problem' in found) showErrorPage(found.problem);
  */
-export async function findAuthorizingClient(deps: Pick<Deps, 'repos' | 'clientMetadataDocuments'>, clientId: string): Promise<ClientLookup> {
+export async function findAuthorizingClient(
+  // `Deps`'s two members, named here: deps.ts imports this module's types.
+  deps: { repos: Pick<Repositories, 'clients'>; clientMetadataDocuments?: MetadataDocumentClients | undefined },
+  clientId: string,
+): Promise<ClientLookup> {
   if (deps.clientMetadataDocuments && isClientIdUrl(clientId)) return deps.clientMetadataDocuments.resolve(clientId);
   const client = await deps.repos.clients.findById(clientId);
   if (!client || client.registration?.kind === 'metadata-document') return { problem: 'The client is not known.', detail: `unknown client_id ${clientId.slice(0, 200)}` };
