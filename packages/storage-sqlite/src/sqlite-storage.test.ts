@@ -125,7 +125,7 @@ describe('openSqliteStorage', () => {
     const second = await openSqliteStorage({ filename: file.filename });
     await Promise.all([second.migrate(), storage.migrate()]);
     expect(await second.repositories.accounts.findByKey('a1')).toEqual(account);
-    expect(database.prepare(`select name from ${MIGRATION_TABLE} order by name`).all()).toEqual([{ name: '0001_initial' }, { name: '0002_one_owner_per_phone_number' }, { name: '0003_interactions' }, { name: '0004_client_types_and_grant_types' }, { name: '0005_remembered_consent' }]);
+    expect(database.prepare(`select name from ${MIGRATION_TABLE} order by name`).all()).toEqual([{ name: '0001_initial' }, { name: '0002_one_owner_per_phone_number' }, { name: '0003_interactions' }, { name: '0004_client_types_and_grant_types' }, { name: '0005_remembered_consent' }, { name: '0008_dynamic_registration' }]);
     await second.close();
     await storage.close();
   });
