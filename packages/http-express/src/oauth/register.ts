@@ -54,10 +54,15 @@ function bearerToken(req: Request): string | undefined {
  * `invalid_redirect_uri` (400), a body too large (413), too many registrations (429),
  * `invalid_token` (401 with `WWW-Authenticate: Bearer`).
  */
-export function registrationRouter(ctx: OAuthContext, limits: RegistrationLimits = {}, failureStore?: FailureStore): Router {
+export function registrationRouter(
+  ctx: OAuthContext,
+  limits: RegistrationLimits = {},
+  counting: { failureStore?: FailureStore | undefined; ipv6PrefixLength?: number | undefined } = {},
+): Router {
   const { maxPerIp, windowSeconds, bodyLimitBytes } = { ...DEFAULT_REGISTRATION_LIMITS, ...limits };
-  const limiter = createFailureLimiter(ctx.gatehouse.clock, failureStore === undefined ? {} : { store: failureStore });
-  const ipKeys = (req: Request): LimitKey[] => [{ scope: 'ip', key: `register:ip:${ipBucket(clientIp(req))}`, max: maxPerIp }];
+  const limiter = createFailureLimiter(ctx.gatehouse.clock, counting.failureStore === undefined ? {} : { store: counting.failureStore });
+  // IPv6 addresses count per network, as the other limits do (default /64).
+  const ipKeys = (req: Request): LimitKey[] => [{ scope: 'ip', key: `register:ip:${ipBucket(clientIp(req), counting.ipv6PrefixLength)}`, max: maxPerIp }];
   const parseJson = express.json({ limit: bodyLimitBytes, strict: true, type: JSON_TYPES });
   const router = Router();
 

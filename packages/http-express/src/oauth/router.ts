@@ -57,7 +57,7 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   router.get(OAUTH_PATHS.jwks, jwksEndpoint(ctx));
 
   // RFC 7591 / RFC 7592, under the host's policy (docs/decisions/0115-dynamic-client-registration.md); it answers its own errors.
-  if (gatehouse.settings.registration.policy !== 'off') router.use(OAUTH_PATHS.register, registrationRouter(ctx, options.registrationLimits, options.failureStore));
+  if (gatehouse.settings.registration.policy !== 'off') router.use(OAUTH_PATHS.register, registrationRouter(ctx, options.registrationLimits, { failureStore: options.failureStore, ipv6PrefixLength: options.rateLimit?.ipv6PrefixLength }));
   router.post(OAUTH_PATHS.token, oauthFormBody, tokenEndpoint(ctx));
   router.post(OAUTH_PATHS.revoke, oauthFormBody, revocationEndpoint(ctx));
   router.post(OAUTH_PATHS.introspect, oauthFormBody, introspectionEndpoint(ctx));
