@@ -37,7 +37,8 @@ describe('loadConfig', () => {
       accessTokenTtlSeconds: 3600,
       codeTtlSeconds: 60,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
-      rateLimit: { maxFailures: 5, windowSeconds: 300, maxFailuresPerIp: 25, ipv6PrefixLength: 64 },
+      rateLimit: { maxFailures: 5, windowSeconds: 300, maxFailuresPerIp: 25, ipv6PrefixLength: 64, maxAnonymousRequestsPerIp: 60 },
+      maxAnonymousInteractions: 10_000,
       purgeIntervalMinutes: 15,
       demo: true,
       scopes: DEFAULT_SCOPES,
@@ -98,7 +99,8 @@ describe('loadConfig', () => {
       codeTtlSeconds: 30,
       sessionTtlSeconds: 3600,
       refreshToken: { rotate: true, reuseGraceSeconds: 5, idleTtlSeconds: 86400, absoluteTtlSeconds: null },
-      rateLimit: { maxFailures: 3, windowSeconds: 60, maxFailuresPerIp: 100, ipv6PrefixLength: 48 },
+      rateLimit: { maxFailures: 3, windowSeconds: 60, maxFailuresPerIp: 100, ipv6PrefixLength: 48, maxAnonymousRequestsPerIp: 60 },
+      maxAnonymousInteractions: 10_000,
       purgeIntervalMinutes: 5,
       shutdownTimeoutSeconds: 3,
       demo: false,
@@ -149,7 +151,7 @@ describe('loadConfig', () => {
   });
 
   it('allows five times the per-key failures per IP unless told otherwise', () => {
-    expect(loadConfig({ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '8' }).rateLimit).toEqual({ maxFailures: 8, windowSeconds: 300, maxFailuresPerIp: 40, ipv6PrefixLength: 64 });
+    expect(loadConfig({ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '8' }).rateLimit).toEqual({ maxFailures: 8, windowSeconds: 300, maxFailuresPerIp: 40, ipv6PrefixLength: 64, maxAnonymousRequestsPerIp: 60 });
   });
 
   it('counts IPv6 clients per /64 unless GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH says otherwise (32 to 128)', () => {

@@ -48,6 +48,7 @@ export function settingsFrom(config: Config): GatehouseSettings {
     refreshToken: config.refreshToken,
     jwksMaxAgeSeconds: config.jwksMaxAgeSeconds,
     scopes: config.scopes,
+    maxAnonymousInteractions: config.maxAnonymousInteractions,
     registration: {
       policy: config.registration.policy,
       initialAccessTokenHashes: config.registration.initialAccessTokenHashes,

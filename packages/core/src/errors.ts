@@ -45,8 +45,11 @@ export class OAuthError extends Error {
   }
 }
 
-/** Failure kinds of the resource and administration use cases. */
-export type DomainErrorKind = 'invalid' | 'not_found' | 'forbidden' | 'conflict' | 'unauthenticated';
+/**
+ * Failure kinds of the resource and administration use cases. `unavailable`: the server refuses
+ * for now what it would do later (a bound on work in progress was reached), to be tried again.
+ */
+export type DomainErrorKind = 'invalid' | 'not_found' | 'forbidden' | 'conflict' | 'unauthenticated' | 'unavailable';
 
 /**
  * An error of the resource and admin use cases; the HTTP adapter maps `kind` to a status

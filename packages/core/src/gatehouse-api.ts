@@ -13,7 +13,7 @@ import type { DynamicClientRegistered } from './use-cases/dynamic-registration.j
 import type { IntrospectionResponse } from './use-cases/introspect.js';
 import type { SendMessageInput } from './use-cases/messages.js';
 import type { UserProfile } from './ports/users.js';
-import type { ConsentRequestDetails } from './use-cases/interactions.js';
+import type { ConsentRequestDetails, LoginRequestDetails } from './use-cases/interactions.js';
 import type { SignedIn } from './use-cases/sessions.js';
 import type { TokenResponse } from './use-cases/token-response.js';
 import type { CurrentUser, NewUser } from './use-cases/users.js';
@@ -89,8 +89,19 @@ export interface RequestScopedGatehouse {
   // Login and consent handed to the host application (docs/decisions/0091)
   /** A single-use, expiring login request for the host's login page; the browser comes back to `returnTo` (a path). */
   startLogin(input: { returnTo: string }): Promise<{ loginRequest: string }>;
-  /** The host signed `userKey` in: uses the login request once, opens a session, says where the browser goes next. */
-  completeLogin(input: { loginRequest: string; userKey: string }): Promise<SignedIn & { redirectTo: string }>;
+  /**
+   * What a login request asks of the host's sign-in (client, scopes, `prompt=login`, `max_age`,
+   * `login_hint`, and `authenticatedAfter`: how fresh a sign-in it needs); undefined when the
+   * request cannot be used. Does not use it.
+   */
+  describeLoginRequest(loginRequest: string): Promise<LoginRequestDetails | undefined>;
+  /**
+   * The host signed `userKey` in at `authenticatedAt` (when the user proved who they are to the
+   * host): uses the login request once, opens a session, says where the browser goes next. A
+   * request that wants a fresher sign-in is refused (`DomainError('unauthenticated')`, field
+   * `authenticatedAt`), the login request left unused.
+   */
+  completeLogin(input: { loginRequest: string; userKey: string; authenticatedAt: Date }): Promise<SignedIn & { redirectTo: string }>;
   /** A single-use, expiring consent request for the host's consent page. */
   startConsent(input: { returnTo: string; userKey: string; sessionId: string | null }): Promise<{ consentRequest: string }>;
   /** What the host's consent page shows (client, scopes); undefined when the request cannot be used. Does not use it. */

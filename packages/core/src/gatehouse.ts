@@ -186,6 +186,7 @@ const USE_CASES: UseCaseBinders = {
   logoutUser: (deps) => bind(deps, sessions.logoutUser),
   // Login and consent handed to the host application (docs/decisions/0091)
   startLogin: (deps) => bind(deps, interactions.startLogin),
+  describeLoginRequest: (deps) => bind(deps, interactions.describeLoginRequest),
   completeLogin: (deps) => bind(deps, interactions.completeLogin),
   startConsent: (deps) => bind(deps, interactions.startConsent),
   describeConsentRequest: (deps) => bind(deps, interactions.describeConsentRequest),

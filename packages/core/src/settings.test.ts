@@ -12,6 +12,7 @@ describe('defineSettings', () => {
       sessionTtlSeconds: 12 * 3600,
       maxAttributesPerAccount: 500,
       interactionTtlSeconds: 600,
+      maxAnonymousInteractions: 10_000,
       jwksMaxAgeSeconds: 300,
       scopes: DEFAULT_SCOPES,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },

@@ -24,6 +24,13 @@ export interface GatehouseSettings {
   /** Lifetime of a login or consent request handed to the host application (docs/decisions/0091). */
   interactionTtlSeconds: number;
   /**
+   * The most login requests and `prompt=login` markers made for browsers that are not signed in
+   * the database keeps at once (docs/decisions/0108-anonymous-requests-store-bounded-state.md):
+   * beyond it, expired ones are deleted, and a new one is refused while none has expired.
+   * Each holds at most 4 KiB of request. Default 10,000.
+   */
+  maxAnonymousInteractions: number;
+  /**
    * How long resource servers may cache the JWKS (its `Cache-Control: max-age`). A new signing
    * key is published this long (plus a margin) before it signs (docs/operations.md, key rotation).
    */
@@ -74,6 +81,7 @@ export function defineSettings(
     sessionTtlSeconds: 12 * 3600,
     maxAttributesPerAccount: 500,
     interactionTtlSeconds: 600,
+    maxAnonymousInteractions: 10_000,
     jwksMaxAgeSeconds: 300,
     ...rest,
     scopes: Object.freeze(scopes.map((entry) => Object.freeze({ scope: entry.scope, description: entry.description }))),

@@ -13,6 +13,7 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
     '0003_interactions': { up: (db) => createInteractions(db, dialect) },
     '0004_client_types_and_grant_types': { up: (db) => addGrantTypesToClients(db) },
     '0005_remembered_consent': { up: (db) => createConsents(db, dialect) },
+    '0006_authentication_time_and_superseded_tokens': { up: (db) => addAuthenticationTimeAndSupersededTokens(db) },
     '0008_dynamic_registration': { up: (db) => addSelfRegistrationToClients(db) },
   };
   return { getMigrations: async () => migrations };
@@ -322,6 +323,24 @@ async function addGrantTypesToClients(db: SchemaDb): Promise<void> {
   await db.schema
     .alterTable('clients')
     .addColumn('grant_types', 'text', (c) => c.notNull().defaultTo(JSON.stringify(['authorization_code', 'refresh_token'])))
+    .execute();
+}
+
+/**
+ * Issue #28's rules (docs/decisions/0105 to 0107): when a session's user last proved who they are
+ * (the host may have signed them in before the session began; null: when the session began, as
+ * every session before this migration), a refresh token replaced by a retry within the rotation
+ * grace, and the user's unused codes found without reading the whole table (a withdrawn app or a
+ * password change deletes them).
+ */
+async function addAuthenticationTimeAndSupersededTokens(db: SchemaDb): Promise<void> {
+  await db.schema.alterTable('sessions').addColumn('authenticated_at', 'bigint').execute();
+  await db.schema.alterTable('refresh_tokens').addColumn('superseded_at', 'bigint').execute();
+  await db.schema
+    .createIndex('authorization_codes_unused_by_user')
+    .on('authorization_codes')
+    .columns(['user_key', 'client_id'])
+    .where(sql.ref('consumed_at'), 'is', null)
     .execute();
 }
 

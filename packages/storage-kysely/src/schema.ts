@@ -104,12 +104,16 @@ export interface RefreshTokenTable {
   created_at: EpochMs;
   last_used_at: EpochMs;
   rotated_at: EpochMs | null;
+  /** Set when a retry within the rotation grace replaced the token (migration 0006). */
+  superseded_at: EpochMs | null;
 }
 
 export interface SessionTable {
   session_id: string;
   user_key: string;
   created_at: EpochMs;
+  /** When the user last proved who they are; null for sessions made before migration 0006: `created_at`. */
+  authenticated_at: EpochMs | null;
   expires_at: EpochMs;
   ended_at: EpochMs | null;
 }

@@ -23,10 +23,10 @@ function fill(raw: BetterSqlite3.Database): void {
   const insert = (sql: string) => raw.prepare(sql);
   const users = insert('insert into users values (?, ?, ?, ?, ?, ?, ?)');
   const clients = insert('insert into clients (client_id, client_secret_hash, name, redirect_uris, scopes, pkce_required, owner_user_key, created_at, grant_types) values (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const sessions = insert('insert into sessions values (?, ?, ?, ?, ?)');
+  const sessions = insert('insert into sessions (session_id, user_key, created_at, expires_at, ended_at) values (?, ?, ?, ?, ?)');
   const grants = insert('insert into grants values (?, ?, ?, ?, ?, ?, ?)');
   const codes = insert('insert into authorization_codes values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const tokens = insert('insert into refresh_tokens values (?, ?, ?, ?, ?)');
+  const tokens = insert('insert into refresh_tokens (token_hash, grant_id, created_at, last_used_at, rotated_at) values (?, ?, ?, ?, ?)');
   const accounts = insert('insert into accounts values (?, ?)');
   const memberships = insert('insert into memberships values (?, ?, ?)');
   const names = insert('insert into attribute_names values (?, ?, ?, ?, ?)');
@@ -62,7 +62,7 @@ async function exchangeFreshCode(storage: Storage, at: Date): Promise<void> {
   const exchanged = await storage.repositories.grants.createFromCode({
     grant: { grantId: 'g-fresh', clientId: code.clientId, userKey: code.userKey, scopes: code.scopes, sessionId: code.sessionId, createdAt: at, revokedAt: null },
     codeHash: 'code-fresh',
-    refreshToken: { tokenHash: 'rt-fresh', grantId: 'g-fresh', createdAt: at, lastUsedAt: at, rotatedAt: null },
+    refreshToken: { tokenHash: 'rt-fresh', grantId: 'g-fresh', createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null },
   });
   if (!exchanged) throw new Error('the fresh code was not exchanged');
 }
@@ -107,7 +107,7 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
     ['exchange a code (grant, conditional consume, live session, refresh token)', (s) => exchangeFreshCode(s, at)],
     ['refresh token by hash', (s) => s.repositories.refreshTokens.findByHash('rt777')],
     ['refresh token with its grant (refresh)', (s) => s.repositories.refreshTokens.findWithGrant('rt777')],
-    ['rotate a refresh token', (s) => s.repositories.refreshTokens.markRotated('rt777', at)],
+    ['rotate a refresh token', (s) => s.repositories.refreshTokens.rotate({ tokenHash: 'rt777', next: { tokenHash: 'rt-next', grantId: 'g777', createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null }, at, graceSince: at })],
     ['touch a refresh token', (s) => s.repositories.refreshTokens.touch('rt777', at)],
     ['session by id', (s) => s.repositories.sessions.findById('s777')],
     ['end a session', (s) => s.repositories.sessions.end('s778', at)],
@@ -167,7 +167,7 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
       const exchanged = await threaded.storage.repositories.grants.createFromCode({
         grant: { grantId: 'g-thread', ...code, createdAt: at, revokedAt: null },
         codeHash: 'code-thread',
-        refreshToken: { tokenHash: 'rt-thread', grantId: 'g-thread', createdAt: at, lastUsedAt: at, rotatedAt: null },
+        refreshToken: { tokenHash: 'rt-thread', grantId: 'g-thread', createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null },
       });
       expect(exchanged).toBe(true);
       expect(sent.map((statement) => statement.sql.split(' ').slice(0, 3).join(' '))).toEqual(['insert into "grants"', 'update "authorization_codes" set', 'insert into "refresh_tokens"']);

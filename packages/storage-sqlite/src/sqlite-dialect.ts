@@ -28,7 +28,7 @@ export const sqliteDialect: StorageDialect = {
   locksRows: false,
   writesInCtes: false,
   // BEGIN IMMEDIATE already holds the database's only write lock for the whole transaction.
-  lockAccountAttributes: async () => undefined,
+  lock: async () => undefined,
 };
 
 /**

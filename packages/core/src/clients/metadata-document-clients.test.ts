@@ -116,23 +116,25 @@ describe('Client ID Metadata Documents', () => {
   });
 
   it('forgets the remembered consent when the document changes, and keeps it when it comes back the same', async () => {
-    const { t, fetcher } = await setup();
+    // An https redirect URI: a loopback one never skips the consent page (docs/decisions/0109).
+    const web = { redirect_uris: ['https://agent.example/cb'] };
+    const { t, fetcher } = await setup({ fetcher: fakeFetcher(answer(documentOf(web))) });
     const user = await t.seedUser();
-    const user2 = { userKey: user.userKey, sessionId: null, signedInAt: t.clock.now() };
-    const first = await authorize(t, { scope: 'messaging.v1.read' });
+    const user2 = { userKey: user.userKey, sessionId: null, signedInAt: t.clock.now(), authenticatedAt: t.clock.now() };
+    const first = await authorize(t, { scope: 'messaging.v1.read', redirect_uri: 'https://agent.example/cb' });
     if (first.kind !== 'valid') throw new Error(JSON.stringify(first));
     await t.gatehouse.approveAuthorization({ request: first.request, userKey: user.userKey, sessionId: null });
     const returnTo = '/oauth/authorize?…';
     expect((await t.gatehouse.nextAuthorizationStep({ request: first.request, user: user2, returnTo })).kind).toBe('redirect');
 
     t.clock.advance(301);
-    const same = await authorize(t, { scope: 'messaging.v1.read' });
+    const same = await authorize(t, { scope: 'messaging.v1.read', redirect_uri: 'https://agent.example/cb' });
     if (same.kind !== 'valid') throw new Error(JSON.stringify(same));
     expect((await t.gatehouse.nextAuthorizationStep({ request: same.request, user: user2, returnTo })).kind).toBe('redirect');
 
     t.clock.advance(301);
-    fetcher.answer(answer(documentOf({ client_name: 'Agent (renamed)' })));
-    const changed = await authorize(t, { scope: 'messaging.v1.read' });
+    fetcher.answer(answer(documentOf({ ...web, client_name: 'Agent (renamed)' })));
+    const changed = await authorize(t, { scope: 'messaging.v1.read', redirect_uri: 'https://agent.example/cb' });
     if (changed.kind !== 'valid') throw new Error(JSON.stringify(changed));
     expect(changed.client.name).toBe('Agent (renamed)');
     expect(await t.repositories.consents.find(user.userKey, URL_ID)).toBeUndefined();

@@ -129,6 +129,12 @@ export interface RefreshToken {
   lastUsedAt: Date;
   /** Set when the token was exchanged under rotation. */
   rotatedAt: Date | null;
+  /**
+   * Set when a retry of an older token of the grant, within the rotation grace, replaced this one
+   * (RFC 9700 §4.14.2): a superseded token is never accepted again, and presenting it revokes the
+   * grant (docs/decisions/0106-one-live-refresh-token-under-rotation.md).
+   */
+  supersededAt: Date | null;
 }
 
 /**
@@ -149,6 +155,12 @@ export interface Session {
   sessionId: string;
   userKey: string;
   createdAt: Date;
+  /**
+   * When the user last proved who they are: the password sign-in that opened the session, or the
+   * host's own sign-in (`completeLogin`'s `authenticatedAt`), which may be older than the session
+   * (docs/decisions/0107-fresh-sign-in-through-the-host.md). `prompt=login` and `max_age` read it.
+   */
+  authenticatedAt: Date;
   expiresAt: Date;
   endedAt: Date | null;
 }

@@ -27,10 +27,11 @@ export interface TestGatehouse {
   obtainTokens(input: { client: Client; user: User; scope?: string; sessionId?: string | null }): Promise<TokenResponse>;
   /**
    * The flow of a login handed to the host application (docs/decisions/0091): authorize →
-   * `startLogin` → the host's `completeLogin` for `userKey` → consent (Allow) under the new
-   * session → code exchange. Returns the tokens and the sign-in session token.
+   * `startLogin` → the host's `completeLogin` for `userKey`, who signed in to the host at
+   * `authenticatedAt` (default: the clock's now) → consent (Allow) under the new session → code
+   * exchange. Returns the tokens and the sign-in session token.
    */
-  obtainTokensViaHostLogin(input: { client: Client; userKey: string; scope?: string }): Promise<{ tokens: TokenResponse; sessionToken: string }>;
+  obtainTokensViaHostLogin(input: { client: Client; userKey: string; scope?: string; authenticatedAt?: Date }): Promise<{ tokens: TokenResponse; sessionToken: string }>;
 }
 
 /** A `UserDirectory` in memory, for an embedder's tests of "bring your own users". */
@@ -155,12 +156,12 @@ export async function createTestGatehouse(
       const code = new URL(redirectTo).searchParams.get('code') as string;
       return gatehouse.exchangeCode({ client, code, redirectUri: check.request.redirectUri, codeVerifier: undefined });
     },
-    async obtainTokensViaHostLogin({ client, userKey, scope }) {
+    async obtainTokensViaHostLogin({ client, userKey, scope, authenticatedAt = gatehouse.clock.now() }) {
       const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string, ...(scope === undefined ? {} : { scope }) });
       // The authorize endpoint is under the issuer's path, where the router is mounted (docs/decisions/0090).
       const authorizePath = `${new URL(settings.issuer).pathname.replace(/\/+$/, '')}/oauth/authorize`;
       const { loginRequest } = await gatehouse.startLogin({ returnTo: `${authorizePath}?${query.toString()}` });
-      const { sessionToken, session, redirectTo } = await gatehouse.completeLogin({ loginRequest, userKey });
+      const { sessionToken, session, redirectTo } = await gatehouse.completeLogin({ loginRequest, userKey, authenticatedAt });
       const check = await gatehouse.checkAuthorizationRequest(Object.fromEntries(new URL(redirectTo, settings.issuer).searchParams));
       if (check.kind !== 'valid') throw check.error;
       const approved = await gatehouse.approveAuthorization({ request: check.request, userKey, sessionId: session.sessionId });

@@ -221,6 +221,9 @@ export function createMemoryRepositories(): Repositories {
         const code = codes.get(codeHash);
         return code && copy(code);
       },
+      async deleteUnused(userKey, clientId) {
+        return deleteWhere(codes, (code) => code.consumedAt === null && code.userKey === userKey && (clientId === undefined || code.clientId === clientId));
+      },
       async purge(expiredBefore) {
         return deleteWhere(codes, (code) => code.consumedAt === null ? code.expiresAt < expiredBefore : !code.grantId || !grants.has(code.grantId));
       },
@@ -289,11 +292,22 @@ export function createMemoryRepositories(): Repositories {
         const grant = token && grants.get(token.grantId);
         return token && grant && { token: copy(token), grant: copy(grant) };
       },
-      async markRotated(tokenHash, at) {
+      async rotate({ tokenHash, next, at, graceSince }) {
+        // Checked, then written without an await in between: one transaction, as the SQL adapters' is.
         const token = refreshTokens.get(tokenHash);
-        if (!token || token.rotatedAt) return false;
-        token.rotatedAt = at;
-        return true;
+        if (!token || token.supersededAt) return 'reused';
+        if (refreshTokens.has(next.tokenHash)) throw new Error(`refresh token ${next.tokenHash} exists`);
+        if (token.rotatedAt === null) {
+          token.rotatedAt = at;
+          refreshTokens.set(next.tokenHash, copy(next));
+          return 'rotated';
+        }
+        if (token.rotatedAt < graceSince) return 'reused';
+        for (const other of refreshTokens.values()) {
+          if (other.grantId === token.grantId && other.rotatedAt === null && other.supersededAt === null) other.supersededAt = at;
+        }
+        refreshTokens.set(next.tokenHash, copy(next));
+        return 'replaced';
       },
       async touch(tokenHash, at) {
         const token = refreshTokens.get(tokenHash);
@@ -348,6 +362,11 @@ export function createMemoryRepositories(): Repositories {
         if (!interaction || interaction.kind !== kind || interaction.consumedAt || interaction.expiresAt <= at) return undefined;
         interaction.consumedAt = at;
         return copy(interaction);
+      },
+      async createAnonymous(interaction, cap) {
+        if ([...interactions.values()].filter((stored) => stored.userKey === null).length >= cap) return false;
+        interactions.set(interaction.interactionHash, copy(interaction));
+        return true;
       },
       async purge(expiredBefore) {
         return deleteWhere(interactions, (interaction) => interaction.expiresAt < expiredBefore);

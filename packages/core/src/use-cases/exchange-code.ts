@@ -73,7 +73,7 @@ export async function exchangeCode(
   const won = await deps.repos.grants.createFromCode({
     grant,
     codeHash,
-    refreshToken: { tokenHash: storedSecretHash(refreshToken), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null },
+    refreshToken: { tokenHash: storedSecretHash(refreshToken), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null },
   });
   if (!won) {
     const consumed = await deps.repos.codes.findByHash(codeHash);

@@ -4,14 +4,17 @@ import { isCataloguedScope, isValidScopeToken, type ScopeCatalogue, parseScope }
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
+import { secondsAfter } from '../domain/time.js';
 import { buildTokenResponse, type TokenResponse } from './token-response.js';
 
 const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
 
 /**
  * RFC 6749 §6: a refresh token buys a new access token, optionally for fewer scopes.
- * With rotation on (RFC 9700 §4.14.2), each use returns a new refresh token and a rotated
- * token presented again after the grace period revokes the whole grant. A public client's
+ * With rotation on (RFC 9700 §4.14.2), each use returns a new refresh token and the grant keeps
+ * one live refresh token: a rotated token presented again within the grace period gets a new one
+ * that replaces the one issued before it, and after the grace, like a replaced one, revokes the
+ * whole grant. A public client's
  * refresh tokens always rotate (RFC 9700 §4.14.2: they are not sender-constrained).
  *
  * @example
@@ -49,18 +52,21 @@ export async function refresh(
     return buildTokenResponse(deps, grant, scopes, input.refreshToken);
   }
 
-  const won = stored.rotatedAt === null && (await deps.repos.refreshTokens.markRotated(tokenHash, now));
-  if (!won) {
-    const rotated = stored.rotatedAt ?? (await deps.repos.refreshTokens.findByHash(tokenHash))?.rotatedAt ?? now;
-    if (now.getTime() > rotated.getTime() + reuseGraceSeconds * 1000) {
-      // RFC 9700 §4.14.2: reuse of a rotated refresh token revokes the grant.
-      await deps.repos.grants.revoke(grant.grantId, now);
-      deps.audit.record({ type: 'refresh_token.reused', at: now, clientId: grant.clientId, ...(grant.userKey === null ? {} : { userKey: grant.userKey }), grantIds: [grant.grantId] });
-      throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'rotated refresh token reused' });
-    }
-  }
   const next = timeOrderedSecret(now, deps.ids);
-  await deps.repos.refreshTokens.save({ tokenHash: storedSecretHash(next), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null });
+  // RFC 9700 §4.14.2: the grant keeps one live refresh token. A retry of a rotated token within
+  // the grace (a lost response) gets a new one that supersedes the one issued before, never a
+  // second branch; any other reuse revokes the grant (docs/decisions/0106).
+  const outcome = await deps.repos.refreshTokens.rotate({
+    tokenHash,
+    next: { tokenHash: storedSecretHash(next), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null },
+    at: now,
+    graceSince: secondsAfter(now, -reuseGraceSeconds),
+  });
+  if (outcome === 'reused') {
+    await deps.repos.grants.revoke(grant.grantId, now);
+    deps.audit.record({ type: 'refresh_token.reused', at: now, clientId: grant.clientId, ...(grant.userKey === null ? {} : { userKey: grant.userKey }), grantIds: [grant.grantId] });
+    throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: stored.supersededAt ? 'superseded refresh token reused' : 'rotated refresh token reused' });
+  }
   return buildTokenResponse(deps, grant, scopes, next);
 }
 

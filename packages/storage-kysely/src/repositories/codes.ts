@@ -30,6 +30,14 @@ export function createAuthorizationCodeRepository(db: Kysely<Database>): Authori
       return row && fromRow(row);
     },
 
+    async deleteUnused(userKey, clientId) {
+      // docs/decisions/0105: the exchange's conditional consume (`consumed_at IS NULL` on a row that
+      // is gone) then changes nothing, whichever of the two commits first.
+      let query = db.deleteFrom('authorization_codes').where('user_key', '=', userKey).where('consumed_at', 'is', null);
+      if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+      return affected((await query.executeTakeFirst()).numDeletedRows);
+    },
+
     async purge(expiredBefore) {
       // Consumed codes go with their grant (ON DELETE CASCADE), so only unused expired ones remain to delete.
       const result = await db
