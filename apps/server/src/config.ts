@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
-import { DEFAULT_SCOPES, isLoopbackHost, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
+import { DEFAULT_SCOPES, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, isCataloguedScope, isHostPattern, isLoopbackHost, parseScope, sha256, type RegistrationPolicy, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
 import { DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP } from '@gatehouse/http-express';
 import { ownApisResource, readResourceCatalogue } from './resources-file.js';
 import { readScopeCatalogue } from './scopes-file.js';
@@ -44,6 +44,25 @@ export interface Config {
    * `GATEHOUSE_RESOURCES_FILE` (docs/decisions/0110-resource-indicators.md).
    */
   resources: ResourceCatalogue;
+  /** Dynamic Client Registration (docs/decisions/0115-dynamic-client-registration.md): off unless `GATEHOUSE_REGISTRATION` says. */
+  registration: {
+    policy: RegistrationPolicy;
+    /** SHA-256 of each initial access token of `GATEHOUSE_REGISTRATION_TOKEN` (the tokens themselves are not kept). */
+    initialAccessTokenHashes: string[];
+    /** The scopes a client that registered itself may have; null: the whole catalogue. */
+    anonymousScopes: string[] | null;
+    /** Registrations per client IP address per hour. */
+    maxPerIpPerHour: number;
+    unusedClientTtlSeconds: number | null;
+  };
+  /** Client ID Metadata Documents (docs/decisions/0117, 0118): off unless `GATEHOUSE_CLIENT_METADATA_DOCUMENTS=on`. */
+  clientMetadataDocuments: {
+    enabled: boolean;
+    allowedHosts: string[] | null;
+    deniedHosts: string[];
+    /** Fetch documents from loopback and private network addresses too (development only). */
+    allowPrivateAddresses: boolean;
+  };
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -69,7 +88,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 /** Variables whose values are never echoed in an error message. */
-const SECRET_VARIABLES = new Set(['GATEHOUSE_KEY_SECRET', 'GATEHOUSE_DATABASE_URL']);
+const SECRET_VARIABLES = new Set(['GATEHOUSE_KEY_SECRET', 'GATEHOUSE_DATABASE_URL', 'GATEHOUSE_REGISTRATION_TOKEN']);
 
 function integer(min: number, max: number) {
   return v.pipe(
@@ -116,6 +135,13 @@ const trustProxy = v.pipe(
   }),
 );
 
+/** Comma-separated host names or `*.domain` patterns (Client ID Metadata Document hosts). */
+const hostList = v.pipe(
+  v.string(),
+  v.transform((value) => value.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== '')),
+  v.check((hosts) => hosts.every(isHostPattern), 'must be comma-separated host names or *.domain patterns (such as agents.example, *.example.com)'),
+);
+
 const databaseUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// connection string'));
 
 /** Every variable the server reads, with its rule; absent variables take the defaults below. */
@@ -153,6 +179,19 @@ const schema = {
   GATEHOUSE_METRICS_HOST: v.pipe(v.string(), v.regex(/^[\w.:[\]-]+$/, 'must be a host name or an IP address')),
   GATEHOUSE_SCOPES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
   GATEHOUSE_RESOURCES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
+  GATEHOUSE_REGISTRATION: v.pipe(v.string(), v.toLowerCase(), v.picklist(['off', 'open', 'token'] as const, 'must be off, open or token')),
+  GATEHOUSE_REGISTRATION_TOKEN: v.pipe(
+    v.string(),
+    v.transform((value) => value.split(/[\s,]+/).filter((token) => token !== '')),
+    v.check((tokens) => tokens.length > 0 && tokens.every((token) => token.length >= 32 && /^[\x21-\x7e]+$/.test(token)), 'must be one or more tokens (comma or space separated) of at least 32 printable characters (for example: openssl rand -base64 32)'),
+  ),
+  GATEHOUSE_REGISTRATION_SCOPES: v.pipe(v.string(), v.transform((value) => parseScope(value))),
+  GATEHOUSE_REGISTRATION_RATE_LIMIT: integer(1, 1_000_000),
+  GATEHOUSE_REGISTRATION_UNUSED_TTL_SECONDS: optionalLimit,
+  GATEHOUSE_CLIENT_METADATA_DOCUMENTS: boolean,
+  GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS: hostList,
+  GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS: hostList,
+  GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE: boolean,
 } as const;
 
 type Schema = typeof schema;
@@ -222,6 +261,12 @@ export function loadConfig(env: Env): Config {
   if ('problem' in scopes) throw new ConfigError('GATEHOUSE_SCOPES_FILE', `GATEHOUSE_SCOPES_FILE ${e.GATEHOUSE_SCOPES_FILE}: ${scopes.problem}.`);
   const resources = e.GATEHOUSE_RESOURCES_FILE === undefined ? { resources: [ownApisResource(issuer)] } : readResourceCatalogue(e.GATEHOUSE_RESOURCES_FILE, issuer, scopes.catalogue);
   if ('problem' in resources) throw new ConfigError('GATEHOUSE_RESOURCES_FILE', `GATEHOUSE_RESOURCES_FILE ${e.GATEHOUSE_RESOURCES_FILE}: ${resources.problem}.`);
+  const policy = e.GATEHOUSE_REGISTRATION ?? 'off';
+  if (policy === 'token' && e.GATEHOUSE_REGISTRATION_TOKEN === undefined) {
+    throw new ConfigError('GATEHOUSE_REGISTRATION_TOKEN', 'GATEHOUSE_REGISTRATION=token needs GATEHOUSE_REGISTRATION_TOKEN (or GATEHOUSE_REGISTRATION_TOKEN_FILE): the initial access token(s) clients present.');
+  }
+  const unknownScope = e.GATEHOUSE_REGISTRATION_SCOPES?.find((scope) => !isCataloguedScope(scopes.catalogue, scope));
+  if (unknownScope !== undefined) throw new ConfigError('GATEHOUSE_REGISTRATION_SCOPES', `GATEHOUSE_REGISTRATION_SCOPES names ${unknownScope}, which is not in the scope catalogue.`);
   return {
     host: e.HOST,
     port,
@@ -259,6 +304,20 @@ export function loadConfig(env: Env): Config {
     metrics: e.GATEHOUSE_METRICS_PORT === undefined ? undefined : { host: e.GATEHOUSE_METRICS_HOST ?? '127.0.0.1', port: e.GATEHOUSE_METRICS_PORT },
     scopes: scopes.catalogue,
     resources: resources.resources,
+    registration: {
+      policy,
+      initialAccessTokenHashes: (e.GATEHOUSE_REGISTRATION_TOKEN ?? []).map((token) => sha256(token)),
+      anonymousScopes: e.GATEHOUSE_REGISTRATION_SCOPES ?? null,
+      maxPerIpPerHour: e.GATEHOUSE_REGISTRATION_RATE_LIMIT ?? 20,
+      // 0 (read as null) keeps every client; unset, the default.
+      unusedClientTtlSeconds: e.GATEHOUSE_REGISTRATION_UNUSED_TTL_SECONDS === undefined ? DEFAULT_UNUSED_CLIENT_TTL_SECONDS : e.GATEHOUSE_REGISTRATION_UNUSED_TTL_SECONDS,
+    },
+    clientMetadataDocuments: {
+      enabled: e.GATEHOUSE_CLIENT_METADATA_DOCUMENTS ?? false,
+      allowedHosts: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS ?? null,
+      deniedHosts: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS ?? [],
+      allowPrivateAddresses: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE ?? false,
+    },
   };
 }
 

@@ -11,7 +11,7 @@ import type { LogDestination } from './log-destination.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
 import { createShutdownState, type ShutdownState } from './shutdown-state.js';
-import { sharedSigningThread } from '@gatehouse/http-express';
+import { createClientMetadataDocumentFetcher, sharedSigningThread } from '@gatehouse/http-express';
 import { openStorage, type Storage } from './storage.js';
 
 /** A symbol that remembers the type it resolves to. */
@@ -50,7 +50,28 @@ export function settingsFrom(config: Config): GatehouseSettings {
     scopes: config.scopes,
     maxAnonymousInteractions: config.maxAnonymousInteractions,
     resources: config.resources,
+    registration: {
+      policy: config.registration.policy,
+      initialAccessTokenHashes: config.registration.initialAccessTokenHashes,
+      anonymousScopes: config.registration.anonymousScopes,
+      unusedClientTtlSeconds: config.registration.unusedClientTtlSeconds,
+    },
+    clientMetadataDocuments: {
+      enabled: config.clientMetadataDocuments.enabled,
+      allowedHosts: config.clientMetadataDocuments.allowedHosts,
+      deniedHosts: config.clientMetadataDocuments.deniedHosts,
+    },
   });
+}
+
+/**
+ * The fetcher of Client ID Metadata Documents: public addresses only, unless
+ * `GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE` (development); Node's trusted CAs, to which
+ * `NODE_EXTRA_CA_CERTS` adds.
+ */
+function documentFetcher(config: Config) {
+  const allow = config.clientMetadataDocuments.allowPrivateAddresses;
+  return createClientMetadataDocumentFetcher({ allowLoopback: allow, allowPrivateNetworks: allow });
 }
 
 /**
@@ -114,6 +135,8 @@ export async function createContainer(
         audit: resolve(d, TOKENS.auditLog),
         // Access tokens are signed on a worker thread, off the event loop (docs/decisions/0076-signing-on-a-thread.md).
         signer: sharedSigningThread(),
+        // Client ID Metadata Documents, fetched with the SSRF guards (docs/decisions/0118-guarded-document-fetcher.md).
+        ...(config.clientMetadataDocuments.enabled ? { clientMetadataDocumentFetcher: documentFetcher(config) } : {}),
       }),
     ),
   );

@@ -1,5 +1,5 @@
 /**
- * RFC 6749 §4.1.2.1, §5.2, RFC 6750 §3.1, RFC 7009 §2.2.1 and RFC 8707 §2 error codes.
+ * RFC 6749 §4.1.2.1, §5.2, RFC 6750 §3.1, RFC 7009 §2.2.1, RFC 7591 §3.2.2 and RFC 8707 §2 error codes.
  * The HTTP status is the adapter's business: the core only names the error.
  */
 export type OAuthErrorCode =
@@ -17,7 +17,10 @@ export type OAuthErrorCode =
   | 'temporarily_unavailable'
   | 'invalid_token'
   | 'insufficient_scope'
-  | 'unsupported_token_type';
+  | 'unsupported_token_type'
+  // RFC 7591 §3.2.2: a client registration that cannot be accepted.
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata';
 
 /**
  * The one error type of the OAuth flows. `description` is public (it becomes

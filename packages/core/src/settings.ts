@@ -1,5 +1,6 @@
 import { canonicalResourceCatalogue, resourceCatalogueProblem, type ResourceCatalogue } from './domain/resources.js';
 import { DEFAULT_SCOPES, scopeCatalogueProblem, type ScopeCatalogue } from './domain/scopes.js';
+import { registrationSettings, type ClientMetadataDocumentSettings, type RegistrationOverrides, type RegistrationSettings } from './registration-settings.js';
 
 /** Per-deployment settings of the core. */
 export interface GatehouseSettings {
@@ -51,6 +52,10 @@ export interface GatehouseSettings {
    * canonical form. Default: none.
    */
   resources: ResourceCatalogue;
+  /** Dynamic Client Registration (RFC 7591/7592): off by default (docs/decisions/0115-dynamic-client-registration.md). */
+  registration: RegistrationSettings;
+  /** Client ID Metadata Documents: off by default (docs/decisions/0117-client-id-metadata-documents.md). */
+  clientMetadataDocuments: ClientMetadataDocumentSettings;
 }
 
 /**
@@ -80,14 +85,16 @@ export interface GatehouseSettings {
  * });
  */
 export function defineSettings(
-  overrides: Partial<Omit<GatehouseSettings, 'refreshToken'>> & {
+  overrides: Partial<Omit<GatehouseSettings, 'refreshToken' | keyof RegistrationOverrides>> & RegistrationOverrides & {
     issuer: string;
     refreshToken?: Partial<GatehouseSettings['refreshToken']>;
   },
 ): GatehouseSettings {
-  const { refreshToken, scopes = DEFAULT_SCOPES, resources = [], ...rest } = overrides;
+  const { refreshToken, scopes = DEFAULT_SCOPES, resources = [], registration, clientMetadataDocuments, ...rest } = overrides;
   const problem = scopeCatalogueProblem(scopes) ?? resourceCatalogueProblem(resources, scopes);
   if (problem !== undefined) throw new Error(`defineSettings: ${problem}.`);
+  const selfRegistration = registrationSettings({ registration, clientMetadataDocuments }, scopes);
+  if ('problem' in selfRegistration) throw new Error(`defineSettings: ${selfRegistration.problem}.`);
   return {
     audience: overrides.audience ?? overrides.issuer,
     accessTokenTtlSeconds: 3600,
@@ -101,6 +108,7 @@ export function defineSettings(
     scopes: Object.freeze(scopes.map((entry) => Object.freeze({ scope: entry.scope, description: entry.description }))),
     resources: canonicalResourceCatalogue(resources),
     refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null, ...refreshToken },
+    ...selfRegistration,
   };
 }
 

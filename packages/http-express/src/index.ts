@@ -31,3 +31,7 @@ export {
 export { HttpProblem, problem, problemErrorHandler, type Problem, type ProblemKind, type ProblemLogger } from './problem/index.js';
 export { expressServerOptions, type ExpressServerOptions } from './server-options.js';
 export { sharedSigningThread, startSigningThread, type SigningThread } from './signing-thread.js';
+// Client registration without a human (RFC 7591/7592, Client ID Metadata Documents; decisions 0115–0119).
+export { createClientMetadataDocumentFetcher, type ClientMetadataDocumentFetcherOptions, type HostResolver } from './client-metadata/document-fetcher.js';
+export { addressRefusal, type AddressAllowance } from './client-metadata/address-guard.js';
+export { DEFAULT_REGISTRATION_LIMITS, type RegistrationLimits } from './oauth/register.js';

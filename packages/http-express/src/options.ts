@@ -1,6 +1,7 @@
 import type { Gatehouse } from '@gatehouse/core';
 import type { Router } from 'express';
 import type { HttpLogger } from './logger.js';
+import type { RegistrationLimits } from './oauth/register.js';
 import type { FailureStore, RateLimitSettings } from './security/rate-limit.js';
 
 /** What Gatehouse's router needs (`createGatehouseRouter`, and `createGatehouseApp` on top of it). */
@@ -19,6 +20,12 @@ export interface GatehouseRouterOptions {
   csrfKey?: string | Uint8Array;
   /** Where failure counts live: default in this process's memory; a shared store (apps/server: PostgreSQL) makes instances count together. */
   failureStore?: FailureStore;
+  /**
+   * The limits of the registration endpoint when `settings.registration.policy` is not `off`
+   * (docs/decisions/0115-dynamic-client-registration.md): registrations per IP address in a
+   * window (default 20 per hour, counted in `failureStore`) and the largest body (default 16 KiB).
+   */
+  registrationLimits?: RegistrationLimits;
   /**
    * The host's own login page (docs/decisions/0091): a browser that must sign in is sent there
    * with `login_request=<id>` instead of to Gatehouse's login page; the host signs the user in its

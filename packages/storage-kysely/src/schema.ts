@@ -40,6 +40,12 @@ export interface ClientTable {
   created_at: EpochMs;
   /** The resources the client serves as a resource server, `[]` for none (migration 0007). */
   resource_server_for: JsonText;
+  /** How the client came to be: `static`, `dynamic` (RFC 7591) or `metadata-document` (migration 0008). */
+  registration: string;
+  /** A self-registered client's details (`registrationDetails` in repositories/clients.ts); null for a static client. */
+  registration_details: JsonText | null;
+  /** When a code or token was first issued to a self-registered client; null while never used. */
+  first_used_at: EpochMs | null;
 }
 
 export interface UserTable {

@@ -22,7 +22,7 @@ const T = 1_700_000_000_000;
 function fill(raw: BetterSqlite3.Database): void {
   const insert = (sql: string) => raw.prepare(sql);
   const users = insert('insert into users values (?, ?, ?, ?, ?, ?, ?)');
-  const clients = insert('insert into clients values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const clients = insert('insert into clients (client_id, client_secret_hash, name, redirect_uris, scopes, pkce_required, owner_user_key, created_at, grant_types, resource_server_for) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const sessions = insert('insert into sessions (session_id, user_key, created_at, expires_at, ended_at) values (?, ?, ?, ?, ?)');
   const grants = insert('insert into grants values (?, ?, ?, ?, ?, ?, ?, ?)');
   const codes = insert('insert into authorization_codes values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
@@ -134,6 +134,7 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
     ['purge revoked grants', (s) => s.repositories.grants.purge(new Date(T - 1))],
     ['purge expired codes', (s) => s.repositories.codes.purge(new Date(T - 1))],
     ['purge sessions', (s) => s.repositories.sessions.purge(new Date(T - 1))],
+    ['purge never-used self-registered clients', (s) => s.repositories.clients.purgeUnused(new Date(T - 1))],
   ];
 
   it.each(hotQueries)('%s searches an index and scans no big table', async (_name, operation) => {

@@ -34,6 +34,8 @@ export function createHttpApp(options: {
     logger,
     trustProxy: config.trustProxy,
     rateLimit: config.rateLimit,
+    // GATEHOUSE_REGISTRATION_RATE_LIMIT: registrations per client IP address per hour (docs/decisions/0115).
+    registrationLimits: { maxPerIp: config.registration.maxPerIpPerHour, windowSeconds: 3600 },
     // The session-bound CSRF tokens are keyed with a key HKDF-derived from the key secret (the
     // same on every instance); without one they rest on the session token (docs/decisions/0025).
     ...(config.keySecret === undefined ? {} : { csrfKey: config.keySecret }),

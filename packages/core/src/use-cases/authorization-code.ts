@@ -1,3 +1,4 @@
+import { noteFirstUse } from '../clients/first-use.js';
 import { formatScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { secondsAfter } from '../domain/time.js';
@@ -43,6 +44,7 @@ export async function issueAuthorizationCode(
     consumedAt: null,
     grantId: null,
   });
+  await noteFirstUse(deps, request.clientId, now);
   deps.audit.record({
     type: consent === 'given' ? 'consent.granted' : 'consent.remembered',
     at: now,

@@ -1,3 +1,4 @@
+import { findAuthorizingClient } from '../clients/metadata-document-clients.js';
 import { isPublicClient } from '../domain/grant-types.js';
 import type { Client } from '../domain/model.js';
 import { findRegisteredRedirectUri, isLocalAppRedirectUri } from '../domain/redirect-uri.js';
@@ -59,7 +60,7 @@ const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
  * if (check.kind === 'valid') showConsent(check.client, check.request.scopes);
  */
 export async function checkAuthorizationRequest(
-  deps: Pick<Deps, 'repos' | 'settings'>,
+  deps: Pick<Deps, 'repos' | 'settings' | 'clientMetadataDocuments'>,
   params: RawParameters,
 ): Promise<AuthorizationRequestCheck> {
   const clientId = params.client_id;
@@ -67,8 +68,10 @@ export async function checkAuthorizationRequest(
     return showError('client_id and redirect_uri must not be repeated.');
   }
   if (!clientId) return showError('The request has no client_id.');
-  const client = await deps.repos.clients.findById(clientId);
-  if (!client) return showError('The client is not known.', `unknown client_id ${clientId}`);
+  // A registered client, or the client of a Client ID Metadata Document (docs/decisions/0117).
+  const found = await findAuthorizingClient(deps, clientId);
+  if ('problem' in found) return showError(found.problem, found.detail);
+  const { client } = found;
 
   let redirectUri: string;
   if (params.redirect_uri === undefined) {

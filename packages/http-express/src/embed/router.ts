@@ -93,7 +93,7 @@ function onOwnPath(path: string): boolean {
  */
 export function authorizationServerMetadataRouter(gatehouse: Pick<Gatehouse, 'settings'>): Router {
   const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
-  const body = authorizationServerMetadata(issuer, gatehouse.settings.scopes);
+  const body = authorizationServerMetadata(issuer, gatehouse.settings.scopes, gatehouse.settings);
   const headers = securityHeaders(issuer);
   const router = Router();
   router.get(wellKnownMetadataPath(issuer), headers, (_req: Request, res: Response) => {

@@ -1,4 +1,4 @@
-import type { ScopeCatalogue } from '@gatehouse/core';
+import type { GatehouseSettings, ScopeCatalogue } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import { endpointUrl, type OAuthContext } from './context.js';
 import { GRANT_TYPES } from './grant-types.js';
@@ -6,9 +6,14 @@ import { OAUTH_PATHS } from './paths.js';
 
 /**
  * RFC 8414 §2 authorization server metadata: exactly what is implemented, URLs built from the
- * issuer (never from the Host header), `scopes_supported` from the configured catalogue.
+ * issuer (never from the Host header), `scopes_supported` from the configured catalogue;
+ * `registration_endpoint` and `client_id_metadata_document_supported` when `selfRegistration` turns them on.
  */
-export function authorizationServerMetadata(issuer: string, scopes: ScopeCatalogue): Record<string, unknown> {
+export function authorizationServerMetadata(
+  issuer: string,
+  scopes: ScopeCatalogue,
+  selfRegistration?: Pick<GatehouseSettings, 'registration' | 'clientMetadataDocuments'>,
+): Record<string, unknown> {
   return {
     issuer,
     authorization_endpoint: endpointUrl(issuer, OAUTH_PATHS.authorize),
@@ -28,11 +33,15 @@ export function authorizationServerMetadata(issuer: string, scopes: ScopeCatalog
     code_challenge_methods_supported: ['S256'],
     // RFC 9207 §3: every authorization response carries iss.
     authorization_response_iss_parameter_supported: true,
+    // RFC 8414 §2 / RFC 7591 §3: only when the host opened registration (docs/decisions/0115).
+    ...(selfRegistration !== undefined && selfRegistration.registration.policy !== 'off' ? { registration_endpoint: endpointUrl(issuer, OAUTH_PATHS.register) } : {}),
+    // draft-ietf-oauth-client-id-metadata-document: an https client_id names the client's metadata (docs/decisions/0117).
+    ...(selfRegistration?.clientMetadataDocuments.enabled ? { client_id_metadata_document_supported: true } : {}),
   };
 }
 
 export function metadataEndpoint(ctx: OAuthContext) {
-  const body = authorizationServerMetadata(ctx.issuer, ctx.gatehouse.settings.scopes);
+  const body = authorizationServerMetadata(ctx.issuer, ctx.gatehouse.settings.scopes, ctx.gatehouse.settings);
   return (_req: Request, res: Response): void => {
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.status(200).json(body);

@@ -15,6 +15,7 @@ import { logoutForm, logoutSubmit } from './logout.js';
 import { jwksEndpoint, metadataEndpoint } from './metadata.js';
 import { pageFormBodyFor, refuseRepeatedSecurityCookies } from './page-forms.js';
 import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATHS, OAUTH_POST_PATHS } from './paths.js';
+import { registrationRouter } from './register.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
 
@@ -70,6 +71,8 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   router.get(OAUTH_PATHS.metadata, metadataEndpoint(ctx));
   router.get(OAUTH_PATHS.jwks, jwksEndpoint(ctx));
 
+  // RFC 7591 / RFC 7592, under the host's policy (docs/decisions/0115-dynamic-client-registration.md); it answers its own errors.
+  if (gatehouse.settings.registration.policy !== 'off') router.use(OAUTH_PATHS.register, registrationRouter(ctx, options.registrationLimits, { failureStore: options.failureStore, ipv6PrefixLength: options.rateLimit?.ipv6PrefixLength }));
   router.post(OAUTH_PATHS.token, tokenFormBody, tokenEndpoint(ctx));
   router.post(OAUTH_PATHS.revoke, oauthFormBody, revocationEndpoint(ctx));
   router.post(OAUTH_PATHS.introspect, oauthFormBody, introspectionEndpoint(ctx));

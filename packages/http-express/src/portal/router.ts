@@ -1,4 +1,4 @@
-import { DomainError, isPublicClient, type Client } from '@gatehouse/core';
+import { CLIENT_ID_URL_MAX_LENGTH, DomainError, isClientIdUrl, isPublicClient, type Client } from '@gatehouse/core';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { GatehouseHttpOptions } from '../options.js';
 import { requestLogger, silentLogger } from '../logger.js';
@@ -24,6 +24,16 @@ import { gatehouseFor } from '../request-scope.js';
 
 /** Client IDs are alphanumeric (docs/security.md "Secrets handling"); anything else is not looked up. */
 const CLIENT_ID = /^[A-Za-z0-9]{1,128}$/;
+
+/**
+ * The client ID of an authorized app: a generated one, or the https URL of a Client ID Metadata
+ * Document (docs/decisions/0117), which the path carries percent-encoded.
+ */
+function appIdParam(req: Request): string {
+  const id = req.params.clientId;
+  if (typeof id === 'string' && (CLIENT_ID.test(id) || (isClientIdUrl(id) && id.length <= CLIENT_ID_URL_MAX_LENGTH))) return id;
+  throw new DomainError('not_found', 'No such authorized app.');
+}
 
 function signedInUser(res: Response) {
   const signedIn = res.locals.signedIn;
@@ -246,13 +256,13 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
 
   router.get('/portal/authorized-apps/:clientId/revoke', async (req, res) => {
     const user = signedInUser(res);
-    const app = await authorizedApp(user.userKey, clientIdParam(req));
+    const app = await authorizedApp(user.userKey, appIdParam(req));
     sendPortalPage(res, 200, revokeConfirmPage({ paths, email: user.email, csrfToken: res.locals.csrfToken as string, app }));
   });
 
   router.post('/portal/authorized-apps/:clientId/revoke', async (req, res) => {
     const user = signedInUser(res);
-    const clientId = clientIdParam(req);
+    const clientId = appIdParam(req);
     if (!csrfOk(req, res, 'authorized_app_revoke', authorizedAppPath(paths, clientId, '/revoke'))) return;
     const { clientName } = await authorizedApp(user.userKey, clientId);
     const { revokedGrantIds } = await gatehouseFor(gatehouse, res).revokeAuthorizedApp({ userKey: user.userKey, clientId });
