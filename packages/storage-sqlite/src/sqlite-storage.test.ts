@@ -20,12 +20,12 @@ describe('openSqliteStorage', () => {
     file.remove();
   });
 
-  it('sets WAL, foreign keys, the busy timeout and synchronous=FULL on the connection', async () => {
+  it('sets WAL, foreign keys and synchronous=FULL on the connection, and no busy_timeout: the storage waits for locks itself (decision 0101)', async () => {
     const { storage, database } = await openSqlite({ filename: file.filename, busyTimeoutMs: 1234, synchronous: 'FULL' });
     try {
       expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(database.pragma('foreign_keys', { simple: true })).toBe(1);
-      expect(database.pragma('busy_timeout', { simple: true })).toBe(1234);
+      expect(database.pragma('busy_timeout', { simple: true })).toBe(0);
       expect(database.pragma('synchronous', { simple: true })).toBe(2); // 2 = FULL
     } finally {
       await storage.close();
