@@ -13,6 +13,7 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
     '0003_interactions': { up: (db) => createInteractions(db, dialect) },
     '0004_client_types_and_grant_types': { up: (db) => addGrantTypesToClients(db) },
     '0005_remembered_consent': { up: (db) => createConsents(db, dialect) },
+    '0006_readiness_probe': { up: (db) => createReadinessProbe(db, dialect) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -321,5 +322,18 @@ async function addGrantTypesToClients(db: SchemaDb): Promise<void> {
   await db.schema
     .alterTable('clients')
     .addColumn('grant_types', 'text', (c) => c.notNull().defaultTo(JSON.stringify(['authorization_code', 'refresh_token'])))
+    .execute();
+}
+
+/**
+ * One row that readiness writes and commits (`Storage.checkWrites`): a database that answers
+ * reads but takes no writes (a full disk, a read-only file or server) is not ready
+ * (docs/decisions/0103-readiness-checks-writes.md).
+ */
+async function createReadinessProbe(db: SchemaDb, dialect: StorageDialect): Promise<void> {
+  await db.schema
+    .createTable('readiness_probe')
+    .addColumn('probe_key', dialect.keyType, (c) => c.primaryKey())
+    .addColumn('written_at', 'bigint', (c) => c.notNull())
     .execute();
 }

@@ -1,4 +1,4 @@
-import { createKyselyRepositories, migrateToLatest, pingDatabase, type Database, type Storage } from '@gatehouse/storage-kysely';
+import { createKyselyRepositories, migrateToLatest, checkWrites, pingDatabase, type Database, type Storage } from '@gatehouse/storage-kysely';
 import { Kysely, sql, WithSchemaPlugin, type LogConfig } from 'kysely';
 import pg from 'pg';
 import { createPostgresFailureStore, ensureFailedAttemptsTable, type PostgresFailureStore } from './failed-attempts.js';
@@ -83,6 +83,7 @@ export async function openPostgres(options: PostgresStorageOptions, log?: LogCon
       await ensureFailedAttemptsTable(db as Kysely<unknown>);
     },
     ping: () => pingDatabase(db),
+    checkWrites: () => checkWrites(db),
     close() {
       // Waits for queries in flight, then ends every pooled connection of a pool it created.
       closed ??= db.destroy();

@@ -1,3 +1,4 @@
+import { StorageUnavailableError } from '@gatehouse/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -125,7 +126,7 @@ describe('openSqliteStorage', () => {
     const second = await openSqliteStorage({ filename: file.filename });
     await Promise.all([second.migrate(), storage.migrate()]);
     expect(await second.repositories.accounts.findByKey('a1')).toEqual(account);
-    expect(database.prepare(`select name from ${MIGRATION_TABLE} order by name`).all()).toEqual([{ name: '0001_initial' }, { name: '0002_one_owner_per_phone_number' }, { name: '0003_interactions' }, { name: '0004_client_types_and_grant_types' }, { name: '0005_remembered_consent' }]);
+    expect(database.prepare(`select name from ${MIGRATION_TABLE} order by name`).all()).toEqual([{ name: '0001_initial' }, { name: '0002_one_owner_per_phone_number' }, { name: '0003_interactions' }, { name: '0004_client_types_and_grant_types' }, { name: '0005_remembered_consent' }, { name: '0006_readiness_probe' }]);
     await second.close();
     await storage.close();
   });
@@ -136,6 +137,24 @@ describe('openSqliteStorage', () => {
     await storage.close();
     await storage.close();
     expect(await storage.ping()).toBe(false);
+  });
+
+  it('checks writes by committing the readiness row, and fails as an outage when the database takes none (decision 0103)', async () => {
+    const { storage, database } = await openSqlite({ filename: file.filename });
+    try {
+      await storage.migrate();
+      await storage.checkWrites();
+      await storage.checkWrites();
+      expect(database.prepare('select probe_key from readiness_probe').all()).toEqual([{ probe_key: 'readiness' }]);
+      // Reads still answer, writes do not.
+      database.pragma('query_only = 1');
+      expect(await storage.ping()).toBe(true);
+      await expect(storage.checkWrites()).rejects.toBeInstanceOf(StorageUnavailableError);
+      database.pragma('query_only = 0');
+      await storage.checkWrites();
+    } finally {
+      await storage.close();
+    }
   });
 
   it('keeps each :memory: storage apart', async () => {
