@@ -19,7 +19,7 @@ export interface StorageOutage {
 export interface StorageOutages {
   /** A request (or probe) failed because the storage is unavailable: the first failure of an outage is logged. */
   failed(error: StorageUnavailableError): void;
-  /** The storage answered: ends the outage under way, if any (logged once). */
+  /** The storage took a write: ends the outage under way, if any (logged once). */
   succeeded(): void;
   /** The outage under way, or undefined. */
   readonly current: StorageOutage | undefined;
@@ -50,7 +50,8 @@ export function retryAfterSeconds(error: StorageUnavailableError): number {
 /**
  * Tracks storage outages so that each is logged once, however many requests it fails: the first
  * failure logs at `error` with its reason and cause (the driver's code and message), later ones
- * are only counted, and the first success logs the recovery with the outage's length and count.
+ * are only counted, and the first success (a write, `watchStorage`, or a readiness probe's) logs
+ * the recovery with the outage's length and count.
  *
  * @example
  * const storageOutages = createStorageOutages({ logger });
@@ -94,10 +95,14 @@ function causeOf(error: StorageUnavailableError): { code?: string; message: stri
   return { ...(typeof cause.code === 'string' ? { code: cause.code } : {}), message: typeof cause.message === 'string' ? cause.message : String(cause) };
 }
 
+/** The repository ports' reads: `find…` and `list…`; every other method writes. */
+const READ_METHOD = /^(find|list)/;
+
 /**
- * `repositories`, each call reporting to `outages`: while an outage is under way, the first call
- * that succeeds ends it. Outside an outage a call costs one check more. (Failures are reported
- * where they are answered, by the error handlers, and by a readiness probe.)
+ * `repositories`, each write reporting to `outages`: while an outage is under way, the first write
+ * that succeeds ends it. Reads do not count, since a full disk or a read-only file still answers
+ * them; they are passed through as they are. Outside an outage a write costs one check more.
+ * (Failures are reported where they are answered, by the error handlers, and by a readiness probe.)
  *
  * @example
  * const repositories = watchStorage(storage.repositories, storageOutages);
@@ -117,6 +122,10 @@ export function watchStorage(repositories: Repositories, outages: StorageOutages
         continue;
       }
       const call = member as (...args: unknown[]) => unknown;
+      if (READ_METHOD.test(method)) {
+        methods[method] = call.bind(repository);
+        continue;
+      }
       methods[method] = (...args: unknown[]): unknown => {
         const result = call.apply(repository, args);
         return outages.current !== undefined && result instanceof Promise ? result.then(succeeded) : result;

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectMatchesOpenApi } from '../resource/test-support/openapi.js';
 import { authorizePath, basicAuth, type TestBrowser } from '../test-support/index.js';
-import { createHardenedApp, type Hardened } from './test-support/harness.js';
+import { ADMIN_PHONE, createHardenedApp, type Hardened } from './test-support/harness.js';
 
 // Issue 35: a database that cannot be reached, is locked past its timeout or is full is an
 // outage, answered 503 with Retry-After in each surface's shape — never 500 "server_error" — and
@@ -23,8 +23,8 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   h.unavailable.clear();
-  // Any outage of an earlier test ends at the next storage call that succeeds.
-  await request(h.app).get('/identity/v1/Users/me').set('Authorization', `Bearer ${accessToken}`);
+  // Any outage of an earlier test ends at the next write that succeeds.
+  expect((await sendMessage()).status).toBe(201);
   expect(h.storageOutages.current).toBeUndefined();
   h.logger.lines.length = 0;
 });
@@ -37,6 +37,10 @@ async function duringOutage<T>(send: () => Promise<T>, methods: readonly string[
     h.unavailable.clear();
   }
 }
+
+/** A request that writes (a message is saved). */
+const sendMessage = () =>
+  request(h.app).post('/messaging/v1/messages').set('Authorization', `Bearer ${accessToken}`).send({ ownerPhoneNumber: ADMIN_PHONE, contactPhoneNumbers: ['+15550001111'], body: 'hello' });
 
 const outageLines = () => h.logger.lines.filter((line) => (line.obj as { event?: string }).event === 'storage_unavailable');
 const recoveryLines = () => h.logger.lines.filter((line) => (line.obj as { event?: string }).event === 'storage_recovered');
@@ -103,8 +107,12 @@ describe('a database outage', () => {
     expect(h.storageOutages.current).toMatchObject({ reason: 'unreachable', failures: 15 });
     expect(recoveryLines()).toEqual([]);
 
+    // Reads answering again do not end it: a full disk or a read-only file still answers reads.
     h.unavailable.clear();
     expect((await request(h.app).get('/identity/v1/Users/me').set('Authorization', `Bearer ${accessToken}`)).status).toBe(200);
+    expect(recoveryLines()).toEqual([]);
+    // The first write that goes through does.
+    expect((await sendMessage()).status).toBe(201);
     expect(recoveryLines()).toHaveLength(1);
     expect(recoveryLines()[0]?.obj).toMatchObject({ reason: 'unreachable', failures: 15, downMs: expect.any(Number) });
     expect(h.storageOutages.current).toBeUndefined();
