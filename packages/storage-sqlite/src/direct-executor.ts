@@ -1,6 +1,7 @@
 import type { DirectExecutor, DirectStep } from '@gatehouse/storage-kysely';
 import type { QueryResult, SqliteDatabase, SqliteStatement } from 'kysely';
 import type { AsyncLock } from './async-lock.js';
+import type { LockContention } from './lock-contention.js';
 import { asStorageFailure, isBusy } from './storage-failures.js';
 import type { WriteGate } from './write-gate.js';
 import type { WriteThread } from './write-thread.js';
@@ -18,12 +19,13 @@ import type { WriteThread } from './write-thread.js';
  * With `retriesBusy` (the storage waits for SQLite's write lock itself, decision 0101), a statement
  * or `BEGIN IMMEDIATE` that meets another process's write lock declines too (nothing was written):
  * kysely's path waits for the lock without blocking the event loop. SQLite's "cannot be used now"
- * answers are thrown as `StorageUnavailableError`s (storage-failures.ts).
+ * answers are thrown as `StorageUnavailableError`s (storage-failures.ts). A write that goes through
+ * tells `contention` that the lock is free.
  */
 export function createDirectExecutor(
   database: SqliteDatabase,
   lock: AsyncLock,
-  { gate, writer, retriesBusy = false }: { gate?: WriteGate; writer?: WriteThread; retriesBusy?: boolean } = {},
+  { gate, writer, contention, retriesBusy = false }: { gate?: WriteGate; writer?: WriteThread; contention?: LockContention; retriesBusy?: boolean } = {},
 ): DirectExecutor {
   const executeStatement = <R>(statement: SqliteStatement, parameters: readonly unknown[]): QueryResult<R> => {
     // The same result shape as kysely's SqliteConnection.executeQuery.
@@ -47,7 +49,7 @@ export function createDirectExecutor(
   };
 
   return {
-    run(sql, parameters) {
+    run<R>(sql: string, parameters: readonly unknown[]) {
       if (!lock.tryAcquire()) return undefined;
       const statement = database.prepare(sql);
       // A read needs no gate: in WAL it never waits for a writer.
@@ -57,7 +59,9 @@ export function createDirectExecutor(
         return undefined;
       }
       try {
-        return executeStatement(statement, parameters);
+        const result = executeStatement<R>(statement, parameters);
+        if (writes) contention?.cleared();
+        return result;
       } catch (error) {
         // A lone statement that met the write lock wrote nothing: kysely's path waits and runs it.
         if (retriesBusy && isBusy(error)) return undefined;
@@ -86,6 +90,7 @@ export function createDirectExecutor(
         try {
           value = body(execute as DirectStep);
           commit();
+          contention?.cleared();
         } catch (error) {
           rollBackQuietly();
           throw asStorageFailure(error);

@@ -16,6 +16,7 @@ import type { AsyncLock } from './async-lock.js';
 import type { DirectExecutor, StorageDialect } from '@gatehouse/storage-kysely';
 import { clockMs, pause, retryDelayMs } from './deadline.js';
 import { createDirectExecutor } from './direct-executor.js';
+import { LockContention } from './lock-contention.js';
 import { DEFAULT_STATEMENT_CACHE_SIZE, withStatementCache } from './statement-cache.js';
 import { asStorageFailure, busyTimeoutExceeded, isBusy } from './storage-failures.js';
 import type { WriteGate } from './write-gate.js';
@@ -44,6 +45,8 @@ export interface SqliteConnectionSharing {
   gate?: WriteGate;
   /** This storage's write thread, if it has one. */
   writer?: WriteThread;
+  /** Whether another connection is known to hold the file's write lock (shared by the file's storages in this process). */
+  contention?: LockContention;
   /**
    * Set when the storage waits for SQLite's write lock itself (a file it opened, whose
    * connection's own `busy_timeout` is 0): a statement that meets the lock outside a transaction
@@ -80,9 +83,10 @@ export function createSqliteKyselyDialect(
   // direct executor alike.
   const cached = withStatementCache(database, DEFAULT_STATEMENT_CACHE_SIZE, options);
   const { gate, writer, busyTimeoutMs } = options;
-  const sharing = { lock, ...(gate ? { gate } : {}), ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }) };
+  const contention = options.contention ?? new LockContention();
+  const sharing: Sharing = { lock, contention, ...(gate ? { gate } : {}), ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }) };
   return {
-    direct: createDirectExecutor(cached, lock, { ...(gate ? { gate } : {}), ...(writer ? { writer } : {}), retriesBusy: busyTimeoutMs !== undefined }),
+    direct: createDirectExecutor(cached, lock, { ...(gate ? { gate } : {}), ...(writer ? { writer } : {}), contention, retriesBusy: busyTimeoutMs !== undefined }),
     createAdapter: () => new TransactionalDdlSqliteAdapter(),
     createDriver: () => new SharedConnectionDriver(cached, () => database.inTransaction, sharing),
     createIntrospector: (db) => new SqliteIntrospector(db),
@@ -99,6 +103,7 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 interface Sharing {
   lock: AsyncLock;
   gate?: WriteGate;
+  contention: LockContention;
   busyTimeoutMs?: number;
 }
 
@@ -142,15 +147,22 @@ class SharedConnectionDriver implements Driver {
   }
 }
 
+/** `BEGIN`: SQLite calls it read-only (it writes nothing itself), but it opens a write. */
+const BEGIN = /^\s*begin\b/i;
+
 /**
  * One turn of the shared connection, from `take` to `give`, with the deadline of the request it
- * serves (`busyTimeoutMs` after it began): its waits for the connection, behind this process's
- * other requests, and for another connection's write lock all end then (decision 0101).
+ * serves (`busyTimeoutMs` after it began): its waits for the connection and the gate, behind this
+ * process's other requests, and for another connection's write lock all end then (decision 0101).
+ * It takes the gate only for a statement that writes (or `BEGIN`): reads never wait behind the
+ * write thread. While another connection is known to hold the lock (`LockContention`), a write
+ * that meets it fails at once.
  */
 class Lease implements DatabaseConnection {
   readonly #deadline: number | undefined;
-  /** Whether this lease holds the lock (and gate) now: one that timed out taking them holds nothing. */
-  #held = false;
+  /** What this lease holds now: a lease that timed out waiting holds nothing. */
+  #lockHeld = false;
+  #gateHeld = false;
 
   constructor(
     private readonly database: SqliteDatabase,
@@ -160,39 +172,38 @@ class Lease implements DatabaseConnection {
     this.#deadline = sharing.busyTimeoutMs === undefined ? undefined : clockMs() + sharing.busyTimeoutMs;
   }
 
-  /**
-   * Takes the connection (lock, then gate), waiting in turn behind this process's other requests,
-   * until the deadline: then it throws a busy `StorageUnavailableError`, holding nothing.
-   */
+  /** Takes the connection's lock, waiting in turn until the deadline: then it throws a busy `StorageUnavailableError`. */
   async take(): Promise<void> {
-    const { lock, gate } = this.sharing;
-    if (!(await lock.acquire(this.#deadline))) throw this.#timedOut();
-    if (gate !== undefined && !(await gate.enterServing(this.#deadline))) {
-      lock.release();
-      throw this.#timedOut();
-    }
-    this.#held = true;
+    if (!(await this.sharing.lock.acquire(this.#deadline))) throw this.#timedOut();
+    this.#lockHeld = true;
   }
 
   give(): void {
-    if (!this.#held) return;
-    this.#held = false;
-    this.sharing.gate?.leaveServing();
-    this.sharing.lock.release();
+    if (this.#gateHeld) {
+      this.#gateHeld = false;
+      this.sharing.gate?.leaveServing();
+    }
+    if (this.#lockHeld) {
+      this.#lockHeld = false;
+      this.sharing.lock.release();
+    }
   }
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (!this.#held) return Promise.reject(this.#timedOut());
+    if (!this.#lockHeld) return Promise.reject(this.#timedOut());
+    const writes = this.#writes(query.sql);
+    // The gate is taken before the lock: without it at once, the lock goes back while this waits.
+    if (writes && !this.#gateHeld && !this.#tryGate()) return this.#afterTaking(writes).then(() => this.executeQuery<R>(query));
     try {
-      return Promise.resolve(this.#execute<R>(query));
+      return Promise.resolve(this.#execute<R>(query, writes));
     } catch (error) {
       if (!this.#mayRetry(error)) return Promise.reject(asStorageFailure(error));
-      return this.#retry<R>(query, error);
+      return this.#retry<R>(query, writes, error);
     }
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    if (!this.#held) throw this.#timedOut();
+    if (!this.#lockHeld) throw this.#timedOut();
     if (!SelectQueryNode.is(query.query)) throw new Error('Sqlite driver only supports streaming of select queries');
     const iterator = this.database.prepare(query.sql).iterate(query.parameters) as IterableIterator<R>;
     while (true) {
@@ -207,11 +218,43 @@ class Lease implements DatabaseConnection {
     }
   }
 
-  /** The same result shape as kysely's SqliteConnection. */
-  #execute<R>(query: CompiledQuery): QueryResult<R> {
+  /** Whether the statement needs the gate: it writes, or it begins a transaction (which will). */
+  #writes(sql: string): boolean {
+    if (this.sharing.gate === undefined) return false;
+    return BEGIN.test(sql) || (this.database.prepare(sql) as { readonly readonly?: boolean }).readonly !== true;
+  }
+
+  #tryGate(): boolean {
+    if (this.sharing.gate?.tryEnterServing() !== true) return false;
+    this.#gateHeld = true;
+    return true;
+  }
+
+  /** Gives everything back, then takes the gate (if `writes`) and the lock again, in that order, until the deadline. */
+  async #afterTaking(writes: boolean): Promise<void> {
+    this.give();
+    if (writes && this.sharing.gate !== undefined) {
+      if (!(await this.sharing.gate.enterServing(this.#deadline))) throw this.#timedOut();
+      this.#gateHeld = true;
+    }
+    try {
+      await this.take();
+    } catch (error) {
+      this.give();
+      throw error;
+    }
+  }
+
+  /** The same result shape as kysely's SqliteConnection. A write that went through frees the lock's contention. */
+  #execute<R>(query: CompiledQuery, writes: boolean): QueryResult<R> {
     const statement = this.database.prepare(query.sql);
-    if (statement.reader) return { rows: statement.all(query.parameters) as R[] };
+    if (statement.reader) {
+      const rows = statement.all(query.parameters) as R[];
+      if (writes) this.sharing.contention.cleared();
+      return { rows };
+    }
     const { changes, lastInsertRowid } = statement.run(query.parameters);
+    if (writes) this.sharing.contention.cleared();
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 
@@ -220,18 +263,24 @@ class Lease implements DatabaseConnection {
     return this.#deadline !== undefined && isBusy(error) && !this.inTransaction();
   }
 
-  /** Waits for another process's write lock without holding the connection, then tries again, until the deadline. */
-  async #retry<R>(query: CompiledQuery, first: unknown): Promise<QueryResult<R>> {
+  /**
+   * Waits for another connection's write lock without holding anything, then tries again, until
+   * the deadline; at once when the lock is known to be held elsewhere (`LockContention`).
+   */
+  async #retry<R>(query: CompiledQuery, writes: boolean, first: unknown): Promise<QueryResult<R>> {
     let failure = first;
     for (let attempt = 0; ; attempt += 1) {
-      const delay = retryDelayMs(attempt, this.#deadline as number);
-      if (delay <= 0) throw this.#timedOut(failure);
-      // The connection goes back while this request waits: reads and other requests go on.
+      const delay = this.sharing.contention.latched ? 0 : retryDelayMs(attempt, this.#deadline as number);
+      if (delay <= 0) {
+        this.sharing.contention.met();
+        throw this.#timedOut(failure);
+      }
+      // Everything goes back while this request waits: reads and other requests go on.
       this.give();
       await pause(delay);
-      await this.take();
+      await this.#afterTaking(writes);
       try {
-        return this.#execute<R>(query);
+        return this.#execute<R>(query, writes);
       } catch (error) {
         if (!this.#mayRetry(error)) throw asStorageFailure(error);
         failure = error;

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { assertTablePrefix, createKyselyRepositories, setDirectExecutor, migrateToLatest, checkWrites, pingDatabase, TablePrefixPlugin, type Database, type Storage } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
+import { LockContention } from './lock-contention.js';
 import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, WAL_SIZE_LIMIT_BYTES, type BackgroundCheckpoints } from './background-checkpoints.js';
 import { WriteGate } from './write-gate.js';
 import { startWriteThread, WRITE_THREAD_CACHE_KIB, type WriteThread } from './write-thread.js';
@@ -95,14 +96,15 @@ export async function openSqlite(
   const { tablePrefix } = options;
   if (tablePrefix !== undefined) assertTablePrefix(tablePrefix);
   const { database, ownsDatabase, lockKey, checkpoints, writeThread, busyTimeoutMs } = options.database === undefined ? openFile(options) : borrow(options.database);
-  const { lock, gate } = lockKey === undefined ? { lock: connectionLock(database), gate: undefined } : fileLocks.take(lockKey);
+  const { lock, gate, contention } = lockKey === undefined ? { lock: connectionLock(database), gate: undefined, contention: new LockContention() } : fileLocks.take(lockKey);
   // The code exchange's writes go to the thread only where its statements run directly (not when kysely logs them).
-  const writer = writeThread === undefined || gate === undefined || log ? undefined : writeThread(gate);
+  const writer = writeThread === undefined || gate === undefined || log ? undefined : writeThread(gate, contention);
   const plugins = tablePrefix === undefined || tablePrefix === '' ? [] : [new TablePrefixPlugin(tablePrefix)];
   const dialect = createSqliteKyselyDialect(database, lock, {
     leaveOpen: !ownsDatabase,
     ...(gate ? { gate } : {}),
     ...(writer ? { writer } : {}),
+    contention,
     ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
   });
   const db = new Kysely<Database>({ dialect, plugins, ...(log ? { log } : {}) });
@@ -144,7 +146,7 @@ interface Connection {
   /** The background checkpoints of a file the storage opened. */
   checkpoints?: BackgroundCheckpoints;
   /** Starts the write thread of a file the storage opened (unless turned off). */
-  writeThread?: (gate: WriteGate) => WriteThread;
+  writeThread?: (gate: WriteGate, contention: LockContention) => WriteThread;
   /**
    * A connection the storage opened waits for another connection's write lock itself, this long
    * at most per request (its own `busy_timeout` is 0 once set up); the host's waits by its own `busy_timeout`.
@@ -172,7 +174,8 @@ function openFile(options: SqliteFileOptions): Connection {
     const writeThread =
       options.writeThread === false
         ? undefined
-        : (gate: WriteGate) => startWriteThread(path, gate, { busyTimeoutMs, synchronous, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES, autocheckpointPages: autocheckpointPages(options), cacheKib: WRITE_THREAD_CACHE_KIB });
+        : (gate: WriteGate, contention: LockContention) =>
+            startWriteThread(path, gate, { busyTimeoutMs, synchronous, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES, autocheckpointPages: autocheckpointPages(options), cacheKib: WRITE_THREAD_CACHE_KIB }, contention);
     if (options.backgroundCheckpoints === false) return { database, ownsDatabase: true, lockKey, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
     // The serving connection still checkpoints past this many frames (background-checkpoints.ts).
     database.pragma(`wal_autocheckpoint = ${SERVING_CONNECTION_AUTOCHECKPOINT_PAGES}`);
@@ -222,14 +225,15 @@ function connectionLock(database: BetterSqlite3.Database): AsyncLock {
 }
 
 /**
- * One lock per database file for every storage of this process (see sqlite-dialect.ts), and one
- * gate between its serving connections' writes and its write threads' (write-gate.ts).
+ * One lock per database file for every storage of this process (see sqlite-dialect.ts), one
+ * gate between its serving connections' writes and its write threads' (write-gate.ts), and what
+ * they know of another process holding its write lock (lock-contention.ts).
  */
 const fileLocks = (() => {
-  const byPath = new Map<string, { lock: AsyncLock; gate: WriteGate; users: number }>();
+  const byPath = new Map<string, { lock: AsyncLock; gate: WriteGate; contention: LockContention; users: number }>();
   return {
-    take(path: string): { lock: AsyncLock; gate: WriteGate } {
-      const entry = byPath.get(path) ?? { lock: new AsyncLock(), gate: new WriteGate(), users: 0 };
+    take(path: string): { lock: AsyncLock; gate: WriteGate; contention: LockContention } {
+      const entry = byPath.get(path) ?? { lock: new AsyncLock(), gate: new WriteGate(), contention: new LockContention(), users: 0 };
       entry.users += 1;
       byPath.set(path, entry);
       return entry;

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { BackgroundStatement } from '@gatehouse/storage-kysely';
 import { clockMs } from './deadline.js';
+import { LockContention } from './lock-contention.js';
 import { asStorageFailure } from './storage-failures.js';
 import type { WriteGate } from './write-gate.js';
 import { stopWorker } from './worker-stop.js';
@@ -199,10 +200,12 @@ type Answer = [id: number, outcome: boolean | null, error: { message: string; co
  * WAL frames and commits. Writes that arrive while it is busy are committed together (group
  * commit): each is still all or nothing (a savepoint each), and every answer is sent after the
  * group's COMMIT, so no caller hears "written" before its write is in the WAL. `gate` keeps the
- * serving connection's writes out while writes are in flight. The thread starts at the first write
- * and does not keep the process alive.
+ * serving connection's writes out while writes are in flight. A write waits for another
+ * connection's write lock until `busyTimeoutMs` after it was handed over, or tries once while
+ * `contention` says the lock is held elsewhere (decision 0101). The thread starts at the first
+ * write and does not keep the process alive.
  */
-export function startWriteThread(filename: string, gate: WriteGate, options: WriteThreadOptions): WriteThread {
+export function startWriteThread(filename: string, gate: WriteGate, options: WriteThreadOptions, contention: LockContention = new LockContention()): WriteThread {
   const pending = new Map<number, { resolve: (written: boolean) => void; reject: (error: Error) => void }>();
   // Statements are sent by number once their SQL has been sent (kysely compiles each once).
   const numbers = new Map<string, number>();
@@ -235,6 +238,8 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
     worker.unref();
     worker.on('message', (answers: Answer[]) => {
       for (const [id, outcome, error] of answers) {
+        if (error === null) contention.cleared();
+        else if (error.code === 'SQLITE_BUSY') contention.met();
         settle(id, (entry) => (error === null ? entry.resolve(outcome === true) : entry.reject(asStorageFailure(Object.assign(new Error(error.message), { code: error.code })) as Error)));
       }
     });
@@ -277,8 +282,9 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
   return {
     write(statements) {
       if (failure !== undefined || stopped !== undefined) return undefined;
-      // The write's wait for the lock, here and on the thread, ends this long after it was handed over.
-      const deadline = clockMs() + options.busyTimeoutMs;
+      // The write's wait for the lock ends this long after it was handed over; it tries once while
+      // the lock is known to be held elsewhere.
+      const deadline = clockMs() + (contention.latched ? 0 : options.busyTimeoutMs);
       const entered = gate.enterThread();
       if (entered === undefined) return post(statements, deadline);
       return entered.then(() => {
