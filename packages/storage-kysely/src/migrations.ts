@@ -335,5 +335,6 @@ async function createReadinessProbe(db: SchemaDb, dialect: StorageDialect): Prom
     .createTable('readiness_probe')
     .addColumn('probe_key', dialect.keyType, (c) => c.primaryKey())
     .addColumn('written_at', 'bigint', (c) => c.notNull())
+    .addColumn('padding', 'text', (c) => c.notNull())
     .execute();
 }

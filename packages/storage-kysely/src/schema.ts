@@ -169,4 +169,6 @@ export interface SigningKeyTable {
 export interface ReadinessProbeTable {
   probe_key: string;
   written_at: EpochMs;
+  /** Incompressible filler of `checkWrites({ bytes })`: a write that needs room, as after a full disk. */
+  padding: string;
 }

@@ -101,6 +101,7 @@ describe.skipIf(!POSTGRES_URL)('openPostgresStorage', () => {
     try {
       await storage.migrate();
       await storage.checkWrites();
+      await storage.checkWrites({ bytes: 100_000 });
       await storage.checkWrites();
     } finally {
       await storage.close();

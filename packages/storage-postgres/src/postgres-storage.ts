@@ -83,7 +83,7 @@ export async function openPostgres(options: PostgresStorageOptions, log?: LogCon
       await ensureFailedAttemptsTable(db as Kysely<unknown>);
     },
     ping: () => pingDatabase(db),
-    checkWrites: () => checkWrites(db),
+    checkWrites: (options) => checkWrites(db, options),
     close() {
       // Waits for queries in flight, then ends every pooled connection of a pool it created.
       closed ??= db.destroy();

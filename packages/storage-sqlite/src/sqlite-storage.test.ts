@@ -144,8 +144,10 @@ describe('openSqliteStorage', () => {
     try {
       await storage.migrate();
       await storage.checkWrites();
+      await storage.checkWrites({ bytes: 100_000 });
+      expect(database.prepare('select probe_key, length(padding) as bytes from readiness_probe').all()).toEqual([{ probe_key: 'readiness', bytes: 100_000 }]);
       await storage.checkWrites();
-      expect(database.prepare('select probe_key from readiness_probe').all()).toEqual([{ probe_key: 'readiness' }]);
+      expect(database.prepare('select length(padding) as bytes from readiness_probe').get()).toEqual({ bytes: 0 });
       // Reads still answer, writes do not.
       database.pragma('query_only = 1');
       expect(await storage.ping()).toBe(true);

@@ -117,7 +117,7 @@ export async function openSqlite(
     repositories: createKyselyRepositories(db, sqliteDialect),
     migrate: () => migrateToLatest(db, sqliteDialect, tablePrefix === undefined ? {} : { tablePrefix }),
     ping: () => pingDatabase(db),
-    checkWrites: () => checkWrites(db),
+    checkWrites: (options) => checkWrites(db, options),
     close() {
       closed ??= (async () => {
         try {

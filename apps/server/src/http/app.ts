@@ -26,7 +26,7 @@ export function createHttpApp(options: {
   const { config, gatehouse, storage, storageOutages, logger, shutdown, metrics } = options;
   const ping = () => storage.ping();
   const extraRouters = [
-    healthRouter({ ping: metrics ? metrics.timePing(ping) : ping, checkWrites: () => storage.checkWrites(), storageOutages, logger, stopping: () => shutdown?.stopping === true }),
+    healthRouter({ ping: metrics ? metrics.timePing(ping) : ping, checkWrites: (probe) => storage.checkWrites(probe), storageOutages, logger, stopping: () => shutdown?.stopping === true }),
   ];
   if (config.demo) {
     extraRouters.push(

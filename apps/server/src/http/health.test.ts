@@ -3,7 +3,7 @@ import { createStorageOutages } from '@gatehouse/http-express';
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { healthRouter } from './health.js';
+import { healthRouter, OUTAGE_PROBE_BYTES } from './health.js';
 
 const quietLogger = { warn: () => undefined };
 const writes = async () => undefined;
@@ -46,9 +46,11 @@ describe('healthRouter', () => {
 
   it('GET /readyz answers 503 while writes fail though reads answer, reports the outage once, and turns back to 200 by itself (issue 35)', async () => {
     let full = true;
+    const asked: number[] = [];
     const lines: Array<Record<string, unknown>> = [];
     const storageOutages = createStorageOutages({ logger: { error: (obj) => void lines.push({ level: 'error', ...obj }), info: (obj) => void lines.push({ level: 'info', ...obj }) } });
-    const checkWrites = async () => {
+    const checkWrites = async ({ bytes }: { bytes: number }) => {
+      asked.push(bytes);
       if (full) throw new StorageUnavailableError('full', 'The SQLite database or its disk is full.', { cause: Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }) });
     };
     const app = express().use(healthRouter({ ping: async () => true, checkWrites, storageOutages, logger: quietLogger }));
@@ -63,6 +65,10 @@ describe('healthRouter', () => {
     expect((await request(app).get('/readyz')).status).toBe(200);
     expect(storageOutages.current).toBeUndefined();
     expect(lines.at(-1)).toMatchObject({ level: 'info', event: 'storage_recovered', reason: 'full', failures: 3 });
+    // A write of a few bytes, but 256 KiB during the outage: room a failed write left is not room again.
+    expect(asked).toEqual([0, OUTAGE_PROBE_BYTES, OUTAGE_PROBE_BYTES, OUTAGE_PROBE_BYTES]);
+    await request(app).get('/readyz');
+    expect(asked.at(-1)).toBe(0);
   });
 
   it('GET /readyz: probes that arrive together share one check', async () => {
