@@ -191,7 +191,13 @@ class Lease implements DatabaseConnection {
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.#lockHeld) return Promise.reject(this.#timedOut());
-    const writes = this.#writes(query.sql);
+    let writes: boolean;
+    try {
+      writes = this.#writes(query.sql);
+    } catch (error) {
+      // SQLite refused to prepare it (a syntax error, a missing table, a file it cannot read).
+      return Promise.reject(asStorageFailure(error));
+    }
     // The gate is taken before the lock: without it at once, the lock goes back while this waits.
     if (writes && !this.#gateHeld && !this.#tryGate()) return this.#afterTaking(writes).then(() => this.executeQuery<R>(query));
     try {
