@@ -74,7 +74,7 @@ try {
     const found = await storage.repositories.codes.findByHash(codeHash);
     const now = new Date();
     const grant = { grantId: newGrantId(), clientId: found.clientId, userKey: found.userKey, scopes: found.scopes, sessionId: null, createdAt: now, revokedAt: null };
-    const refreshToken = { tokenHash: storedSecretHash(timeOrderedCode()), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null };
+    const refreshToken = { tokenHash: storedSecretHash(timeOrderedCode()), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null };
     if (!(await storage.repositories.grants.createFromCode({ grant, codeHash, refreshToken }))) throw new Error('the code was not exchanged');
   };
   for (const code of codes.slice(0, 2000)) await exchange(code); // warm-up

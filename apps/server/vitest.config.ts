@@ -9,5 +9,9 @@ export default defineProject({
   test: {
     name: 'server',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Most tests here start `gatehouse` processes (about 1 s each on an idle machine, 2.5 s and more
+    // on a loaded 2-core one): Vitest's 5 s default is too short for the slowest machine we support.
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
   },
 });

@@ -37,7 +37,8 @@ describe('loadConfig', () => {
       accessTokenTtlSeconds: 3600,
       codeTtlSeconds: 60,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
-      rateLimit: { maxFailures: 5, windowSeconds: 300, maxFailuresPerIp: 25, ipv6PrefixLength: 64 },
+      rateLimit: { maxFailures: 5, windowSeconds: 300, maxFailuresPerIp: 25, ipv6PrefixLength: 64, maxAnonymousRequestsPerIp: 60 },
+      maxAnonymousInteractions: 10_000,
       purgeIntervalMinutes: 15,
       demo: true,
       scopes: DEFAULT_SCOPES,
@@ -89,12 +90,14 @@ describe('loadConfig', () => {
       codeTtlSeconds: 30,
       sessionTtlSeconds: 3600,
       refreshToken: { rotate: true, reuseGraceSeconds: 5, idleTtlSeconds: 86400, absoluteTtlSeconds: null },
-      rateLimit: { maxFailures: 3, windowSeconds: 60, maxFailuresPerIp: 100, ipv6PrefixLength: 48 },
+      rateLimit: { maxFailures: 3, windowSeconds: 60, maxFailuresPerIp: 100, ipv6PrefixLength: 48, maxAnonymousRequestsPerIp: 60 },
+      maxAnonymousInteractions: 10_000,
       purgeIntervalMinutes: 5,
       shutdownTimeoutSeconds: 3,
       demo: false,
       jwksMaxAgeSeconds: 60,
       scopes: [...DEFAULT_SCOPES, ORDERS],
+      resources: [{ resource: 'http://127.0.0.1:4000', name: 'Gatehouse APIs', scopes: DEFAULT_SCOPES.map((entry) => entry.scope) }],
     });
   });
 
@@ -106,7 +109,7 @@ describe('loadConfig', () => {
   });
 
   it('allows five times the per-key failures per IP unless told otherwise', () => {
-    expect(loadConfig({ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '8' }).rateLimit).toEqual({ maxFailures: 8, windowSeconds: 300, maxFailuresPerIp: 40, ipv6PrefixLength: 64 });
+    expect(loadConfig({ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '8' }).rateLimit).toEqual({ maxFailures: 8, windowSeconds: 300, maxFailuresPerIp: 40, ipv6PrefixLength: 64, maxAnonymousRequestsPerIp: 60 });
   });
 
   it('counts IPv6 clients per /64 unless GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH says otherwise (32 to 128)', () => {
@@ -236,6 +239,37 @@ describe('loadConfig', () => {
       const path = join(tmpdir(), 'gatehouse-no-such-dir', 'scopes.json');
       expect(failure({ GATEHOUSE_SCOPES_FILE: path }).message).toBe(`GATEHOUSE_SCOPES_FILE ${path}: cannot be read (ENOENT).`);
     });
+  });
+});
+
+describe('GATEHOUSE_RESOURCES_FILE (docs/decisions/0110-resource-indicators.md)', () => {
+  const OWN = { resource: 'https://auth.example.com', name: 'Gatehouse APIs', scopes: DEFAULT_SCOPES.map((entry) => entry.scope) };
+  const MCP = { resource: 'https://mcp.example.com/mcp', name: 'Orders MCP', scopes: ['orders.v1.read'], accessTokenTtlSeconds: 900 };
+  const base = () => ({ GATEHOUSE_ISSUER: 'https://auth.example.com', GATEHOUSE_SCOPES_FILE: scopesFile(JSON.stringify([ORDERS])) });
+
+  it('has the server\'s own APIs as a resource, then those of the file', () => {
+    expect(loadConfig({ GATEHOUSE_ISSUER: 'https://auth.example.com' }).resources).toEqual([OWN]);
+    expect(loadConfig({ ...base(), GATEHOUSE_RESOURCES_FILE: scopesFile(JSON.stringify([MCP])) }).resources).toEqual([OWN, MCP]);
+  });
+
+  it.each([
+    ['not JSON', '[{', /^is not valid JSON/],
+    ['not an array', '{}', /^must hold a JSON array of \{ "resource", "name", "scopes" \} objects$/],
+    ['a missing name', JSON.stringify([{ resource: MCP.resource, scopes: MCP.scopes }]), /^item 1 has no "name"$/],
+    ['an unknown key', JSON.stringify([{ ...MCP, audience: 'x' }]), /^item 1 has an unknown key "audience"$/],
+    ['a relative URI', JSON.stringify([{ ...MCP, resource: '/mcp' }]), /^the resource "\/mcp" is not an absolute URI$/],
+    ['a fragment', JSON.stringify([{ ...MCP, resource: 'https://mcp.example.com/mcp#x' }]), /has a fragment/],
+    ['a scope outside the catalogue', JSON.stringify([{ ...MCP, scopes: ['orders.v1.write'] }]), /accepts the scope "orders\.v1\.write", which is not in the scope catalogue$/],
+    ['the server\'s own APIs', JSON.stringify([{ ...MCP, resource: 'https://AUTH.example.com/' }]), /is the server's own APIs \(GATEHOUSE_ISSUER\); the file only adds resources$/],
+    ['a resource listed twice', JSON.stringify([MCP, MCP]), /is listed twice$/],
+    ['a lifetime out of range', JSON.stringify([{ ...MCP, accessTokenTtlSeconds: 0 }]), /accessTokenTtlSeconds from 1 to 86400$/],
+  ])('refuses a file with %s in one line naming the file', (_case, content, problem) => {
+    const path = scopesFile(content);
+    const error = failure({ ...base(), GATEHOUSE_RESOURCES_FILE: path });
+    expect(error.variable).toBe('GATEHOUSE_RESOURCES_FILE');
+    expect(error.message.startsWith(`GATEHOUSE_RESOURCES_FILE ${path}: `)).toBe(true);
+    expect(error.message).not.toContain('\n');
+    expect(error.message.slice(`GATEHOUSE_RESOURCES_FILE ${path}: `.length, -1)).toMatch(problem);
   });
 });
 

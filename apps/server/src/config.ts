@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
-import { DEFAULT_SCOPES, isLoopbackHost, type ScopeCatalogue } from '@gatehouse/core';
+import { DEFAULT_SCOPES, isLoopbackHost, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
+import { DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP } from '@gatehouse/http-express';
+import { ownApisResource, readResourceCatalogue } from './resources-file.js';
 import { readScopeCatalogue } from './scopes-file.js';
 
 /** The server's configuration, read from the environment once at start-up. */
@@ -23,7 +25,9 @@ export interface Config {
   sessionTtlSeconds: number;
   refreshToken: { rotate: boolean; reuseGraceSeconds: number; idleTtlSeconds: number | null; absoluteTtlSeconds: number | null };
   /** Failed sign-ins / client authentications per e-mail or client_id (and per IP) in a window. */
-  rateLimit: { maxFailures: number; windowSeconds: number; maxFailuresPerIp: number; ipv6PrefixLength: number };
+  rateLimit: { maxFailures: number; windowSeconds: number; maxFailuresPerIp: number; ipv6PrefixLength: number; maxAnonymousRequestsPerIp: number };
+  /** The most pending sign-ins of signed-out browsers kept at once (docs/decisions/0108-anonymous-requests-store-bounded-state.md). */
+  maxAnonymousInteractions: number;
   purgeIntervalMinutes: number;
   shutdownTimeoutSeconds: number;
   /**
@@ -37,6 +41,11 @@ export interface Config {
   metrics: { host: string; port: number } | undefined;
   /** The scope catalogue: the four built-in scopes, then those of `GATEHOUSE_SCOPES_FILE` (docs/decisions/0016-the-server-scopes-file.md). */
   scopes: ScopeCatalogue;
+  /**
+   * The resources (RFC 8707): the server's own APIs (URI: the issuer), then those of
+   * `GATEHOUSE_RESOURCES_FILE` (docs/decisions/0110-resource-indicators.md).
+   */
+  resources: ResourceCatalogue;
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -137,6 +146,8 @@ const schema = {
   GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS: integer(1, 86400),
   GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP: integer(1, 1000000),
   GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH: integer(32, 128),
+  GATEHOUSE_RATE_LIMIT_MAX_ANONYMOUS_PER_IP: integer(1, 1000000),
+  GATEHOUSE_MAX_ANONYMOUS_INTERACTIONS: integer(100, 10000000),
   GATEHOUSE_PURGE_INTERVAL_MINUTES: integer(1, 7 * 24 * 60),
   GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: integer(1, 600),
   GATEHOUSE_DEMO: boolean,
@@ -144,6 +155,7 @@ const schema = {
   GATEHOUSE_METRICS_PORT: integer(1, 65535),
   GATEHOUSE_METRICS_HOST: v.pipe(v.string(), v.regex(/^[\w.:[\]-]+$/, 'must be a host name or an IP address')),
   GATEHOUSE_SCOPES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
+  GATEHOUSE_RESOURCES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
 } as const;
 
 type Schema = typeof schema;
@@ -211,6 +223,8 @@ export function loadConfig(env: Env): Config {
   const issuer = e.GATEHOUSE_ISSUER ?? `http://localhost:${port}`;
   const scopes = e.GATEHOUSE_SCOPES_FILE === undefined ? { catalogue: DEFAULT_SCOPES } : readScopeCatalogue(e.GATEHOUSE_SCOPES_FILE);
   if ('problem' in scopes) throw new ConfigError('GATEHOUSE_SCOPES_FILE', `GATEHOUSE_SCOPES_FILE ${e.GATEHOUSE_SCOPES_FILE}: ${scopes.problem}.`);
+  const resources = e.GATEHOUSE_RESOURCES_FILE === undefined ? { resources: [ownApisResource(issuer)] } : readResourceCatalogue(e.GATEHOUSE_RESOURCES_FILE, issuer, scopes.catalogue);
+  if ('problem' in resources) throw new ConfigError('GATEHOUSE_RESOURCES_FILE', `GATEHOUSE_RESOURCES_FILE ${e.GATEHOUSE_RESOURCES_FILE}: ${resources.problem}.`);
   return {
     host: e.HOST,
     port,
@@ -242,7 +256,9 @@ export function loadConfig(env: Env): Config {
       windowSeconds: e.GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS ?? 300,
       maxFailuresPerIp: e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP ?? 5 * (e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES ?? 5),
       ipv6PrefixLength: e.GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH ?? 64,
+      maxAnonymousRequestsPerIp: e.GATEHOUSE_RATE_LIMIT_MAX_ANONYMOUS_PER_IP ?? DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP,
     },
+    maxAnonymousInteractions: e.GATEHOUSE_MAX_ANONYMOUS_INTERACTIONS ?? 10_000,
     purgeIntervalMinutes: e.GATEHOUSE_PURGE_INTERVAL_MINUTES ?? 15,
     shutdownTimeoutSeconds: e.GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS ?? 10,
     // The demo prints an admin password: on by default only where no one else can reach it.
@@ -251,6 +267,7 @@ export function loadConfig(env: Env): Config {
     // Off unless a port is given; loopback by default, so the scrape target is not public by accident.
     metrics: e.GATEHOUSE_METRICS_PORT === undefined ? undefined : { host: e.GATEHOUSE_METRICS_HOST ?? '127.0.0.1', port: e.GATEHOUSE_METRICS_PORT },
     scopes: scopes.catalogue,
+    resources: resources.resources,
   };
 }
 

@@ -49,6 +49,8 @@ export function settingsFrom(config: Config): GatehouseSettings {
     refreshToken: config.refreshToken,
     jwksMaxAgeSeconds: config.jwksMaxAgeSeconds,
     scopes: config.scopes,
+    maxAnonymousInteractions: config.maxAnonymousInteractions,
+    resources: config.resources,
   });
 }
 

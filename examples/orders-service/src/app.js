@@ -13,7 +13,7 @@ import {
 import express from 'express';
 import { orderProblem, ordersOf, placeOrder } from './orders.js';
 import { homePage, loginPage, messagePage } from './pages.js';
-import { cookieOf, endSessions, SESSION_COOKIE, startSession, userOfSession } from './sessions.js';
+import { cookieOf, endSessions, sessionOf, SESSION_COOKIE, startSession, userOfSession } from './sessions.js';
 import { checkPassword, findUser } from './users.js';
 
 /**
@@ -52,34 +52,42 @@ export function createOrdersApp({ db, gatehouse }) {
 
   app.get('/login', async (req, res) => {
     const loginRequest = typeof req.query.login_request === 'string' ? req.query.login_request : '';
-    const user = signedInUser(req);
-    // Already signed in to the service: hand the user to Gatehouse at once (it shows its consent page next).
-    if (user && loginRequest !== '') return handToGatehouse(res, loginRequest, user.id);
-    sendHtml(res, 200, loginPage({ loginRequest }));
+    const session = sessionOf(db, cookieOf(req, SESSION_COOKIE));
+    // What the app asks of this sign-in: prompt=login or max_age want a password entered recently.
+    const asked = loginRequest === '' ? undefined : await gatehouse.describeLoginRequest(loginRequest);
+    const freshEnough = session !== undefined && (asked?.authenticatedAfter === undefined || session.authenticatedAt >= asked.authenticatedAfter);
+    // Already signed in to the service, recently enough: hand the user to Gatehouse at once (it shows its consent page next).
+    if (session && freshEnough && loginRequest !== '') return handToGatehouse(res, loginRequest, session.userId, session.authenticatedAt);
+    const email = session ? findUser(db, session.userId)?.email : asked?.loginHint;
+    const notice = session && asked ? `${asked.clientName} asks you to enter your password again.` : undefined;
+    sendHtml(res, 200, loginPage({ loginRequest, ...(email ? { email } : {}), ...(notice ? { notice } : {}) }));
   });
 
   app.post('/login', sameOriginOnly(origin), express.urlencoded({ extended: false, limit: '8kb' }), async (req, res) => {
     const { email, password, login_request: loginRequest = '' } = /** @type {Record<string, string | undefined>} */ (req.body ?? {});
     const user = typeof email === 'string' && typeof password === 'string' ? await checkPassword(db, email, password) : undefined;
     if (!user) return sendHtml(res, 401, loginPage({ loginRequest, email, error: 'The e-mail or password is not right.' }));
-    res.cookie(SESSION_COOKIE, startSession(db, user.id), { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/' });
+    const signedInAt = new Date();
+    res.cookie(SESSION_COOKIE, startSession(db, user.id, signedInAt), { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/' });
     if (loginRequest === '') return void res.redirect(303, '/');
-    await handToGatehouse(res, loginRequest, user.id);
+    await handToGatehouse(res, loginRequest, user.id, signedInAt);
   });
 
   /**
-   * Tells Gatehouse who signed in: it sets its own session cookie and sends the browser (303) back
-   * to the authorization request, which goes on to consent.
+   * Tells Gatehouse who signed in, and when they entered their password: it sets its own session
+   * cookie and sends the browser (303) back to the authorization request, which goes on to consent.
    *
    * @param {import('express').Response} res
    * @param {string} loginRequest
    * @param {number} userId
+   * @param {Date} authenticatedAt
    */
-  async function handToGatehouse(res, loginRequest, userId) {
+  async function handToGatehouse(res, loginRequest, userId, authenticatedAt) {
     try {
-      await completeGatehouseLogin(gatehouse, res, { loginRequest, userKey: String(userId) });
+      await completeGatehouseLogin(gatehouse, res, { loginRequest, userKey: String(userId), authenticatedAt });
     } catch (error) {
-      // An unknown, expired (10 minutes) or already used login request.
+      // An unknown, expired (10 minutes) or already used login request; or one that wants a
+      // fresher sign-in than the one given (the form above asks for the password then).
       if (!(error instanceof DomainError)) throw error;
       sendHtml(res, 400, messagePage('This sign-in has expired', 'Go back to the app you came from and start again.'));
     }

@@ -43,6 +43,9 @@ const MIGRATIONS = [
      user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
      expires_at TEXT NOT NULL
    );`,
+  // When the user entered their password: Gatehouse asks for it (prompt=login, max_age) to decide
+  // whether this sign-in is fresh enough for an app's request.
+  `ALTER TABLE sessions ADD COLUMN authenticated_at TEXT;`,
 ];
 
 /**

@@ -21,12 +21,12 @@ ${body}
  * The service's sign-in form. Gatehouse sends the browser here with `login_request`; the form
  * carries it back so that the sign-in can be handed to Gatehouse.
  *
- * @param {{ loginRequest: string, email?: string, error?: string }} input
+ * @param {{ loginRequest: string, email?: string, error?: string, notice?: string }} input
  */
-export function loginPage({ loginRequest, email = '', error }) {
+export function loginPage({ loginRequest, email = '', error, notice }) {
   return layout(
     'Sign in to Orders',
-    `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+    `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}${notice ? `<p class="notice">${escapeHtml(notice)}</p>` : ''}
 <form method="post" action="/login">
   <input type="hidden" name="login_request" value="${escapeHtml(loginRequest)}">
   <label>E-mail <input type="email" name="email" value="${escapeHtml(email)}" autocomplete="username" required autofocus></label>

@@ -21,7 +21,12 @@ const hashOf = (token) => createHash('sha256').update(token).digest('base64url')
  */
 export function startSession(db, userId, now = new Date()) {
   const token = randomBytes(32).toString('base64url');
-  db.prepare('INSERT INTO sessions (token_hash, user_id, expires_at) VALUES (?, ?, ?)').run(hashOf(token), userId, new Date(now.getTime() + SESSION_TTL_MS).toISOString());
+  db.prepare('INSERT INTO sessions (token_hash, user_id, expires_at, authenticated_at) VALUES (?, ?, ?, ?)').run(
+    hashOf(token),
+    userId,
+    new Date(now.getTime() + SESSION_TTL_MS).toISOString(),
+    now.toISOString(),
+  );
   return token;
 }
 
@@ -34,9 +39,24 @@ export function startSession(db, userId, now = new Date()) {
  * @returns {number | undefined}
  */
 export function userOfSession(db, token, now = new Date()) {
+  return sessionOf(db, token, now)?.userId;
+}
+
+/**
+ * A live session: its user, and when they entered their password.
+ *
+ * @param {import('better-sqlite3').Database} db
+ * @param {string | undefined} token
+ * @param {Date} [now]
+ * @returns {{ userId: number, authenticatedAt: Date } | undefined}
+ */
+export function sessionOf(db, token, now = new Date()) {
   if (token === undefined || token === '') return undefined;
-  const row = /** @type {{ user_id: number } | undefined} */ (db.prepare('SELECT user_id FROM sessions WHERE token_hash = ? AND expires_at > ?').get(hashOf(token), now.toISOString()));
-  return row?.user_id;
+  const row = /** @type {{ user_id: number, authenticated_at: string | null } | undefined} */ (
+    db.prepare('SELECT user_id, authenticated_at FROM sessions WHERE token_hash = ? AND expires_at > ?').get(hashOf(token), now.toISOString())
+  );
+  // A session of before the column: its sign-in time is unknown, so it counts as long ago.
+  return row && { userId: row.user_id, authenticatedAt: new Date(row.authenticated_at ?? 0) };
 }
 
 /**

@@ -35,8 +35,8 @@ describe('the orders service\'s users in Gatehouse', () => {
   it('signs in no one the users table does not know', async () => {
     const { t } = await setup();
     const { loginRequest } = await t.gatehouse.startLogin({ returnTo: '/auth/oauth/authorize?client_id=x' });
-    await assert.rejects(t.gatehouse.completeLogin({ loginRequest, userKey: '999' }), (error) => error instanceof DomainError && error.kind === 'unauthenticated');
-    await assert.rejects(t.gatehouse.completeLogin({ loginRequest, userKey: 'not-a-number' }), (error) => error instanceof DomainError);
+    await assert.rejects(t.gatehouse.completeLogin({ loginRequest, userKey: '999', authenticatedAt: t.gatehouse.clock.now() }), (error) => error instanceof DomainError && error.kind === 'unauthenticated');
+    await assert.rejects(t.gatehouse.completeLogin({ loginRequest, userKey: 'not-a-number', authenticatedAt: t.gatehouse.clock.now() }), (error) => error instanceof DomainError);
   });
 
   it('checks passwords itself (scrypt), whichever of e-mail or password is wrong', async () => {

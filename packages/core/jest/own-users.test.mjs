@@ -24,14 +24,14 @@ describe('bring your own users, under Jest', () => {
   it('refuses a login request the second time and after it expired', async () => {
     const { t } = await embedded();
     const { loginRequest } = await t.gatehouse.startLogin({ returnTo: '/oauth/authorize?client_id=x' });
-    const done = await t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey });
+    const done = await t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: t.gatehouse.clock.now() });
     expect(done.redirectTo).toBe('/oauth/authorize?client_id=x');
-    const reused = await t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey }).catch((caught) => caught);
+    const reused = await t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: t.gatehouse.clock.now() }).catch((caught) => caught);
     expect(reused).toBeInstanceOf(DomainError);
     expect(reused.kind).toBe('not_found');
     const late = await t.gatehouse.startLogin({ returnTo: '/oauth/authorize?client_id=x' });
     t.clock.advance(600);
-    const expired = await t.gatehouse.completeLogin({ loginRequest: late.loginRequest, userKey: ADA.userKey }).catch((caught) => caught);
+    const expired = await t.gatehouse.completeLogin({ loginRequest: late.loginRequest, userKey: ADA.userKey, authenticatedAt: t.gatehouse.clock.now() }).catch((caught) => caught);
     expect(expired.kind).toBe('not_found');
   });
 

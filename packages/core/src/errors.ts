@@ -1,5 +1,5 @@
 /**
- * RFC 6749 §4.1.2.1, §5.2, RFC 6750 §3.1 and RFC 7009 §2.2.1 error codes.
+ * RFC 6749 §4.1.2.1, §5.2, RFC 6750 §3.1, RFC 7009 §2.2.1 and RFC 8707 §2 error codes.
  * The HTTP status is the adapter's business: the core only names the error.
  */
 export type OAuthErrorCode =
@@ -10,6 +10,8 @@ export type OAuthErrorCode =
   | 'unsupported_grant_type'
   | 'unsupported_response_type'
   | 'invalid_scope'
+  /** RFC 8707 §2: the `resource` is malformed, unknown, or not one the grant allows. */
+  | 'invalid_target'
   | 'access_denied'
   | 'server_error'
   | 'temporarily_unavailable'
@@ -42,8 +44,11 @@ export class OAuthError extends Error {
   }
 }
 
-/** Failure kinds of the resource and administration use cases. */
-export type DomainErrorKind = 'invalid' | 'not_found' | 'forbidden' | 'conflict' | 'unauthenticated';
+/**
+ * Failure kinds of the resource and administration use cases. `unavailable`: the server refuses
+ * for now what it would do later (a bound on work in progress was reached), to be tried again.
+ */
+export type DomainErrorKind = 'invalid' | 'not_found' | 'forbidden' | 'conflict' | 'unauthenticated' | 'unavailable';
 
 /**
  * An error of the resource and admin use cases; the HTTP adapter maps `kind` to a status

@@ -2,7 +2,7 @@ import type { JWK } from 'jose';
 import type { Account, AttributeName, Client, Message, Role, Session, User, UserAttributeValue } from './domain/model.js';
 import type { Clock } from './ports/clock.js';
 import type { GatehouseSettings } from './settings.js';
-import type { VerifiedAccessToken } from './tokens/access-token.js';
+import type { AccessTokenExpectations, VerifiedAccessToken } from './tokens/access-token.js';
 import type { AttributeScope } from './use-cases/attributes.js';
 import type { AuthorizationRequest, AuthorizationRequestCheck, RawParameters } from './use-cases/authorize.js';
 import type { AuthorizedApp } from './use-cases/authorized-apps.js';
@@ -12,7 +12,7 @@ import type { ClientRegistration, ClientWithSecret } from './use-cases/clients.j
 import type { IntrospectionResponse } from './use-cases/introspect.js';
 import type { SendMessageInput } from './use-cases/messages.js';
 import type { UserProfile } from './ports/users.js';
-import type { ConsentRequestDetails } from './use-cases/interactions.js';
+import type { ConsentRequestDetails, LoginRequestDetails } from './use-cases/interactions.js';
 import type { SignedIn } from './use-cases/sessions.js';
 import type { TokenResponse } from './use-cases/token-response.js';
 import type { CurrentUser, NewUser } from './use-cases/users.js';
@@ -53,18 +53,27 @@ export interface RequestScopedGatehouse {
    * client (RFC 6749 §2.1, auth method `none`); `OAuthError('invalid_client')` otherwise.
    */
   authenticateClient(credentials: { clientId: string; clientSecret: string | null }): Promise<Client>;
-  /** RFC 6749 §4.1.3: exchanges a code (once; a second use revokes the grant). */
-  exchangeCode(input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined }): Promise<TokenResponse>;
-  /** RFC 6749 §6: a new access token for a refresh token, optionally narrowed to fewer scopes. */
-  refresh(input: { client: Client; refreshToken: string; scope: string | undefined }): Promise<TokenResponse>;
-  /** RFC 6749 §4.4: a token for a confidential client itself (`sub` = its id, no refresh token), optionally narrowed. */
-  clientCredentials(input: { client: Client; scope: string | undefined }): Promise<ClientCredentialsTokenResponse>;
+  /**
+   * RFC 6749 §4.1.3: exchanges a code (once; a second use revokes the grant). `resource` (RFC 8707
+   * §2.2): the access token's audience, one of the resources asked for at authorize.
+   */
+  exchangeCode(input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined; resource?: string | undefined }): Promise<TokenResponse>;
+  /** RFC 6749 §6: a new access token for a refresh token, optionally narrowed to fewer scopes or to one of the grant's resources (RFC 8707). */
+  refresh(input: { client: Client; refreshToken: string; scope: string | undefined; resource?: string | undefined }): Promise<TokenResponse>;
+  /** RFC 6749 §4.4: a token for a confidential client itself (`sub` = its id, no refresh token), optionally narrowed, optionally for a configured resource (RFC 8707). */
+  clientCredentials(input: { client: Client; scope: string | undefined; resource?: string | undefined }): Promise<ClientCredentialsTokenResponse>;
   /** RFC 7009: revokes a token of the client (a refresh token revokes its grant); unknown tokens are ignored. */
   revokeToken(input: { client: Client; token: string; tokenTypeHint: string | undefined }): Promise<void>;
-  /** RFC 7662: whether a token of the client is active, with its claims. */
+  /**
+   * RFC 7662: whether a token of the client is active, with its claims; a resource server
+   * (`client.resourceServerFor`) also sees the access tokens of its resources (§2.1).
+   */
   introspectToken(input: { client: Client; token: string; tokenTypeHint: string | undefined }): Promise<IntrospectionResponse>;
-  /** Verifies a bearer access token: signature, `typ`, `iss`, `aud`, expiry, and that its grant is not revoked. */
-  verifyAccessToken(token: string): Promise<VerifiedAccessToken>;
+  /**
+   * Verifies a bearer access token: signature, `typ`, `iss`, expiry, that its grant is not revoked,
+   * and its `aud`: the default audience, or `expected.resource` (RFC 8707) when given.
+   */
+  verifyAccessToken(token: string, expected?: AccessTokenExpectations): Promise<VerifiedAccessToken>;
   /** The public signing keys (RFC 7517), retired ones included while their tokens live. */
   jwks(): Promise<{ keys: JWK[] }>;
   /**
@@ -88,8 +97,19 @@ export interface RequestScopedGatehouse {
   // Login and consent handed to the host application (docs/decisions/0091)
   /** A single-use, expiring login request for the host's login page; the browser comes back to `returnTo` (a path). */
   startLogin(input: { returnTo: string }): Promise<{ loginRequest: string }>;
-  /** The host signed `userKey` in: uses the login request once, opens a session, says where the browser goes next. */
-  completeLogin(input: { loginRequest: string; userKey: string }): Promise<SignedIn & { redirectTo: string }>;
+  /**
+   * What a login request asks of the host's sign-in (client, scopes, `prompt=login`, `max_age`,
+   * `login_hint`, and `authenticatedAfter`: how fresh a sign-in it needs); undefined when the
+   * request cannot be used. Does not use it.
+   */
+  describeLoginRequest(loginRequest: string): Promise<LoginRequestDetails | undefined>;
+  /**
+   * The host signed `userKey` in at `authenticatedAt` (when the user proved who they are to the
+   * host): uses the login request once, opens a session, says where the browser goes next. A
+   * request that wants a fresher sign-in is refused (`DomainError('unauthenticated')`, field
+   * `authenticatedAt`), the login request left unused.
+   */
+  completeLogin(input: { loginRequest: string; userKey: string; authenticatedAt: Date }): Promise<SignedIn & { redirectTo: string }>;
   /** A single-use, expiring consent request for the host's consent page. */
   startConsent(input: { returnTo: string; userKey: string; sessionId: string | null }): Promise<{ consentRequest: string }>;
   /** What the host's consent page shows (client, scopes); undefined when the request cannot be used. Does not use it. */
@@ -100,8 +120,8 @@ export interface RequestScopedGatehouse {
   // Clients (portal, CLI)
   /** Registers a client (scopes from `settings.scopes`); the secret is returned once, only its hash is stored; a public client has none (`null`). */
   registerClient(input: ClientRegistration): Promise<ClientWithSecret>;
-  /** Changes a client's name, redirect URIs, scopes, grant types or PKCE; `ownerUserKey: null` is an operator's change. */
-  updateClient(input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes'>): Promise<Client>;
+  /** Changes a client's name, redirect URIs, scopes, grant types, PKCE or the resources it serves; `ownerUserKey: null` is an operator's change. */
+  updateClient(input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes' | 'resourceServerFor'>): Promise<Client>;
   /** A new secret for a confidential client, returned once; the old one stops working at once. */
   rotateClientSecret(input: { ownerUserKey: string | null; clientId: string }): Promise<ClientWithSecret & { clientSecret: string }>;
   /** Deletes a client with its codes, grants and tokens. */

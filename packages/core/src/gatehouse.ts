@@ -5,7 +5,7 @@ import type { IdGenerator } from './ports/ids.js';
 import type { Repositories } from './ports/repositories.js';
 import type { AuditLog, Es256Signer, MessageTransport, PasswordHasher } from './ports/services.js';
 import type { PasswordCheck, UserDirectory } from './ports/users.js';
-import type { GatehouseSettings } from './settings.js';
+import { longestAccessTokenTtlSeconds, type GatehouseSettings } from './settings.js';
 import { createScryptPasswordHasher, randomIdGenerator } from './crypto.js';
 import { createKeyRing, type KeyRing } from './tokens/key-ring.js';
 import { verifyAccessToken } from './tokens/access-token.js';
@@ -95,7 +95,8 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       clock,
       ids,
       audit,
-      accessTokenTtlSeconds: options.settings.accessTokenTtlSeconds,
+      // A retired key stays published while the longest-lived token it signed may live (a resource's own lifetime included).
+      accessTokenTtlSeconds: longestAccessTokenTtlSeconds(options.settings),
       jwksMaxAgeSeconds: options.settings.jwksMaxAgeSeconds,
     });
   const deps: Deps = {
@@ -163,6 +164,7 @@ const USE_CASES: UseCaseBinders = {
   logoutUser: (deps) => bind(deps, sessions.logoutUser),
   // Login and consent handed to the host application (docs/decisions/0091)
   startLogin: (deps) => bind(deps, interactions.startLogin),
+  describeLoginRequest: (deps) => bind(deps, interactions.describeLoginRequest),
   completeLogin: (deps) => bind(deps, interactions.completeLogin),
   startConsent: (deps) => bind(deps, interactions.startConsent),
   describeConsentRequest: (deps) => bind(deps, interactions.describeConsentRequest),

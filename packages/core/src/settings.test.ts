@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCOPES } from './domain/scopes.js';
-import { defineSettings } from './settings.js';
+import { defineSettings, longestAccessTokenTtlSeconds } from './settings.js';
 
 describe('defineSettings', () => {
   it('fills the documented defaults', () => {
@@ -12,8 +12,10 @@ describe('defineSettings', () => {
       sessionTtlSeconds: 12 * 3600,
       maxAttributesPerAccount: 500,
       interactionTtlSeconds: 600,
+      maxAnonymousInteractions: 10_000,
       jwksMaxAgeSeconds: 300,
       scopes: DEFAULT_SCOPES,
+      resources: [],
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
     });
   });
@@ -38,5 +40,29 @@ describe('defineSettings', () => {
     );
     expect(() => defineSettings({ issuer: 'https://a.example', scopes: [...DEFAULT_SCOPES, DEFAULT_SCOPES[0]!] })).toThrow('defineSettings: the scope "messaging.v1.send" is listed twice.');
     expect(() => defineSettings({ issuer: 'https://a.example', scopes: [{ scope: 'orders.v1.read', description: ' ' }] })).toThrow('needs a description');
+  });
+});
+
+describe('defineSettings resources (RFC 8707)', () => {
+  const scopes = [...DEFAULT_SCOPES, { scope: 'orders.v1.read', description: 'See your orders' }];
+
+  it('keeps the resources in canonical form', () => {
+    const settings = defineSettings({ issuer: 'https://auth.example.com', scopes, resources: [{ resource: 'HTTPS://MCP.example.com/mcp', name: 'Orders MCP', scopes: ['orders.v1.read'], accessTokenTtlSeconds: 900 }] });
+    expect(settings.resources).toEqual([{ resource: 'https://mcp.example.com/mcp', name: 'Orders MCP', scopes: ['orders.v1.read'], accessTokenTtlSeconds: 900 }]);
+    expect(Object.isFrozen(settings.resources)).toBe(true);
+  });
+
+  it('refuses a resource that cannot be used, or one accepting a scope outside the catalogue', () => {
+    expect(() => defineSettings({ issuer: 'https://a.example', scopes, resources: [{ resource: 'https://mcp.example.com/mcp#x', name: 'x', scopes: ['orders.v1.read'] }] })).toThrow(
+      'defineSettings: the resource "https://mcp.example.com/mcp#x" has a fragment, which RFC 8707 forbids.',
+    );
+    expect(() => defineSettings({ issuer: 'https://a.example', resources: [{ resource: 'https://mcp.example.com/mcp', name: 'x', scopes: ['orders.v1.read'] }] })).toThrow('not in the scope catalogue');
+  });
+
+  it('knows the longest access-token lifetime, a resource of its own included', () => {
+    const base = { issuer: 'https://a.example', scopes, accessTokenTtlSeconds: 600 };
+    expect(longestAccessTokenTtlSeconds(defineSettings(base))).toBe(600);
+    expect(longestAccessTokenTtlSeconds(defineSettings({ ...base, resources: [{ resource: 'https://mcp.example.com', name: 'x', scopes: ['orders.v1.read'], accessTokenTtlSeconds: 7200 }] }))).toBe(7200);
+    expect(longestAccessTokenTtlSeconds(defineSettings({ ...base, resources: [{ resource: 'https://mcp.example.com', name: 'x', scopes: ['orders.v1.read'], accessTokenTtlSeconds: 60 }] }))).toBe(600);
   });
 });

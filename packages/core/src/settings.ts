@@ -1,10 +1,14 @@
+import { canonicalResourceCatalogue, resourceCatalogueProblem, type ResourceCatalogue } from './domain/resources.js';
 import { DEFAULT_SCOPES, scopeCatalogueProblem, type ScopeCatalogue } from './domain/scopes.js';
 
 /** Per-deployment settings of the core. */
 export interface GatehouseSettings {
   /** RFC 8414 issuer identifier: the `iss` of tokens and authorization responses (RFC 9207). */
   issuer: string;
-  /** `aud` of access tokens: the resource APIs' identifier. Defaults to the issuer. */
+  /**
+   * The default audience: `aud` of access tokens requested without `resource` (RFC 8707), the
+   * identifier of the APIs `bearerAuth(gatehouse)` protects. Defaults to the issuer.
+   */
   audience: string;
   accessTokenTtlSeconds: number;
   codeTtlSeconds: number;
@@ -23,6 +27,13 @@ export interface GatehouseSettings {
   /** Lifetime of a login or consent request handed to the host application (docs/decisions/0091). */
   interactionTtlSeconds: number;
   /**
+   * The most login requests and `prompt=login` markers made for browsers that are not signed in
+   * the database keeps at once (docs/decisions/0108-anonymous-requests-store-bounded-state.md):
+   * beyond it, expired ones are deleted, and a new one is refused while none has expired.
+   * Each holds at most 4 KiB of request. Default 10,000.
+   */
+  maxAnonymousInteractions: number;
+  /**
    * How long resource servers may cache the JWKS (its `Cache-Control: max-age`). A new signing
    * key is published this long (plus a margin) before it signs (docs/operations.md, key rotation).
    */
@@ -33,12 +44,21 @@ export interface GatehouseSettings {
    * Default: `DEFAULT_SCOPES`.
    */
   scopes: ScopeCatalogue;
+  /**
+   * The resource servers that accept Gatehouse's tokens (RFC 8707 resource indicators): a client
+   * may ask for a token for one of them with `resource`; its `aud` is then the resource's URI and
+   * its scopes those the resource accepts (docs/decisions/0110-resource-indicators.md). Kept in
+   * canonical form. Default: none.
+   */
+  resources: ResourceCatalogue;
 }
 
 /**
  * Settings with the product's defaults. A scope catalogue that cannot be used (a scope that is
  * not a scope-token of the product's form, listed twice, or without a description; see
- * docs/decisions/0015-scopes-are-configuration.md) throws an `Error` saying which.
+ * docs/decisions/0015-scopes-are-configuration.md), or a resource catalogue that cannot (a URI
+ * that is not absolute `https`, has a query or fragment, is listed twice, or a scope outside the
+ * catalogue; docs/decisions/0110-resource-indicators.md) throws an `Error` saying which.
  *
  * @example
  * const settings = defineSettings({ issuer: 'https://auth.example.com' });
@@ -50,6 +70,14 @@ export interface GatehouseSettings {
  *   issuer: 'https://orders.example.com',
  *   scopes: [...DEFAULT_SCOPES, { scope: 'orders.v1.read', description: 'See your orders' }],
  * });
+ *
+ * @example
+ * // A resource server that asks for tokens of its own (RFC 8707 `resource`):
+ * const settings = defineSettings({
+ *   issuer: 'https://auth.example.com',
+ *   scopes: [...DEFAULT_SCOPES, { scope: 'orders.v1.read', description: 'See your orders' }],
+ *   resources: [{ resource: 'https://mcp.example.com/mcp', name: 'Orders MCP', scopes: ['orders.v1.read'], accessTokenTtlSeconds: 900 }],
+ * });
  */
 export function defineSettings(
   overrides: Partial<Omit<GatehouseSettings, 'refreshToken'>> & {
@@ -57,8 +85,8 @@ export function defineSettings(
     refreshToken?: Partial<GatehouseSettings['refreshToken']>;
   },
 ): GatehouseSettings {
-  const { refreshToken, scopes = DEFAULT_SCOPES, ...rest } = overrides;
-  const problem = scopeCatalogueProblem(scopes);
+  const { refreshToken, scopes = DEFAULT_SCOPES, resources = [], ...rest } = overrides;
+  const problem = scopeCatalogueProblem(scopes) ?? resourceCatalogueProblem(resources, scopes);
   if (problem !== undefined) throw new Error(`defineSettings: ${problem}.`);
   return {
     audience: overrides.audience ?? overrides.issuer,
@@ -67,9 +95,22 @@ export function defineSettings(
     sessionTtlSeconds: 12 * 3600,
     maxAttributesPerAccount: 500,
     interactionTtlSeconds: 600,
+    maxAnonymousInteractions: 10_000,
     jwksMaxAgeSeconds: 300,
     ...rest,
     scopes: Object.freeze(scopes.map((entry) => Object.freeze({ scope: entry.scope, description: entry.description }))),
+    resources: canonicalResourceCatalogue(resources),
     refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null, ...refreshToken },
   };
+}
+
+/**
+ * The longest lifetime an access token may have: the default one or a resource's own. Signing
+ * keys stay published, and revoked grants are kept, at least this long.
+ *
+ * @example
+ * longestAccessTokenTtlSeconds(defineSettings({ issuer, resources: [{ …, accessTokenTtlSeconds: 7200 }] })); // 7200
+ */
+export function longestAccessTokenTtlSeconds(settings: Pick<GatehouseSettings, 'accessTokenTtlSeconds' | 'resources'>): number {
+  return Math.max(settings.accessTokenTtlSeconds, ...settings.resources.map((entry) => entry.accessTokenTtlSeconds ?? 0));
 }

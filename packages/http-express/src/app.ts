@@ -18,6 +18,8 @@ import { toProblem } from './problem/to-problem.js';
 import { createStorageOutages } from './storage-outages.js';
 import { securityHeaders } from './security/headers.js';
 import { createResourceRouter, RESOURCE_PREFIXES } from './resource/index.js';
+import { PROTECTED_RESOURCE_METADATA_PATH, protectedResourceMetadataRouter } from './protected-resource/metadata.js';
+import { findResource } from '@gatehouse/core';
 
 function wantsHtml(req: Request): boolean {
   return req.method === 'GET' || req.method === 'HEAD' ? req.accepts(['json', 'html']) === 'html' : req.is('application/x-www-form-urlencoded') === 'application/x-www-form-urlencoded';
@@ -63,11 +65,16 @@ export function createGatehouseApp(appOptions: GatehouseHttpOptions): express.Ex
   // (unless the options say otherwise).
   const ownRoutes = gatehouseRoutes({ afterSignIn: portal.clients, startPage: home, ...options });
   const portalRouter = createPortalRouter(options);
+  // The resource APIs are the default audience; when that is a configured resource, its RFC 9728
+  // metadata is served here and their challenges point to it (docs/decisions/0111).
+  const { settings } = options.gatehouse;
+  const apisResource = findResource(settings.resources, settings.audience);
   app.use(
     byPrefix([
       ...(base === '' ? [[GATEHOUSE_ROUTER_PREFIXES, ownRoutes] as const] : []),
       ...(base === '' ? [[['/portal'], portalRouter] as const] : []),
       [[...RESOURCE_PREFIXES, '/openapi.json'], createResourceRouter(options)],
+      ...(apisResource === undefined ? [] : [[[PROTECTED_RESOURCE_METADATA_PATH], protectedResourceMetadataRouter(options.gatehouse, { resources: [apisResource.resource] })] as const]),
     ]),
   );
   if (base !== '') {

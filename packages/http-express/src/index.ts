@@ -22,6 +22,14 @@ export {
   type BearerLocals,
   type RequireScopeOptions,
 } from './bearer/index.js';
+// RFC 9728 protected resource metadata for the host's resource servers.
+export {
+  protectedResourceMetadata,
+  protectedResourceMetadataRouter,
+  protectedResourceMetadataUrl,
+  PROTECTED_RESOURCE_METADATA_PATH,
+  type ProtectedResourceMetadataOptions,
+} from './protected-resource/index.js';
 export { HttpProblem, problem, problemErrorHandler, type Problem, type ProblemKind, type ProblemLogger } from './problem/index.js';
 export { expressServerOptions, type ExpressServerOptions } from './server-options.js';
 export { sharedSigningThread, startSigningThread, type SigningThread } from './signing-thread.js';

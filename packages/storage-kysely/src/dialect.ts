@@ -29,8 +29,11 @@ export interface StorageDialect {
    */
   readonly writesInCtes: boolean;
   /**
-   * Serializes writers of one account's attribute names and values until `trx` ends: the
-   * per-account limit and the all-or-nothing value check read before they write.
+   * Serializes the transactions that take the lock `name` until `trx` ends, on every instance:
+   * for writes that read before they write, such as one account's attribute names and values (the
+   * per-account limit, the all-or-nothing value check; `attributes:<accountKey>`) and the
+   * interactions of nobody under their cap (`interactions:anonymous`). SQLite needs none: its
+   * transactions begin IMMEDIATE, holding its one write lock.
    */
-  lockAccountAttributes(trx: Transaction<Database>, accountKey: string): Promise<void>;
+  lock(trx: Transaction<Database>, name: string): Promise<void>;
 }

@@ -27,3 +27,12 @@ export const changed = (count: bigint | undefined): boolean => (count ?? 0n) > 0
 
 /** Rows an UPDATE/DELETE changed, as a number. */
 export const affected = (count: bigint | undefined): number => Number(count ?? 0n);
+
+/** An optional list field (`resources`, `resourceServerFor`): stored as a JSON list, `[]` when absent. */
+export const toOptionalListJson = (list: readonly string[] | undefined): string => JSON.stringify(list ?? []);
+
+/** The field of an optional list column: absent when the list is empty. */
+export function optionalList<K extends string>(key: K, text: string): { [P in K]?: string[] } {
+  const list = fromJson<string[]>(text);
+  return (list.length === 0 ? {} : { [key]: list }) as { [P in K]?: string[] };
+}

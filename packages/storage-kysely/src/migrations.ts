@@ -13,7 +13,9 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
     '0003_interactions': { up: (db) => createInteractions(db, dialect) },
     '0004_client_types_and_grant_types': { up: (db) => addGrantTypesToClients(db) },
     '0005_remembered_consent': { up: (db) => createConsents(db, dialect) },
-    '0006_readiness_probe': { up: (db) => createReadinessProbe(db, dialect) },
+    '0006_authentication_time_and_superseded_tokens': { up: (db) => addAuthenticationTimeAndSupersededTokens(db) },
+    '0007_resource_indicators': { up: (db) => addResourceIndicators(db) },
+    '0008_readiness_probe': { up: (db) => createReadinessProbe(db, dialect) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -323,6 +325,37 @@ async function addGrantTypesToClients(db: SchemaDb): Promise<void> {
     .alterTable('clients')
     .addColumn('grant_types', 'text', (c) => c.notNull().defaultTo(JSON.stringify(['authorization_code', 'refresh_token'])))
     .execute();
+}
+
+/**
+ * Issue #28's rules (docs/decisions/0105 to 0107): when a session's user last proved who they are
+ * (the host may have signed them in before the session began; null: when the session began, as
+ * every session before this migration), a refresh token replaced by a retry within the rotation
+ * grace, and the user's unused codes found without reading the whole table (a withdrawn app or a
+ * password change deletes them).
+ */
+async function addAuthenticationTimeAndSupersededTokens(db: SchemaDb): Promise<void> {
+  await db.schema.alterTable('sessions').addColumn('authenticated_at', 'bigint').execute();
+  await db.schema.alterTable('refresh_tokens').addColumn('superseded_at', 'bigint').execute();
+  await db.schema
+    .createIndex('authorization_codes_unused_by_user')
+    .on('authorization_codes')
+    .columns(['user_key', 'client_id'])
+    .where(sql.ref('consumed_at'), 'is', null)
+    .execute();
+}
+
+/**
+ * RFC 8707 resource indicators (docs/decisions/0110-resource-indicators.md): the resources a code
+ * was requested for and its grant covers, and the resources a client serves as a resource server
+ * (docs/decisions/0112-introspection-by-resource-servers.md); JSON lists, `[]` for every existing
+ * row (none requested, not a resource server).
+ */
+async function addResourceIndicators(db: SchemaDb): Promise<void> {
+  const none = JSON.stringify([]);
+  await db.schema.alterTable('authorization_codes').addColumn('resources', 'text', (c) => c.notNull().defaultTo(none)).execute();
+  await db.schema.alterTable('grants').addColumn('resources', 'text', (c) => c.notNull().defaultTo(none)).execute();
+  await db.schema.alterTable('clients').addColumn('resource_server_for', 'text', (c) => c.notNull().defaultTo(none)).execute();
 }
 
 /**

@@ -39,6 +39,8 @@ export interface ClientTable {
   pkce_required: number;
   owner_user_key: string | null;
   created_at: EpochMs;
+  /** The resources the client serves as a resource server, `[]` for none (migration 0007). */
+  resource_server_for: JsonText;
 }
 
 export interface UserTable {
@@ -74,6 +76,8 @@ export interface AuthorizationCodeTable {
   user_key: string;
   redirect_uri: string;
   scopes: JsonText;
+  /** The RFC 8707 resources requested at authorize, `[]` for none (migration 0007). */
+  resources: JsonText;
   code_challenge: string | null;
   session_id: string | null;
   created_at: EpochMs;
@@ -88,6 +92,8 @@ export interface GrantTable {
   /** `''` (never a user key) for a client-credentials grant, whose `userKey` is null. */
   user_key: string;
   scopes: JsonText;
+  /** The RFC 8707 resources the grant covers, `[]` for none (migration 0007). */
+  resources: JsonText;
   session_id: string | null;
   created_at: EpochMs;
   revoked_at: EpochMs | null;
@@ -99,12 +105,16 @@ export interface RefreshTokenTable {
   created_at: EpochMs;
   last_used_at: EpochMs;
   rotated_at: EpochMs | null;
+  /** Set when a retry within the rotation grace replaced the token (migration 0006). */
+  superseded_at: EpochMs | null;
 }
 
 export interface SessionTable {
   session_id: string;
   user_key: string;
   created_at: EpochMs;
+  /** When the user last proved who they are; null for sessions made before migration 0006: `created_at`. */
+  authenticated_at: EpochMs | null;
   expires_at: EpochMs;
   ended_at: EpochMs | null;
 }

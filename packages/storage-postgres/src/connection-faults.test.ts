@@ -81,7 +81,7 @@ const exchange = (repos: Repositories, index: number) =>
   repos.grants.createFromCode({
     grant: { grantId: `g${index}`, clientId: 'c1', userKey: 'u1', scopes: ['messaging.v1.send'], sessionId: null, createdAt: at, revokedAt: null },
     codeHash: `code${index}`,
-    refreshToken: { tokenHash: `r${index}`, grantId: `g${index}`, createdAt: at, lastUsedAt: at, rotatedAt: null },
+    refreshToken: { tokenHash: `r${index}`, grantId: `g${index}`, createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null },
   });
 
 describe.skipIf(!POSTGRES_URL)('PostgreSQL connections terminated under load', () => {

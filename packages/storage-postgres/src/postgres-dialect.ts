@@ -25,10 +25,10 @@ export const postgresDialect: StorageDialect = {
   },
   locksRows: true,
   writesInCtes: true,
-  async lockAccountAttributes(trx, accountKey) {
-    // Held until the transaction ends; serializes attribute writers of one account across
-    // every instance, so the per-account limit and all-or-nothing checks cannot race.
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`gatehouse.attributes:${accountKey}`}, 0))`.execute(trx);
+  async lock(trx, name) {
+    // Held until the transaction ends; serializes the transactions of every instance that take
+    // it, so a check that reads before it writes (an account's attribute limit) cannot race.
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`gatehouse.${name}`}, 0))`.execute(trx);
   },
 };
 

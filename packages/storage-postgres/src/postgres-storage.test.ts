@@ -32,7 +32,10 @@ describe.skipIf(!POSTGRES_URL)('openPostgresStorage', () => {
       await two.migrate();
       expect(await two.repositories.accounts.findByKey('a1')).toEqual({ accountKey: 'a1', name: 'kept' });
       const ran = await sql<{ name: string }>`select name from ${sql.table(`${schema}.gatehouse_migration`)} order by name`.execute(one.db);
-      expect(ran.rows).toEqual([{ name: '0001_initial' }, { name: '0002_one_owner_per_phone_number' }, { name: '0003_interactions' }, { name: '0004_client_types_and_grant_types' }, { name: '0005_remembered_consent' }, { name: '0006_readiness_probe' }]);
+      // Every migration recorded once.
+      const migrations = Object.keys(await createMigrationProvider(postgresDialect).getMigrations()).sort();
+      expect(ran.rows).toEqual(migrations.map((name) => ({ name })));
+      expect(migrations.slice(0, 5)).toEqual(['0001_initial', '0002_one_owner_per_phone_number', '0003_interactions', '0004_client_types_and_grant_types', '0005_remembered_consent']);
       const tables = await sql<{ n: number }>`select count(*) as n from pg_tables where schemaname = ${schema}`.execute(one.db);
       expect(tables.rows[0]?.n).toBe(19); // 13 tables, the interactions, the consents, the readiness probe, the limiter's failed attempts and the migrator's two
     } finally {

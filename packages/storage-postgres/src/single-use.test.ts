@@ -69,7 +69,7 @@ describe.skipIf(!POSTGRES_URL)('single use on PostgreSQL', () => {
         (index % 2 === 0 ? first : second).storage.repositories.grants.createFromCode({
           grant: { grantId, clientId: 'c1', userKey: 'u1', scopes: ['messaging.v1.send'], sessionId: null, createdAt: at, revokedAt: null },
           codeHash: 'the-code',
-          refreshToken: { tokenHash: `r-${grantId}`, grantId, createdAt: at, lastUsedAt: at, rotatedAt: null },
+          refreshToken: { tokenHash: `r-${grantId}`, grantId, createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null },
         }),
       ),
     );
@@ -84,15 +84,22 @@ describe.skipIf(!POSTGRES_URL)('single use on PostgreSQL', () => {
     expect(second.pool.totalCount).toBeGreaterThan(1);
   }, 60_000);
 
-  it(`lets exactly one of ${CONCURRENT} concurrent rotations of one refresh token win`, async () => {
+  it(`lets exactly one of ${CONCURRENT} concurrent rotations of one refresh token win, and leaves its grant one live token`, async () => {
     await seedCodeAndGrants(first.storage.repositories, 'unused', ['g1']);
-    await first.storage.repositories.refreshTokens.save({ tokenHash: 'rt', grantId: 'g1', createdAt: at, lastUsedAt: at, rotatedAt: null });
+    await first.storage.repositories.refreshTokens.save({ tokenHash: 'rt', grantId: 'g1', createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null });
 
+    // Within the grace, every loser is a retry that replaces the live token: on two instances at
+    // once, the grant's row lock must still leave exactly one live token (docs/decisions/0106).
+    const next = (index: number) => ({ tokenHash: `rt-${index}`, grantId: 'g1', createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null });
     const results = await Promise.all(
-      Array.from({ length: CONCURRENT }, (_, index) => (index % 2 === 0 ? first : second).storage.repositories.refreshTokens.markRotated('rt', at)),
+      Array.from({ length: CONCURRENT }, (_, index) =>
+        (index % 2 === 0 ? first : second).storage.repositories.refreshTokens.rotate({ tokenHash: 'rt', next: next(index), at, graceSince: new Date(at.getTime() - 10_000) }),
+      ),
     );
 
-    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(results.filter((result) => result === 'rotated')).toHaveLength(1);
+    const tokens = await Promise.all(Array.from({ length: CONCURRENT }, (_, index) => first.storage.repositories.refreshTokens.findByHash(`rt-${index}`)));
+    expect(tokens.filter((token) => token && token.rotatedAt === null && token.supersededAt === null)).toHaveLength(1);
   }, 60_000);
 
   it(`gives exactly one token response for ${CONCURRENT} concurrent exchanges of one code`, async () => {

@@ -23,7 +23,7 @@ function write(storage: Storage, kind: Kind, index: number): Promise<unknown> {
     return storage.repositories.grants.createFromCode({
       grant: { grantId, clientId: 'c1', userKey: 'u1', scopes: ['messaging.v1.read'], sessionId: null, createdAt: now, revokedAt: null },
       codeHash: `code${index}`,
-      refreshToken: { tokenHash: `r${index}`, grantId, createdAt: now, lastUsedAt: now, rotatedAt: null },
+      refreshToken: { tokenHash: `r${index}`, grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null },
     });
   }
   if (kind === 'insert (direct)') return storage.repositories.grants.create({ grantId: `cc${index}`, clientId: 'c1', userKey: null, scopes: [], sessionId: null, createdAt: now, revokedAt: null });

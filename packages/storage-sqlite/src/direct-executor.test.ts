@@ -102,7 +102,7 @@ describe('a SQLite storage with the direct executor', () => {
       .createFromCode({
         grant: { grantId: 'g1', clientId: 'c1', userKey: 'u1', scopes: ['s'], sessionId: null, createdAt: at, revokedAt: null },
         codeHash: 'code1',
-        refreshToken: { tokenHash: 'r1', grantId: 'g1', createdAt: at, lastUsedAt: at, rotatedAt: null },
+        refreshToken: { tokenHash: 'r1', grantId: 'g1', createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null },
       })
       .then((won) => {
         order.push('exchange');

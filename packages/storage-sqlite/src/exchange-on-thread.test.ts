@@ -14,7 +14,7 @@ function exchange(storage: Storage, index: number): Promise<boolean> {
   return storage.repositories.grants.createFromCode({
     grant: { grantId, clientId: 'c1', userKey: 'u1', scopes: ['messaging.v1.read'], sessionId: null, createdAt: now, revokedAt: null },
     codeHash: `code${index}`,
-    refreshToken: { tokenHash: `r${index}`, grantId, createdAt: now, lastUsedAt: now, rotatedAt: null },
+    refreshToken: { tokenHash: `r${index}`, grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null },
   });
 }
 
@@ -110,7 +110,7 @@ describe('the code exchange on a SQLite file, written by the write thread (decis
   it('refuses a code whose sign-in session ended, in the same statement that consumes it', async () => {
     const opened = await open();
     await seedClientAndCodes(opened, []);
-    await opened.repositories.sessions.create({ sessionId: 's1', userKey: 'u1', createdAt: now, expiresAt: new Date(now.getTime() + 3_600_000), endedAt: null });
+    await opened.repositories.sessions.create({ sessionId: 's1', userKey: 'u1', createdAt: now, authenticatedAt: now, expiresAt: new Date(now.getTime() + 3_600_000), endedAt: null });
     await seedCodes(opened, ['code0', 'code1'], 's1');
     expect(await exchange(opened, 0)).toBe(true);
     await opened.repositories.sessions.endWithGrants('s1', now);

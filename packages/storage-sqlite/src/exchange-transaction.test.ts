@@ -21,7 +21,7 @@ describe('the writes of a code exchange on SQLite', () => {
     return storage.repositories.grants.createFromCode({
       grant: { grantId, clientId: 'c1', userKey: 'u1', scopes: ['messaging.v1.read'], sessionId: null, createdAt: at, revokedAt: null },
       codeHash: 'code1',
-      refreshToken: { tokenHash, grantId, createdAt: at, lastUsedAt: at, rotatedAt: null },
+      refreshToken: { tokenHash, grantId, createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null },
     });
   };
 

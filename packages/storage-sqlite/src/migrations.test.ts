@@ -112,3 +112,37 @@ describe('migration 0004: grant types per client (docs/decisions/0028-grant-type
     });
   });
 });
+
+describe('migration 0007: resource indicators (docs/decisions/0110-resource-indicators.md)', () => {
+  let file: ReturnType<typeof tempDatabaseFile>;
+  let opened: Awaited<ReturnType<typeof openSqlite>>;
+
+  beforeEach(async () => {
+    file = tempDatabaseFile();
+    opened = await openSqlite({ filename: file.filename });
+    await migrateTo(opened.db, '0005_remembered_consent');
+  });
+
+  afterEach(async () => {
+    await opened.storage.close();
+    file.remove();
+  });
+
+  it('reads the clients, codes and grants written before it as before: no resources, not a resource server', async () => {
+    const { db, storage } = opened;
+    // The rows as an older Gatehouse wrote them: no resources or resource_server_for columns yet.
+    await db
+      .insertInto('clients')
+      .values({ client_id: 'old', client_secret_hash: 'h', name: 'Old', redirect_uris: '["https://a.example/cb"]', scopes: '["messaging.v1.read"]', grant_types: '["authorization_code","refresh_token"]', pkce_required: 0, owner_user_key: null, created_at: 1 } as never)
+      .execute();
+    await db.insertInto('grants').values({ grant_id: 'g', client_id: 'old', user_key: 'u', scopes: '["messaging.v1.read"]', session_id: null, created_at: 2, revoked_at: null } as never).execute();
+    await db
+      .insertInto('authorization_codes')
+      .values({ code_hash: 'c', client_id: 'old', user_key: 'u', redirect_uri: 'https://a.example/cb', scopes: '["messaging.v1.read"]', code_challenge: null, session_id: null, created_at: 2, expires_at: 3, consumed_at: 2, grant_id: 'g' } as never)
+      .execute();
+    await storage.migrate();
+    expect(await storage.repositories.clients.findById('old')).not.toHaveProperty('resourceServerFor');
+    expect(await storage.repositories.grants.findById('g')).toEqual({ grantId: 'g', clientId: 'old', userKey: 'u', scopes: ['messaging.v1.read'], sessionId: null, createdAt: new Date(2), revokedAt: null });
+    expect(await storage.repositories.codes.findByHash('c')).not.toHaveProperty('resources');
+  });
+});

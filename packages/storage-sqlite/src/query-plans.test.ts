@@ -22,11 +22,11 @@ const T = 1_700_000_000_000;
 function fill(raw: BetterSqlite3.Database): void {
   const insert = (sql: string) => raw.prepare(sql);
   const users = insert('insert into users values (?, ?, ?, ?, ?, ?, ?)');
-  const clients = insert('insert into clients values (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const sessions = insert('insert into sessions values (?, ?, ?, ?, ?)');
-  const grants = insert('insert into grants values (?, ?, ?, ?, ?, ?, ?)');
-  const codes = insert('insert into authorization_codes values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const tokens = insert('insert into refresh_tokens values (?, ?, ?, ?, ?)');
+  const clients = insert('insert into clients values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const sessions = insert('insert into sessions (session_id, user_key, created_at, expires_at, ended_at) values (?, ?, ?, ?, ?)');
+  const grants = insert('insert into grants values (?, ?, ?, ?, ?, ?, ?, ?)');
+  const codes = insert('insert into authorization_codes values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const tokens = insert('insert into refresh_tokens (token_hash, grant_id, created_at, last_used_at, rotated_at) values (?, ?, ?, ?, ?)');
   const accounts = insert('insert into accounts values (?, ?)');
   const memberships = insert('insert into memberships values (?, ?, ?)');
   const names = insert('insert into attribute_names values (?, ?, ?, ?, ?)');
@@ -34,13 +34,13 @@ function fill(raw: BetterSqlite3.Database): void {
   const messages = insert('insert into messages values (?, ?, ?, ?, ?, ?, ?, ?)');
   raw.transaction(() => {
     for (let u = 0; u < USERS; u += 1) users.run(`u${u}`, `user${u}@example.com`, `user${u}@example.com`, 'G', 'F', 'en', 'hash');
-    for (let c = 0; c < CLIENTS; c += 1) clients.run(`c${c}`, 'hash', `client ${c}`, '["https://a.example/cb"]', '["messaging.v1.send"]', 0, `u${c}`, T, '["authorization_code","refresh_token"]');
+    for (let c = 0; c < CLIENTS; c += 1) clients.run(`c${c}`, 'hash', `client ${c}`, '["https://a.example/cb"]', '["messaging.v1.send"]', 0, `u${c}`, T, '["authorization_code","refresh_token"]', '[]');
     for (let g = 0; g < GRANTS; g += 1) {
       const session = `s${g % 20_000}`;
       if (g < 20_000) sessions.run(session, `u${g % USERS}`, T, T + 3_600_000, g % 3 === 0 ? T + 1000 : null);
-      grants.run(`g${g}`, `c${g % CLIENTS}`, `u${g % USERS}`, '["messaging.v1.send"]', session, T + g, g % 4 === 0 ? T + g : null);
+      grants.run(`g${g}`, `c${g % CLIENTS}`, `u${g % USERS}`, '["messaging.v1.send"]', session, T + g, g % 4 === 0 ? T + g : null, '[]');
       if (g % 2 === 1) continue;
-      codes.run(`code${g}`, `c${g % CLIENTS}`, `u${g % USERS}`, 'https://a.example/cb', '["messaging.v1.send"]', null, session, T + g, T + g + 60_000, T + g + 1, `g${g}`);
+      codes.run(`code${g}`, `c${g % CLIENTS}`, `u${g % USERS}`, 'https://a.example/cb', '["messaging.v1.send"]', null, session, T + g, T + g + 60_000, T + g + 1, `g${g}`, '[]');
       tokens.run(`rt${g}`, `g${g}`, T + g, T + g, null);
     }
     for (let a = 0; a < ACCOUNTS; a += 1) {
@@ -62,7 +62,7 @@ async function exchangeFreshCode(storage: Storage, at: Date): Promise<void> {
   const exchanged = await storage.repositories.grants.createFromCode({
     grant: { grantId: 'g-fresh', clientId: code.clientId, userKey: code.userKey, scopes: code.scopes, sessionId: code.sessionId, createdAt: at, revokedAt: null },
     codeHash: 'code-fresh',
-    refreshToken: { tokenHash: 'rt-fresh', grantId: 'g-fresh', createdAt: at, lastUsedAt: at, rotatedAt: null },
+    refreshToken: { tokenHash: 'rt-fresh', grantId: 'g-fresh', createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null },
   });
   if (!exchanged) throw new Error('the fresh code was not exchanged');
 }
@@ -107,7 +107,7 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
     ['exchange a code (grant, conditional consume, live session, refresh token)', (s) => exchangeFreshCode(s, at)],
     ['refresh token by hash', (s) => s.repositories.refreshTokens.findByHash('rt777')],
     ['refresh token with its grant (refresh)', (s) => s.repositories.refreshTokens.findWithGrant('rt777')],
-    ['rotate a refresh token', (s) => s.repositories.refreshTokens.markRotated('rt777', at)],
+    ['rotate a refresh token', (s) => s.repositories.refreshTokens.rotate({ tokenHash: 'rt777', next: { tokenHash: 'rt-next', grantId: 'g777', createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null }, at, graceSince: at })],
     ['touch a refresh token', (s) => s.repositories.refreshTokens.touch('rt777', at)],
     ['session by id', (s) => s.repositories.sessions.findById('s777')],
     ['end a session', (s) => s.repositories.sessions.end('s778', at)],
@@ -166,7 +166,7 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
       const exchanged = await threaded.storage.repositories.grants.createFromCode({
         grant: { grantId: 'g-thread', ...code, createdAt: at, revokedAt: null },
         codeHash: 'code-thread',
-        refreshToken: { tokenHash: 'rt-thread', grantId: 'g-thread', createdAt: at, lastUsedAt: at, rotatedAt: null },
+        refreshToken: { tokenHash: 'rt-thread', grantId: 'g-thread', createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null },
       });
       expect(exchanged).toBe(true);
       expect(sent.map((statement) => statement.sql.split(' ').slice(0, 3).join(' '))).toEqual(['insert into "grants"', 'update "authorization_codes" set', 'insert into "refresh_tokens"']);

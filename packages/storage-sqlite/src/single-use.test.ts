@@ -80,7 +80,7 @@ describe('single use on a SQLite file', () => {
         repos.grants.createFromCode({
           grant: { grantId, clientId: client.clientId, userKey: user.userKey, scopes: client.scopes, sessionId: null, createdAt: at, revokedAt: null },
           codeHash: 'the-code',
-          refreshToken: { tokenHash: `refresh-${grantId}`, grantId, createdAt: at, lastUsedAt: at, rotatedAt: null },
+          refreshToken: { tokenHash: `refresh-${grantId}`, grantId, createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null },
         }),
       ),
     );

@@ -34,7 +34,7 @@ export const sqliteDialect: StorageDialect = {
   locksRows: false,
   writesInCtes: false,
   // BEGIN IMMEDIATE already holds the database's only write lock for the whole transaction.
-  lockAccountAttributes: async () => undefined,
+  lock: async () => undefined,
 };
 
 /** How the storage's connection is shared and how it waits for SQLite's write lock. */

@@ -2,10 +2,11 @@ import { StorageUnavailableError } from '@gatehouse/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { MIGRATION_TABLE } from '@gatehouse/storage-kysely';
+import { createMigrationProvider, MIGRATION_TABLE } from '@gatehouse/storage-kysely';
 import BetterSqlite3 from 'better-sqlite3';
 import { WAL_SIZE_LIMIT_BYTES } from './background-checkpoints.js';
 import { openSqlite, openSqliteStorage } from './sqlite-storage.js';
+import { sqliteDialect } from './sqlite-dialect.js';
 import { tempDatabaseFile } from './test-support/temp-file.js';
 
 const account = { accountKey: 'a1', name: 'Kept across migrations' };
@@ -126,7 +127,10 @@ describe('openSqliteStorage', () => {
     const second = await openSqliteStorage({ filename: file.filename });
     await Promise.all([second.migrate(), storage.migrate()]);
     expect(await second.repositories.accounts.findByKey('a1')).toEqual(account);
-    expect(database.prepare(`select name from ${MIGRATION_TABLE} order by name`).all()).toEqual([{ name: '0001_initial' }, { name: '0002_one_owner_per_phone_number' }, { name: '0003_interactions' }, { name: '0004_client_types_and_grant_types' }, { name: '0005_remembered_consent' }, { name: '0006_readiness_probe' }]);
+    // Every migration recorded once.
+    const migrations = Object.keys(await createMigrationProvider(sqliteDialect).getMigrations()).sort();
+    expect(database.prepare(`select name from ${MIGRATION_TABLE} order by name`).all()).toEqual(migrations.map((name) => ({ name })));
+    expect(migrations.slice(0, 5)).toEqual(['0001_initial', '0002_one_owner_per_phone_number', '0003_interactions', '0004_client_types_and_grant_types', '0005_remembered_consent']);
     await second.close();
     await storage.close();
   });

@@ -75,7 +75,7 @@ describe('a SQLite storage whose database cannot be written', () => {
       storage.repositories.grants.createFromCode({
         grant: { ...grant('g0'), userKey: 'u1', scopes: ['messaging.v1.read'] },
         codeHash: 'code0',
-        refreshToken: { tokenHash: `r0${big}`, grantId: 'g0', createdAt: now, lastUsedAt: now, rotatedAt: null },
+        refreshToken: { tokenHash: `r0${big}`, grantId: 'g0', createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null },
       }),
       'full',
     );
@@ -83,7 +83,7 @@ describe('a SQLite storage whose database cannot be written', () => {
     // The code's exchange rolled back: it is still unused, and can be exchanged once there is room.
     expect(await storage.repositories.codes.findByHash('code0')).toMatchObject({ consumedAt: null });
     database.pragma('max_page_count = 1073741823');
-    expect(await storage.repositories.grants.createFromCode({ grant: { ...grant('g0'), userKey: 'u1' }, codeHash: 'code0', refreshToken: { tokenHash: 'r0', grantId: 'g0', createdAt: now, lastUsedAt: now, rotatedAt: null } })).toBe(true);
+    expect(await storage.repositories.grants.createFromCode({ grant: { ...grant('g0'), userKey: 'u1' }, codeHash: 'code0', refreshToken: { tokenHash: 'r0', grantId: 'g0', createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null } })).toBe(true);
   });
 
   it('throws read_only when the connection may not write, and reads still work', async () => {

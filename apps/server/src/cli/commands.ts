@@ -1,4 +1,4 @@
-import { DEFAULT_GRANT_TYPES, E164, GRANT_TYPES, isGrantType, isPublicClient, parseScope, phoneNumberTaken, tokenEndpointAuthMethod, type Client, type Gatehouse, type Role } from '@gatehouse/core';
+import { DEFAULT_GRANT_TYPES, DomainError, E164, GRANT_TYPES, isGrantType, isPublicClient, parseScope, phoneNumberTaken, tokenEndpointAuthMethod, type Client, type Gatehouse, type Role } from '@gatehouse/core';
 import { describeDatabase, type Config } from '../config.js';
 import { UsageError } from './usage.js';
 
@@ -64,6 +64,12 @@ async function passwordFrom(values: OptionValues, readStdin: () => Promise<strin
   return password;
 }
 
+/** The resources a client serves as a resource server (docs/decisions/0112), only when it serves any. */
+const resourceServerJson = (client: Client) => (client.resourceServerFor === undefined || client.resourceServerFor.length === 0 ? {} : { resourceServerFor: client.resourceServerFor });
+
+/** The readable line of the resources a client serves, or none. */
+const resourceServerLine = (client: Client, indent: string) => (client.resourceServerFor === undefined || client.resourceServerFor.length === 0 ? '' : `\n${indent}resource server of: ${client.resourceServerFor.join(' ')}`);
+
 const clientJson = (client: Client) => ({
   clientId: client.clientId,
   name: client.name,
@@ -74,6 +80,7 @@ const clientJson = (client: Client) => ({
   pkceRequired: client.pkceRequired,
   ownerUserKey: client.ownerUserKey,
   createdAt: client.createdAt.toISOString(),
+  ...resourceServerJson(client),
 });
 
 export const COMMANDS: readonly Command[] = [
@@ -175,7 +182,7 @@ export const COMMANDS: readonly Command[] = [
   {
     path: ['clients', 'create'],
     usage:
-      'gatehouse clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required] [--public] [--grant-type authorization_code|refresh_token|client_credentials …] [--json]',
+      'gatehouse clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required] [--public] [--grant-type authorization_code|refresh_token|client_credentials …] [--resource-server-for URI …] [--json]',
     options: {
       name: { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
@@ -184,6 +191,7 @@ export const COMMANDS: readonly Command[] = [
       'pkce-required': { type: 'boolean' },
       public: { type: 'boolean' },
       'grant-type': { type: 'string', multiple: true },
+      'resource-server-for': { type: 'string', multiple: true },
     },
     positionals: [],
     async run({ gatehouse }, values) {
@@ -213,9 +221,10 @@ export const COMMANDS: readonly Command[] = [
         pkceRequired: values['pkce-required'] === true,
         public: isPublic,
         grantTypes,
+        resourceServerFor: list(values, 'resource-server-for'),
       });
       return {
-        json: { clientId: client.clientId, clientSecret, name: client.name, redirectUris: client.redirectUris, scopes: client.scopes, grantTypes: client.grantTypes },
+        json: { clientId: client.clientId, clientSecret, name: client.name, redirectUris: client.redirectUris, scopes: client.scopes, grantTypes: client.grantTypes, ...resourceServerJson(client) },
         text: [
           `Created ${clientSecret === null ? 'public ' : ''}client "${client.name}"`,
           `  client_id:     ${client.clientId}`,
@@ -224,7 +233,7 @@ export const COMMANDS: readonly Command[] = [
             : `  client_secret: ${clientSecret}   (shown once: only its hash is stored)`,
           `  redirect URIs: ${client.redirectUris.length === 0 ? '(none)' : client.redirectUris.join(' ')}`,
           `  scopes:        ${client.scopes.join(' ')}`,
-          `  grant types:   ${client.grantTypes.join(' ')}`,
+          `  grant types:   ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}`,
         ].join('\n'),
       };
     },
@@ -244,9 +253,33 @@ export const COMMANDS: readonly Command[] = [
             : clients
                 .map(
                   (client) =>
-                    `${client.clientId}  ${client.name}${isPublicClient(client) ? '  (public)' : ''}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}`,
+                    `${client.clientId}  ${client.name}${isPublicClient(client) ? '  (public)' : ''}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}`,
                 )
                 .join('\n'),
+      };
+    },
+  },
+  {
+    path: ['clients', 'set-resource-server'],
+    usage: 'gatehouse clients set-resource-server CLIENT_ID [--resource-server-for URI …] [--json]',
+    options: { 'resource-server-for': { type: 'string', multiple: true } },
+    positionals: ['CLIENT_ID'],
+    async run({ gatehouse }, values, [clientId]) {
+      // The resources the client serves as a resource server (RFC 7662 §2.1; docs/decisions/0112); none: it serves none.
+      const existing = (await gatehouse.listClients()).find((client) => client.clientId === clientId);
+      if (!existing) throw new DomainError('not_found', 'No such client.');
+      const client = await gatehouse.updateClient({
+        ownerUserKey: null,
+        clientId: existing.clientId,
+        name: existing.name,
+        redirectUris: existing.redirectUris,
+        scopes: existing.scopes,
+        resourceServerFor: list(values, 'resource-server-for'),
+      });
+      const served = client.resourceServerFor ?? [];
+      return {
+        json: { clientId: client.clientId, resourceServerFor: served },
+        text: served.length === 0 ? `Client ${client.clientId} is no resource server now.` : `Client ${client.clientId} is the resource server of: ${served.join(' ')}`,
       };
     },
   },

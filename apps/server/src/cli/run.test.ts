@@ -350,6 +350,28 @@ describe('gatehouse CLI', () => {
     });
   });
 
+  it('clients create --resource-server-for marks a resource server of GATEHOUSE_RESOURCES_FILE; set-resource-server changes it', async () => {
+    const mcp = 'https://mcp.example.com/mcp';
+    env.GATEHOUSE_SCOPES_FILE = join(dir, `scopes-${counter}.json`);
+    writeFileSync(env.GATEHOUSE_SCOPES_FILE, JSON.stringify([{ scope: 'orders.v1.read', description: 'See your orders' }]));
+    const create = (...more: string[]) => ['clients', 'create', '--name', 'Orders MCP', '--grant-type', 'client_credentials', '--scope', 'orders.v1.read', ...more];
+    // Without the resource configured, it is refused and nothing is created.
+    expect(await cli(...create('--resource-server-for', mcp))).toMatchObject({ code: 1, stderr: `gatehouse clients create: ${mcp} is not a configured resource.\n` });
+    env.GATEHOUSE_RESOURCES_FILE = join(dir, `resources-${counter}.json`);
+    writeFileSync(env.GATEHOUSE_RESOURCES_FILE, JSON.stringify([{ resource: mcp, name: 'Orders MCP', scopes: ['orders.v1.read'] }]));
+    const client = await json<Record<string, unknown>>(...create('--resource-server-for', 'HTTPS://MCP.example.com/mcp'));
+    expect(client).toMatchObject({ name: 'Orders MCP', grantTypes: ['client_credentials'], resourceServerFor: [mcp] });
+    expect((await json<{ clients: Array<Record<string, unknown>> }>('clients', 'list')).clients[0]).toMatchObject({ resourceServerFor: [mcp] });
+    expect((await cli('clients', 'list')).stdout).toContain(`resource server of: ${mcp}`);
+    const clientId = client.clientId as string;
+    expect(await json('clients', 'set-resource-server', clientId)).toEqual({ clientId, resourceServerFor: [] });
+    expect((await json<{ clients: Array<Record<string, unknown>> }>('clients', 'list')).clients[0]).not.toHaveProperty('resourceServerFor');
+    expect(await json('clients', 'set-resource-server', clientId, '--resource-server-for', mcp)).toEqual({ clientId, resourceServerFor: [mcp] });
+    expect(await cli('clients', 'set-resource-server', clientId, '--resource-server-for', 'https://other.example.com')).toMatchObject({ code: 1 });
+    expect(await cli('clients', 'set-resource-server', 'nope')).toMatchObject({ code: 1, stderr: 'gatehouse clients set-resource-server: No such client.\n' });
+    expect((await json<{ clients: Array<Record<string, unknown>> }>('clients', 'list')).clients).toEqual([expect.objectContaining({ clientId, resourceServerFor: [mcp] })]);
+  });
+
   it('clients rotate-secret makes the old secret stop working; clients delete removes the client', async () => {
     const client = await json<{ clientId: string; clientSecret: string }>('clients', 'create', '--name', 'App', '--redirect-uri', 'https://app.example/cb', '--scope', 'messaging.v1.send');
     const rotated = await json<{ clientId: string; clientSecret: string }>('clients', 'rotate-secret', client.clientId);
@@ -444,7 +466,7 @@ describe('gatehouse CLI', () => {
     expect(await cli()).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: a command is needed; run gatehouse --help\n' });
     expect(await cli('frobnicate')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: unknown command "frobnicate"; run gatehouse --help\n' });
     expect((await cli('clients', 'frob')).stderr).toBe(
-      'gatehouse: unknown command "clients frob"; try: clients create, clients list, clients rotate-secret, clients delete\n',
+      'gatehouse: unknown command "clients frob"; try: clients create, clients list, clients set-resource-server, clients rotate-secret, clients delete\n',
     );
     expect(await cli('accounts', 'create', '--nmae', 'X')).toEqual({ code: 2, stdout: '', stderr: "gatehouse: Unknown option '--nmae'\n" });
     expect(await cli('accounts', 'create')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse accounts create: --name is required\n' });

@@ -19,11 +19,15 @@ Commands:
   users set-password --email E --password P
                                           a new password (or --password-stdin); signs the user out everywhere
   clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required]
-      [--public] [--grant-type authorization_code|refresh_token|client_credentials …]
+      [--public] [--grant-type authorization_code|refresh_token|client_credentials …] [--resource-server-for URI …]
                                           --public: no secret (single-page or native app; PKCE always)
                                           --grant-type (repeatable; default authorization_code refresh_token);
                                           with only client_credentials, no --redirect-uri is needed
+                                          --resource-server-for (repeatable): a configured resource this client
+                                          serves: it may introspect that resource's tokens
   clients list                            list every client (no secrets)
+  clients set-resource-server CLIENT_ID [--resource-server-for URI …]
+                                          the resources the client serves (none given: none)
   clients rotate-secret CLIENT_ID         issue a new secret; the old one stops working (confidential clients)
   clients delete CLIENT_ID                delete a client with its grants and tokens
   keys rotate                             new signing key; the old one stays published until its tokens expire

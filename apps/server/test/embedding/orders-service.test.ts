@@ -401,6 +401,28 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     expect(back.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43}$/);
   });
 
+  it('asks a browser signed in to the service for its password again when the app sends prompt=login (docs/decisions/0107)', async () => {
+    const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'orders.v1.read', prompt: 'login' });
+    const toLogin = await browser.request('GET', `/auth/oauth/authorize?${query}`);
+    expect(toLogin.status).toBe(302);
+    const loginUrl = new URL(toLogin.headers.get('location') as string, origin);
+    expect(loginUrl.pathname).toBe('/login');
+    // Signed in to the service, but before the app asked: the form, not a hand-over.
+    const page = await browser.request('GET', `${loginUrl.pathname}${loginUrl.search}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Orders app asks you to enter your password again.');
+    const form = formWithAction(html, '/login');
+    const signedIn = await browser.request('POST', '/login', { ...form.hidden, email: ADA.email, password: ADA.password });
+    expect(signedIn.status).toBe(303);
+    // Back to the request, which the fresh sign-in now satisfies: the remembered consent sends the code.
+    const answered = await browser.request('GET', signedIn.headers.get('location') as string);
+    expect(answered.status).toBe(302);
+    const back = new URL(answered.headers.get('location') as string);
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
+    expect(back.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43}$/);
+  });
+
   it('refuses a sign-in form posted from another site', async () => {
     const response = await fetch(`${origin}/login`, {
       method: 'POST',

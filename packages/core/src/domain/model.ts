@@ -40,6 +40,12 @@ export interface Client {
   pkceRequired: boolean;
   ownerUserKey: string | null;
   createdAt: Date;
+  /**
+   * The resources (configured URIs, canonical form) this client serves as a resource server: it
+   * may introspect access tokens whose `aud` is one of them, whichever client they were issued to
+   * (RFC 7662 §2.1; docs/decisions/0112-introspection-by-resource-servers.md). Absent or empty: none.
+   */
+  resourceServerFor?: string[];
 }
 
 export interface AuthorizationCode {
@@ -49,6 +55,11 @@ export interface AuthorizationCode {
   userKey: string;
   redirectUri: string;
   scopes: string[];
+  /**
+   * The resources requested at authorize (RFC 8707 §2.1, canonical form): the tokens of the code's
+   * grant may be for one of them. Absent or empty: none requested (tokens for the default audience).
+   */
+  resources?: string[];
   codeChallenge: string | null;
   sessionId: string | null;
   createdAt: Date;
@@ -67,6 +78,11 @@ export interface Grant {
    */
   userKey: string | null;
   scopes: string[];
+  /**
+   * The resources the grant's access tokens may be for (RFC 8707; canonical form): those of its
+   * code, or the one of a client-credentials request. Absent or empty: the default audience only.
+   */
+  resources?: string[];
   /** Sign-in session the grant was made under; product logout revokes it. */
   sessionId: string | null;
   createdAt: Date;
@@ -81,6 +97,12 @@ export interface RefreshToken {
   lastUsedAt: Date;
   /** Set when the token was exchanged under rotation. */
   rotatedAt: Date | null;
+  /**
+   * Set when a retry of an older token of the grant, within the rotation grace, replaced this one
+   * (RFC 9700 §4.14.2): a superseded token is never accepted again, and presenting it revokes the
+   * grant (docs/decisions/0106-one-live-refresh-token-under-rotation.md).
+   */
+  supersededAt: Date | null;
 }
 
 /**
@@ -101,6 +123,12 @@ export interface Session {
   sessionId: string;
   userKey: string;
   createdAt: Date;
+  /**
+   * When the user last proved who they are: the password sign-in that opened the session, or the
+   * host's own sign-in (`completeLogin`'s `authenticatedAt`), which may be older than the session
+   * (docs/decisions/0107-fresh-sign-in-through-the-host.md). `prompt=login` and `max_age` read it.
+   */
+  authenticatedAt: Date;
   expiresAt: Date;
   endedAt: Date | null;
 }

@@ -57,3 +57,24 @@ export function redirectUriMatches(registered: string, requested: string): boole
 export function findRegisteredRedirectUri(registered: readonly string[], requested: string): string | undefined {
   return registered.find((uri) => redirectUriMatches(uri, requested));
 }
+
+/**
+ * True for a redirect URI that any program on the user's device could receive, so that it proves
+ * nothing about which app gets the code (RFC 8252 §8.6): a loopback one (`localhost`, `127.x.y.z`,
+ * `[::1]`: whoever listens on the port first), or a private-use scheme (RFC 8252 §7.1: any app
+ * may register `com.example.app:`).
+ *
+ * @example
+ * isLocalAppRedirectUri('http://127.0.0.1/cb');      // true
+ * isLocalAppRedirectUri('com.example.app:/callback'); // true
+ * isLocalAppRedirectUri('https://app.example/cb');    // false
+ */
+export function isLocalAppRedirectUri(uri: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return false;
+  }
+  return url.protocol === 'https:' || url.protocol === 'http:' ? isLoopbackHost(url.hostname) : true;
+}

@@ -19,8 +19,8 @@ import type {
 export interface ClientRepository {
   create(client: Client): Promise<void>;
   findById(clientId: string): Promise<Client | undefined>;
-  /** Returns false when there is no such client. */
-  update(clientId: string, changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired'>): Promise<boolean>;
+  /** Returns false when there is no such client. `resourceServerFor` is changed only when given. */
+  update(clientId: string, changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired' | 'resourceServerFor'>): Promise<boolean>;
   updateSecretHash(clientId: string, clientSecretHash: string): Promise<boolean>;
   /** Deletes the client with its codes, grants, refresh tokens and remembered consents. */
   delete(clientId: string): Promise<boolean>;
@@ -67,6 +67,14 @@ export interface AccountRepository {
 export interface AuthorizationCodeRepository {
   save(code: AuthorizationCode): Promise<void>;
   findByHash(codeHash: string): Promise<AuthorizationCode | undefined>;
+  /**
+   * Deletes the user's unused codes (of `clientId`, or of every client) in one write, returning how
+   * many: a code in flight when the user revokes an app, changes their password or is signed out
+   * by the host then changes no row at its exchange, whose own conditional write
+   * (`grants.createFromCode`) refuses it (docs/decisions/0105-withdrawn-access-stops-codes-in-flight.md).
+   * Consumed codes stay (they detect a late replay while their grant lives).
+   */
+  deleteUnused(userKey: string, clientId?: string): Promise<number>;
   /** Deletes unused codes that expired before `expiredBefore`, and consumed codes whose grant no longer exists. */
   purge(expiredBefore: Date): Promise<number>;
 }
@@ -108,8 +116,18 @@ export interface RefreshTokenRepository {
    * Undefined when the token is unknown (a token never outlives its grant).
    */
   findWithGrant(tokenHash: string): Promise<{ token: RefreshToken; grant: Grant } | undefined>;
-  /** Marks the token rotated only if it was not already, in one conditional write; true for the winner. */
-  markRotated(tokenHash: string, at: Date): Promise<boolean>;
+  /**
+   * Refresh-token rotation (RFC 9700 §4.14.2), in one transaction that the grant's other rotations
+   * wait for, so a grant under rotation keeps exactly one live refresh token
+   * (docs/decisions/0106-one-live-refresh-token-under-rotation.md):
+   * - `'rotated'`: the token was live (neither rotated nor superseded); it is marked rotated at `at`
+   *   (one conditional write: of concurrent rotations exactly one wins) and `next` is saved;
+   * - `'replaced'`: the token was rotated at or after `graceSince` and not superseded (a retry after a
+   *   lost response): every live token of the grant is superseded at `at` and `next` is saved;
+   * - `'reused'`: anything else (rotated before the grace, superseded, unknown): nothing is written,
+   *   and the caller revokes the grant.
+   */
+  rotate(input: { tokenHash: string; next: RefreshToken; at: Date; graceSince: Date }): Promise<'rotated' | 'replaced' | 'reused'>;
   touch(tokenHash: string, at: Date): Promise<void>;
 }
 
@@ -141,6 +159,13 @@ export interface InteractionRepository {
    * that won, undefined for every other (unknown, expired, of another kind, or already used).
    */
   consume(interactionHash: string, kind: Interaction['kind'], at: Date): Promise<Interaction | undefined>;
+  /**
+   * Stores an interaction of nobody (`userKey` null: made for a browser that is not signed in)
+   * unless the table already holds `cap` of them, used and expired ones included, in one
+   * conditional write: what caps the table against anonymous floods
+   * (docs/decisions/0108-anonymous-requests-store-bounded-state.md). False when it was full.
+   */
+  createAnonymous(interaction: Interaction & { userKey: null }, cap: number): Promise<boolean>;
   /** Deletes interactions that expired before `expiredBefore`. */
   purge(expiredBefore: Date): Promise<number>;
 }

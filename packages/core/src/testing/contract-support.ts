@@ -118,11 +118,11 @@ export async function exchangeACode(repos: Repositories, codeHash: string, grant
 }
 
 export function aRefreshToken(tokenHash: string, grantId: string, overrides: Partial<RefreshToken> = {}): RefreshToken {
-  return { tokenHash, grantId, createdAt: at(21, 5), lastUsedAt: at(21, 5), rotatedAt: null, ...overrides };
+  return { tokenHash, grantId, createdAt: at(21, 5), lastUsedAt: at(21, 5), rotatedAt: null, supersededAt: null, ...overrides };
 }
 
 export function aSession(sessionId: string, overrides: Partial<Session> = {}): Session {
-  return { sessionId, userKey: 'user1', createdAt: at(5, 9), expiresAt: at(3605, 9), endedAt: null, ...overrides };
+  return { sessionId, userKey: 'user1', createdAt: at(5, 9), authenticatedAt: at(5, 9), expiresAt: at(3605, 9), endedAt: null, ...overrides };
 }
 
 export function anInteraction(interactionHash: string, overrides: Partial<Interaction> = {}): Interaction {

@@ -1,3 +1,4 @@
+import type { Interaction } from '../domain/model.js';
 import { aCode, aGrant, anInteraction, aRefreshToken, aSession, at, exchangeACode, seedBasics, sorted, type ContractContext } from './contract-support.js';
 
 const CONCURRENT_CALLS = 50;
@@ -126,6 +127,23 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
         expect((await repos().refreshTokens.findByHash(`r-${grantId}`))?.grantId).toBe(grantId === winner ? grantId : undefined);
       }
     }, 30_000);
+
+    it('deletes the unused codes of a user, of one client or of all, and keeps consumed ones and other users\' codes', async () => {
+      await repos().codes.save(aCode('a-unused'));
+      await repos().codes.save(aCode('b-unused', { clientId: 'clientB' }));
+      await repos().codes.save(aCode('a-of-user2', { userKey: 'user2' }));
+      await exchangeACode(repos(), 'a-consumed', aGrant('g1'));
+      expect(await repos().codes.deleteUnused('user1', 'clientA')).toBe(1);
+      expect(await repos().codes.findByHash('a-unused')).toBeUndefined();
+      expect((await repos().codes.findByHash('b-unused'))?.codeHash).toBe('b-unused');
+      expect((await repos().codes.findByHash('a-consumed'))?.grantId).toBe('g1');
+      // A deleted code can no longer be exchanged.
+      expect(await repos().grants.createFromCode({ grant: aGrant('g2'), codeHash: 'a-unused', refreshToken: aRefreshToken('r2', 'g2') })).toBe(false);
+      expect(await repos().codes.deleteUnused('user1')).toBe(1);
+      expect(await repos().codes.findByHash('b-unused')).toBeUndefined();
+      expect((await repos().codes.findByHash('a-of-user2'))?.codeHash).toBe('a-of-user2');
+      expect(await repos().codes.deleteUnused('nobody')).toBe(0);
+    });
 
     it('purges unused codes that expired before the cutoff and keeps consumed codes while their grant lives', async () => {
       await repos().codes.save(aCode('expired', { expiresAt: at(60) }));
@@ -279,21 +297,44 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       expect(await repos().refreshTokens.findWithGrant('r9')).toBeUndefined();
     });
 
-    it('is marked rotated once', async () => {
+    const rotation = (tokenHash: string, next: string, seconds: number, graceSeconds = 10) =>
+      repos().refreshTokens.rotate({ tokenHash, next: aRefreshToken(next, 'g1', { createdAt: at(seconds), lastUsedAt: at(seconds) }), at: at(seconds), graceSince: at(seconds - graceSeconds) });
+
+    it('is rotated once: the token marked rotated and its successor saved, in one step', async () => {
       await repos().refreshTokens.save(aRefreshToken('r1', 'g1'));
-      expect(await repos().refreshTokens.markRotated('r1', at(50, 50))).toBe(true);
-      expect(await repos().refreshTokens.markRotated('r1', at(51))).toBe(false);
-      expect((await repos().refreshTokens.findByHash('r1'))?.rotatedAt).toEqual(at(50, 50));
-      expect(await repos().refreshTokens.markRotated('r9', at(51))).toBe(false);
+      expect(await rotation('r1', 'r2', 50)).toBe('rotated');
+      expect((await repos().refreshTokens.findByHash('r1'))?.rotatedAt).toEqual(at(50));
+      expect(await repos().refreshTokens.findByHash('r2')).toEqual(aRefreshToken('r2', 'g1', { createdAt: at(50), lastUsedAt: at(50) }));
+      expect(await rotation('r9', 'r10', 51)).toBe('reused');
+      expect(await repos().refreshTokens.findByHash('r10')).toBeUndefined();
     });
 
-    it(`gives exactly one winner among ${CONCURRENT_CALLS} concurrent rotations of one token`, async () => {
+    it('replaces the live token when a rotated one comes back within the grace, so the grant keeps one live token', async () => {
+      await repos().refreshTokens.save(aRefreshToken('r1', 'g1'));
+      expect(await rotation('r1', 'r2', 50)).toBe('rotated');
+      expect(await rotation('r1', 'r3', 55)).toBe('replaced');
+      expect((await repos().refreshTokens.findByHash('r2'))?.supersededAt).toEqual(at(55));
+      expect(await repos().refreshTokens.findByHash('r3')).toEqual(aRefreshToken('r3', 'g1', { createdAt: at(55), lastUsedAt: at(55) }));
+      // The replaced token is dead, within the grace or not; the rotated one is dead after it.
+      expect(await rotation('r2', 'r4', 56)).toBe('reused');
+      expect(await rotation('r1', 'r5', 61)).toBe('reused');
+      expect(await repos().refreshTokens.findByHash('r4')).toBeUndefined();
+      expect(await repos().refreshTokens.findByHash('r5')).toBeUndefined();
+      expect((await repos().refreshTokens.findByHash('r3'))?.rotatedAt).toBe(null);
+      expect(await rotation('r3', 'r6', 62)).toBe('rotated');
+    });
+
+    it(`gives exactly one winner among ${CONCURRENT_CALLS} concurrent rotations of one token, and leaves the grant one live token`, async () => {
       await repos().refreshTokens.save(aRefreshToken('contested', 'g1'));
-      const results = await Promise.all(
-        Array.from({ length: CONCURRENT_CALLS }, (_, index) => repos().refreshTokens.markRotated('contested', at(50, index))),
-      );
-      expect(results.filter(Boolean)).toHaveLength(1);
-      expect((await repos().refreshTokens.findByHash('contested'))?.rotatedAt).toEqual(at(50, results.indexOf(true)));
+      const results = await Promise.all(Array.from({ length: CONCURRENT_CALLS }, (_, index) => rotation('contested', `next-${index}`, 50)));
+      expect(results.filter((result) => result === 'rotated')).toHaveLength(1);
+      expect(results.filter((result) => result === 'replaced')).toHaveLength(CONCURRENT_CALLS - 1);
+      const live = [];
+      for (let index = 0; index < CONCURRENT_CALLS; index += 1) {
+        const token = await repos().refreshTokens.findByHash(`next-${index}`);
+        if (token && token.rotatedAt === null && token.supersededAt === null) live.push(token.tokenHash);
+      }
+      expect(live).toHaveLength(1);
     }, 30_000);
 
     it('is touched: only the last-use time changes', async () => {
@@ -314,6 +355,12 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       expect(await repos().sessions.findById('s1')).toEqual(aSession('s1', { endedAt: at(60, 6) }));
       expect(await repos().sessions.end('s9', at(61))).toBe(false);
       expect(await repos().sessions.findById('s9')).toBeUndefined();
+    });
+
+    it('keeps when the user authenticated, which may be before the session began (a host\'s sign-in)', async () => {
+      const session = aSession('s-host', { authenticatedAt: at(1, 7) });
+      await repos().sessions.create(session);
+      expect(await repos().sessions.findById('s-host')).toEqual(session);
     });
 
     it('is ended with its grants in one step (product logout): the live grants made under it are revoked, once', async () => {
@@ -398,6 +445,25 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       await repos().interactions.create(anInteraction('contested'));
       const results = await Promise.all(Array.from({ length: CONCURRENT_CALLS }, () => repos().interactions.consume('contested', 'login', at(30))));
       expect(results.filter((result) => result !== undefined)).toHaveLength(1);
+    }, 30_000);
+
+    const anonymous = (hash: string, overrides: Partial<Interaction> = {}) => ({ ...anInteraction(hash, overrides), userKey: null });
+
+    it('stores an interaction of nobody only while fewer than the cap are kept, used and expired ones included', async () => {
+      await repos().interactions.create(anInteraction('of-ada', { kind: 'consent', userKey: 'user1', sessionId: 's1' }));
+      expect(await repos().interactions.createAnonymous(anonymous('a1'), 2)).toBe(true);
+      expect(await repos().interactions.createAnonymous(anonymous('a2', { kind: 'reauthentication', expiresAt: at(8) }), 2)).toBe(true);
+      await repos().interactions.consume('a1', 'login', at(30));
+      expect(await repos().interactions.createAnonymous(anonymous('a3'), 2)).toBe(false);
+      expect(await repos().interactions.findByHash('a3')).toBeUndefined();
+      expect(await repos().interactions.findByHash('a2')).toEqual(anInteraction('a2', { userKey: null, kind: 'reauthentication', expiresAt: at(8) }));
+      await repos().interactions.purge(at(9));
+      expect(await repos().interactions.createAnonymous(anonymous('a3'), 2)).toBe(true);
+    });
+
+    it(`keeps to the cap when ${CONCURRENT_CALLS} interactions of nobody are stored at once`, async () => {
+      const stored = await Promise.all(Array.from({ length: CONCURRENT_CALLS }, (_, index) => repos().interactions.createAnonymous(anonymous(`c${index}`), 10)));
+      expect(stored.filter(Boolean)).toHaveLength(10);
     }, 30_000);
 
     it('purges the interactions that expired before the cutoff', async () => {

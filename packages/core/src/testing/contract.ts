@@ -2,6 +2,7 @@ import type { Repositories } from '../ports/repositories.js';
 import { describeAdminContract } from './contract-admin.js';
 import { describeConsentContract } from './contract-consents.js';
 import { describeIdentityContract } from './contract-identity.js';
+import { describeResourceContract } from './contract-resources.js';
 import type { ContractRunner } from './contract-support.js';
 import { describeTokenContract } from './contract-tokens.js';
 
@@ -58,6 +59,7 @@ export function describeRepositoryContract(
     runner.describe('tokens', () => describeTokenContract(context));
     runner.describe('consents', () => describeConsentContract(context));
     runner.describe('administration', () => describeAdminContract(context));
+    runner.describe('resources (RFC 8707)', () => describeResourceContract(context));
   });
 }
 

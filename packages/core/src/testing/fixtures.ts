@@ -21,15 +21,20 @@ export interface TestGatehouse {
   seedUser(input?: Partial<Pick<User, 'email' | 'givenName' | 'familyName'>> & { password?: string; accountKey?: string; role?: Role; phone?: string }): Promise<User>;
   seedAccount(name?: string): Promise<{ accountKey: string; name: string }>;
   /** A confidential client (a public one: `gatehouse.registerClient({ …, public: true })`). */
-  seedClient(input?: Partial<Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'ownerUserKey' | 'grantTypes'>>): Promise<{ client: Client; clientSecret: string }>;
-  /** Runs authorize → consent → code exchange for a user and returns the token response. */
-  obtainTokens(input: { client: Client; user: User; scope?: string; sessionId?: string | null }): Promise<TokenResponse>;
+  seedClient(input?: Partial<Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'ownerUserKey' | 'grantTypes' | 'resourceServerFor'>>): Promise<{ client: Client; clientSecret: string }>;
+  /**
+   * Runs authorize → consent → code exchange for a user and returns the token response. `resource`
+   * (RFC 8707, one or several) is sent at authorize; the exchange names none, so a single resource
+   * is the token's audience.
+   */
+  obtainTokens(input: { client: Client; user: User; scope?: string; sessionId?: string | null; resource?: string | string[] }): Promise<TokenResponse>;
   /**
    * The flow of a login handed to the host application (docs/decisions/0091): authorize →
-   * `startLogin` → the host's `completeLogin` for `userKey` → consent (Allow) under the new
-   * session → code exchange. Returns the tokens and the sign-in session token.
+   * `startLogin` → the host's `completeLogin` for `userKey`, who signed in to the host at
+   * `authenticatedAt` (default: the clock's now) → consent (Allow) under the new session → code
+   * exchange. Returns the tokens and the sign-in session token.
    */
-  obtainTokensViaHostLogin(input: { client: Client; userKey: string; scope?: string }): Promise<{ tokens: TokenResponse; sessionToken: string }>;
+  obtainTokensViaHostLogin(input: { client: Client; userKey: string; scope?: string; authenticatedAt?: Date }): Promise<{ tokens: TokenResponse; sessionToken: string }>;
 }
 
 /** A `UserDirectory` in memory, for an embedder's tests of "bring your own users". */
@@ -135,28 +140,30 @@ export async function createTestGatehouse(
         pkceRequired: input.pkceRequired ?? false,
         ownerUserKey: input.ownerUserKey ?? null,
         ...(input.grantTypes === undefined ? {} : { grantTypes: input.grantTypes }),
+        ...(input.resourceServerFor === undefined ? {} : { resourceServerFor: input.resourceServerFor }),
       });
       if (clientSecret === null) throw new Error('a confidential client has a secret');
       return { client, clientSecret };
     },
-    async obtainTokens({ client, user, scope, sessionId = null }) {
+    async obtainTokens({ client, user, scope, sessionId = null, resource }) {
       const check = await gatehouse.checkAuthorizationRequest({
         client_id: client.clientId,
         response_type: 'code',
         redirect_uri: client.redirectUris[0],
         ...(scope === undefined ? {} : { scope }),
+        ...(resource === undefined ? {} : { resource }),
       });
       if (check.kind !== 'valid') throw check.error;
       const { redirectTo } = await gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId });
       const code = new URL(redirectTo).searchParams.get('code') as string;
       return gatehouse.exchangeCode({ client, code, redirectUri: check.request.redirectUri, codeVerifier: undefined });
     },
-    async obtainTokensViaHostLogin({ client, userKey, scope }) {
+    async obtainTokensViaHostLogin({ client, userKey, scope, authenticatedAt = gatehouse.clock.now() }) {
       const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string, ...(scope === undefined ? {} : { scope }) });
       // The authorize endpoint is under the issuer's path, where the router is mounted (docs/decisions/0090).
       const authorizePath = `${new URL(settings.issuer).pathname.replace(/\/+$/, '')}/oauth/authorize`;
       const { loginRequest } = await gatehouse.startLogin({ returnTo: `${authorizePath}?${query.toString()}` });
-      const { sessionToken, session, redirectTo } = await gatehouse.completeLogin({ loginRequest, userKey });
+      const { sessionToken, session, redirectTo } = await gatehouse.completeLogin({ loginRequest, userKey, authenticatedAt });
       const check = await gatehouse.checkAuthorizationRequest(Object.fromEntries(new URL(redirectTo, settings.issuer).searchParams));
       if (check.kind !== 'valid') throw check.error;
       const approved = await gatehouse.approveAuthorization({ request: check.request, userKey, sessionId: session.sessionId });

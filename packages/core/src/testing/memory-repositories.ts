@@ -19,6 +19,16 @@ import { copyRecord } from './copy.js';
 
 const copy = copyRecord;
 
+/**
+ * A copy of `record` without `key` when it is an empty list: an optional list field is stored as
+ * "absent when empty", as the SQL adapters read it back (`resources`, `resourceServerFor`).
+ */
+function stored<T extends object>(record: T, key: keyof T): T {
+  const value = copy(record);
+  if (Array.isArray(value[key]) && (value[key] as unknown[]).length === 0) delete value[key];
+  return value;
+}
+
 /** Deletes the entries of `map` whose value is `dead`; returns how many it deleted (what a purge reports). */
 function deleteWhere<K, V>(map: Map<K, V>, dead: (value: V) => unknown): number {
   let removed = 0;
@@ -79,7 +89,7 @@ export function createMemoryRepositories(): Repositories {
     clients: {
       async create(client) {
         if (clients.has(client.clientId)) throw new DomainError('conflict', 'client id taken');
-        clients.set(client.clientId, copy(client));
+        clients.set(client.clientId, stored(client, 'resourceServerFor'));
       },
       async findById(clientId) {
         const client = clients.get(clientId);
@@ -88,7 +98,10 @@ export function createMemoryRepositories(): Repositories {
       async update(clientId, changes) {
         const client = clients.get(clientId);
         if (!client) return false;
-        Object.assign(client, copy(changes));
+        const { resourceServerFor, ...rest } = copy(changes);
+        Object.assign(client, rest);
+        // Changed only when given, as the port says.
+        if (resourceServerFor !== undefined) clients.set(clientId, stored({ ...client, resourceServerFor }, 'resourceServerFor'));
         return true;
       },
       async updateSecretHash(clientId, clientSecretHash) {
@@ -187,11 +200,14 @@ export function createMemoryRepositories(): Repositories {
 
     codes: {
       async save(code) {
-        codes.set(code.codeHash, copy(code));
+        codes.set(code.codeHash, stored(code, 'resources'));
       },
       async findByHash(codeHash) {
         const code = codes.get(codeHash);
         return code && copy(code);
+      },
+      async deleteUnused(userKey, clientId) {
+        return deleteWhere(codes, (code) => code.consumedAt === null && code.userKey === userKey && (clientId === undefined || code.clientId === clientId));
       },
       async purge(expiredBefore) {
         return deleteWhere(codes, (code) => code.consumedAt === null ? code.expiresAt < expiredBefore : !code.grantId || !grants.has(code.grantId));
@@ -200,7 +216,7 @@ export function createMemoryRepositories(): Repositories {
 
     grants: {
       async create(grant) {
-        grants.set(grant.grantId, copy(grant));
+        grants.set(grant.grantId, stored(grant, 'resources'));
       },
       async createFromCode({ grant, codeHash, refreshToken }) {
         const code = codes.get(codeHash);
@@ -210,7 +226,7 @@ export function createMemoryRepositories(): Repositories {
         // As the SQL adapters' primary keys do: a refresh token hash is stored once.
         if (refreshTokens.has(refreshToken.tokenHash)) throw new Error(`refresh token ${refreshToken.tokenHash} exists`);
         // Checked first, then written without an await in between: all or nothing.
-        grants.set(grant.grantId, copy(grant));
+        grants.set(grant.grantId, stored(grant, 'resources'));
         code.consumedAt = grant.createdAt;
         code.grantId = grant.grantId;
         refreshTokens.set(refreshToken.tokenHash, copy(refreshToken));
@@ -261,11 +277,22 @@ export function createMemoryRepositories(): Repositories {
         const grant = token && grants.get(token.grantId);
         return token && grant && { token: copy(token), grant: copy(grant) };
       },
-      async markRotated(tokenHash, at) {
+      async rotate({ tokenHash, next, at, graceSince }) {
+        // Checked, then written without an await in between: one transaction, as the SQL adapters' is.
         const token = refreshTokens.get(tokenHash);
-        if (!token || token.rotatedAt) return false;
-        token.rotatedAt = at;
-        return true;
+        if (!token || token.supersededAt) return 'reused';
+        if (refreshTokens.has(next.tokenHash)) throw new Error(`refresh token ${next.tokenHash} exists`);
+        if (token.rotatedAt === null) {
+          token.rotatedAt = at;
+          refreshTokens.set(next.tokenHash, copy(next));
+          return 'rotated';
+        }
+        if (token.rotatedAt < graceSince) return 'reused';
+        for (const other of refreshTokens.values()) {
+          if (other.grantId === token.grantId && other.rotatedAt === null && other.supersededAt === null) other.supersededAt = at;
+        }
+        refreshTokens.set(next.tokenHash, copy(next));
+        return 'replaced';
       },
       async touch(tokenHash, at) {
         const token = refreshTokens.get(tokenHash);
@@ -320,6 +347,11 @@ export function createMemoryRepositories(): Repositories {
         if (!interaction || interaction.kind !== kind || interaction.consumedAt || interaction.expiresAt <= at) return undefined;
         interaction.consumedAt = at;
         return copy(interaction);
+      },
+      async createAnonymous(interaction, cap) {
+        if ([...interactions.values()].filter((stored) => stored.userKey === null).length >= cap) return false;
+        interactions.set(interaction.interactionHash, copy(interaction));
+        return true;
       },
       async purge(expiredBefore) {
         return deleteWhere(interactions, (interaction) => interaction.expiresAt < expiredBefore);

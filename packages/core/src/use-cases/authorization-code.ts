@@ -17,8 +17,8 @@ export async function rememberConsent(deps: Pick<Deps, 'repos' | 'clock'>, input
 }
 
 /**
- * Issues a single-use code (RFC 6749 §4.1.2) bound to client, user, redirect URI, scopes, PKCE
- * challenge and sign-in session; only its hash is stored. The audit says whether the user gave
+ * Issues a single-use code (RFC 6749 §4.1.2) bound to client, user, redirect URI, scopes,
+ * resources (RFC 8707), PKCE challenge and sign-in session; only its hash is stored. The audit says whether the user gave
  * consent just now (`consent.granted`) or it was remembered (`consent.remembered`).
  */
 export async function issueAuthorizationCode(
@@ -35,6 +35,7 @@ export async function issueAuthorizationCode(
     userKey: input.userKey,
     redirectUri: request.redirectUri,
     scopes: request.scopes,
+    ...(request.resources === undefined || request.resources.length === 0 ? {} : { resources: request.resources }),
     codeChallenge: request.codeChallenge ?? null,
     sessionId: input.sessionId,
     createdAt: now,

@@ -14,7 +14,7 @@ async function setup() {
   const t = await createTestGatehouse();
   const { client } = await t.seedClient({ scopes: SCOPES });
   const user = await t.seedUser();
-  const signedIn = (overrides: Partial<AuthorizingUser> = {}): AuthorizingUser => ({ userKey: user.userKey, sessionId: 'session-1', signedInAt: t.clock.now(), ...overrides });
+  const signedIn = (overrides: Partial<AuthorizingUser> = {}): AuthorizingUser => ({ userKey: user.userKey, sessionId: 'session-1', authenticatedAt: t.clock.now(), ...overrides });
   const checked = async (params: RawParameters = {}) => {
     const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', state: 'st', ...params });
     if (check.kind !== 'valid') throw new Error(`expected a valid request, got ${check.kind}`);
@@ -159,14 +159,14 @@ describe('nextAuthorizationStep: prompt=login', () => {
     // The same session coming back with the marker has not signed in again.
     expect((await t.gatehouse.nextAuthorizationStep({ request, user: signedIn(), returnTo: back })).kind).toBe('sign-in');
     t.clock.advance(5);
-    const step = await t.gatehouse.nextAuthorizationStep({ request, user: signedIn({ sessionId: 'session-2', signedInAt: t.clock.now() }), returnTo: back });
+    const step = await t.gatehouse.nextAuthorizationStep({ request, user: signedIn({ sessionId: 'session-2', authenticatedAt: t.clock.now() }), returnTo: back });
     expect(redirectOf(step).searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
   });
 
   it('refuses a session older than the marker, an expired marker, and an unknown one', async () => {
     const { t, signedIn, checked, returnTo } = await setup();
     const request = await checked({ prompt: 'login' });
-    const older = signedIn({ sessionId: 'old', signedInAt: t.clock.now() });
+    const older = signedIn({ sessionId: 'old', authenticatedAt: t.clock.now() });
     t.clock.advance(10);
     const marker = await markerOf(await t.gatehouse.nextAuthorizationStep({ request, user: undefined, returnTo: returnTo('&prompt=login') }));
     const back = returnTo(`&prompt=login&${REAUTHENTICATION_PARAMETER}=${marker}`);
@@ -199,5 +199,125 @@ describe('nextAuthorizationStep: prompt=login', () => {
   it('is always satisfied without prompt=login', async () => {
     const { t, checked, returnTo } = await setup();
     expect(await t.gatehouse.reauthenticated({ request: await checked(), user: undefined, returnTo: returnTo() })).toBe(true);
+  });
+});
+
+describe('nextAuthorizationStep: a marker belongs to its request (docs/decisions/0107)', () => {
+  it('a prompt=login marker made for one client\'s request does not satisfy another client\'s', async () => {
+    const { t, signedIn, checked, returnTo } = await setup();
+    const { client: other } = await t.seedClient({ scopes: SCOPES });
+    const request = await checked({ prompt: 'login' });
+    const step = await t.gatehouse.nextAuthorizationStep({ request, user: signedIn(), returnTo: returnTo('&prompt=login') });
+    const marker = new URL(step.kind === 'sign-in' ? step.returnTo : '', 'http://x').searchParams.get(REAUTHENTICATION_PARAMETER) ?? '';
+    t.clock.advance(5);
+    const fresh = signedIn({ sessionId: 'session-2', authenticatedAt: t.clock.now() });
+    const otherCheck = await t.gatehouse.checkAuthorizationRequest({ client_id: other.clientId, response_type: 'code', state: 'st', prompt: 'login' });
+    if (otherCheck.kind !== 'valid') throw otherCheck.error;
+    const otherReturnTo = `/oauth/authorize?client_id=${other.clientId}&response_type=code&prompt=login&${REAUTHENTICATION_PARAMETER}=${marker}`;
+    expect(await t.gatehouse.reauthenticated({ request: otherCheck.request, user: fresh, returnTo: otherReturnTo })).toBe(false);
+    // Its own request, with the marker, is satisfied.
+    expect(await t.gatehouse.reauthenticated({ request, user: fresh, returnTo: `${returnTo('&prompt=login')}&${REAUTHENTICATION_PARAMETER}=${marker}` })).toBe(true);
+  });
+});
+
+describe('nextAuthorizationStep: max_age (OIDC Core §3.1.2.1)', () => {
+  it('issues a code to a user who authenticated within max_age', async () => {
+    const { t, signedIn, checked, returnTo, allow } = await setup();
+    await allow('messaging.v1.read');
+    const user = signedIn();
+    t.clock.advance(300);
+    const step = await t.gatehouse.nextAuthorizationStep({ request: await checked({ scope: 'messaging.v1.read', max_age: '300' }), user, returnTo: returnTo('&max_age=300') });
+    expect(redirectOf(step).searchParams.get('code')).not.toBeNull();
+  });
+
+  it('asks a user who authenticated longer ago to sign in again, then goes on with the newer sign-in', async () => {
+    const { t, signedIn, checked, returnTo, allow } = await setup();
+    await allow('messaging.v1.read');
+    const old = signedIn();
+    t.clock.advance(301);
+    const request = await checked({ scope: 'messaging.v1.read', max_age: '300' });
+    const step = await t.gatehouse.nextAuthorizationStep({ request, user: old, returnTo: returnTo('&max_age=300') });
+    expect(step).toMatchObject({ kind: 'sign-in', reauthenticate: true });
+    t.clock.advance(1);
+    const back = step.kind === 'sign-in' ? step.returnTo : '';
+    const after = await t.gatehouse.nextAuthorizationStep({ request, user: signedIn({ sessionId: 'session-2', authenticatedAt: t.clock.now() }), returnTo: back });
+    expect(redirectOf(after).searchParams.get('code')).not.toBeNull();
+  });
+
+  it('max_age=0 is satisfied by the sign-in the request asked for, however long it took', async () => {
+    const { t, signedIn, checked, returnTo, allow } = await setup();
+    await allow('messaging.v1.read');
+    const request = await checked({ scope: 'messaging.v1.read', max_age: '0' });
+    const step = await t.gatehouse.nextAuthorizationStep({ request, user: undefined, returnTo: returnTo('&max_age=0') });
+    expect(step).toMatchObject({ kind: 'sign-in', reauthenticate: true });
+    t.clock.advance(40);
+    const user = signedIn({ sessionId: 'session-2', authenticatedAt: t.clock.now() });
+    t.clock.advance(2);
+    const after = await t.gatehouse.nextAuthorizationStep({ request, user, returnTo: step.kind === 'sign-in' ? step.returnTo : '' });
+    expect(redirectOf(after).searchParams.get('code')).not.toBeNull();
+  });
+
+  it('answers prompt=none with login_required when the sign-in is older than max_age', async () => {
+    const { t, signedIn, checked, returnTo, allow } = await setup();
+    await allow('messaging.v1.read');
+    const user = signedIn();
+    t.clock.advance(61);
+    const step = await t.gatehouse.nextAuthorizationStep({ request: await checked({ scope: 'messaging.v1.read', prompt: 'none', max_age: '60' }), user, returnTo: returnTo() });
+    expect(redirectOf(step).searchParams.get('error')).toBe('login_required');
+  });
+
+  it('refuses a max_age that is not a whole number of seconds, and a login_hint over 256 characters', async () => {
+    const { t, client } = await setup();
+    for (const max_age of ['-1', '1.5', 'soon', '01', '1e3', '9999999999']) {
+      const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', max_age });
+      expect(check.kind).toBe('redirect-error');
+      if (check.kind === 'redirect-error') expect(check.error.code).toBe('invalid_request');
+    }
+    const hint = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', login_hint: 'a'.repeat(257) });
+    expect(hint.kind).toBe('redirect-error');
+    const ok = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', login_hint: 'ada@example.com', max_age: '0' });
+    expect(ok.kind === 'valid' && ok.request).toMatchObject({ loginHint: 'ada@example.com', maxAge: 0 });
+  });
+});
+
+describe('nextAuthorizationStep: remembered consent of a public client on a loopback or private-use redirect URI (RFC 8252 §8.6)', () => {
+  async function publicClient(redirectUri: string, options: { public?: boolean } = { public: true }) {
+    const t = await createTestGatehouse();
+    const user = await t.seedUser();
+    const { client } = await t.gatehouse.registerClient({ name: 'Native app', redirectUris: [redirectUri], scopes: SCOPES, ...(options.public ? { public: true } : {}) });
+    const pkce = { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
+    const checked = async (params: RawParameters) => {
+      const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', state: 'st', ...pkce, ...params });
+      if (check.kind !== 'valid') throw check.error;
+      return check.request;
+    };
+    const user1: AuthorizingUser = { userKey: user.userKey, sessionId: null, authenticatedAt: t.clock.now() };
+    return { t, client, user, user1, checked };
+  }
+
+  it('shows the consent page again, on any port, and answers prompt=none with consent_required', async () => {
+    const { t, user, user1, checked } = await publicClient('http://127.0.0.1/native');
+    await t.gatehouse.approveAuthorization({ request: await checked({ redirect_uri: 'http://127.0.0.1:4000/native' }), userKey: user.userKey, sessionId: null });
+    const request = await checked({ redirect_uri: 'http://127.0.0.1:31337/native' });
+    expect(request.consentMayBeRemembered).toBe(false);
+    expect((await t.gatehouse.nextAuthorizationStep({ request, user: user1, returnTo: '/oauth/authorize' })).kind).toBe('consent');
+    const silent = await t.gatehouse.nextAuthorizationStep({ request: await checked({ redirect_uri: 'http://127.0.0.1:31337/native', prompt: 'none' }), user: user1, returnTo: '/oauth/authorize' });
+    expect(silent.kind === 'redirect' && new URL(silent.redirectTo).searchParams.get('error')).toBe('consent_required');
+    expect(t.audit.ofType('consent.remembered')).toEqual([]);
+  });
+
+  it('does so for localhost, too', async () => {
+    const { t, user, user1, checked } = await publicClient('http://localhost:8080/cb');
+    await t.gatehouse.approveAuthorization({ request: await checked({}), userKey: user.userKey, sessionId: null });
+    expect((await t.gatehouse.nextAuthorizationStep({ request: await checked({}), user: user1, returnTo: '/oauth/authorize' })).kind).toBe('consent');
+  });
+
+  it('keeps remembered consent for a public client on https, and for a confidential client on loopback (its code needs its secret)', async () => {
+    const web = await publicClient('https://spa.example/cb');
+    await web.t.gatehouse.approveAuthorization({ request: await web.checked({}), userKey: web.user.userKey, sessionId: null });
+    expect((await web.t.gatehouse.nextAuthorizationStep({ request: await web.checked({}), user: web.user1, returnTo: '/oauth/authorize' })).kind).toBe('redirect');
+    const confidential = await publicClient('http://127.0.0.1/cb', { public: false });
+    await confidential.t.gatehouse.approveAuthorization({ request: await confidential.checked({}), userKey: confidential.user.userKey, sessionId: null });
+    expect((await confidential.t.gatehouse.nextAuthorizationStep({ request: await confidential.checked({ redirect_uri: 'http://127.0.0.1:9999/cb' }), user: confidential.user1, returnTo: '/oauth/authorize' })).kind).toBe('redirect');
   });
 });

@@ -12,11 +12,12 @@ import { createInteraction, INTERACTION_ID } from './interaction-records.js';
  */
 export const REAUTHENTICATION_PARAMETER = 'gatehouse_reauthentication';
 
-/** The signed-in user of an authorization request, and when they signed in (the session's start). */
+/** The signed-in user of an authorization request, and when they last proved who they are. */
 export interface AuthorizingUser {
   userKey: string;
   sessionId: string | null;
-  signedInAt: Date;
+  /** The session's `authenticatedAt`: `prompt=login` and `max_age` compare with it. */
+  authenticatedAt: Date;
 }
 
 export type AuthorizationStep =
@@ -43,12 +44,15 @@ interface StepInput {
 
 /**
  * What happens next with a checked authorization request (docs/decisions/0095-remembered-consent.md):
- * - `prompt=none` shows no page: a code at once when the user is signed in and the consent is
- *   remembered, else the `login_required` or `consent_required` error (OIDC Core §3.1.2.6);
- * - a signed-out user signs in; with `prompt=login` a signed-in user signs in again, until a
- *   sign-in newer than the request (docs/decisions/0096-prompt-login-marker.md);
+ * - `prompt=none` shows no page: a code at once when the user is signed in, recently enough for
+ *   `max_age`, and the consent is remembered, else the `login_required` or `consent_required`
+ *   error (OIDC Core §3.1.2.6);
+ * - a signed-out user signs in; with `prompt=login`, or a sign-in older than `max_age`, a
+ *   signed-in user signs in again, until a sign-in newer than the request
+ *   (docs/decisions/0096-prompt-login-marker.md, 0107-fresh-sign-in-through-the-host.md);
  * - a remembered consent that covers every requested scope issues the code without asking
- *   (`consent.remembered` in the audit), unless `prompt=consent`;
+ *   (`consent.remembered` in the audit), unless `prompt=consent`, or the client is a public one
+ *   whose redirect URI any local program could take (RFC 8252 §8.6; docs/decisions/0109-no-silent-consent-for-loopback-public-clients.md);
  * - else consent is asked, marking the scopes not allowed before.
  *
  * @example
@@ -60,25 +64,27 @@ export async function nextAuthorizationStep(deps: StepDeps, input: StepInput): P
   const prompts = request.prompts ?? [];
   if (prompts.includes('none')) return silentStep(deps, request, user);
 
-  if (prompts.includes('login') && !(await reauthenticated(deps, { request, user, returnTo: input.returnTo }))) {
+  if (!(await reauthenticated(deps, input))) {
     const marker = await createInteraction(deps, { kind: 'reauthentication', returnTo: input.returnTo, userKey: user?.userKey ?? null, sessionId: user?.sessionId ?? null });
     return { kind: 'sign-in', returnTo: withQueryParameter(input.returnTo, REAUTHENTICATION_PARAMETER, marker), reauthenticate: true };
   }
   if (!user) return { kind: 'sign-in', returnTo: input.returnTo, reauthenticate: false };
 
   const consent = await deps.repos.consents.find(user.userKey, request.clientId);
-  if (!prompts.includes('consent') && covers(consent, request.scopes)) {
+  if (!prompts.includes('consent') && request.consentMayBeRemembered !== false && covers(consent, request.scopes)) {
     return { kind: 'redirect', ...(await issueAuthorizationCode(deps, { request, userKey: user.userKey, sessionId: user.sessionId }, 'remembered')) };
   }
   return { kind: 'consent', newScopes: newScopesOf(consent, request.scopes) };
 }
 
 /**
- * With `prompt=login`: whether the user signed in after the request asked for it, i.e. the
- * request carries a live marker (`REAUTHENTICATION_PARAMETER` in `returnTo`) and the session
- * started after the marker was made, and is not the session that was signed in then
- * (docs/decisions/0096-prompt-login-marker.md). Always true without `prompt=login`. The consent
- * form's answer checks it again, so a form posted straight past the login page issues no code.
+ * Whether the signed-in user authenticated recently enough for the request: always, without
+ * `prompt=login` or `max_age`; with `max_age` alone, when the user authenticated at most that many
+ * seconds ago (OIDC Core §3.1.2.1). Otherwise, and for `prompt=login` always, only after the
+ * request asked: the request carries a live marker (`REAUTHENTICATION_PARAMETER` in `returnTo`)
+ * made for this very request, and the user authenticated at or after the marker was made, in
+ * another session than the one signed in then (docs/decisions/0096-prompt-login-marker.md). The
+ * consent form's answer checks it again, so a form posted straight past the login page issues no code.
  *
  * @example
  * if (!(await reauthenticated(deps, { request, user, returnTo }))) redirectToAuthorize();
@@ -87,14 +93,25 @@ export async function reauthenticated(
   deps: Pick<Deps, 'repos' | 'clock'>,
   input: { request: AuthorizationRequest; user: AuthorizingUser | undefined; returnTo: string },
 ): Promise<boolean> {
-  if (!(input.request.prompts ?? []).includes('login')) return true;
-  const { user } = input;
+  const { request, user } = input;
+  const promptLogin = (request.prompts ?? []).includes('login');
+  if (!promptLogin && request.maxAge === undefined) return true;
+  if (!user) return false;
+  if (!promptLogin && request.maxAge !== undefined && withinMaxAge(user, request.maxAge, deps.clock.now())) return true;
   const marker = queryParameter(input.returnTo, REAUTHENTICATION_PARAMETER);
-  if (!user || marker === undefined || !INTERACTION_ID.test(marker)) return false;
+  if (marker === undefined || !INTERACTION_ID.test(marker)) return false;
   const interaction = await deps.repos.interactions.findByHash(sha256(marker));
   if (!interaction || interaction.kind !== 'reauthentication') return false;
   if (interaction.expiresAt.getTime() <= deps.clock.now().getTime()) return false;
-  return user.sessionId !== interaction.sessionId && user.signedInAt.getTime() >= interaction.createdAt.getTime();
+  // The marker of one request never satisfies another (another client's, say): it was made for
+  // this authorize URL, the marker parameter aside.
+  if (withoutQueryParameter(interaction.returnTo, REAUTHENTICATION_PARAMETER) !== withoutQueryParameter(input.returnTo, REAUTHENTICATION_PARAMETER)) return false;
+  return user.sessionId !== interaction.sessionId && user.authenticatedAt.getTime() >= interaction.createdAt.getTime();
+}
+
+/** OIDC Core §3.1.2.1: `max_age` is the allowable time in seconds since the user last authenticated. */
+export function withinMaxAge(user: Pick<AuthorizingUser, 'authenticatedAt'>, maxAgeSeconds: number, now: Date): boolean {
+  return now.getTime() - user.authenticatedAt.getTime() <= maxAgeSeconds * 1000;
 }
 
 /** `prompt=none`: never a page (OIDC Core §3.1.2.1); the errors are those of OIDC Core §3.1.2.6. */
@@ -104,7 +121,11 @@ async function silentStep(deps: StepDeps, request: AuthorizationRequest, user: A
     redirectTo: authorizationResponseUrl(deps.settings.issuer, request.redirectUri, { error: code, error_description: description, state: request.state }),
   });
   if (!user) return error('login_required', 'The user is not signed in.');
+  if (request.maxAge !== undefined && !withinMaxAge(user, request.maxAge, deps.clock.now())) return error('login_required', 'The user signed in too long ago for max_age.');
   const consent = await deps.repos.consents.find(user.userKey, request.clientId);
+  // RFC 8252 §8.6: a public client whose redirect URI any local program could take gets no code
+  // without the user's interaction (docs/decisions/0109-no-silent-consent-for-loopback-public-clients.md).
+  if (request.consentMayBeRemembered === false) return error('consent_required', 'This app must be allowed by the user each time.');
   if (!covers(consent, request.scopes)) return error('consent_required', 'The user has not allowed this client these scopes.');
   return { kind: 'redirect', ...(await issueAuthorizationCode(deps, { request, userKey: user.userKey, sessionId: user.sessionId }, 'remembered')) };
 }
@@ -129,10 +150,16 @@ function queryParameter(path: string, name: string): string | undefined {
 
 /** `path` with the query parameter `name` set to `value` (replacing any it had), the rest unchanged. */
 function withQueryParameter(path: string, name: string, value: string): string {
+  const kept = withoutQueryParameter(path, name);
+  return `${kept}${kept.includes('?') ? '&' : '?'}${name}=${value}`;
+}
+
+/** `path` without the query parameter `name`, the rest as it was written. */
+function withoutQueryParameter(path: string, name: string): string {
   const index = path.indexOf('?');
   const base = index < 0 ? path : path.slice(0, index);
   const kept = (index < 0 ? '' : path.slice(index + 1)).split('&').filter((pair) => pair !== '' && decodedName(pair) !== name);
-  return `${base}?${[...kept, `${name}=${value}`].join('&')}`;
+  return kept.length === 0 ? base : `${base}?${kept.join('&')}`;
 }
 
 function decodedName(pair: string): string | undefined {

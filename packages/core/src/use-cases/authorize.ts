@@ -1,12 +1,13 @@
 import { isPublicClient } from '../domain/grant-types.js';
 import type { Client } from '../domain/model.js';
-import { findRegisteredRedirectUri } from '../domain/redirect-uri.js';
+import { findRegisteredRedirectUri, isLocalAppRedirectUri } from '../domain/redirect-uri.js';
 import { isCataloguedScope, isValidScopeToken, parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { issueAuthorizationCode, rememberConsent } from './authorization-code.js';
 import { authorizationResponseUrl } from './authorization-response.js';
 import { parsePrompt } from './prompt.js';
+import { authorizationTarget } from './resource-indicators.js';
 
 /** Query parameters as the HTTP adapter parsed them; a repeated parameter arrives as an array. */
 export type RawParameters = Record<string, string | string[] | undefined>;
@@ -37,7 +38,14 @@ const OAUTH_PARAMETERS = [
   'code_challenge',
   'code_challenge_method',
   'prompt',
+  'max_age',
+  'login_hint',
 ] as const;
+
+/** OIDC Core §3.1.2.1 `max_age`: a non-negative whole number of seconds (nine digits at most: over 31 years). */
+const MAX_AGE = /^(0|[1-9][0-9]{0,8})$/;
+/** A `login_hint` longer than this is refused: it only pre-fills a field. */
+const MAX_LOGIN_HINT_LENGTH = 256;
 
 /** RFC 7636 §4.2: a S256 challenge is the base64url SHA-256 of the verifier, 43 characters. */
 const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -97,6 +105,10 @@ export async function checkAuthorizationRequest(
 
   const prompt = parsePrompt(params.prompt as string | undefined);
   if ('problem' in prompt) return fail('invalid_request', prompt.problem);
+  const maxAgeParameter = params.max_age as string | undefined;
+  if (maxAgeParameter !== undefined && !MAX_AGE.test(maxAgeParameter)) return fail('invalid_request', 'max_age must be a whole number of seconds.');
+  const loginHint = params.login_hint as string | undefined;
+  if (loginHint !== undefined && loginHint.length > MAX_LOGIN_HINT_LENGTH) return fail('invalid_request', `login_hint must be at most ${MAX_LOGIN_HINT_LENGTH} characters.`);
 
   const scopeParameter = params.scope as string | undefined;
   let scopes: string[];
@@ -110,6 +122,9 @@ export async function checkAuthorizationRequest(
     if (bad !== undefined) return fail('invalid_scope', `The scope ${JSON.stringify(bad)} is not available to this client.`);
   }
   if (scopes.length === 0) return fail('invalid_scope', 'The client has no scopes to request.');
+  // RFC 8707 §2.1: the resources the tokens may be for, several allowed (docs/decisions/0110-resource-indicators.md).
+  const target = authorizationTarget(deps.settings, params.resource, scopes, scopeParameter === undefined || scopeParameter.trim() === '');
+  if ('problem' in target) return fail('invalid_target', target.problem);
 
   const challenge = params.code_challenge as string | undefined;
   const method = params.code_challenge_method as string | undefined;
@@ -127,7 +142,20 @@ export async function checkAuthorizationRequest(
   return {
     kind: 'valid',
     client,
-    request: { clientId, redirectUri, scopes, state, codeChallenge: challenge, prompts: prompt.prompts },
+    request: {
+      clientId,
+      redirectUri,
+      scopes: target.scopes,
+      state,
+      codeChallenge: challenge,
+      prompts: prompt.prompts,
+      ...(maxAgeParameter === undefined ? {} : { maxAge: Number(maxAgeParameter) }),
+      ...(loginHint === undefined || loginHint === '' ? {} : { loginHint }),
+      // RFC 8252 §8.6: a public client's loopback or private-use redirect URI proves nothing about
+      // which app receives the code, so its remembered consent never skips the page (docs/decisions/0109).
+      consentMayBeRemembered: !(isPublicClient(client) && isLocalAppRedirectUri(redirectUri)),
+      ...(target.resources.length === 0 ? {} : { resources: target.resources.map((resource) => resource.resource) }),
+    },
   };
 }
 

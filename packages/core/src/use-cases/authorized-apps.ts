@@ -47,8 +47,8 @@ export async function listAuthorizedApps(deps: Pick<Deps, 'repos'>, userKey: str
 }
 
 /**
- * Withdraws the access a user gave one client: revokes every grant and forgets the remembered
- * consent, so the next request asks again. `DomainError('not_found')` when there was neither.
+ * Withdraws the access a user gave one client: its unused codes stop working, every grant is
+ * revoked and the remembered consent forgotten, so the next request asks again. `DomainError('not_found')` when there was neither.
  *
  * @example
  * const { revokedGrantIds } = await revokeAuthorizedApp(deps, { userKey: 'u-1', clientId: 'c-1' });
@@ -58,9 +58,12 @@ export async function revokeAuthorizedApp(
   input: { userKey: string; clientId: string },
 ): Promise<{ revokedGrantIds: string[] }> {
   const now = deps.clock.now();
+  // Codes in flight first: an exchange that already won made a grant the revocation below finds;
+  // any later one finds its code gone (docs/decisions/0105-withdrawn-access-stops-codes-in-flight.md).
+  const deletedCodes = await deps.repos.codes.deleteUnused(input.userKey, input.clientId);
   const revokedGrantIds = await deps.repos.grants.revokeByUserAndClient(input.userKey, input.clientId, now);
   const forgotten = await deps.repos.consents.forget(input.userKey, input.clientId);
-  if (revokedGrantIds.length === 0 && !forgotten) throw new DomainError('not_found', 'You have not authorized this client.');
+  if (revokedGrantIds.length === 0 && !forgotten && deletedCodes === 0) throw new DomainError('not_found', 'You have not authorized this client.');
   const reason = forgotten ? 'revoked by the user; consent forgotten' : 'revoked by the user';
   deps.audit.record({ type: 'grant.revoked', at: now, userKey: input.userKey, clientId: input.clientId, grantIds: revokedGrantIds, reason });
   return { revokedGrantIds };

@@ -5,6 +5,7 @@ import { timeOrderedId } from '../domain/time-ordered-id.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { issueAccessToken } from '../tokens/access-token.js';
+import { tokenTarget } from './resource-indicators.js';
 
 /** RFC 6749 §4.4.3 / §5.1: an access token and no refresh token (§4.4.3: SHOULD NOT be included). */
 export interface ClientCredentialsTokenResponse {
@@ -20,6 +21,8 @@ export interface ClientCredentialsTokenResponse {
  * narrow its registered scopes (none: all of them that the catalogue still offers). The token
  * stands on a grant without a user, so revocation and introspection work as for any token, and
  * revoking it refuses the token at once (docs/decisions/0029-client-credentials-grants.md).
+ * `resource` (RFC 8707 §2.2) may name any configured resource: the token is for it, with the
+ * scopes it accepts (docs/decisions/0110-resource-indicators.md).
  *
  * @example
  * const tokens = await clientCredentials(deps, { client, scope: 'orders.v1.read' });
@@ -27,25 +30,26 @@ export interface ClientCredentialsTokenResponse {
  */
 export async function clientCredentials(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'signer'>,
-  input: { client: Client; scope: string | undefined },
+  input: { client: Client; scope: string | undefined; resource?: string | undefined },
 ): Promise<ClientCredentialsTokenResponse> {
   const { client } = input;
   // RFC 6749 §4.4: "MUST only be used by confidential clients".
   if (isPublicClient(client)) throw new OAuthError('unauthorized_client', 'A public client may not use the client_credentials grant.', { detail: `client ${client.clientId}` });
   assertGrantType(client, 'client_credentials');
-  const scopes = requestedScopes(deps.settings.scopes, client.scopes, input.scope);
+  const { scopes, resource } = tokenTarget(deps.settings, 'configured', input.resource, requestedScopes(deps.settings.scopes, client.scopes, input.scope));
   const now = deps.clock.now();
   const grant: Grant = {
     grantId: timeOrderedId(now, deps.ids),
     clientId: client.clientId,
     userKey: null,
     scopes,
+    ...(resource === undefined ? {} : { resources: [resource.resource] }),
     sessionId: null,
     createdAt: now,
     revokedAt: null,
   };
   await deps.repos.grants.create(grant);
-  const { token, expiresIn } = await issueAccessToken(deps, grant, null, scopes);
+  const { token, expiresIn } = await issueAccessToken(deps, grant, null, scopes, resource);
   return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope: formatScope(scopes) };
 }
 

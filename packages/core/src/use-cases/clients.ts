@@ -5,6 +5,7 @@ import { isCataloguedScope, type ScopeCatalogue } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { DomainError, OAuthError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
+import { resourceServerResources } from './resource-indicators.js';
 
 export interface ClientRegistration {
   name: string;
@@ -20,6 +21,11 @@ export interface ClientRegistration {
   public?: boolean;
   pkceRequired?: boolean;
   ownerUserKey?: string | null;
+  /**
+   * The configured resources (RFC 8707 URIs) this client serves as a resource server: it may
+   * introspect their access tokens (RFC 7662 §2.1; confidential clients only). Default none.
+   */
+  resourceServerFor?: readonly string[];
 }
 
 /** A client with its secret, as shown once at creation or rotation; `null` for a public client. */
@@ -102,6 +108,7 @@ export async function registerClient(
   input: ClientRegistration,
 ): Promise<ClientWithSecret> {
   const valid = validateRegistration(input, deps.settings.scopes);
+  const resourceServerFor = resourceServerResources(deps.settings, input.resourceServerFor ?? [], input.public === true);
   const clientSecret = input.public ? null : deps.ids.secret();
   const client: Client = {
     clientId: deps.ids.id(),
@@ -111,6 +118,7 @@ export async function registerClient(
     pkceRequired: input.public === true || (input.pkceRequired ?? false),
     ownerUserKey: input.ownerUserKey ?? null,
     createdAt: deps.clock.now(),
+    ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }),
   };
   await deps.repos.clients.create(client);
   deps.audit.record({ type: 'client.created', at: client.createdAt, clientId: client.clientId, ...(client.ownerUserKey ? { userKey: client.ownerUserKey } : {}) });
@@ -126,7 +134,7 @@ export async function findOwnedClient(deps: Pick<Deps, 'repos'>, ownerUserKey: s
 
 export async function updateClient(
   deps: Pick<Deps, 'repos' | 'clock' | 'audit' | 'settings'>,
-  input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes'>,
+  input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes' | 'resourceServerFor'>,
 ): Promise<Client> {
   const existing = input.ownerUserKey === null
     ? await deps.repos.clients.findById(input.clientId)
@@ -134,10 +142,14 @@ export async function updateClient(
   if (!existing) throw new DomainError('not_found', 'No such client.');
   // Public or confidential is fixed at creation; the grant types stay unless given.
   const valid = validateRegistration({ ...input, grantTypes: input.grantTypes ?? existing.grantTypes, public: isPublicClient(existing) }, deps.settings.scopes);
-  const changes = { ...valid, pkceRequired: isPublicClient(existing) || (input.pkceRequired ?? existing.pkceRequired) };
+  // The resources it serves stay unless given (docs/decisions/0112-introspection-by-resource-servers.md).
+  const resourceServerFor = resourceServerResources(deps.settings, input.resourceServerFor ?? existing.resourceServerFor ?? [], isPublicClient(existing));
+  const changes = { ...valid, pkceRequired: isPublicClient(existing) || (input.pkceRequired ?? existing.pkceRequired), resourceServerFor };
   await deps.repos.clients.update(existing.clientId, changes);
   deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId });
-  return { ...existing, ...changes };
+  const { resourceServerFor: _previous, ...unchanged } = existing;
+  const { resourceServerFor: _served, ...changed } = changes;
+  return { ...unchanged, ...changed, ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }) };
 }
 
 /** Rotates the secret: the old one stops working at once; the new one is returned once. A public client has none. */

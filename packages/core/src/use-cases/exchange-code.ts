@@ -5,6 +5,7 @@ import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secr
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
+import { tokenTarget } from './resource-indicators.js';
 import { principalOf, tokenResponseFor, type TokenResponse } from './token-response.js';
 
 /** RFC 7636 §4.1: code_verifier = 43*128 unreserved characters. */
@@ -17,6 +18,8 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
  * authenticated client, the redirect URI must equal the one of the authorization request and
  * the PKCE verifier must match the challenge. Single use, and that the code's sign-in session
  * has not ended (product logout), are decided by the database in the exchange's one transaction.
+ * `resource` (RFC 8707 §2.2) picks the access token's audience among the code's resources
+ * (docs/decisions/0110-resource-indicators.md); a refused one consumes nothing.
  *
  * @example
  * const tokens = await exchangeCode(deps, { client, code, redirectUri: 'https://app.example/cb' });
@@ -24,7 +27,7 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
  */
 export async function exchangeCode(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'signer' | 'audit' | 'userDirectory'>,
-  input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined },
+  input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined; resource?: string | undefined },
 ): Promise<TokenResponse> {
   assertGrantType(input.client, 'authorization_code');
   if (!input.redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.');
@@ -51,6 +54,8 @@ export async function exchangeCode(
   // RFC 9700 §2.1.1: a public client's code is bound to nothing but its PKCE challenge.
   if (isPublicClient(input.client) && code.codeChallenge === null) throw new OAuthError('invalid_grant', 'A public client must use PKCE.');
   verifyPkce(code.codeChallenge, input.codeVerifier);
+  // RFC 8707 §2.2: the token's audience, one of the resources asked for at authorize.
+  const target = tokenTarget(deps.settings, code.resources ?? [], input.resource, code.scopes);
 
   // The grant, the code consumed by it (one conditional update) and the refresh token are
   // written in one transaction: a replay that loses the race always finds the grant to revoke.
@@ -59,6 +64,7 @@ export async function exchangeCode(
     clientId: code.clientId,
     userKey: code.userKey,
     scopes: code.scopes,
+    ...(code.resources === undefined || code.resources.length === 0 ? {} : { resources: code.resources }),
     sessionId: code.sessionId,
     createdAt: now,
     revokedAt: null,
@@ -68,12 +74,12 @@ export async function exchangeCode(
   // access token is signed while the write commits: sent only if the write won, dropped unseen
   // otherwise (docs/decisions/0078-exchange-response-prepared-during-the-write.md).
   const principal = await principalOf(deps, grant);
-  const response = tokenResponseFor(deps, grant, grant.scopes, refreshToken, principal);
+  const response = tokenResponseFor(deps, grant, target.scopes, refreshToken, principal, target.resource);
   response.catch(ignore);
   const won = await deps.repos.grants.createFromCode({
     grant,
     codeHash,
-    refreshToken: { tokenHash: storedSecretHash(refreshToken), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null },
+    refreshToken: { tokenHash: storedSecretHash(refreshToken), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null },
   });
   if (!won) {
     const consumed = await deps.repos.codes.findByHash(codeHash);

@@ -22,7 +22,7 @@ describe('a login handed to the host (startLogin / completeLogin)', () => {
     const { t, returnTo } = await setup();
     const { loginRequest } = await t.gatehouse.startLogin({ returnTo });
     expect(loginRequest).toMatch(/^[A-Za-z0-9]{43}$/);
-    const done = await t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey });
+    const done = await t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: t.clock.now() });
     expect(done.redirectTo).toBe(returnTo);
     expect(done.user).toEqual(ADA);
     expect(done.session.userKey).toBe(ADA.userKey);
@@ -49,19 +49,19 @@ describe('a login handed to the host (startLogin / completeLogin)', () => {
   it('refuses a login request used twice, expired, unknown, malformed or of the consent kind', async () => {
     const { t, returnTo } = await setup();
     const { loginRequest } = await t.gatehouse.startLogin({ returnTo });
-    await t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey });
-    await expectDomainError(t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey }), 'not_found', 'loginRequest');
+    await t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: t.clock.now() });
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: t.clock.now() }), 'not_found', 'loginRequest');
 
     const late = await t.gatehouse.startLogin({ returnTo });
     t.clock.advance(600);
-    await expectDomainError(t.gatehouse.completeLogin({ loginRequest: late.loginRequest, userKey: ADA.userKey }), 'not_found');
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest: late.loginRequest, userKey: ADA.userKey, authenticatedAt: t.clock.now() }), 'not_found');
 
-    await expectDomainError(t.gatehouse.completeLogin({ loginRequest: 'A'.repeat(43), userKey: ADA.userKey }), 'not_found');
-    await expectDomainError(t.gatehouse.completeLogin({ loginRequest: '../x', userKey: ADA.userKey }), 'not_found');
-    const { sessionToken } = await t.gatehouse.completeLogin({ ...(await t.gatehouse.startLogin({ returnTo })), userKey: ADA.userKey });
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest: 'A'.repeat(43), userKey: ADA.userKey, authenticatedAt: t.clock.now() }), 'not_found');
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest: '../x', userKey: ADA.userKey, authenticatedAt: t.clock.now() }), 'not_found');
+    const { sessionToken } = await t.gatehouse.completeLogin({ ...(await t.gatehouse.startLogin({ returnTo })), userKey: ADA.userKey, authenticatedAt: t.clock.now() });
     const session = await t.gatehouse.resolveSession(sessionToken);
     const { consentRequest } = await t.gatehouse.startConsent({ returnTo, userKey: ADA.userKey, sessionId: session?.session.sessionId ?? null });
-    await expectDomainError(t.gatehouse.completeLogin({ loginRequest: consentRequest, userKey: ADA.userKey }), 'not_found');
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest: consentRequest, userKey: ADA.userKey, authenticatedAt: t.clock.now() }), 'not_found');
   });
 
   it('refuses a returnTo that is not a path of this origin (no open redirect through a login request)', async () => {
@@ -75,7 +75,7 @@ describe('a login handed to the host (startLogin / completeLogin)', () => {
   it('refuses a user the directory does not know', async () => {
     const { t, returnTo } = await setup();
     const { loginRequest } = await t.gatehouse.startLogin({ returnTo });
-    await expectDomainError(t.gatehouse.completeLogin({ loginRequest, userKey: 'nobody' }), 'unauthenticated');
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest, userKey: 'nobody', authenticatedAt: t.clock.now() }), 'unauthenticated');
     expect(t.audit.ofType('sign_in.succeeded')).toEqual([]);
   });
 
@@ -104,6 +104,11 @@ describe('a login handed to the host (startLogin / completeLogin)', () => {
             started.push(interaction);
             await interactions.create(interaction);
           },
+          // A login request is made for nobody: it is stored under the cap (docs/decisions/0108).
+          createAnonymous: async (interaction, cap) => {
+            started.push(interaction);
+            return interactions.createAnonymous(interaction, cap);
+          },
         },
       },
     });
@@ -117,7 +122,7 @@ describe('a consent handed to the host (startConsent / describeConsentRequest / 
   async function consentSetup() {
     const s = await setup();
     const { loginRequest } = await s.t.gatehouse.startLogin({ returnTo: s.returnTo });
-    const { session } = await s.t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey });
+    const { session } = await s.t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: s.t.clock.now() });
     const { consentRequest } = await s.t.gatehouse.startConsent({ returnTo: s.returnTo, userKey: ADA.userKey, sessionId: session.sessionId });
     return { ...s, session, consentRequest };
   }
@@ -147,7 +152,7 @@ describe('a consent handed to the host (startConsent / describeConsentRequest / 
     expect((await t.repositories.consents.find(ADA.userKey, client.clientId))?.scopes).toEqual(['messaging.v1.read', 'messaging.v1.send']);
     const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', scope: 'messaging.v1.read' });
     if (check.kind !== 'valid') throw new Error('expected a valid request');
-    const user = { userKey: ADA.userKey, sessionId: session.sessionId, signedInAt: session.createdAt };
+    const user = { userKey: ADA.userKey, sessionId: session.sessionId, authenticatedAt: session.authenticatedAt };
     expect((await t.gatehouse.nextAuthorizationStep({ request: check.request, user, returnTo })).kind).toBe('redirect');
     expect(t.audit.ofType('consent.remembered')).toHaveLength(1);
 
@@ -217,3 +222,79 @@ describe('logoutUser (the host\'s sign-out)', () => {
     expect(await t.gatehouse.logoutUser(ADA.userKey)).toEqual({ endedSessionIds: [], revokedGrantIds: [] });
   });
 });
+
+describe('a fresh sign-in through the host: prompt=login and max_age (docs/decisions/0107)', () => {
+  /** authorize as a signed-in user whose session began at `authenticatedAt`, up to the host's login request. */
+  async function hostLoginFor(query: Record<string, string>, authenticatedAt: Date | undefined) {
+    const s = await setup();
+    const { t, client } = s;
+    const params = { client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string, state: 'st', ...query };
+    const returnTo = `/auth/oauth/authorize?${new URLSearchParams(params).toString()}`;
+    const check = await t.gatehouse.checkAuthorizationRequest(params);
+    if (check.kind !== 'valid') throw check.error;
+    const user = authenticatedAt === undefined ? undefined : { userKey: ADA.userKey, sessionId: 'old-session', authenticatedAt };
+    const step = await t.gatehouse.nextAuthorizationStep({ request: check.request, user, returnTo });
+    if (step.kind !== 'sign-in') throw new Error(`expected sign-in, got ${step.kind}`);
+    const { loginRequest } = await t.gatehouse.startLogin({ returnTo: step.returnTo });
+    return { ...s, check, loginRequest, step };
+  }
+
+  it('describes what the request asks: the client, its scopes, prompt=login, the sign-in time it needs, the login hint', async () => {
+    const { t, client, loginRequest } = await hostLoginFor({ prompt: 'login', login_hint: 'ada@orders.example', scope: 'messaging.v1.read' }, new Date(0));
+    const asked = t.clock.now();
+    expect(await t.gatehouse.describeLoginRequest(loginRequest)).toEqual({
+      clientId: client.clientId,
+      clientName: client.name,
+      scopes: ['messaging.v1.read'],
+      promptLogin: true,
+      maxAgeSeconds: undefined,
+      authenticatedAfter: asked,
+      loginHint: 'ada@orders.example',
+    });
+    expect(await t.gatehouse.describeLoginRequest('A'.repeat(43))).toBeUndefined();
+  });
+
+  it('needs nothing fresh for a plain request', async () => {
+    const { t, loginRequest } = await hostLoginFor({}, undefined);
+    expect(await t.gatehouse.describeLoginRequest(loginRequest)).toMatchObject({ promptLogin: false, maxAgeSeconds: undefined, authenticatedAfter: undefined, loginHint: undefined });
+  });
+
+  it('prompt=login: refuses the host\'s older sign-in without using the login request, then takes a fresh one', async () => {
+    const { t, loginRequest } = await hostLoginFor({ prompt: 'login' }, t0());
+    const hostSignedInAt = new Date(t.clock.now().getTime() - 3_600_000);
+    t.clock.advance(20);
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: hostSignedInAt }), 'unauthenticated', 'authenticatedAt');
+    expect(t.audit.ofType('sign_in.failed')).toEqual([expect.objectContaining({ userKey: ADA.userKey, reason: expect.stringContaining('prompt=login') })]);
+    // The host asked for the password: the same login request now completes, and the session says when.
+    const { session, redirectTo } = await t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: t.clock.now() });
+    expect(session.authenticatedAt).toEqual(t.clock.now());
+    const back = await t.gatehouse.checkAuthorizationRequest(Object.fromEntries(new URL(redirectTo, 'https://x').searchParams));
+    if (back.kind !== 'valid') throw back.error;
+    expect(await t.gatehouse.reauthenticated({ request: back.request, user: { userKey: ADA.userKey, sessionId: session.sessionId, authenticatedAt: session.authenticatedAt }, returnTo: redirectTo })).toBe(true);
+  });
+
+  it('max_age: refuses a host sign-in older than max_age, accepts one within it, and keeps the host\'s time on the session', async () => {
+    const { t, loginRequest } = await hostLoginFor({ max_age: '600' }, t0());
+    expect(await t.gatehouse.describeLoginRequest(loginRequest)).toMatchObject({ maxAgeSeconds: 600, authenticatedAfter: new Date(t.clock.now().getTime() - 600_000) });
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: new Date(t.clock.now().getTime() - 601_000) }), 'unauthenticated', 'authenticatedAt');
+    const withinAge = new Date(t.clock.now().getTime() - 599_000);
+    const { session } = await t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: withinAge });
+    expect(session.authenticatedAt).toEqual(withinAge);
+    expect(session.createdAt).toEqual(t.clock.now());
+  });
+
+  it('refuses an authenticatedAt in the future or that is no date', async () => {
+    const { t, returnTo } = await setup();
+    const { loginRequest } = await t.gatehouse.startLogin({ returnTo });
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: new Date(t.clock.now().getTime() + 3_600_000) }), 'invalid', 'authenticatedAt');
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: new Date(Number.NaN) }), 'invalid', 'authenticatedAt');
+    await expectDomainError(t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: 'yesterday' as unknown as Date }), 'invalid', 'authenticatedAt');
+    // Still usable.
+    expect((await t.gatehouse.completeLogin({ loginRequest, userKey: ADA.userKey, authenticatedAt: t.clock.now() })).redirectTo).toBe(returnTo);
+  });
+});
+
+/** A time long before any test clock's now: a sign-in that satisfies nothing fresh. */
+function t0(): Date {
+  return new Date(0);
+}

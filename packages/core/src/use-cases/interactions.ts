@@ -1,9 +1,11 @@
 import type { Interaction } from '../domain/model.js';
+import { secondsAfter } from '../domain/time.js';
 import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { sha256 } from '../crypto.js';
 import { approveAuthorization, checkAuthorizationRequest, denyAuthorization, type RawParameters } from './authorize.js';
-import { newScopesOf } from './authorization-step.js';
+import type { AuthorizationRequest } from './authorization-request.js';
+import { newScopesOf, REAUTHENTICATION_PARAMETER } from './authorization-step.js';
 import { createInteraction, INTERACTION_ID } from './interaction-records.js';
 import { startSession, type SignedIn } from './sessions.js';
 import { userDirectoryOf } from './user-directory.js';
@@ -33,27 +35,109 @@ export async function startLogin(
   return { loginRequest: await createInteraction(deps, { kind: 'login', returnTo: input.returnTo, userKey: null, sessionId: null }) };
 }
 
+/** What a host's login page needs to know of a login request (`describeLoginRequest`). */
+export interface LoginRequestDetails {
+  clientId: string;
+  clientName: string;
+  scopes: string[];
+  /** `prompt=login`: the user enters their credentials again, even when signed in to the host. */
+  promptLogin: boolean;
+  /** OIDC Core §3.1.2.1 `max_age` in seconds, when the request set one. */
+  maxAgeSeconds: number | undefined;
+  /**
+   * The request wants a sign-in at or after this time (`prompt=login`: when the request asked;
+   * `max_age`: that many seconds ago); undefined when any sign-in will do. A host whose own sign-in
+   * is older asks for the credentials again: `completeLogin` refuses an older `authenticatedAt`.
+   */
+  authenticatedAfter: Date | undefined;
+  /** OIDC Core §3.1.2.1 `login_hint`: who the client thinks is signing in (pre-fill, never trust). */
+  loginHint: string | undefined;
+}
+
+/**
+ * What a live login request (not used, not expired) asks of the host's sign-in, for its login
+ * page; undefined when the request cannot be used. Reading it does not use it
+ * (docs/decisions/0107-fresh-sign-in-through-the-host.md).
+ *
+ * @example
+ * const details = await describeLoginRequest(deps, loginRequest);
+ * if (details?.authenticatedAfter && mySession.authenticatedAt < details.authenticatedAfter) showPasswordForm();
+ */
+export async function describeLoginRequest(
+  deps: Pick<Deps, 'repos' | 'clock' | 'settings'>,
+  loginRequest: string,
+): Promise<LoginRequestDetails | undefined> {
+  if (!INTERACTION_ID.test(loginRequest)) return undefined;
+  const interaction = await deps.repos.interactions.findByHash(sha256(loginRequest));
+  if (!interaction || interaction.kind !== 'login' || interaction.consumedAt || interaction.expiresAt.getTime() <= deps.clock.now().getTime()) return undefined;
+  const check = await checkAuthorizationRequest(deps, parametersOf(interaction.returnTo));
+  if (check.kind !== 'valid') return undefined;
+  const { request, client } = check;
+  return {
+    clientId: client.clientId,
+    clientName: client.name,
+    scopes: request.scopes,
+    promptLogin: (request.prompts ?? []).includes('login'),
+    maxAgeSeconds: request.maxAge,
+    authenticatedAfter: await authenticatedAfter(deps, interaction, request),
+    loginHint: request.loginHint,
+  };
+}
+
+/**
+ * The time a sign-in must be at or after for the request (undefined: any): with `prompt=login`, when
+ * the request asked (its marker's time, else the login request's); with `max_age` alone, `max_age`
+ * seconds ago, or that time of the request if earlier (a sign-in after the request satisfies it, as
+ * `reauthenticated` says, whatever `max_age`).
+ */
+async function authenticatedAfter(deps: Pick<Deps, 'repos' | 'clock'>, loginRequest: Interaction, request: AuthorizationRequest): Promise<Date | undefined> {
+  const promptLogin = (request.prompts ?? []).includes('login');
+  if (!promptLogin && request.maxAge === undefined) return undefined;
+  const marker = parametersOf(loginRequest.returnTo)[REAUTHENTICATION_PARAMETER];
+  const found = typeof marker === 'string' && INTERACTION_ID.test(marker) ? await deps.repos.interactions.findByHash(sha256(marker)) : undefined;
+  const asked = found?.kind === 'reauthentication' ? found.createdAt : loginRequest.createdAt;
+  if (promptLogin || request.maxAge === undefined) return asked;
+  return new Date(Math.min(asked.getTime(), secondsAfter(deps.clock.now(), -request.maxAge).getTime()));
+}
+
+/** How far ahead of the clock a host's `authenticatedAt` may be (its clock and ours differ a little). */
+const CLOCK_SKEW_SECONDS = 60;
+
 /**
  * The host signed the user in: consumes the login request (once; an unknown, expired or used one
  * is a `DomainError('not_found')`), opens Gatehouse's sign-in session for `userKey` (who must be in
  * the user directory: else `DomainError('unauthenticated')`) and says where the browser goes next.
- * The session token goes in Gatehouse's session cookie (`completeGatehouseLogin` in
- * @gatehouse/http-express does it all).
+ * `authenticatedAt` is when the user actually proved who they are to the host (its own sign-in's
+ * time, not now): a request that wants a fresher sign-in (`prompt=login`, `max_age`;
+ * `describeLoginRequest` says) is refused with `DomainError('unauthenticated')` on the field
+ * `authenticatedAt`, the login request left unused, so the host can ask for the credentials and
+ * try again (docs/decisions/0107-fresh-sign-in-through-the-host.md). The session token goes in
+ * Gatehouse's session cookie (`completeGatehouseLogin` in @gatehouse/http-express does it all).
  *
  * @example
- * const { sessionToken, redirectTo } = await completeLogin(deps, { loginRequest, userKey: 'u-42' });
+ * const { sessionToken, redirectTo } = await completeLogin(deps, { loginRequest, userKey: 'u-42', authenticatedAt: mySession.signedInAt });
  */
 export async function completeLogin(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit' | 'userDirectory'>,
-  input: { loginRequest: string; userKey: string },
+  input: { loginRequest: string; userKey: string; authenticatedAt: Date },
 ): Promise<SignedIn & { redirectTo: string }> {
+  const now = deps.clock.now();
+  const authenticatedAt = input.authenticatedAt;
+  if (!(authenticatedAt instanceof Date) || Number.isNaN(authenticatedAt.getTime()) || authenticatedAt.getTime() > secondsAfter(now, CLOCK_SKEW_SECONDS).getTime()) {
+    throw new DomainError('invalid', 'authenticatedAt must be the time the user signed in to the host, not later than now.', { field: 'authenticatedAt' });
+  }
+  const demanded = (await describeLoginRequest(deps, input.loginRequest))?.authenticatedAfter;
+  if (demanded !== undefined && authenticatedAt.getTime() < demanded.getTime()) {
+    deps.audit.record({ type: 'sign_in.failed', at: now, userKey: input.userKey, reason: 'host login older than the request allows (prompt=login or max_age)' });
+    throw new DomainError('unauthenticated', 'This app asks the user to sign in again: ask for their credentials, then complete the login request.', { field: 'authenticatedAt' });
+  }
   const user = await userDirectoryOf(deps).findByKey(input.userKey);
   const interaction = await consumeInteraction(deps, input.loginRequest, 'login');
   if (!user) {
-    deps.audit.record({ type: 'sign_in.failed', at: deps.clock.now(), userKey: input.userKey, reason: 'host login of a user not in the directory' });
+    deps.audit.record({ type: 'sign_in.failed', at: now, userKey: input.userKey, reason: 'host login of a user not in the directory' });
     throw new DomainError('unauthenticated', 'This user cannot sign in here.');
   }
-  const signedIn = await startSession(deps, user, 'host login');
+  const signedIn = await startSession(deps, user, { reason: 'host login', authenticatedAt: new Date(Math.min(authenticatedAt.getTime(), now.getTime())) });
   return { ...signedIn, redirectTo: interaction.returnTo };
 }
 

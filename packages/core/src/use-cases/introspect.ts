@@ -3,6 +3,7 @@ import type { Client } from '../domain/model.js';
 import { formatScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { epochSeconds } from '../domain/time.js';
+import { findResource } from '../domain/resources.js';
 import { OAuthError } from '../errors.js';
 import { findGrantOfToken } from './revoke.js';
 import { userDirectoryOf } from './user-directory.js';
@@ -28,7 +29,10 @@ export type IntrospectionResponse =
 /**
  * RFC 7662: tells a client whether one of its own tokens is active. Another client's token,
  * an unknown, expired or revoked one are all `{ active: false }` (§2.2). Introspection is for
- * confidential clients (resource servers, §2.1): a public client is `invalid_client`.
+ * confidential clients (resource servers, §2.1): a public client is `invalid_client`. A client
+ * marked as the resource server of configured resources (`resourceServerFor`) also sees the
+ * access tokens whose `aud` is one of them, whoever they were issued to; a revoked one is
+ * inactive at once (docs/decisions/0112-introspection-by-resource-servers.md).
  *
  * @example
  * const answer = await introspectToken(deps, { client, token, tokenTypeHint: 'access_token' });
@@ -41,7 +45,9 @@ export async function introspectToken(
   // RFC 7662 §2.1 / docs/decisions/0027-public-clients.md: a public client cannot authenticate, so it does not introspect.
   if (isPublicClient(input.client)) throw new OAuthError('invalid_client', 'Introspection is for confidential clients.', { detail: `public client ${input.client.clientId}` });
   if (input.token === '') throw new OAuthError('invalid_request', 'The token parameter is required.');
-  const found = await findGrantOfToken(deps, input.client, input.token, input.tokenTypeHint);
+  // The resources it serves that are still configured (the configuration may have changed since).
+  const served = (input.client.resourceServerFor ?? []).filter((resource) => findResource(deps.settings.resources, resource) !== undefined);
+  const found = await findGrantOfToken(deps, input.client, input.token, input.tokenTypeHint, served);
   if (!found || found.grant.revokedAt) return { active: false };
   const { grant } = found;
   const now = deps.clock.now();

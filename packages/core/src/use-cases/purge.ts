@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { longestAccessTokenTtlSeconds } from '../settings.js';
 
 /** How long revoked grants and consumed codes are kept, so late replays are still recognized. */
 export const REVOKED_RETENTION_SECONDS = 24 * 3600;
@@ -9,8 +10,8 @@ export const REVOKED_RETENTION_SECONDS = 24 * 3600;
  */
 export async function purgeExpired(deps: Pick<Deps, 'repos' | 'clock' | 'settings' | 'keys'>): Promise<Record<string, number>> {
   const now = deps.clock.now().getTime();
-  // A revoked grant is kept until its last access token expired and a day more.
-  const grantsBefore = new Date(now - (deps.settings.accessTokenTtlSeconds + REVOKED_RETENTION_SECONDS) * 1000);
+  // A revoked grant is kept until its last access token expired (a resource's may live longer) and a day more.
+  const grantsBefore = new Date(now - (longestAccessTokenTtlSeconds(deps.settings) + REVOKED_RETENTION_SECONDS) * 1000);
   const grants = await deps.repos.grants.purge(grantsBefore);
   const codes = await deps.repos.codes.purge(new Date(now));
   const sessions = await deps.repos.sessions.purge(new Date(now));

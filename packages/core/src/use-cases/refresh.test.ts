@@ -127,15 +127,31 @@ describe('refresh with rotation', () => {
     expect((await t.gatehouse.verifyAccessToken(third.access_token)).clientId).toBe(client.clientId);
   });
 
-  it('accepts a retry of the rotated token within the grace period', async () => {
+  it('answers a retry within the grace with a new token that replaces the first answer: the grant never forks (RFC 9700 §4.14.2)', async () => {
     const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
-    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const refresh = (refreshToken: string) => t.gatehouse.refresh({ client, refreshToken, scope: undefined });
+    const first = await refresh(tokens.refresh_token);
     t.clock.advance(10);
-    const retry = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const retry = await refresh(tokens.refresh_token);
     expect(retry.refresh_token).not.toBe(first.refresh_token);
     expect(t.audit.ofType('refresh_token.reused')).toEqual([]);
-    // Both descendants live on the same, unrevoked grant.
-    await t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined });
+    // The retry's token is the grant's one live token; the first answer's was replaced, and
+    // presenting it is a reuse: the grant goes, with the branch that replaced it.
+    const next = await refresh(retry.refresh_token);
+    t.clock.advance(1);
+    expect((await expectOAuthError(refresh(first.refresh_token))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(refresh(next.refresh_token))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.verifyAccessToken(next.access_token))).code).toBe('invalid_token');
+    expect(t.audit.ofType('refresh_token.reused')).toHaveLength(1);
+  });
+
+  it('a replaced token is refused at once, even within the grace', async () => {
+    const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
+    const refresh = (refreshToken: string) => t.gatehouse.refresh({ client, refreshToken, scope: undefined });
+    const first = await refresh(tokens.refresh_token);
+    await refresh(tokens.refresh_token);
+    expect((await expectOAuthError(refresh(first.refresh_token))).code).toBe('invalid_grant');
+    expect(t.audit.ofType('refresh_token.reused')).toHaveLength(1);
   });
 
   it('revokes the grant when a rotated token is reused after the grace period', async () => {
@@ -151,13 +167,19 @@ describe('refresh with rotation', () => {
     ]);
   });
 
-  it('treats simultaneous retries as within the grace period: each gets its own new token', async () => {
+  it('two clients racing with one token: each gets an answer, one token stays live, and the other\'s use revokes the grant', async () => {
     const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
-    const results = await Promise.all(
-      Array.from({ length: 5 }, () => t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined })),
-    );
-    expect(new Set(results.map((result) => result.refresh_token)).size).toBe(5);
+    const refresh = (refreshToken: string) => t.gatehouse.refresh({ client, refreshToken, scope: undefined });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => refresh(tokens.refresh_token)));
+    expect(new Set(answers.map((answer) => answer.refresh_token)).size).toBe(5);
     expect(t.audit.ofType('refresh_token.reused')).toEqual([]);
+    const states = await Promise.all(answers.map(async (answer) => t.repositories.refreshTokens.findByHash(storedSecretHash(answer.refresh_token))));
+    const live = answers.filter((_, index) => states[index]?.supersededAt === null);
+    expect(live).toHaveLength(1);
+    const loser = answers.find((answer) => answer !== live[0]) as (typeof answers)[number];
+    expect((await expectOAuthError(refresh(loser.refresh_token))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(refresh(live[0]?.refresh_token ?? ''))).code).toBe('invalid_grant');
+    expect(t.audit.ofType('refresh_token.reused')).toHaveLength(1);
   });
 
   it('with no grace period, a reuse one second later revokes the grant', async () => {
@@ -175,7 +197,7 @@ describe('refresh tokens issued before time-ordered secrets (docs/decisions/0077
     const stored = await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token));
     // A token of the earlier shape (43 characters, no time digits), stored as its plain SHA-256.
     const legacy = randomIdGenerator.secret();
-    await t.repositories.refreshTokens.save({ tokenHash: sha256(legacy), grantId: stored?.grantId ?? '', createdAt: t.clock.now(), lastUsedAt: t.clock.now(), rotatedAt: null });
+    await t.repositories.refreshTokens.save({ tokenHash: sha256(legacy), grantId: stored?.grantId ?? '', createdAt: t.clock.now(), lastUsedAt: t.clock.now(), rotatedAt: null, supersededAt: null });
     return { t, client, legacy, grantId: stored?.grantId ?? '' };
   }
 

@@ -4,22 +4,28 @@ import { isCataloguedScope, isValidScopeToken, type ScopeCatalogue, parseScope }
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
+import { secondsAfter } from '../domain/time.js';
+import { tokenTarget } from './resource-indicators.js';
 import { buildTokenResponse, type TokenResponse } from './token-response.js';
 
 const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
 
 /**
  * RFC 6749 §6: a refresh token buys a new access token, optionally for fewer scopes.
- * With rotation on (RFC 9700 §4.14.2), each use returns a new refresh token and a rotated
- * token presented again after the grace period revokes the whole grant. A public client's
- * refresh tokens always rotate (RFC 9700 §4.14.2: they are not sender-constrained).
+ * With rotation on (RFC 9700 §4.14.2), each use returns a new refresh token and the grant keeps
+ * one live refresh token: a rotated token presented again within the grace period gets a new one
+ * that replaces the one issued before it, and after the grace, like a replaced one, revokes the
+ * whole grant. A public client's
+ * refresh tokens always rotate (RFC 9700 §4.14.2: they are not sender-constrained). `resource`
+ * (RFC 8707 §2.2) narrows the access token to one of the grant's resources, never wider
+ * (docs/decisions/0110-resource-indicators.md).
  *
  * @example
  * const tokens = await refresh(deps, { client, refreshToken, scope: 'messaging.v1.read' });
  */
 export async function refresh(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'signer' | 'audit' | 'userDirectory'>,
-  input: { client: Client; refreshToken: string; scope: string | undefined },
+  input: { client: Client; refreshToken: string; scope: string | undefined; resource?: string | undefined },
 ): Promise<TokenResponse> {
   assertGrantType(input.client, 'refresh_token');
   const now = deps.clock.now();
@@ -41,27 +47,30 @@ export async function refresh(
     throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'idle lifetime over' });
   }
 
-  const scopes = narrowScopes(deps.settings.scopes, grant.scopes, input.scope);
+  const { scopes, resource } = tokenTarget(deps.settings, grant.resources ?? [], input.resource, narrowScopes(deps.settings.scopes, grant.scopes, input.scope));
 
   if (!rotate) {
     if (idleTtlSeconds !== null) await deps.repos.refreshTokens.touch(tokenHash, now);
     // The seed: the refresh token stays valid until logout, so the same one is returned.
-    return buildTokenResponse(deps, grant, scopes, input.refreshToken);
+    return buildTokenResponse(deps, grant, scopes, input.refreshToken, resource);
   }
 
-  const won = stored.rotatedAt === null && (await deps.repos.refreshTokens.markRotated(tokenHash, now));
-  if (!won) {
-    const rotated = stored.rotatedAt ?? (await deps.repos.refreshTokens.findByHash(tokenHash))?.rotatedAt ?? now;
-    if (now.getTime() > rotated.getTime() + reuseGraceSeconds * 1000) {
-      // RFC 9700 §4.14.2: reuse of a rotated refresh token revokes the grant.
-      await deps.repos.grants.revoke(grant.grantId, now);
-      deps.audit.record({ type: 'refresh_token.reused', at: now, clientId: grant.clientId, ...(grant.userKey === null ? {} : { userKey: grant.userKey }), grantIds: [grant.grantId] });
-      throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'rotated refresh token reused' });
-    }
-  }
   const next = timeOrderedSecret(now, deps.ids);
-  await deps.repos.refreshTokens.save({ tokenHash: storedSecretHash(next), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null });
-  return buildTokenResponse(deps, grant, scopes, next);
+  // RFC 9700 §4.14.2: the grant keeps one live refresh token. A retry of a rotated token within
+  // the grace (a lost response) gets a new one that supersedes the one issued before, never a
+  // second branch; any other reuse revokes the grant (docs/decisions/0106).
+  const outcome = await deps.repos.refreshTokens.rotate({
+    tokenHash,
+    next: { tokenHash: storedSecretHash(next), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null },
+    at: now,
+    graceSince: secondsAfter(now, -reuseGraceSeconds),
+  });
+  if (outcome === 'reused') {
+    await deps.repos.grants.revoke(grant.grantId, now);
+    deps.audit.record({ type: 'refresh_token.reused', at: now, clientId: grant.clientId, ...(grant.userKey === null ? {} : { userKey: grant.userKey }), grantIds: [grant.grantId] });
+    throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: stored.supersededAt ? 'superseded refresh token reused' : 'rotated refresh token reused' });
+  }
+  return buildTokenResponse(deps, grant, scopes, next, resource);
 }
 
 /** RFC 6749 §6: the requested scope must not include any scope not originally granted. */

@@ -13,13 +13,16 @@ export type FoundToken =
 
 /**
  * Finds the grant behind a refresh token or an access token of `client`. A token of another
- * client, an unknown or an invalid token all give undefined.
+ * client, an unknown or an invalid token all give undefined — except an access token whose `aud`
+ * is one of `servedAudiences`, the resources `client` serves as a resource server (RFC 7662 §2.1,
+ * introspection only; docs/decisions/0112-introspection-by-resource-servers.md).
  */
 export async function findGrantOfToken(
   deps: Pick<Deps, 'repos' | 'clock' | 'settings' | 'keys'>,
   client: Client,
   token: string,
   hint: string | undefined,
+  servedAudiences: readonly string[] = [],
 ): Promise<FoundToken | undefined> {
   // RFC 7009 §2.1: the hint only orders the look-ups; an unknown hint is ignored.
   const order: TokenTypeHint[] = hint === 'access_token' ? ['access_token', 'refresh_token'] : ['refresh_token', 'access_token'];
@@ -35,7 +38,8 @@ export async function findGrantOfToken(
     const claims = await verifySignedClaims(deps, token).catch(() => undefined);
     if (!claims) continue;
     const grant = await deps.repos.grants.findById(claims.gid);
-    if (!grant || grant.clientId !== client.clientId) return undefined;
+    if (!grant || grant.clientId !== claims.client_id) return undefined;
+    if (grant.clientId !== client.clientId && !servedAudiences.includes(claims.aud)) return undefined;
     return { grant, kind, accessTokenClaims: claims };
   }
   return undefined;

@@ -25,6 +25,7 @@ describe('signIn', () => {
       sessionId: sha256(signedIn.sessionToken),
       userKey: user.userKey,
       createdAt: t.clock.now(),
+      authenticatedAt: t.clock.now(),
       expiresAt: new Date(t.clock.now().getTime() + 12 * 3600 * 1000),
       endedAt: null,
     });

@@ -89,19 +89,22 @@ async function signInWithPasswordCheck(
 
 /**
  * Opens a sign-in session for a user already authenticated (by password, or by the host
- * application: `completeLogin`). Only the hash of the session token is stored.
+ * application: `completeLogin`, which says when: `authenticatedAt`, default now). Only the hash of
+ * the session token is stored.
  */
 export async function startSession(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit'>,
   user: UserProfile,
-  reason?: string,
+  options: { reason?: string; authenticatedAt?: Date } = {},
 ): Promise<SignedIn> {
   const now = deps.clock.now();
+  const { reason, authenticatedAt = now } = options;
   const sessionToken = deps.ids.secret();
   const session: Session = {
     sessionId: sha256(sessionToken),
     userKey: user.userKey,
     createdAt: now,
+    authenticatedAt,
     expiresAt: secondsAfter(now, deps.settings.sessionTtlSeconds),
     endedAt: null,
   };
@@ -160,6 +163,8 @@ export async function logoutUser(
   // Sessions first: once ended, no code of theirs becomes a grant (docs/decisions/0005), so the
   // revocation below leaves no live grant under them.
   const endedSessionIds = await deps.repos.sessions.endByUser(userKey, now);
+  // A code issued outside a session (an embedder's own approval) dies too (docs/decisions/0105).
+  await deps.repos.codes.deleteUnused(userKey);
   const revokedGrantIds: string[] = [];
   for (const sessionId of endedSessionIds) revokedGrantIds.push(...(await deps.repos.grants.revokeBySession(sessionId, now)));
   deps.audit.record({ type: 'logout', at: now, userKey, grantIds: revokedGrantIds, reason: 'every session of the user' });

@@ -1,4 +1,5 @@
 import type { Grant } from '../domain/model.js';
+import type { ResourceDefinition } from '../domain/resources.js';
 import { formatScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
@@ -15,13 +16,15 @@ export interface TokenResponse {
   principal: string;
 }
 
+/** The response for a grant: reads the owner, signs the access token (for `resource`, RFC 8707, or the default audience). */
 export async function buildTokenResponse(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'signer' | 'userDirectory'>,
   grant: Grant,
   scopes: readonly string[],
   refreshToken: string,
+  resource?: ResourceDefinition,
 ): Promise<TokenResponse> {
-  return tokenResponseFor(deps, grant, scopes, refreshToken, await principalOf(deps, grant));
+  return tokenResponseFor(deps, grant, scopes, refreshToken, await principalOf(deps, grant), resource);
 }
 
 /** The e-mail of the grant's owner, the response's `principal`; `invalid_grant` when the owner is gone. */
@@ -31,15 +34,16 @@ export async function principalOf(deps: Pick<Deps, 'repos' | 'userDirectory'>, g
   return user.email;
 }
 
-/** The response for an owner already read: signs the access token. */
+/** The response for an owner already read: signs the access token (for `resource`, or the default audience). */
 export async function tokenResponseFor(
   deps: Pick<Deps, 'clock' | 'ids' | 'settings' | 'keys' | 'signer'>,
   grant: Grant,
   scopes: readonly string[],
   refreshToken: string,
   principal: string,
+  resource?: ResourceDefinition,
 ): Promise<TokenResponse> {
-  const { token, expiresIn } = await issueAccessToken(deps, grant, principal, scopes);
+  const { token, expiresIn } = await issueAccessToken(deps, grant, principal, scopes, resource);
   return {
     access_token: token,
     token_type: 'Bearer',

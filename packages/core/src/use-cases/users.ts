@@ -70,6 +70,8 @@ export async function changePassword(
   // Sessions first: once ended, no code of theirs becomes a grant (docs/decisions/0005), so the
   // revocation below leaves no live grant behind.
   const endedSessionIds = await deps.repos.sessions.endByUser(input.userKey, now);
+  // And every unused code of the user, whatever its session (docs/decisions/0105).
+  await deps.repos.codes.deleteUnused(input.userKey);
   const revokedGrantIds = await deps.repos.grants.revokeByUser(input.userKey, now);
   deps.audit.record({ type: 'password.changed', at: now, userKey: input.userKey, grantIds: revokedGrantIds });
   return { endedSessionIds, revokedGrantIds };

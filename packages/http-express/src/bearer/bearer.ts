@@ -1,7 +1,8 @@
 import type { Gatehouse, VerifiedAccessToken } from '@gatehouse/core';
-import { OAuthError } from '@gatehouse/core';
+import { canonicalResourceUri, findResource, OAuthError } from '@gatehouse/core';
 import type { Request, RequestHandler, Response } from 'express';
 import { HttpProblem, problem, type Problem } from '../problem/problem.js';
+import { protectedResourceMetadataUrl } from '../protected-resource/metadata.js';
 import { BEARER_REALM, bearerChallenge, checkedRealm, type BearerErrorCode } from './challenge.js';
 
 /** RFC 6750 §2.1: `Bearer` (any case), one or more spaces, then a token68. */
@@ -13,11 +14,21 @@ export interface BearerLocals {
   accessToken: VerifiedAccessToken;
   /** The realm `bearerAuth` challenged with; `requireScope` uses it too. */
   bearerRealm: string;
+  /** The URL of the resource's RFC 9728 metadata `bearerAuth` challenged with, if any; `requireScope` uses it too. */
+  bearerResourceMetadata?: string;
 }
 
 export interface BearerAuthOptions {
   /** The `realm` of the `WWW-Authenticate: Bearer` challenges (RFC 6750 §3). Default `"gatehouse"`. */
   realm?: string;
+  /**
+   * The resource these routes are (a configured resource's URI, `settings.resources`; RFC 8707):
+   * only tokens whose `aud` is it are accepted, and every challenge carries
+   * `resource_metadata="<its RFC 9728 metadata URL>"` (§5.1). Without it, only tokens for the
+   * default audience (`settings.audience`) are accepted: a token for another resource never works
+   * here (docs/decisions/0111-protected-resource-metadata.md).
+   */
+  resource?: string;
 }
 
 export interface RequireScopeOptions {
@@ -30,7 +41,7 @@ export interface RequireScopeOptions {
  * challenge. The challenge is also set on the response at once, so it survives an error handler
  * that only reads `status` (Express's default one keeps it either way, from `headers`).
  */
-function refusal(res: Response, body: Problem, challenge: { error?: BearerErrorCode; scope?: string; realm: string }): HttpProblem {
+function refusal(res: Response, body: Problem, challenge: { error?: BearerErrorCode; scope?: string; realm: string; resourceMetadata?: string | undefined }): HttpProblem {
   const headers = { 'WWW-Authenticate': bearerChallenge(challenge) };
   res.setHeader('WWW-Authenticate', headers['WWW-Authenticate']);
   return new HttpProblem(body, headers);
@@ -40,7 +51,10 @@ function refusal(res: Response, body: Problem, challenge: { error?: BearerErrorC
  * Authenticates the request by its `Authorization: Bearer` header (RFC 6750 §2.1), the only
  * method accepted: a token in the query (§2.3) or in a form body (§2.2) is refused with 400.
  * The JWT is verified with the in-process keys, and a revoked grant's tokens are refused at once.
- * The verified token is left for `accessTokenOf(res)`.
+ * The verified token is left for `accessTokenOf(res)`. Its audience must be `options.resource`, or
+ * without one the default audience (RFC 8707; a token for another resource is `invalid_token`).
+ * When the routes are a configured resource (`resource`, or a default audience that is one), every
+ * challenge carries `resource_metadata` (RFC 9728 §5.1), which `protectedResourceMetadataRouter` serves.
  *
  * A refusal is thrown as an `HttpProblem` (401, 400; `requireScope`: 403) carrying `status`,
  * `statusCode`, `expose` and `headers`, with `WWW-Authenticate` already set on the response:
@@ -56,33 +70,55 @@ function refusal(res: Response, body: Problem, challenge: { error?: BearerErrorC
  *   res.json(ordersOf(userKeyOf(res)));
  * });
  * app.use(bearerErrorHandler());
+ *
+ * @example
+ * // An MCP server that is a configured resource (RFC 8707, RFC 9728):
+ * app.use(protectedResourceMetadataRouter(gatehouse, { resources: ['https://mcp.example.com/mcp'] }));
+ * app.post('/mcp', bearerAuth(gatehouse, { resource: 'https://mcp.example.com/mcp' }), requireScope('orders.v1.read'), mcpHandler);
  */
-export function bearerAuth(gatehouse: Pick<Gatehouse, 'verifyAccessToken'>, options: BearerAuthOptions = {}): RequestHandler {
+export function bearerAuth(gatehouse: Pick<Gatehouse, 'verifyAccessToken'> & Partial<Pick<Gatehouse, 'settings'>>, options: BearerAuthOptions = {}): RequestHandler {
   const realm = checkedRealm(options.realm ?? BEARER_REALM);
+  const resource = options.resource === undefined ? undefined : checkedResource(gatehouse.settings, options.resource);
+  const expected = resource === undefined ? undefined : { resource };
+  // The routes' resource, or the default audience when it is a configured resource (RFC 9728 §5.1).
+  const described = resource ?? (gatehouse.settings && findResource(gatehouse.settings.resources, gatehouse.settings.audience)?.resource);
+  const resourceMetadata = described === undefined ? undefined : protectedResourceMetadataUrl(described);
+  const challenge = { realm, ...(resourceMetadata === undefined ? {} : { resourceMetadata }) };
   return async (req, res, next) => {
-    (res.locals as Partial<BearerLocals>).bearerRealm = realm;
-    refuseTokenOutsideHeader(req, res, realm);
+    const locals = res.locals as Partial<BearerLocals>;
+    locals.bearerRealm = realm;
+    if (resourceMetadata !== undefined) locals.bearerResourceMetadata = resourceMetadata;
+    refuseTokenOutsideHeader(req, res, challenge);
     const header = req.headers.authorization;
     const scheme = header === undefined ? undefined : SCHEME.exec(header.trim())?.[1];
     if (scheme === undefined || scheme.toLowerCase() !== 'bearer') {
       // RFC 6750 §3.1: a request without bearer credentials gets the challenge and no error code.
-      throw refusal(res, problem('unauthenticated', 'This API needs an access token in the header Authorization: Bearer <token>.'), { realm });
+      throw refusal(res, problem('unauthenticated', 'This API needs an access token in the header Authorization: Bearer <token>.'), challenge);
     }
     const token = BEARER_HEADER.exec(header as string)?.[1];
     if (token === undefined) {
       // RFC 6750 §3.1: a malformed request is invalid_request (400).
-      throw refusal(res, problem('invalid-request', 'The Authorization header must be "Bearer" followed by one token.'), { error: 'invalid_request', realm });
+      throw refusal(res, problem('invalid-request', 'The Authorization header must be "Bearer" followed by one token.'), { ...challenge, error: 'invalid_request' });
     }
     try {
-      (res.locals as Partial<BearerLocals>).accessToken = await gatehouse.verifyAccessToken(token);
+      locals.accessToken = await (expected === undefined ? gatehouse.verifyAccessToken(token) : gatehouse.verifyAccessToken(token, expected));
     } catch (error) {
       if (error instanceof OAuthError && error.code === 'invalid_token') {
-        throw refusal(res, problem('invalid-token', error.description), { error: 'invalid_token', realm });
+        throw refusal(res, problem('invalid-token', error.description), { ...challenge, error: 'invalid_token' });
       }
       throw error;
     }
     next();
   };
+}
+
+/** `bearerAuth`'s resource in canonical form; a `TypeError` when malformed or (settings known) not configured. */
+function checkedResource(settings: Gatehouse['settings'] | undefined, resource: string): string {
+  const canonical = canonicalResourceUri(resource);
+  if (canonical === undefined || (settings !== undefined && findResource(settings.resources, canonical) === undefined)) {
+    throw new TypeError(`bearerAuth: the resource ${JSON.stringify(resource)} is not a configured resource (settings.resources).`);
+  }
+  return canonical;
 }
 
 /**
@@ -96,8 +132,9 @@ export function requireScope(scope: string, options: RequireScopeOptions = {}): 
   const configured = options.realm === undefined ? undefined : checkedRealm(options.realm);
   return (_req, res, next) => {
     if (!accessTokenOf(res).scopes.includes(scope)) {
-      const realm = configured ?? (res.locals as Partial<BearerLocals>).bearerRealm ?? BEARER_REALM;
-      throw refusal(res, problem('insufficient-scope', `This request needs the scope ${scope}.`, { scope }), { error: 'insufficient_scope', scope, realm });
+      const locals = res.locals as Partial<BearerLocals>;
+      const realm = configured ?? locals.bearerRealm ?? BEARER_REALM;
+      throw refusal(res, problem('insufficient-scope', `This request needs the scope ${scope}.`, { scope }), { error: 'insufficient_scope', scope, realm, resourceMetadata: locals.bearerResourceMetadata });
     }
     next();
   };
@@ -134,7 +171,7 @@ export function userKeyOf(res: Response): string {
   return token.userKey;
 }
 
-function refuseTokenOutsideHeader(req: Request, res: Response, realm: string): void {
+function refuseTokenOutsideHeader(req: Request, res: Response, challenge: { realm: string; resourceMetadata?: string }): void {
   const inQuery = Object.hasOwn(req.query as object, 'access_token');
   const body: unknown = req.body;
   const inForm =
@@ -148,7 +185,7 @@ function refuseTokenOutsideHeader(req: Request, res: Response, realm: string): v
       problem('invalid-request', 'Send the access token in the Authorization header only, never in the URL or the body.', {
         invalidParams: [{ name: 'access_token', reason: 'Tokens are accepted in the Authorization header only.' }],
       }),
-      { error: 'invalid_request', realm },
+      { ...challenge, error: 'invalid_request' },
     );
   }
 }

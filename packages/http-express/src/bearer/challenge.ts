@@ -22,15 +22,21 @@ export function checkedRealm(realm: string): string {
 /**
  * The `WWW-Authenticate` value of a bearer challenge (RFC 6750 §3).
  * With no error, only the realm: §3.1 says a request without credentials gets no error code.
+ * With `resourceMetadata`, the URL of the resource's RFC 9728 metadata (§5.1), so a client that
+ * was refused can find the authorization server.
  *
  * @example
  * bearerChallenge({ error: 'insufficient_scope', scope: 'messaging.v1.send' });
  * // 'Bearer realm="gatehouse", error="insufficient_scope", scope="messaging.v1.send"'
+ * bearerChallenge({ resourceMetadata: 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp' });
+ * // 'Bearer realm="gatehouse", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"'
  */
-export function bearerChallenge(options: { error?: BearerErrorCode; scope?: string; realm?: string } = {}): string {
+export function bearerChallenge(options: { error?: BearerErrorCode; scope?: string; realm?: string; resourceMetadata?: string } = {}): string {
   const parts = [`realm="${options.realm ?? BEARER_REALM}"`];
   if (options.error) parts.push(`error="${options.error}"`);
   // RFC 6750 §3: scope is a space-delimited list of scope tokens, which never contain a quote or a backslash.
   if (options.scope) parts.push(`scope="${options.scope}"`);
+  // A URL as `URL` serializes it: a quote or a backslash in it is percent-encoded.
+  if (options.resourceMetadata) parts.push(`resource_metadata="${options.resourceMetadata}"`);
   return `Bearer ${parts.join(', ')}`;
 }

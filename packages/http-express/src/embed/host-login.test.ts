@@ -24,7 +24,7 @@ function hostPages(app: express.Express, t: TestGatehouse) {
     const userKey = ordersLogin(body.username, body.password);
     if (userKey === undefined) return void res.status(401).send('wrong');
     try {
-      await completeGatehouseLogin(t.gatehouse, res, { loginRequest: body.login_request ?? '', userKey });
+      await completeGatehouseLogin(t.gatehouse, res, { loginRequest: body.login_request ?? '', userKey, authenticatedAt: t.gatehouse.clock.now() });
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       res.status(400).type('text/plain').send(`refused: ${error.kind}`);

@@ -7,21 +7,25 @@ import { clearSessionCookie, setSessionCookie } from '../security/session.js';
  * The host signed the user in after Gatehouse sent the browser to its login page with
  * `login_request` (docs/decisions/0091): completes the login request (single use), sets
  * Gatehouse's session cookie on this response and redirects (303) back to the authorization
- * request, which goes on to consent. An unknown, expired or used login request rejects with
- * `DomainError('not_found')`, a user the directory does not know with `DomainError('unauthenticated')`;
- * nothing is sent then, the host answers.
+ * request, which goes on to consent. `authenticatedAt` is when the user proved who they are to the
+ * host (its own sign-in's time, not now): a request that wants a fresher sign-in (`prompt=login`,
+ * `max_age`: `gatehouse.describeLoginRequest(id).authenticatedAfter`) rejects with
+ * `DomainError('unauthenticated')` on the field `authenticatedAt` and stays usable, so the host asks
+ * for the credentials and calls again (docs/decisions/0107-fresh-sign-in-through-the-host.md).
+ * An unknown, expired or used login request rejects with `DomainError('not_found')`, a user the
+ * directory does not know with `DomainError('unauthenticated')`; nothing is sent then, the host answers.
  *
  * @example
  * app.post('/login', express.urlencoded({ extended: false }), async (req, res) => {
  *   const user = await myUsers.check(req.body.username, req.body.password);
  *   if (!user) return res.status(401).send(loginForm({ error: true }));
- *   await completeGatehouseLogin(gatehouse, res, { loginRequest: req.body.login_request, userKey: user.id });
+ *   await completeGatehouseLogin(gatehouse, res, { loginRequest: req.body.login_request, userKey: user.id, authenticatedAt: new Date() });
  * });
  */
 export async function completeGatehouseLogin(
   gatehouse: Pick<Gatehouse, 'completeLogin' | 'settings'>,
   res: Response,
-  input: { loginRequest: string; userKey: string },
+  input: { loginRequest: string; userKey: string; authenticatedAt: Date },
 ): Promise<void> {
   const issuer = gatehouse.settings.issuer;
   const { sessionToken, redirectTo } = await gatehouse.completeLogin(input);

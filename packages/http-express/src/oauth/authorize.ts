@@ -1,4 +1,4 @@
-import { OAuthError, type AuthorizationRequestCheck, type AuthorizingUser, type RawParameters } from '@gatehouse/core';
+import { DomainError, findResource, OAuthError, type AuthorizationRequest, type AuthorizationRequestCheck, type AuthorizingUser, type RawParameters } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import { parse as parseQueryString } from 'node:querystring';
 import { requestLogger } from '../logger.js';
@@ -9,7 +9,7 @@ import { CSRF_FIELD, csrfTokenMatches } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
 import type { SignedInState } from '../security/locals.js';
 import { loginUrl } from '../security/session.js';
-import { withParameter, type OAuthContext } from './context.js';
+import { clientIp, withParameter, type OAuthContext } from './context.js';
 import { sendCsrfFailure } from './page-forms.js';
 import { gatehouseFor } from '../request-scope.js';
 
@@ -53,7 +53,54 @@ async function sendToLogin(ctx: OAuthContext, res: Response, status: 302 | 303, 
 
 /** The signed-in user as the core sees them: who, which session, since when. */
 function authorizingUser(signedIn: SignedInState | undefined): AuthorizingUser | undefined {
-  return signedIn && { userKey: signedIn.user.userKey, sessionId: signedIn.session.sessionId, signedInAt: signedIn.session.createdAt };
+  return signedIn && { userKey: signedIn.user.userKey, sessionId: signedIn.session.sessionId, authenticatedAt: signedIn.session.authenticatedAt };
+}
+
+/**
+ * Whether answering this request makes Gatehouse store something for a browser that is not signed
+ * in: a login request for the host's login page (`loginUrl`), or the marker of a request that wants
+ * a fresh sign-in (`prompt=login`, `max_age`).
+ */
+function storesForAnonymous(ctx: OAuthContext, res: Response, request: AuthorizationRequest | undefined): boolean {
+  if (res.locals.signedIn) return false;
+  return ctx.loginUrl !== undefined || (request !== undefined && ((request.prompts ?? []).includes('login') || request.maxAge !== undefined));
+}
+
+/**
+ * What browsers that are not signed in make Gatehouse store is limited per IP address
+ * (docs/decisions/0108-anonymous-requests-store-bounded-state.md): each such request counts, and
+ * past the limit the answer is a 429 page with `Retry-After`, nothing stored. True when it answered.
+ */
+async function refusedAnonymousRequest(ctx: OAuthContext, req: Request, res: Response): Promise<boolean> {
+  const ip = clientIp(req);
+  const limit = await ctx.limits.anonymousRequests.check(ip);
+  if (!limit.limited) {
+    await ctx.limits.anonymousRequests.record(ip);
+    return false;
+  }
+  requestLogger(ctx.logger, res).warn({ event: 'rate_limited', limit: 'anonymous authorization requests', ip, retryAfterSeconds: limit.retryAfterSeconds }, 'authorization requests of a signed-out browser rate limited');
+  res.setHeader('Retry-After', String(limit.retryAfterSeconds));
+  res.setHeader('Cache-Control', 'no-store');
+  const minutes = Math.max(1, Math.ceil(limit.retryAfterSeconds / 60));
+  sendPage(res, 429, errorPage({ title: 'Too many sign-in attempts', message: `Too many sign-ins were started from your network. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, paths: ctx.paths }));
+  return true;
+}
+
+/**
+ * The core's refusals of what an authorization request would store (docs/decisions/0108): a
+ * request too long to keep is a 400 page, a full table of pending sign-ins a 503 page with
+ * `Retry-After`. Anything else is thrown on.
+ */
+function answerStoreRefusal(ctx: OAuthContext, res: Response, error: unknown): void {
+  if (!(error instanceof DomainError) || (error.kind !== 'unavailable' && !(error.kind === 'invalid' && error.field === 'returnTo'))) throw error;
+  res.setHeader('Cache-Control', 'no-store');
+  if (error.kind === 'invalid') {
+    sendPage(res, 400, errorPage({ title: 'This sign-in link is not valid', message: `${error.message} Please tell the developer of the app that sent you here.`, paths: ctx.paths }));
+    return;
+  }
+  requestLogger(ctx.logger, res).warn({ event: 'anonymous_interactions_full' }, 'pending sign-ins of signed-out browsers at their cap');
+  res.setHeader('Retry-After', '60');
+  sendPage(res, 503, errorPage({ title: 'Please try again in a minute', message: error.message, paths: ctx.paths }));
 }
 
 /**
@@ -104,48 +151,58 @@ async function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response,
 export function authorizeEndpoint(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const check = await ctx.gatehouse.checkAuthorizationRequest(queryParameters(req));
-    if ((await answerFailedCheck(ctx, req, res, check, 302)) || check.kind !== 'valid') return;
-    const signedIn = res.locals.signedIn;
-    const step = await gatehouseFor(ctx.gatehouse, res).nextAuthorizationStep({ request: check.request, user: authorizingUser(signedIn), returnTo: authorizeUrl(ctx, req) });
-    if (step.kind === 'redirect') {
-      res.setHeader('Cache-Control', 'no-store');
-      res.redirect(302, step.redirectTo);
-      return;
+    if (check.kind !== 'show-error' && storesForAnonymous(ctx, res, check.kind === 'valid' ? check.request : undefined) && (await refusedAnonymousRequest(ctx, req, res))) return;
+    try {
+      await answerAuthorization(ctx, req, res, check);
+    } catch (error) {
+      answerStoreRefusal(ctx, res, error);
     }
-    // The core asks for consent only of a signed-in user; `!signedIn` narrows the type.
-    if (step.kind === 'sign-in' || !signedIn) {
-      await sendToLogin(ctx, res, 302, step.kind === 'sign-in' ? step.returnTo : authorizeUrl(ctx, req), step.kind === 'sign-in' && step.reauthenticate);
-      return;
-    }
-    if (ctx.consentUrl !== undefined) {
-      // The host asks for consent (docs/decisions/0091): a single-use consent request goes with the browser.
-      const { consentRequest } = await gatehouseFor(ctx.gatehouse, res).startConsent({
-        returnTo: authorizeUrl(ctx, req),
-        userKey: signedIn.user.userKey,
-        sessionId: signedIn.session.sessionId,
-      });
-      res.setHeader('Cache-Control', 'no-store');
-      res.redirect(302, withParameter(ctx.consentUrl, 'consent_request', consentRequest));
-      return;
-    }
-    const query = rawQuery(req);
-    sendPage(
-      res,
-      200,
-      consentPage({
-        csrfToken: res.locals.csrfToken as string,
-        clientName: check.client.name,
-        scopes: check.request.scopes,
-        newScopes: step.newScopes,
-        catalogue: ctx.gatehouse.settings.scopes,
-        redirectUri: check.request.redirectUri,
-        formAction: `${ctx.paths.decision}?${query}`,
-        userEmail: signedIn.user.email,
-        returnTo: authorizeUrl(ctx, req),
-        paths: ctx.paths,
-      }),
-    );
   };
+}
+
+async function answerAuthorization(ctx: OAuthContext, req: Request, res: Response, check: AuthorizationRequestCheck): Promise<void> {
+  if ((await answerFailedCheck(ctx, req, res, check, 302)) || check.kind !== 'valid') return;
+  const signedIn = res.locals.signedIn;
+  const step = await gatehouseFor(ctx.gatehouse, res).nextAuthorizationStep({ request: check.request, user: authorizingUser(signedIn), returnTo: authorizeUrl(ctx, req) });
+  if (step.kind === 'redirect') {
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(302, step.redirectTo);
+    return;
+  }
+  // The core asks for consent only of a signed-in user; `!signedIn` narrows the type.
+  if (step.kind === 'sign-in' || !signedIn) {
+    await sendToLogin(ctx, res, 302, step.kind === 'sign-in' ? step.returnTo : authorizeUrl(ctx, req), step.kind === 'sign-in' && step.reauthenticate);
+    return;
+  }
+  if (ctx.consentUrl !== undefined) {
+    // The host asks for consent (docs/decisions/0091): a single-use consent request goes with the browser.
+    const { consentRequest } = await gatehouseFor(ctx.gatehouse, res).startConsent({
+      returnTo: authorizeUrl(ctx, req),
+      userKey: signedIn.user.userKey,
+      sessionId: signedIn.session.sessionId,
+    });
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(302, withParameter(ctx.consentUrl, 'consent_request', consentRequest));
+    return;
+  }
+  const query = rawQuery(req);
+  sendPage(
+    res,
+    200,
+    consentPage({
+      csrfToken: res.locals.csrfToken as string,
+      clientName: check.client.name,
+      scopes: check.request.scopes,
+      newScopes: step.newScopes,
+      catalogue: ctx.gatehouse.settings.scopes,
+      resources: (check.request.resources ?? []).flatMap((uri) => findResource(ctx.gatehouse.settings.resources, uri) ?? []),
+      redirectUri: check.request.redirectUri,
+      formAction: `${ctx.paths.decision}?${query}`,
+      userEmail: signedIn.user.email,
+      returnTo: authorizeUrl(ctx, req),
+      paths: ctx.paths,
+    }),
+  );
 }
 
 /**
@@ -163,10 +220,19 @@ export function decisionEndpoint(ctx: OAuthContext) {
       return sendCsrfFailure(res, { href: backToAuthorize, label: 'Back to the request' }, ctx.paths);
     }
     const check = await ctx.gatehouse.checkAuthorizationRequest(queryParameters(req));
-    if ((await answerFailedCheck(ctx, req, res, check, 303)) || check.kind !== 'valid') return;
+    if (check.kind !== 'show-error' && storesForAnonymous(ctx, res, undefined) && (await refusedAnonymousRequest(ctx, req, res))) return;
+    try {
+      if ((await answerFailedCheck(ctx, req, res, check, 303)) || check.kind !== 'valid') return;
+    } catch (error) {
+      return answerStoreRefusal(ctx, res, error);
+    }
     const signedIn = res.locals.signedIn;
     if (!signedIn) {
-      await sendToLogin(ctx, res, 303, backToAuthorize);
+      try {
+        await sendToLogin(ctx, res, 303, backToAuthorize);
+      } catch (error) {
+        answerStoreRefusal(ctx, res, error);
+      }
       return;
     }
     if (!(await ctx.gatehouse.reauthenticated({ request: check.request, user: authorizingUser(signedIn), returnTo: backToAuthorize }))) {

@@ -5,23 +5,29 @@ import type { FormFields } from '../security/form-body.js';
 const text = (name: string, max: number) =>
   v.pipe(v.string(`${name} must be a string.`), v.maxLength(max, `${name} is longer than ${max} characters.`));
 
-/** RFC 6749 §4.1.3 (+ RFC 7636 §4.5 code_verifier). */
+/** RFC 8707 §2.2: the resource the access token is for (its rules are the core's: `invalid_target`). */
+const resource = v.optional(text('resource', 2048));
+
+/** RFC 6749 §4.1.3 (+ RFC 7636 §4.5 code_verifier, RFC 8707 §2.2 resource). */
 export const AuthorizationCodeGrant = v.object({
   code: text('code', 512),
   // Required (RFC 6749 §4.1.3: Gatehouse always has it in the request), but said so in one place: `exchangeCode`.
   redirect_uri: v.optional(text('redirect_uri', 2048)),
   code_verifier: v.optional(text('code_verifier', 128)),
+  resource,
 });
 
-/** RFC 6749 §6. */
+/** RFC 6749 §6 (+ RFC 8707 §2.2 resource). */
 export const RefreshTokenGrant = v.object({
   refresh_token: text('refresh_token', 512),
   scope: v.optional(text('scope', 1024)),
+  resource,
 });
 
-/** RFC 6749 §4.4.2. */
+/** RFC 6749 §4.4.2 (+ RFC 8707 §2.2 resource). */
 export const ClientCredentialsGrant = v.object({
   scope: v.optional(text('scope', 1024)),
+  resource,
 });
 
 /** RFC 7009 §2.1 and RFC 7662 §2.1: the token and an optional hint. */

@@ -2,6 +2,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import type { GatehouseRouterOptions } from '../options.js';
 import { silentLogger } from '../logger.js';
 import { csrfSettings, provideCsrfToken } from '../security/csrf.js';
+import { repeatedParameterProblem } from '../security/form-body.js';
 import { leanFormBody } from '../security/lean-form.js';
 import { createAttemptLimits, DEFAULT_RATE_LIMIT } from '../security/rate-limit.js';
 import { loadSignedIn, safeReturnTo } from '../security/session.js';
@@ -21,6 +22,20 @@ import { createStorageOutages } from '../storage-outages.js';
 /** RFC 6749 §5.2: a body the token, revocation or introspection endpoint cannot accept is invalid_request. */
 const oauthFormBody = leanFormBody({
   onError: (_req, _res, failure, next) => next(new OAuthJsonRefusal('invalid_request', failure.description, failure.status === 413 ? 413 : 400)),
+});
+
+/**
+ * The token endpoint's form: the same, but several `resource` parameters (which RFC 8707 §2.2
+ * allows a client to send) are `invalid_target`: Gatehouse issues a token for one resource at a
+ * time (docs/decisions/0110-resource-indicators.md).
+ */
+const tokenFormBody = leanFormBody({
+  onError: (_req, _res, failure, next) =>
+    next(
+      failure.description === repeatedParameterProblem('resource')
+        ? new OAuthJsonRefusal('invalid_target', 'Send one resource parameter: an access token is for one resource.', 400)
+        : new OAuthJsonRefusal('invalid_request', failure.description, failure.status === 413 ? 413 : 400),
+    ),
 });
 
 function onlyPost(req: Request, _res: Response, next: NextFunction): void {
@@ -58,7 +73,7 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   router.get(OAUTH_PATHS.metadata, metadataEndpoint(ctx));
   router.get(OAUTH_PATHS.jwks, jwksEndpoint(ctx));
 
-  router.post(OAUTH_PATHS.token, oauthFormBody, tokenEndpoint(ctx));
+  router.post(OAUTH_PATHS.token, tokenFormBody, tokenEndpoint(ctx));
   router.post(OAUTH_PATHS.revoke, oauthFormBody, revocationEndpoint(ctx));
   router.post(OAUTH_PATHS.introspect, oauthFormBody, introspectionEndpoint(ctx));
   router.all([...OAUTH_POST_PATHS], onlyPost);

@@ -14,6 +14,10 @@ export const GRANT_TYPE_FIELD_PREFIX = 'grant_type_';
  * a new client gets the defaults, an edited one keeps its own — rather than "none chosen".
  */
 export const GRANT_TYPES_OFFERED_FIELD = 'grant_types_offered';
+/** Each configured resource the client may serve as a resource server is its own checkbox (`resource_server_<URI>`). */
+export const RESOURCE_SERVER_FIELD_PREFIX = 'resource_server_';
+/** The hidden field saying the resource-server boxes were on the form (as `GRANT_TYPES_OFFERED_FIELD`). */
+export const RESOURCE_SERVERS_OFFERED_FIELD = 'resource_servers_offered';
 
 export type ClientType = 'confidential' | 'public';
 
@@ -28,9 +32,15 @@ export interface ClientFormValues {
   /** `undefined`: the post carried no grant type boxes (see `GRANT_TYPES_OFFERED_FIELD`). */
   grantTypes: string[] | undefined;
   pkceRequired: boolean;
+  /**
+   * The configured resources the client serves as a resource server (it may introspect their
+   * tokens; docs/decisions/0112). `undefined`: the post carried no such boxes (none configured, or
+   * an older form): a new client serves none, an edited one keeps its own.
+   */
+  resourceServerFor?: string[] | undefined;
 }
 
-export type ClientFormField = 'name' | 'redirectUris' | 'scopes' | 'grantTypes';
+export type ClientFormField = 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'resourceServerFor';
 export type ClientFormErrors = Partial<Record<ClientFormField, string>>;
 
 export const EMPTY_CLIENT_FORM: ClientFormValues = { name: '', clientType: 'confidential', redirectUris: '', scopes: [], grantTypes: [...DEFAULT_GRANT_TYPES], pkceRequired: false };
@@ -43,6 +53,7 @@ export function clientFormValuesOf(client: Client): ClientFormValues {
     scopes: [...client.scopes],
     grantTypes: [...client.grantTypes],
     pkceRequired: client.pkceRequired,
+    resourceServerFor: [...(client.resourceServerFor ?? [])],
   };
 }
 
@@ -59,6 +70,7 @@ export function readClientForm(fields: FormFields): ClientFormValues {
     scopes: checked(SCOPE_FIELD_PREFIX),
     grantTypes: fields[GRANT_TYPES_OFFERED_FIELD] === undefined ? undefined : checked(GRANT_TYPE_FIELD_PREFIX),
     pkceRequired: fields.pkce_required !== undefined,
+    resourceServerFor: fields[RESOURCE_SERVERS_OFFERED_FIELD] === undefined ? undefined : checked(RESOURCE_SERVER_FIELD_PREFIX),
   };
 }
 
@@ -115,7 +127,7 @@ export function checkClientForm(values: ClientFormValues, catalogue: ScopeCatalo
 /** The field errors of a `DomainError` the core raised anyway (the last word is the core's). */
 export function formErrorsOf(error: unknown): ClientFormErrors | undefined {
   if (!(error instanceof DomainError) || error.kind !== 'invalid') return undefined;
-  const field = error.field === 'name' || error.field === 'redirectUris' || error.field === 'scopes' || error.field === 'grantTypes' ? error.field : 'name';
+  const field = error.field === 'name' || error.field === 'redirectUris' || error.field === 'scopes' || error.field === 'grantTypes' || error.field === 'resourceServerFor' ? error.field : 'name';
   return { [field]: error.message };
 }
 

@@ -91,6 +91,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
       values,
       errors,
       catalogue: gatehouse.settings.scopes,
+      resources: gatehouse.settings.resources,
     });
     sendPortalPage(res, status, page);
   }
@@ -122,6 +123,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
         ...(values.grantTypes === undefined ? {} : { grantTypes: values.grantTypes }),
         pkceRequired: values.pkceRequired,
         ownerUserKey: user.userKey,
+        ...(values.resourceServerFor === undefined ? {} : { resourceServerFor: values.resourceServerFor }),
       });
       requestLogger(logger, res).info({ event: 'client_created', clientId: client.clientId, userKey: user.userKey }, 'client registered in the portal');
       // A public client has no secret to show once: straight to its page.
@@ -137,7 +139,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
   router.get('/portal/clients/:clientId', async (req, res) => {
     const user = signedInUser(res);
     const client = await gatehouse.findOwnedClient(user.userKey, clientIdParam(req));
-    sendPortalPage(res, 200, clientDetailPage({ paths, email: user.email, client, catalogue: gatehouse.settings.scopes, done: req.query.done }));
+    sendPortalPage(res, 200, clientDetailPage({ paths, email: user.email, client, catalogue: gatehouse.settings.scopes, resources: gatehouse.settings.resources, done: req.query.done }));
   });
 
   router.get('/portal/clients/:clientId/secret', async (req, res) => {
@@ -164,7 +166,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const existing = await gatehouse.findOwnedClient(user.userKey, clientId);
     // The type is fixed at registration: the edit form does not change it.
     const posted = readClientForm(req.body as FormFields);
-    const values = { ...posted, clientType: clientFormValuesOf(existing).clientType, grantTypes: posted.grantTypes ?? existing.grantTypes };
+    const values = { ...posted, clientType: clientFormValuesOf(existing).clientType, grantTypes: posted.grantTypes ?? existing.grantTypes, resourceServerFor: posted.resourceServerFor ?? existing.resourceServerFor ?? [] };
     const errors = inPlainWords(checkClientForm(values, gatehouse.settings.scopes), values);
     if (hasErrors(errors)) return sendForm(res, 400, 'edit', clientId, values, errors);
     try {
@@ -176,6 +178,8 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
         scopes: values.scopes,
         grantTypes: values.grantTypes,
         pkceRequired: values.pkceRequired,
+        // Kept unless the form offered the boxes (docs/decisions/0112).
+        ...(posted.resourceServerFor === undefined ? {} : { resourceServerFor: posted.resourceServerFor }),
       });
     } catch (error) {
       const fieldErrors = formErrorsOf(error);

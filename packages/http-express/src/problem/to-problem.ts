@@ -17,6 +17,7 @@ const DOMAIN_KINDS: Record<DomainErrorKind, ProblemKind> = {
   forbidden: 'forbidden',
   conflict: 'conflict',
   unauthenticated: 'invalid-token',
+  unavailable: 'unavailable',
 };
 
 const OAUTH_KINDS: Partial<Record<OAuthErrorCode, ProblemKind>> = {

@@ -109,4 +109,27 @@ describe('OAuth endpoints match openapi.yaml', () => {
     expect(jwks.status).toBe(200);
     expectMatchesOpenApi(jwks, 'get', '/oauth/jwks');
   });
+
+  it('resource indicators: a token for a resource, invalid_target, the APIs\' protected resource metadata', async () => {
+    const scopes = [{ scope: 'messaging.v1.read', description: 'Read' }, { scope: 'orders.v1.read', description: 'Orders' }];
+    const h = await createResourceHarness({
+      settings: { scopes, resources: [{ resource: 'http://localhost:3000', name: 'Gatehouse APIs', scopes: ['messaging.v1.read'] }, { resource: 'https://mcp.example.com/mcp', name: 'MCP', scopes: ['orders.v1.read'] }] },
+    });
+    const { client, clientSecret } = await h.t.seedClient({ name: 'Contract client', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['orders.v1.read'] });
+    const token = (resource: string) =>
+      h.http.post('/oauth/token').auth(client.clientId, clientSecret).type('form').send({ grant_type: 'client_credentials', resource });
+    const issued = await token('https://mcp.example.com/mcp');
+    expect(issued.status).toBe(200);
+    expectMatchesOpenApi(issued, 'post', '/oauth/token');
+    const refused = await token('https://unknown.example.com');
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('invalid_target');
+    expectMatchesOpenApi(refused, 'post', '/oauth/token');
+    const introspected = await h.http.post('/oauth/introspect').auth(client.clientId, clientSecret).type('form').send({ token: issued.body.access_token as string });
+    expect(introspected.body).toMatchObject({ active: true, aud: 'https://mcp.example.com/mcp' });
+    expectMatchesOpenApi(introspected, 'post', '/oauth/introspect');
+    const metadata = await h.http.get('/.well-known/oauth-protected-resource');
+    expect(metadata.status).toBe(200);
+    expectMatchesOpenApi(metadata, 'get', '/.well-known/oauth-protected-resource');
+  });
 });

@@ -41,6 +41,7 @@ describe('openapi.yaml', () => {
         'POST /oauth/revoke',
         'POST /oauth/introspect',
         'GET /.well-known/oauth-authorization-server',
+        'GET /.well-known/oauth-protected-resource',
         'GET /oauth/jwks',
         'GET /identity/v1/Users/me',
         'POST /messaging/v1/messages',

@@ -97,7 +97,7 @@ export function fieldsOfParsedBody(body: unknown, limit: number): { fields: Form
   let size = 0;
   for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
     // A host parser turns `a=1&a=2` into an array (RFC 6749 §3.1: parameters appear at most once).
-    if (Array.isArray(value)) return { problem: `The parameter ${printable(name)} is repeated.`, status: 400 };
+    if (Array.isArray(value)) return { problem: repeatedParameterProblem(name), status: 400 };
     // `a[b]=1` under `extended: true` becomes an object: not a parameter of ours.
     if (typeof value !== 'string') return { problem: `The parameter ${printable(name)} is not a plain value.`, status: 400 };
     size += Buffer.byteLength(name) + Buffer.byteLength(value) + 2;
@@ -121,11 +121,22 @@ export function parseForm(raw: unknown): { fields: FormFields } | { problem: str
   const seen = new Set<string>();
   for (const [name, value] of new URLSearchParams(text)) {
     // RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once."
-    if (seen.has(name)) return { problem: `The parameter ${printable(name)} is repeated.` };
+    if (seen.has(name)) return { problem: repeatedParameterProblem(name) };
     seen.add(name);
     if (value !== '') fields[name] = value;
   }
   return { fields };
+}
+
+/**
+ * The problem of a repeated parameter, as the parsers word it: an endpoint that answers one
+ * repeated parameter its own way (the token endpoint's `resource`, RFC 8707 §2.2) recognises it.
+ *
+ * @example
+ * repeatedParameterProblem('scope'); // 'The parameter scope is repeated.'
+ */
+export function repeatedParameterProblem(name: string): string {
+  return `The parameter ${printable(name)} is repeated.`;
 }
 
 /** A parameter name safe to put in an error description (short, printable ASCII). */

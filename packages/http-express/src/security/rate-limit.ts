@@ -12,7 +12,17 @@ export interface RateLimitSettings {
   maxFailuresPerIp?: number;
   /** IPv6 addresses count per network of this prefix length (default 64: one end site); IPv4 per address. */
   ipv6PrefixLength?: number;
+  /**
+   * Authorization requests per IP address within the window that make Gatehouse store something
+   * for a browser that is not signed in (a login request for the host's login page, a
+   * `prompt=login` or `max_age` marker); the next gets 429 (default 60;
+   * docs/decisions/0108-anonymous-requests-store-bounded-state.md).
+   */
+  maxAnonymousRequestsPerIp?: number;
 }
+
+/** Default of `RateLimitSettings.maxAnonymousRequestsPerIp`. */
+export const DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP = 60;
 
 export const DEFAULT_RATE_LIMIT: RateLimitSettings = { maxFailures: 5, windowSeconds: 300 };
 
@@ -58,9 +68,11 @@ export function createFailureLimiter(clock: Clock, options: { store?: FailureSto
 export type FailureLimiter = ReturnType<typeof createFailureLimiter>;
 
 /**
- * The two limited activities, as the OAuth routes use them: sign-in (per e-mail and per IP)
- * and client authentication (per client_id from one IP, and per IP). IPv6 addresses count per
- * network (`ipv6PrefixLength`, default /64). `store` is where the counts live (default: memory).
+ * The limited activities, as the OAuth routes use them: sign-in (per e-mail and per IP), client
+ * authentication (per client_id from one IP, and per IP), and what the authorization requests of
+ * browsers that are not signed in store (per IP; every such request counts, not only failures).
+ * IPv6 addresses count per network (`ipv6PrefixLength`, default /64). `store` is where the counts
+ * live (default: memory).
  */
 export function createAttemptLimits(clock: Clock, settings: RateLimitSettings = DEFAULT_RATE_LIMIT, store?: FailureStore) {
   const limiter = createFailureLimiter(clock, store === undefined ? {} : { store });
@@ -78,7 +90,14 @@ export function createAttemptLimits(clock: Clock, settings: RateLimitSettings = 
     ...(clientId === undefined ? [] : [{ scope: 'client' as const, key: `client:id:${network(ip)}:${clientId}`, max: settings.maxFailures }]),
     { scope: 'ip', key: `client:ip:${network(ip)}`, max: perIp },
   ];
+  const anonymousKeys = (ip: string): LimitKey[] => [
+    { scope: 'ip', key: `anonymous:ip:${network(ip)}`, max: settings.maxAnonymousRequestsPerIp ?? DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP },
+  ];
   return {
+    anonymousRequests: {
+      check: (ip: string) => limiter.check(anonymousKeys(ip), settings.windowSeconds),
+      record: (ip: string) => limiter.recordFailure(anonymousKeys(ip), settings.windowSeconds),
+    },
     signIn: {
       check: (email: string, ip: string) => limiter.check(signInKeys(email, ip), settings.windowSeconds),
       recordFailure: (email: string, ip: string) => limiter.recordFailure(signInKeys(email, ip), settings.windowSeconds),

@@ -54,7 +54,7 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
       try {
         // Uniqueness, the limit and the insert in one transaction, under the account's write lock.
         return await db.transaction().execute(async (trx): Promise<CreateAttributeResult> => {
-          await dialect.lockAccountAttributes(trx, accountKey);
+          await dialect.lock(trx, `attributes:${accountKey}`);
           const names = trx.selectFrom('attribute_names').where('account_key', '=', accountKey);
           if (await names.select('attribute_key').where('name_folded', '=', folded).executeTakeFirst()) return 'duplicate-name';
           const { total, last } = await names
@@ -111,7 +111,7 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
 
     async delete(accountKey, key) {
       return db.transaction().execute(async (trx) => {
-        await dialect.lockAccountAttributes(trx, accountKey);
+        await dialect.lock(trx, `attributes:${accountKey}`);
         await trx.deleteFrom('user_attribute_values').where('account_key', '=', accountKey).where('attribute_key', '=', key).execute();
         const result = await trx.deleteFrom('attribute_names').where('account_key', '=', accountKey).where('attribute_key', '=', key).executeTakeFirst();
         return changed(result.numDeletedRows);
@@ -125,7 +125,7 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
       const direct = directExecutorOf(db)?.transaction((step) => setValuesInOneStep(db, step, accountKey, userKey, changes));
       if (direct !== undefined) return direct.value;
       return db.transaction().execute(async (trx) => {
-        await dialect.lockAccountAttributes(trx, accountKey);
+        await dialect.lock(trx, `attributes:${accountKey}`);
         const keys = [...new Set(changes.map((change) => change.key))];
         const known = new Set(
           (await trx.selectFrom('attribute_names').select('attribute_key').where('account_key', '=', accountKey).where('attribute_key', 'in', keys).execute()).map(
@@ -160,7 +160,7 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
 /**
  * `setUserValues`'s transaction for a direct executor: the attribute names checked one by one (each
  * a point read in the process), then the same writes as kysely's path. The write lock, held since
- * `BEGIN IMMEDIATE`, keeps a concurrent deletion of a name out, as `lockAccountAttributes` does
+ * `BEGIN IMMEDIATE`, keeps a concurrent deletion of a name out, as `dialect.lock` does
  * on PostgreSQL.
  */
 function setValuesInOneStep(

@@ -1,7 +1,7 @@
 import { DomainError, type Client, type ClientRepository, type GrantType } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
-import { changed, fromJson, fromMs, toFlag, toJson, toMs } from '../encoding.js';
+import { changed, fromJson, fromMs, optionalList, toFlag, toJson, toMs, toOptionalListJson } from '../encoding.js';
 import { param, reusableQuery } from '../reusable-query.js';
 import type { ClientTable, Database } from '../schema.js';
 
@@ -32,6 +32,8 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
           scopes: toJson(changes.scopes),
           grant_types: toJson(changes.grantTypes),
           pkce_required: toFlag(changes.pkceRequired),
+          // Changed only when given (the port's rule).
+          ...(changes.resourceServerFor === undefined ? {} : { resource_server_for: toOptionalListJson(changes.resourceServerFor) }),
         })
         .where('client_id', '=', clientId)
         .executeTakeFirst();
@@ -81,6 +83,7 @@ function toRow(client: Client): ClientTable {
     pkce_required: toFlag(client.pkceRequired),
     owner_user_key: client.ownerUserKey,
     created_at: toMs(client.createdAt),
+    resource_server_for: toOptionalListJson(client.resourceServerFor),
   };
 }
 
@@ -95,5 +98,6 @@ function fromRow(row: Selectable<ClientTable>): Client {
     pkceRequired: Number(row.pkce_required) === 1,
     ownerUserKey: row.owner_user_key,
     createdAt: fromMs(row.created_at),
+    ...optionalList('resourceServerFor', row.resource_server_for),
   };
 }

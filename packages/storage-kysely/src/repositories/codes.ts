@@ -1,6 +1,6 @@
 import type { AuthorizationCode, AuthorizationCodeRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
-import { affected, fromJson, fromMs, fromMsOrNull, toJson, toMs, toMsOrNull } from '../encoding.js';
+import { affected, fromJson, fromMs, fromMsOrNull, optionalList, toJson, toMs, toMsOrNull, toOptionalListJson } from '../encoding.js';
 import { param, reusableQuery } from '../reusable-query.js';
 import type { AuthorizationCodeTable, Database } from '../schema.js';
 
@@ -30,6 +30,14 @@ export function createAuthorizationCodeRepository(db: Kysely<Database>): Authori
       return row && fromRow(row);
     },
 
+    async deleteUnused(userKey, clientId) {
+      // docs/decisions/0105: the exchange's conditional consume (`consumed_at IS NULL` on a row that
+      // is gone) then changes nothing, whichever of the two commits first.
+      let query = db.deleteFrom('authorization_codes').where('user_key', '=', userKey).where('consumed_at', 'is', null);
+      if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+      return affected((await query.executeTakeFirst()).numDeletedRows);
+    },
+
     async purge(expiredBefore) {
       // Consumed codes go with their grant (ON DELETE CASCADE), so only unused expired ones remain to delete.
       const result = await db
@@ -49,6 +57,7 @@ function toRow(code: AuthorizationCode): AuthorizationCodeTable {
     user_key: code.userKey,
     redirect_uri: code.redirectUri,
     scopes: toJson(code.scopes),
+    resources: toOptionalListJson(code.resources),
     code_challenge: code.codeChallenge,
     session_id: code.sessionId,
     created_at: toMs(code.createdAt),
@@ -65,6 +74,7 @@ function fromRow(row: Selectable<AuthorizationCodeTable>): AuthorizationCode {
     userKey: row.user_key,
     redirectUri: row.redirect_uri,
     scopes: fromJson<string[]>(row.scopes),
+    ...optionalList('resources', row.resources),
     codeChallenge: row.code_challenge,
     sessionId: row.session_id,
     createdAt: fromMs(row.created_at),

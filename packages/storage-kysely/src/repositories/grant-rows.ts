@@ -1,6 +1,6 @@
 import type { Grant } from '@gatehouse/core';
 import type { Selectable } from 'kysely';
-import { fromJson, fromMs, fromMsOrNull, toJson, toMs, toMsOrNull } from '../encoding.js';
+import { fromJson, fromMs, fromMsOrNull, optionalList, toJson, toMs, toMsOrNull, toOptionalListJson } from '../encoding.js';
 import type { GrantTable } from '../schema.js';
 
 /** A client-credentials grant has no user: stored as `''`, which no user key is. */
@@ -12,6 +12,7 @@ export function toRow(grant: Grant): GrantTable {
     client_id: grant.clientId,
     user_key: grant.userKey ?? NO_USER,
     scopes: toJson(grant.scopes),
+    resources: toOptionalListJson(grant.resources),
     session_id: grant.sessionId,
     created_at: toMs(grant.createdAt),
     revoked_at: toMsOrNull(grant.revokedAt),
@@ -24,6 +25,7 @@ export function fromRow(row: Selectable<GrantTable>): Grant {
     clientId: row.client_id,
     userKey: row.user_key === NO_USER ? null : row.user_key,
     scopes: fromJson<string[]>(row.scopes),
+    ...optionalList('resources', row.resources),
     sessionId: row.session_id,
     createdAt: fromMs(row.created_at),
     revokedAt: fromMsOrNull(row.revoked_at),

@@ -17,6 +17,7 @@ const insertGrant = reusableQuery((db: Kysely<Database>) =>
     client_id: param('client_id'),
     user_key: param('user_key'),
     scopes: param('scopes'),
+    resources: param('resources'),
     session_id: param<string | null>('session_id'),
     created_at: param<number>('created_at'),
     revoked_at: param<number | null>('revoked_at'),
@@ -61,7 +62,7 @@ const exchangeInOneStatement = reusableQuery((db: Kysely<Database>) =>
     .with('new_grant', (db) =>
       db
         .insertInto('grants')
-        .columns(['grant_id', 'client_id', 'user_key', 'scopes', 'session_id', 'created_at', 'revoked_at'])
+        .columns(['grant_id', 'client_id', 'user_key', 'scopes', 'resources', 'session_id', 'created_at', 'revoked_at'])
         .expression((eb) =>
           eb
             .selectFrom('consumed')
@@ -70,6 +71,7 @@ const exchangeInOneStatement = reusableQuery((db: Kysely<Database>) =>
               eb.cast<string>(eb.val(param('client_id')), 'text').as('client_id'),
               eb.cast<string>(eb.val(param('user_key')), 'text').as('user_key'),
               eb.cast<string>(eb.val(param('scopes')), 'text').as('scopes'),
+              eb.cast<string>(eb.val(param('resources')), 'text').as('resources'),
               eb.cast<string | null>(eb.val(param<string | null>('session_id')), 'text').as('session_id'),
               eb.cast<number>(eb.val(param<number>('created_at')), 'bigint').as('created_at'),
               eb.cast<number | null>(eb.val(param<number | null>('revoked_at')), 'bigint').as('revoked_at'),

@@ -1,10 +1,11 @@
 import type { Interaction, InteractionRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import { affected, fromMs, fromMsOrNull, toMs, toMsOrNull } from '../encoding.js';
+import type { StorageDialect } from '../dialect.js';
 import type { Database, InteractionTable } from '../schema.js';
 
 /** Login and consent requests handed to the host application (docs/decisions/0091). */
-export function createInteractionRepository(db: Kysely<Database>): InteractionRepository {
+export function createInteractionRepository(db: Kysely<Database>, dialect: StorageDialect): InteractionRepository {
   return {
     async create(interaction) {
       await db
@@ -39,6 +40,34 @@ export function createInteractionRepository(db: Kysely<Database>): InteractionRe
         .returningAll()
         .executeTakeFirst();
       return row && fromRow(row);
+    },
+
+    async createAnonymous(interaction, cap) {
+      // One statement, in a transaction holding a lock every such insert takes (PostgreSQL: READ COMMITTED would let
+      // concurrent inserts each count the rows before the others'): the row goes in only while
+      // fewer than `cap` rows of nobody are there.
+      const result = await db.transaction().execute(async (trx) => {
+        await dialect.lock(trx, 'interactions:anonymous');
+        return trx
+          .insertInto('interactions')
+          .columns(['interaction_hash', 'kind', 'return_to', 'user_key', 'session_id', 'created_at', 'expires_at', 'consumed_at'])
+          .expression(
+            trx
+              .selectNoFrom((eb) => [
+                eb.cast<string>(eb.val(interaction.interactionHash), 'text').as('interaction_hash'),
+                eb.cast<Interaction['kind']>(eb.val(interaction.kind), 'text').as('kind'),
+                eb.cast<string>(eb.val(interaction.returnTo), 'text').as('return_to'),
+                eb.cast<null>(eb.val(null), 'text').as('user_key'),
+                eb.cast<null>(eb.val(null), 'text').as('session_id'),
+                eb.cast<number>(eb.val(toMs(interaction.createdAt)), 'bigint').as('created_at'),
+                eb.cast<number>(eb.val(toMs(interaction.expiresAt)), 'bigint').as('expires_at'),
+                eb.cast<number | null>(eb.val(toMsOrNull(interaction.consumedAt)), 'bigint').as('consumed_at'),
+              ])
+              .where((eb) => eb(eb.selectFrom('interactions').select((count) => count.fn.countAll().as('count')).where('user_key', 'is', null), '<', cap)),
+          )
+          .executeTakeFirst();
+      });
+      return affected(result.numInsertedOrUpdatedRows) === 1;
     },
 
     async purge(expiredBefore) {

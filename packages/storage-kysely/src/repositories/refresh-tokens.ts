@@ -1,5 +1,6 @@
 import type { RefreshToken, RefreshTokenRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
+import type { StorageDialect } from '../dialect.js';
 import { fromMs, fromMsOrNull, toMs, toMsOrNull } from '../encoding.js';
 import { param, reusableQuery } from '../reusable-query.js';
 import type { Database, RefreshTokenTable } from '../schema.js';
@@ -12,6 +13,7 @@ export const insertRefreshToken = reusableQuery((db: Kysely<Database>) =>
     created_at: param<number>('createdAt'),
     last_used_at: param<number>('lastUsedAt'),
     rotated_at: param<number | null>('rotatedAt'),
+    superseded_at: param<number | null>('supersededAt'),
   }),
 );
 const findRefreshToken = reusableQuery((db: Kysely<Database>) => db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', param('tokenHash')));
@@ -21,14 +23,14 @@ const findRefreshTokenWithGrant = reusableQuery((db: Kysely<Database>) =>
     .selectFrom('refresh_tokens')
     .innerJoin('grants', 'grants.grant_id', 'refresh_tokens.grant_id')
     .selectAll('refresh_tokens')
-    .select(['grants.client_id', 'grants.user_key', 'grants.scopes', 'grants.session_id', 'grants.created_at as grant_created_at', 'grants.revoked_at'])
+    .select(['grants.client_id', 'grants.user_key', 'grants.scopes', 'grants.resources', 'grants.session_id', 'grants.created_at as grant_created_at', 'grants.revoked_at'])
     .where('refresh_tokens.token_hash', '=', param('tokenHash')),
 );
 const touchRefreshToken = reusableQuery((db: Kysely<Database>) =>
   db.updateTable('refresh_tokens').set({ last_used_at: param<number>('at') }).where('token_hash', '=', param('tokenHash')),
 );
 
-export function createRefreshTokenRepository(db: Kysely<Database>): RefreshTokenRepository {
+export function createRefreshTokenRepository(db: Kysely<Database>, dialect: StorageDialect): RefreshTokenRepository {
   return {
     async save(token) {
       await insertRefreshToken(db, refreshTokenValues(token));
@@ -47,16 +49,48 @@ export function createRefreshTokenRepository(db: Kysely<Database>): RefreshToken
       return { token: fromRow(row), grant };
     },
 
-    async markRotated(tokenHash, at) {
-      // RFC 9700 §4.14.2: one conditional write decides which request rotated the token.
-      const won = await db
-        .updateTable('refresh_tokens')
-        .set({ rotated_at: toMs(at) })
-        .where('token_hash', '=', tokenHash)
-        .where('rotated_at', 'is', null)
-        .returning('token_hash')
-        .executeTakeFirst();
-      return won !== undefined;
+    async rotate({ tokenHash, next, at, graceSince }) {
+      const when = toMs(at);
+      return db.transaction().execute(async (trx) => {
+        const token = await trx.selectFrom('refresh_tokens').select('grant_id').where('token_hash', '=', tokenHash).executeTakeFirst();
+        if (!token) return 'reused';
+        // The grant's rotations, one at a time: on PostgreSQL its row lock, taken first by every
+        // rotation of its tokens, so each later statement (a fresh snapshot under READ COMMITTED)
+        // sees the tokens an earlier rotation saved; SQLite's transactions hold its one write lock.
+        if (dialect.locksRows) await trx.selectFrom('grants').select('grant_id').where('grant_id', '=', token.grant_id).forUpdate().execute();
+        // RFC 9700 §4.14.2: one conditional write decides which request rotated the token.
+        const rotated = await trx
+          .updateTable('refresh_tokens')
+          .set({ rotated_at: when })
+          .where('token_hash', '=', tokenHash)
+          .where('rotated_at', 'is', null)
+          .where('superseded_at', 'is', null)
+          .returning('token_hash')
+          .executeTakeFirst();
+        if (rotated) {
+          await insertRefreshToken(trx, refreshTokenValues(next));
+          return 'rotated';
+        }
+        const retried = await trx
+          .selectFrom('refresh_tokens')
+          .select('token_hash')
+          .where('token_hash', '=', tokenHash)
+          .where('superseded_at', 'is', null)
+          .where('rotated_at', '>=', toMs(graceSince))
+          .executeTakeFirst();
+        if (!retried) return 'reused';
+        // A retry within the grace: the token it replaces (the live one of the grant) is superseded,
+        // so the grant keeps one live refresh token (docs/decisions/0106).
+        await trx
+          .updateTable('refresh_tokens')
+          .set({ superseded_at: when })
+          .where('grant_id', '=', token.grant_id)
+          .where('rotated_at', 'is', null)
+          .where('superseded_at', 'is', null)
+          .execute();
+        await insertRefreshToken(trx, refreshTokenValues(next));
+        return 'replaced';
+      });
     },
 
     async touch(tokenHash, at) {
@@ -66,13 +100,14 @@ export function createRefreshTokenRepository(db: Kysely<Database>): RefreshToken
 }
 
 /** The values of `insertRefreshToken` for `token`. */
-export function refreshTokenValues(token: RefreshToken): { tokenHash: string; grantId: string; createdAt: number; lastUsedAt: number; rotatedAt: number | null } {
+export function refreshTokenValues(token: RefreshToken): { tokenHash: string; grantId: string; createdAt: number; lastUsedAt: number; rotatedAt: number | null; supersededAt: number | null } {
   return {
     tokenHash: token.tokenHash,
     grantId: token.grantId,
     createdAt: toMs(token.createdAt),
     lastUsedAt: toMs(token.lastUsedAt),
     rotatedAt: toMsOrNull(token.rotatedAt),
+    supersededAt: toMsOrNull(token.supersededAt),
   };
 }
 
@@ -83,5 +118,6 @@ function fromRow(row: Selectable<RefreshTokenTable>): RefreshToken {
     createdAt: fromMs(row.created_at),
     lastUsedAt: fromMs(row.last_used_at),
     rotatedAt: fromMsOrNull(row.rotated_at),
+    supersededAt: fromMsOrNull(row.superseded_at),
   };
 }

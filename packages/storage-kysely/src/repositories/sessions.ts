@@ -12,6 +12,7 @@ export function createSessionRepository(db: Kysely<Database>): SessionRepository
           session_id: session.sessionId,
           user_key: session.userKey,
           created_at: toMs(session.createdAt),
+          authenticated_at: toMs(session.authenticatedAt),
           expires_at: toMs(session.expiresAt),
           ended_at: toMsOrNull(session.endedAt),
         })
@@ -85,6 +86,7 @@ function fromRow(row: Selectable<SessionTable>): Session {
     sessionId: row.session_id,
     userKey: row.user_key,
     createdAt: fromMs(row.created_at),
+    authenticatedAt: fromMs(row.authenticated_at ?? row.created_at),
     expiresAt: fromMs(row.expires_at),
     endedAt: fromMsOrNull(row.ended_at),
   };

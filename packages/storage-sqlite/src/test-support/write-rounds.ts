@@ -19,7 +19,7 @@ export async function createGatehouseRecords(repos: Repositories, who: string): 
   await repos.accounts.create({ accountKey: `${who}-account`, name: who });
   await repos.accounts.setMembership(`${who}-account`, `${who}-user`, 'admin');
   await repos.grants.create({ grantId: `${who}-grant`, clientId: `${who}-client`, userKey: `${who}-user`, scopes: ['messaging.v1.send'], sessionId: null, createdAt: new Date(T), revokedAt: null });
-  await repos.refreshTokens.save({ tokenHash: `${who}-refresh`, grantId: `${who}-grant`, createdAt: new Date(T), lastUsedAt: new Date(T), rotatedAt: null });
+  await repos.refreshTokens.save({ tokenHash: `${who}-refresh`, grantId: `${who}-grant`, createdAt: new Date(T), lastUsedAt: new Date(T), rotatedAt: null, supersededAt: null });
 }
 
 /**
@@ -46,7 +46,7 @@ export async function writeRound(repos: Repositories, who: string, round: number
   const exchanged = await repos.grants.createFromCode({
     grant: { grantId, clientId: `${who}-client`, userKey: `${who}-user`, scopes: ['messaging.v1.send'], sessionId: null, createdAt: at, revokedAt: null },
     codeHash: `${who}-code${round}`,
-    refreshToken: { tokenHash: `${who}-r${round}`, grantId, createdAt: at, lastUsedAt: at, rotatedAt: null },
+    refreshToken: { tokenHash: `${who}-r${round}`, grantId, createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null },
   });
   if (!exchanged) throw new Error(`round ${round}: the code was not exchanged`);
   if ((await repos.attributes.create(`${who}-account`, { key: `${who}-a${round}`, name: `attribute ${round}` }, 100_000)) !== 'created') {

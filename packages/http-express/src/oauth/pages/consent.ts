@@ -14,6 +14,8 @@ export interface ConsentPageInput {
   newScopes?: readonly string[];
   /** The configured catalogue (`settings.scopes`): the words shown for each scope. */
   catalogue: ScopeCatalogue;
+  /** The resources (RFC 8707) the access is for, by name and URI; none: Gatehouse's own APIs. */
+  resources?: ReadonlyArray<{ name: string; resource: string }>;
   /** Where the answer goes back to: the host is shown so the user can recognise the app. */
   redirectUri: string;
   /** The form's action: the decision URL carrying the original authorization parameters. */
@@ -51,6 +53,8 @@ export function consentPage(input: ConsentPageInput): SafeHtml {
 <ul class="scopes">${input.scopes.map((scope) => html`<li>${describeScope(input.catalogue, scope)}${input.newScopes?.includes(scope) ? html` <span class="new-scope">New</span>` : ''}${
       scopeAllowsChanges(scope) ? html` <span class="changes">Can make changes</span>` : ''
     }<code>${scope}</code></li>`)}</ul>
+${input.resources !== undefined && input.resources.length > 0 ? html`<p>At:</p>
+<ul class="resources">${input.resources.map((entry) => html`<li><strong>${entry.name}</strong> <span class="mono">${entry.resource}</span></li>`)}</ul>` : ''}
 <p class="muted">You will be sent back to <span class="mono">${host}</span>. You can withdraw this access later by signing out or under “Authorized apps”.</p>
 <form method="post" action="${input.formAction}">
 <input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">

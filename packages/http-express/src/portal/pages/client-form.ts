@@ -1,9 +1,18 @@
-import { DEFAULT_GRANT_TYPES, type ScopeCatalogue } from '@gatehouse/core';
+import { DEFAULT_GRANT_TYPES, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { CSRF_FIELD } from '../../security/csrf.js';
 import { portalPage } from '../chrome.js';
 import type { PortalPaths } from '../paths.js';
-import { GRANT_TYPE_FIELD_PREFIX, GRANT_TYPES_OFFERED_FIELD, OFFERED_GRANT_TYPES, SCOPE_FIELD_PREFIX, type ClientFormErrors, type ClientFormValues } from '../client-form.js';
+import {
+  GRANT_TYPE_FIELD_PREFIX,
+  GRANT_TYPES_OFFERED_FIELD,
+  OFFERED_GRANT_TYPES,
+  RESOURCE_SERVER_FIELD_PREFIX,
+  RESOURCE_SERVERS_OFFERED_FIELD,
+  SCOPE_FIELD_PREFIX,
+  type ClientFormErrors,
+  type ClientFormValues,
+} from '../client-form.js';
 
 /** What each grant type means, in the words of the form. */
 const GRANT_TYPE_WORDS: Record<string, string> = {
@@ -38,10 +47,33 @@ export interface ClientFormPageInput {
   errors: ClientFormErrors;
   /** The configured catalogue (`settings.scopes`): one checkbox per scope. */
   catalogue: ScopeCatalogue;
+  /** The configured resources (`settings.resources`): one "resource server of" checkbox each; none, no such boxes. */
+  resources?: ResourceCatalogue;
+}
+
+/**
+ * The resources the client may serve as a resource server (RFC 7662 §2.1 introspection of their
+ * tokens; docs/decisions/0112), when any are configured.
+ */
+function resourceServerChoice(input: ClientFormPageInput): SafeHtml | '' {
+  const resources = input.resources ?? [];
+  if (resources.length === 0) return '';
+  const chosen = input.values.resourceServerFor ?? [];
+  const error = input.errors.resourceServerFor;
+  return html`<fieldset id="resource_servers"${error === undefined ? '' : html` class="invalid" aria-describedby="resource_servers-error"`}>
+<legend>Resource server</legend>
+<input type="hidden" name="${RESOURCE_SERVERS_OFFERED_FIELD}" value="on">
+<p class="field-hint">Tick the APIs this client <em>is</em>: it may then look up (introspect, RFC 7662) the access tokens issued for them, whichever app they were issued to. Confidential clients only.</p>
+${resources.map(
+  (entry) =>
+    html`<label class="check"><input type="checkbox" name="${RESOURCE_SERVER_FIELD_PREFIX}${entry.resource}" value="on"${chosen.includes(entry.resource) ? html` checked` : ''}><span>${entry.name}<code>${entry.resource}</code></span></label>`,
+)}
+</fieldset>
+${error === undefined ? '' : html`<p class="field-error" id="resource_servers-error" role="alert">${error}</p>`}`;
 }
 
 /** The element each field's error links to from the summary (the fieldset of a group of boxes). */
-const FIELD_IDS: Record<string, string> = { name: 'name', redirectUris: 'redirect_uris', scopes: 'scopes' };
+const FIELD_IDS: Record<string, string> = { name: 'name', redirectUris: 'redirect_uris', scopes: 'scopes', resourceServerFor: 'resource_servers' };
 
 /**
  * The error summary at the top of a failed form (the GOV.UK Design System pattern): it takes the
@@ -114,6 +146,7 @@ ${OFFERED_GRANT_TYPES.map(
 )}
 </fieldset>
 ${fieldError('grant_types', errors.grantTypes)}
+${resourceServerChoice(input)}
 <label class="check single"><input type="checkbox" name="pkce_required" value="on"${values.pkceRequired ? html` checked` : ''}><span>Require PKCE<code>Every authorization request must carry an S256 code_challenge (RFC 7636).</code></span></label>
 <div class="actions">
 <a class="button secondary" href="${input.cancelHref}">Cancel</a>

@@ -1,4 +1,4 @@
-import { describeScope, isPublicClient, type Client, type ScopeCatalogue } from '@gatehouse/core';
+import { describeScope, isPublicClient, type Client, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { portalPage } from '../chrome.js';
 import { clientPath, type PortalPaths } from '../paths.js';
@@ -55,7 +55,7 @@ ${rows}
 }
 
 /** /portal/clients/:id: one client, with Edit, Rotate secret (confidential clients) and Delete. */
-export function clientDetailPage(input: { paths: PortalPaths; email: string; client: Client; catalogue: ScopeCatalogue; done: unknown }): SafeHtml {
+export function clientDetailPage(input: { paths: PortalPaths; email: string; client: Client; catalogue: ScopeCatalogue; resources?: ResourceCatalogue; done: unknown }): SafeHtml {
   const { client } = input;
   const isPublic = isPublicClient(client);
   return portalPage({
@@ -75,6 +75,13 @@ ${doneNotice(DETAIL_NOTICES, input.done, client.name)}
     }</dd>
 <dt>Scopes</dt><dd><ul class="plain">${client.scopes.map((scope) => html`<li>${describeScope(input.catalogue, scope)} <span class="tag">${scope}</span></li>`)}</ul></dd>
 <dt>PKCE</dt><dd>${client.pkceRequired ? 'Required (S256)' : 'Optional (enforced when a challenge is sent)'}</dd>
+${
+      (client.resourceServerFor ?? []).length === 0
+        ? ''
+        : html`<dt>Resource server of</dt><dd><ul class="plain">${(client.resourceServerFor ?? []).map(
+            (uri) => html`<li>${input.resources?.find((entry) => entry.resource === uri)?.name ?? uri} <code>${uri}</code></li>`,
+          )}</ul><p class="muted">It may introspect the access tokens issued for these.</p></dd>`
+    }
 <dt>Created</dt><dd>${dateTime(client.createdAt)}</dd>
 </dl>
 <div class="actions">

@@ -1,0 +1,7 @@
+export {
+  protectedResourceMetadata,
+  protectedResourceMetadataRouter,
+  protectedResourceMetadataUrl,
+  PROTECTED_RESOURCE_METADATA_PATH,
+  type ProtectedResourceMetadataOptions,
+} from './metadata.js';
