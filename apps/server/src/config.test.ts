@@ -161,9 +161,15 @@ describe('loadConfig', () => {
   });
 
   it('runs SQLite with synchronous=NORMAL unless GATEHOUSE_SQLITE_SYNCHRONOUS asks for FULL', () => {
-    expect(loadConfig({}).database).toEqual({ kind: 'sqlite', filename: './data/gatehouse.db', synchronous: 'NORMAL' });
-    expect(loadConfig({ GATEHOUSE_SQLITE_SYNCHRONOUS: 'full' }).database).toEqual({ kind: 'sqlite', filename: './data/gatehouse.db', synchronous: 'FULL' });
+    expect(loadConfig({}).database).toEqual({ kind: 'sqlite', filename: './data/gatehouse.db', synchronous: 'NORMAL', busyTimeoutMs: 5000 });
+    expect(loadConfig({ GATEHOUSE_SQLITE_SYNCHRONOUS: 'full' }).database).toEqual({ kind: 'sqlite', filename: './data/gatehouse.db', synchronous: 'FULL', busyTimeoutMs: 5000 });
     expect(failure({ GATEHOUSE_SQLITE_SYNCHRONOUS: 'OFF' }).message).toBe('GATEHOUSE_SQLITE_SYNCHRONOUS must be NORMAL or FULL (got "OFF").');
+  });
+
+  it('lets a request wait 5 s in all for the SQLite write lock unless GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS says otherwise (100 to 600000; decision 0101)', () => {
+    expect(loadConfig({ GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS: '1500' }).database).toMatchObject({ kind: 'sqlite', busyTimeoutMs: 1500 });
+    expect(failure({ GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS: '0' }).message).toBe('GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS must be a whole number from 100 to 600000 (got "0").');
+    expect(failure({ GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS: '5s' }).variable).toBe('GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS');
   });
 
   it('seeds the demo data by default only for a loopback issuer; elsewhere only when GATEHOUSE_DEMO=true (docs/operations.md)', () => {

@@ -10,7 +10,9 @@ export interface Config {
   host: string | undefined;
   port: number;
   issuer: string;
-  database: { kind: 'sqlite'; filename: string; synchronous: SqliteSynchronous } | { kind: 'postgres'; connectionString: string; poolSize: number; schema: string | undefined };
+  database:
+    | { kind: 'sqlite'; filename: string; synchronous: SqliteSynchronous; busyTimeoutMs: number }
+    | { kind: 'postgres'; connectionString: string; poolSize: number; schema: string | undefined };
   /** Encrypts private signing keys at rest when set. */
   keySecret: string | undefined;
   /** Express `trust proxy` value (false: do not trust `X-Forwarded-*`). */
@@ -151,6 +153,7 @@ const schema = {
   GATEHOUSE_ISSUER: issuer,
   GATEHOUSE_DB: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
   GATEHOUSE_SQLITE_SYNCHRONOUS: v.pipe(v.string(), v.toUpperCase(), v.picklist(SQLITE_SYNCHRONOUS_LEVELS, 'must be NORMAL or FULL')),
+  GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS: integer(100, 600_000),
   GATEHOUSE_DATABASE_URL: databaseUrl,
   GATEHOUSE_DATABASE_POOL_SIZE: integer(1, 1000),
   GATEHOUSE_DATABASE_SCHEMA: v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, up to 63 characters)')),
@@ -273,7 +276,13 @@ export function loadConfig(env: Env): Config {
     issuer,
     database: e.GATEHOUSE_DATABASE_URL
       ? { kind: 'postgres', connectionString: e.GATEHOUSE_DATABASE_URL, poolSize: e.GATEHOUSE_DATABASE_POOL_SIZE ?? 10, schema: e.GATEHOUSE_DATABASE_SCHEMA }
-      : { kind: 'sqlite', filename: e.GATEHOUSE_DB ?? './data/gatehouse.db', synchronous: e.GATEHOUSE_SQLITE_SYNCHRONOUS ?? 'NORMAL' },
+      : {
+          kind: 'sqlite',
+          filename: e.GATEHOUSE_DB ?? './data/gatehouse.db',
+          synchronous: e.GATEHOUSE_SQLITE_SYNCHRONOUS ?? 'NORMAL',
+          // How long a request may wait in all for the write lock (docs/decisions/0101-bounded-sqlite-lock-waits.md).
+          busyTimeoutMs: e.GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS ?? 5000,
+        },
     keySecret: e.GATEHOUSE_KEY_SECRET,
     trustProxy: e.GATEHOUSE_TRUST_PROXY ?? false,
     logLevel: e.GATEHOUSE_LOG_LEVEL ?? 'info',

@@ -3,6 +3,7 @@ import type { Router } from 'express';
 import type { HttpLogger } from './logger.js';
 import type { RegistrationLimits } from './oauth/register.js';
 import type { FailureStore, RateLimitSettings } from './security/rate-limit.js';
+import type { StorageOutages } from './storage-outages.js';
 
 /** What Gatehouse's router needs (`createGatehouseRouter`, and `createGatehouseApp` on top of it). */
 export interface GatehouseRouterOptions {
@@ -10,6 +11,13 @@ export interface GatehouseRouterOptions {
   gatehouse: Gatehouse;
   /** Where request and security lines go (a pino logger fits); default: silent. */
   logger?: HttpLogger;
+  /**
+   * Where the storage's outages are tracked (`createStorageOutages`): a request that fails because
+   * the storage is unavailable is answered 503 with `Retry-After`, and each outage is logged once.
+   * Give the same one to `watchStorage` (which sees the recovery) and to a readiness probe.
+   * Default: one of the router's own, logging to `logger`.
+   */
+  storageOutages?: StorageOutages;
   /** Failed sign-ins and failed client authentications (default 5 per 300 s per key, 25 per IP). */
   rateLimit?: RateLimitSettings;
   /**

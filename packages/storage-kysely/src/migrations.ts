@@ -16,6 +16,7 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
     '0006_authentication_time_and_superseded_tokens': { up: (db) => addAuthenticationTimeAndSupersededTokens(db) },
     '0007_resource_indicators': { up: (db) => addResourceIndicators(db) },
     '0008_dynamic_registration': { up: (db) => addSelfRegistrationToClients(db) },
+    '0009_readiness_probe': { up: (db) => createReadinessProbe(db, dialect) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -369,4 +370,18 @@ async function addSelfRegistrationToClients(db: SchemaDb): Promise<void> {
   await db.schema.alterTable('clients').addColumn('registration_details', 'text').execute();
   await db.schema.alterTable('clients').addColumn('first_used_at', 'bigint').execute();
   await db.schema.createIndex('clients_never_used').on('clients').columns(['registration', 'created_at']).where(sql.ref('first_used_at'), 'is', null).execute();
+}
+
+/**
+ * One row that readiness writes and commits (`Storage.checkWrites`): a database that answers
+ * reads but takes no writes (a full disk, a read-only file or server) is not ready
+ * (docs/decisions/0103-readiness-checks-writes.md).
+ */
+async function createReadinessProbe(db: SchemaDb, dialect: StorageDialect): Promise<void> {
+  await db.schema
+    .createTable('readiness_probe')
+    .addColumn('probe_key', dialect.keyType, (c) => c.primaryKey())
+    .addColumn('written_at', 'bigint', (c) => c.notNull())
+    .addColumn('padding', 'text', (c) => c.notNull())
+    .execute();
 }

@@ -19,6 +19,7 @@ export interface Database {
   user_attribute_values: UserAttributeValueTable;
   messages: MessageTable;
   signing_keys: SigningKeyTable;
+  readiness_probe: ReadinessProbeTable;
 }
 
 /** Epoch milliseconds (SQLite INTEGER, PostgreSQL int8 parsed to a number). */
@@ -178,4 +179,12 @@ export interface SigningKeyTable {
   private_jwk: JsonText;
   created_at: EpochMs;
   retired_at: EpochMs | null;
+}
+
+/** The row the readiness probe writes (`Storage.checkWrites`, docs/decisions/0103-readiness-checks-writes.md). */
+export interface ReadinessProbeTable {
+  probe_key: string;
+  written_at: EpochMs;
+  /** Incompressible filler of `checkWrites({ bytes })`: a write that needs room, as after a full disk. */
+  padding: string;
 }

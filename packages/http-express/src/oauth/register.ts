@@ -122,12 +122,12 @@ export function registrationRouter(
   router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     if (error instanceof OAuthError && error.code === 'invalid_token' && !(error instanceof OAuthJsonRefusal)) {
       const challenge = `Bearer realm="gatehouse", error="invalid_token", error_description="${error.description.replace(/["\\]/g, '')}"`;
-      return sendJsonFailure(res, ctx.logger, new OAuthJsonRefusal('invalid_token', error.description, 401, { 'WWW-Authenticate': challenge }));
+      return sendJsonFailure(res, ctx.logger, new OAuthJsonRefusal('invalid_token', error.description, 401, { 'WWW-Authenticate': challenge }), ctx.storageOutages);
     }
     if (error instanceof OAuthError && error.code === 'access_denied' && !(error instanceof OAuthJsonRefusal)) {
-      return sendJsonFailure(res, ctx.logger, new OAuthJsonRefusal('access_denied', error.description, 403));
+      return sendJsonFailure(res, ctx.logger, new OAuthJsonRefusal('access_denied', error.description, 403), ctx.storageOutages);
     }
-    sendJsonFailure(res, ctx.logger, error);
+    sendJsonFailure(res, ctx.logger, error, ctx.storageOutages);
   });
   return router;
 }

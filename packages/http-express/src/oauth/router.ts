@@ -18,6 +18,7 @@ import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATHS, OAUTH_POST_P
 import { registrationRouter } from './register.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
+import { createStorageOutages } from '../storage-outages.js';
 
 /** RFC 6749 §5.2: a body the token, revocation or introspection endpoint cannot accept is invalid_request. */
 const oauthFormBody = leanFormBody({
@@ -52,9 +53,11 @@ function onlyPost(req: Request, _res: Response, next: NextFunction): void {
 export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   const { gatehouse } = options;
   const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
+  const logger = options.logger ?? silentLogger;
   const ctx: OAuthContext = {
     gatehouse,
-    logger: options.logger ?? silentLogger,
+    logger,
+    storageOutages: options.storageOutages ?? createStorageOutages({ logger }),
     limits: createAttemptLimits(gatehouse.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT, options.failureStore),
     issuer,
     paths: gatehousePaths(issuerPath(issuer)),
@@ -78,7 +81,7 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   router.post(OAUTH_PATHS.introspect, oauthFormBody, introspectionEndpoint(ctx));
   router.all([...OAUTH_POST_PATHS], onlyPost);
   // The one place the OAuth JSON endpoints' errors are answered (RFC 6749 §5.2).
-  router.use([...OAUTH_JSON_PATHS], (error: unknown, _req: Request, res: Response, _next: NextFunction) => sendJsonFailure(res, ctx.logger, error));
+  router.use([...OAUTH_JSON_PATHS], (error: unknown, _req: Request, res: Response, _next: NextFunction) => sendJsonFailure(res, ctx.logger, error, ctx.storageOutages));
 
   router.get(OAUTH_PATHS.authorize, ...page, authorizeEndpoint(ctx));
   router.post(OAUTH_PATHS.decision, pageFormBody, ...page, decisionEndpoint(ctx));
