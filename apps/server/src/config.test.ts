@@ -111,6 +111,7 @@ describe('loadConfig', () => {
         policy: 'token',
         initialAccessTokenHashes: [sha256('a'.repeat(32)), sha256('b'.repeat(40))],
         anonymousScopes: ['orders.v1.read', 'messaging.v1.read'],
+        anonymousResources: null,
         maxPerIpPerHour: 50,
         unusedClientTtlSeconds: null,
       },
@@ -120,9 +121,11 @@ describe('loadConfig', () => {
 
   it('keeps registration and metadata documents off by default, and unused self-registered clients 7 days', () => {
     const config = loadConfig({});
-    expect(config.registration).toEqual({ policy: 'off', initialAccessTokenHashes: [], anonymousScopes: null, maxPerIpPerHour: 20, unusedClientTtlSeconds: 7 * 86400 });
+    expect(config.registration).toEqual({ policy: 'off', initialAccessTokenHashes: [], anonymousScopes: null, anonymousResources: null, maxPerIpPerHour: 20, unusedClientTtlSeconds: 7 * 86400 });
     expect(config.clientMetadataDocuments).toEqual({ enabled: false, allowedHosts: null, deniedHosts: [], allowPrivateAddresses: false });
     expect(loadConfig({ GATEHOUSE_REGISTRATION: 'OPEN' }).registration.policy).toBe('open');
+    // The server's own APIs are a resource (the issuer): anonymous clients may be held to it.
+    expect(loadConfig({ GATEHOUSE_ISSUER: 'http://127.0.0.1:4000', GATEHOUSE_REGISTRATION_RESOURCES: 'http://127.0.0.1:4000' }).registration.anonymousResources).toEqual(['http://127.0.0.1:4000']);
     expect(loadConfig({ GATEHOUSE_CLIENT_METADATA_DOCUMENTS: 'off' }).clientMetadataDocuments.enabled).toBe(false);
   });
 
@@ -134,6 +137,7 @@ describe('loadConfig', () => {
     expect(short.message).not.toContain('too-short-secret');
     expect(failure({ GATEHOUSE_REGISTRATION_SCOPES: 'messaging.v1.read orders.v1.read' }).message).toBe('GATEHOUSE_REGISTRATION_SCOPES names orders.v1.read, which is not in the scope catalogue.');
     expect(failure({ GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS: 'https://agents.example' }).variable).toBe('GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS');
+    expect(failure({ GATEHOUSE_REGISTRATION_RESOURCES: 'https://nowhere.example/mcp' }).message).toMatch(/^GATEHOUSE_REGISTRATION_RESOURCES names https:\/\/nowhere.example\/mcp, which is not a resource/);
     expect(failure({ GATEHOUSE_REGISTRATION_RATE_LIMIT: '0' }).variable).toBe('GATEHOUSE_REGISTRATION_RATE_LIMIT');
   });
 

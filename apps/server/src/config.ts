@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
-import { DEFAULT_SCOPES, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, isCataloguedScope, isHostPattern, isLoopbackHost, parseScope, sha256, type RegistrationPolicy, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
+import { DEFAULT_SCOPES, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, findResource, isCataloguedScope, isHostPattern, isLoopbackHost, parseScope, sha256, type RegistrationPolicy, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
 import { DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP } from '@gatehouse/http-express';
 import { ownApisResource, readResourceCatalogue } from './resources-file.js';
 import { readScopeCatalogue } from './scopes-file.js';
@@ -53,6 +53,8 @@ export interface Config {
     initialAccessTokenHashes: string[];
     /** The scopes a client that registered itself may have; null: the whole catalogue. */
     anonymousScopes: string[] | null;
+    /** The resources (RFC 8707 URIs) a client that registered itself may get tokens for; null: any. */
+    anonymousResources: string[] | null;
     /** Registrations per client IP address per hour. */
     maxPerIpPerHour: number;
     unusedClientTtlSeconds: number | null;
@@ -189,6 +191,7 @@ const schema = {
     v.check((tokens) => tokens.length > 0 && tokens.every((token) => token.length >= 32 && /^[\x21-\x7e]+$/.test(token)), 'must be one or more tokens (comma or space separated) of at least 32 printable characters (for example: openssl rand -base64 32)'),
   ),
   GATEHOUSE_REGISTRATION_SCOPES: v.pipe(v.string(), v.transform((value) => parseScope(value))),
+  GATEHOUSE_REGISTRATION_RESOURCES: v.pipe(v.string(), v.transform((value) => value.split(/[\s,]+/).filter((uri) => uri !== ''))),
   GATEHOUSE_REGISTRATION_RATE_LIMIT: integer(1, 1_000_000),
   GATEHOUSE_REGISTRATION_UNUSED_TTL_SECONDS: optionalLimit,
   GATEHOUSE_CLIENT_METADATA_DOCUMENTS: boolean,
@@ -270,6 +273,11 @@ export function loadConfig(env: Env): Config {
   }
   const unknownScope = e.GATEHOUSE_REGISTRATION_SCOPES?.find((scope) => !isCataloguedScope(scopes.catalogue, scope));
   if (unknownScope !== undefined) throw new ConfigError('GATEHOUSE_REGISTRATION_SCOPES', `GATEHOUSE_REGISTRATION_SCOPES names ${unknownScope}, which is not in the scope catalogue.`);
+  const anonymousResources = e.GATEHOUSE_REGISTRATION_RESOURCES?.map((uri) => findResource(resources.resources, uri)?.resource ?? uri);
+  const unknownResource = anonymousResources?.find((uri) => findResource(resources.resources, uri) === undefined);
+  if (unknownResource !== undefined) {
+    throw new ConfigError('GATEHOUSE_REGISTRATION_RESOURCES', `GATEHOUSE_REGISTRATION_RESOURCES names ${unknownResource}, which is not a resource of GATEHOUSE_RESOURCES_FILE (or the issuer, for the server's own APIs).`);
+  }
   return {
     host: e.HOST,
     port,
@@ -317,6 +325,7 @@ export function loadConfig(env: Env): Config {
       policy,
       initialAccessTokenHashes: (e.GATEHOUSE_REGISTRATION_TOKEN ?? []).map((token) => sha256(token)),
       anonymousScopes: e.GATEHOUSE_REGISTRATION_SCOPES ?? null,
+      anonymousResources: anonymousResources ?? null,
       maxPerIpPerHour: e.GATEHOUSE_REGISTRATION_RATE_LIMIT ?? 20,
       // 0 (read as null) keeps every client; unset, the default.
       unusedClientTtlSeconds: e.GATEHOUSE_REGISTRATION_UNUSED_TTL_SECONDS === undefined ? DEFAULT_UNUSED_CLIENT_TTL_SECONDS : e.GATEHOUSE_REGISTRATION_UNUSED_TTL_SECONDS,

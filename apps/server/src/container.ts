@@ -55,6 +55,7 @@ export function settingsFrom(config: Config): GatehouseSettings {
       policy: config.registration.policy,
       initialAccessTokenHashes: config.registration.initialAccessTokenHashes,
       anonymousScopes: config.registration.anonymousScopes,
+      anonymousResources: config.registration.anonymousResources,
       unusedClientTtlSeconds: config.registration.unusedClientTtlSeconds,
     },
     clientMetadataDocuments: {

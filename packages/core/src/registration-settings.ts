@@ -1,3 +1,4 @@
+import type { Client } from './domain/model.js';
 import { isCataloguedScope, type ScopeCatalogue } from './domain/scopes.js';
 
 /**
@@ -22,6 +23,12 @@ export interface RegistrationSettings {
    * token, or named by a Client ID Metadata Document. `null`: the whole catalogue.
    */
   anonymousScopes: readonly string[] | null;
+  /**
+   * The resources (RFC 8707 URIs of `settings.resources`) a client nobody vouched for may get
+   * tokens for: it must then name one of them at authorization, and gets no token for the default
+   * audience. `null` (the default): no limit beyond its scopes (docs/decisions/0115-dynamic-client-registration.md).
+   */
+  anonymousResources: readonly string[] | null;
   /**
    * A client that registered itself (either way) and was never used (no code or token issued to
    * it) is deleted this long after it was registered; `null`: kept. Default 7 days.
@@ -69,6 +76,7 @@ export function registrationSettings(
     policy: 'off',
     initialAccessTokenHashes: [],
     anonymousScopes: null,
+    anonymousResources: null,
     unusedClientTtlSeconds: DEFAULT_UNUSED_CLIENT_TTL_SECONDS,
     ...overrides.registration,
   };
@@ -97,6 +105,7 @@ export function registrationSettings(
       ...registration,
       initialAccessTokenHashes: Object.freeze([...registration.initialAccessTokenHashes]),
       anonymousScopes: registration.anonymousScopes === null ? null : Object.freeze([...registration.anonymousScopes]),
+      anonymousResources: registration.anonymousResources === null ? null : Object.freeze([...registration.anonymousResources]),
     }),
     clientMetadataDocuments: Object.freeze({
       ...clientMetadataDocuments,
@@ -105,6 +114,19 @@ export function registrationSettings(
       cacheSeconds: Object.freeze({ ...clientMetadataDocuments.cacheSeconds }),
     }),
   };
+}
+
+/**
+ * True for a client nobody vouched for: one that registered itself without an initial access token,
+ * or the client of a Client ID Metadata Document. The anonymous limits apply to it
+ * (`anonymousScopes`, `anonymousResources`; docs/decisions/0115-dynamic-client-registration.md).
+ *
+ * @example
+ * isUnvouchedClient(client); // false for a client of the portal, the CLI or the host
+ */
+export function isUnvouchedClient(client: Pick<Client, 'registration'>): boolean {
+  const registration = client.registration;
+  return registration !== undefined && (registration.kind === 'metadata-document' || registration.anonymous);
 }
 
 /**

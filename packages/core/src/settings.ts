@@ -1,4 +1,4 @@
-import { canonicalResourceCatalogue, resourceCatalogueProblem, type ResourceCatalogue } from './domain/resources.js';
+import { canonicalResourceCatalogue, findResource, resourceCatalogueProblem, type ResourceCatalogue } from './domain/resources.js';
 import { DEFAULT_SCOPES, scopeCatalogueProblem, type ScopeCatalogue } from './domain/scopes.js';
 import { registrationSettings, type ClientMetadataDocumentSettings, type RegistrationOverrides, type RegistrationSettings } from './registration-settings.js';
 
@@ -95,6 +95,10 @@ export function defineSettings(
   if (problem !== undefined) throw new Error(`defineSettings: ${problem}.`);
   const selfRegistration = registrationSettings({ registration, clientMetadataDocuments }, scopes);
   if ('problem' in selfRegistration) throw new Error(`defineSettings: ${selfRegistration.problem}.`);
+  const configured = canonicalResourceCatalogue(resources);
+  const anonymousResources = selfRegistration.registration.anonymousResources?.map((uri) => findResource(configured, uri)?.resource ?? uri);
+  const unknownResource = anonymousResources?.find((uri) => findResource(configured, uri) === undefined);
+  if (unknownResource !== undefined) throw new Error(`defineSettings: registration.anonymousResources names ${JSON.stringify(unknownResource)}, which is not a configured resource.`);
   return {
     audience: overrides.audience ?? overrides.issuer,
     accessTokenTtlSeconds: 3600,
@@ -106,9 +110,10 @@ export function defineSettings(
     jwksMaxAgeSeconds: 300,
     ...rest,
     scopes: Object.freeze(scopes.map((entry) => Object.freeze({ scope: entry.scope, description: entry.description }))),
-    resources: canonicalResourceCatalogue(resources),
+    resources: configured,
     refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null, ...refreshToken },
     ...selfRegistration,
+    registration: Object.freeze({ ...selfRegistration.registration, anonymousResources: anonymousResources === undefined ? null : Object.freeze(anonymousResources) }),
   };
 }
 

@@ -9,6 +9,7 @@ import { issueAuthorizationCode, rememberConsent } from './authorization-code.js
 import { authorizationResponseUrl } from './authorization-response.js';
 import { parsePrompt } from './prompt.js';
 import { authorizationTarget } from './resource-indicators.js';
+import { isUnvouchedClient } from '../registration-settings.js';
 
 /** Query parameters as the HTTP adapter parsed them; a repeated parameter arrives as an array. */
 export type RawParameters = Record<string, string | string[] | undefined>;
@@ -128,6 +129,14 @@ export async function checkAuthorizationRequest(
   // RFC 8707 §2.1: the resources the tokens may be for, several allowed (docs/decisions/0110-resource-indicators.md).
   const target = authorizationTarget(deps.settings, params.resource, scopes, scopeParameter === undefined || scopeParameter.trim() === '');
   if ('problem' in target) return fail('invalid_target', target.problem);
+  // A client nobody vouched for gets tokens only for the resources the host offers such clients
+  // (docs/decisions/0115-dynamic-client-registration.md).
+  const { anonymousResources } = deps.settings.registration;
+  if (anonymousResources !== null && isUnvouchedClient(client)) {
+    if (target.resources.length === 0) return fail('invalid_target', 'This client must name the resource it wants tokens for (RFC 8707 resource parameter).');
+    const refused = target.resources.find((resource) => !anonymousResources.includes(resource.resource));
+    if (refused !== undefined) return fail('invalid_target', `The resource ${refused.resource} is not offered to clients that registered themselves.`);
+  }
 
   const challenge = params.code_challenge as string | undefined;
   const method = params.code_challenge_method as string | undefined;

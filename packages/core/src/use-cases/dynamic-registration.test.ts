@@ -274,3 +274,54 @@ describe('managing a dynamic client (RFC 7592)', () => {
     await expectOAuthError(t.gatehouse.readDynamicClient({ clientId: client.clientId, registrationAccessToken: token }), 'invalid_token');
   });
 });
+
+describe('the resources a client nobody vouched for may get tokens for (registration.anonymousResources)', () => {
+  const MCP = 'https://mcp.example.com/mcp';
+  const OTHER = 'https://other.example.com/api';
+  async function withResources(anonymousResources: string[] | null) {
+    const t = await createTestGatehouse({
+      settings: {
+        resources: [
+          { resource: MCP, name: 'Notes MCP', scopes: ['messaging.v1.read'] },
+          { resource: OTHER, name: 'Other API', scopes: ['messaging.v1.read'] },
+        ],
+        registration: { policy: 'open', initialAccessTokenHashes: [sha256(INITIAL_TOKEN)], anonymousResources },
+      },
+    });
+    const check = (client: Client, resource: string | undefined) =>
+      t.gatehouse.checkAuthorizationRequest({
+        client_id: client.clientId,
+        response_type: 'code',
+        redirect_uri: client.redirectUris[0],
+        scope: 'messaging.v1.read',
+        code_challenge: s256Challenge('v'.repeat(50)),
+        code_challenge_method: 'S256',
+        ...(resource === undefined ? {} : { resource }),
+      });
+    return { t, check };
+  }
+  const errorOf = (check: Awaited<ReturnType<Awaited<ReturnType<typeof withResources>>['check']>>) => (check.kind === 'redirect-error' ? check.error.code : check.kind);
+
+  it('limits an anonymous dynamic client to the offered resources, named at authorization', async () => {
+    const { t, check } = await withResources(['https://MCP.example.com/mcp']);
+    expect(t.gatehouse.settings.registration.anonymousResources).toEqual([MCP]);
+    const { client } = await t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: undefined });
+    expect((await check(client, MCP)).kind).toBe('valid');
+    expect(errorOf(await check(client, OTHER))).toBe('invalid_target');
+    expect(errorOf(await check(client, undefined))).toBe('invalid_target');
+  });
+
+  it('leaves a client registered with an initial access token, and every client without the setting, unlimited', async () => {
+    const limited = await withResources([MCP]);
+    const vouched = await limited.t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: INITIAL_TOKEN });
+    expect((await limited.check(vouched.client, OTHER)).kind).toBe('valid');
+    expect((await limited.check(vouched.client, undefined)).kind).toBe('valid');
+    const open = await withResources(null);
+    const anonymous = await open.t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: undefined });
+    expect((await open.check(anonymous.client, OTHER)).kind).toBe('valid');
+  });
+
+  it('refuses a setting that names a resource not configured', async () => {
+    await expect(createTestGatehouse({ settings: { registration: { anonymousResources: ['https://nowhere.example/x'] } } })).rejects.toThrow(/not a configured resource/);
+  });
+});
