@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_SCOPES } from '@gatehouse/core';
+import { DEFAULT_SCOPES, sha256 } from '@gatehouse/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
 
@@ -84,6 +84,15 @@ describe('loadConfig', () => {
       GATEHOUSE_DEMO: 'off',
       GATEHOUSE_JWKS_MAX_AGE_SECONDS: '60',
       GATEHOUSE_SCOPES_FILE: scopesFile(JSON.stringify([ORDERS])),
+      GATEHOUSE_REGISTRATION: 'token',
+      GATEHOUSE_REGISTRATION_TOKEN: `${'a'.repeat(32)}, ${'b'.repeat(40)}`,
+      GATEHOUSE_REGISTRATION_SCOPES: 'orders.v1.read messaging.v1.read',
+      GATEHOUSE_REGISTRATION_RATE_LIMIT: '50',
+      GATEHOUSE_REGISTRATION_UNUSED_TTL_SECONDS: '0',
+      GATEHOUSE_CLIENT_METADATA_DOCUMENTS: 'on',
+      GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS: 'agents.example, *.Tools.example',
+      GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS: 'bad.tools.example',
+      GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE: 'true',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -105,8 +114,46 @@ describe('loadConfig', () => {
       jwksMaxAgeSeconds: 60,
       scopes: [...DEFAULT_SCOPES, ORDERS],
       resources: [{ resource: 'http://127.0.0.1:4000', name: 'Gatehouse APIs', scopes: DEFAULT_SCOPES.map((entry) => entry.scope) }],
+      registration: {
+        policy: 'token',
+        initialAccessTokenHashes: [sha256('a'.repeat(32)), sha256('b'.repeat(40))],
+        anonymousScopes: ['orders.v1.read', 'messaging.v1.read'],
+        anonymousResources: null,
+        maxPerIpPerHour: 50,
+        unusedClientTtlSeconds: null,
+      },
+      clientMetadataDocuments: { enabled: true, allowedHosts: ['agents.example', '*.tools.example'], deniedHosts: ['bad.tools.example'], allowPrivateAddresses: true },
       openid: true,
     });
+  });
+
+  it('keeps registration and metadata documents off by default, and unused self-registered clients 7 days', () => {
+    const config = loadConfig({});
+    expect(config.registration).toEqual({ policy: 'off', initialAccessTokenHashes: [], anonymousScopes: null, anonymousResources: null, maxPerIpPerHour: 20, unusedClientTtlSeconds: 7 * 86400 });
+    expect(config.clientMetadataDocuments).toEqual({ enabled: false, allowedHosts: null, deniedHosts: [], allowPrivateAddresses: false });
+    expect(loadConfig({ GATEHOUSE_REGISTRATION: 'OPEN' }).registration.policy).toBe('open');
+    // The server's own APIs are a resource (the issuer): anonymous clients may be held to it.
+    expect(loadConfig({ GATEHOUSE_ISSUER: 'http://127.0.0.1:4000', GATEHOUSE_REGISTRATION_RESOURCES: 'http://127.0.0.1:4000' }).registration.anonymousResources).toEqual(['http://127.0.0.1:4000']);
+    expect(loadConfig({ GATEHOUSE_CLIENT_METADATA_DOCUMENTS: 'off' }).clientMetadataDocuments.enabled).toBe(false);
+  });
+
+  it('refuses registration settings that cannot work, naming the variable and never echoing a token', () => {
+    expect(failure({ GATEHOUSE_REGISTRATION: 'anyone' }).message).toBe('GATEHOUSE_REGISTRATION must be off, open or token (got "anyone").');
+    expect(failure({ GATEHOUSE_REGISTRATION: 'token' })).toMatchObject({ variable: 'GATEHOUSE_REGISTRATION_TOKEN', message: expect.stringContaining('GATEHOUSE_REGISTRATION=token needs GATEHOUSE_REGISTRATION_TOKEN') });
+    const short = failure({ GATEHOUSE_REGISTRATION: 'token', GATEHOUSE_REGISTRATION_TOKEN: 'too-short-secret' });
+    expect(short.message).toMatch(/^GATEHOUSE_REGISTRATION_TOKEN must be one or more tokens .* of at least 32 printable characters/);
+    expect(short.message).not.toContain('too-short-secret');
+    expect(failure({ GATEHOUSE_REGISTRATION_SCOPES: 'messaging.v1.read orders.v1.read' }).message).toBe('GATEHOUSE_REGISTRATION_SCOPES names orders.v1.read, which is not in the scope catalogue.');
+    expect(failure({ GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS: 'https://agents.example' }).variable).toBe('GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS');
+    expect(failure({ GATEHOUSE_REGISTRATION_RESOURCES: 'https://nowhere.example/mcp' }).message).toMatch(/^GATEHOUSE_REGISTRATION_RESOURCES names https:\/\/nowhere.example\/mcp, which is not a resource/);
+    expect(failure({ GATEHOUSE_REGISTRATION_RATE_LIMIT: '0' }).variable).toBe('GATEHOUSE_REGISTRATION_RATE_LIMIT');
+  });
+
+  it('reads the initial access token from GATEHOUSE_REGISTRATION_TOKEN_FILE', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'gatehouse-token-')), 'token');
+    writeFileSync(path, `${'t'.repeat(48)}\n`);
+    const config = loadConfig({ GATEHOUSE_REGISTRATION: 'token', GATEHOUSE_REGISTRATION_TOKEN_FILE: path });
+    expect(config.registration.initialAccessTokenHashes).toEqual([sha256('t'.repeat(48))]);
   });
 
   it('reads GATEHOUSE_TRUST_PROXY as Express does: booleans, hop counts, address lists', () => {
@@ -126,9 +173,15 @@ describe('loadConfig', () => {
   });
 
   it('runs SQLite with synchronous=NORMAL unless GATEHOUSE_SQLITE_SYNCHRONOUS asks for FULL', () => {
-    expect(loadConfig({}).database).toEqual({ kind: 'sqlite', filename: './data/gatehouse.db', synchronous: 'NORMAL' });
-    expect(loadConfig({ GATEHOUSE_SQLITE_SYNCHRONOUS: 'full' }).database).toEqual({ kind: 'sqlite', filename: './data/gatehouse.db', synchronous: 'FULL' });
+    expect(loadConfig({}).database).toEqual({ kind: 'sqlite', filename: './data/gatehouse.db', synchronous: 'NORMAL', busyTimeoutMs: 5000 });
+    expect(loadConfig({ GATEHOUSE_SQLITE_SYNCHRONOUS: 'full' }).database).toEqual({ kind: 'sqlite', filename: './data/gatehouse.db', synchronous: 'FULL', busyTimeoutMs: 5000 });
     expect(failure({ GATEHOUSE_SQLITE_SYNCHRONOUS: 'OFF' }).message).toBe('GATEHOUSE_SQLITE_SYNCHRONOUS must be NORMAL or FULL (got "OFF").');
+  });
+
+  it('lets a request wait 5 s in all for the SQLite write lock unless GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS says otherwise (100 to 600000; decision 0101)', () => {
+    expect(loadConfig({ GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS: '1500' }).database).toMatchObject({ kind: 'sqlite', busyTimeoutMs: 1500 });
+    expect(failure({ GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS: '0' }).message).toBe('GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS must be a whole number from 100 to 600000 (got "0").');
+    expect(failure({ GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS: '5s' }).variable).toBe('GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS');
   });
 
   it('seeds the demo data by default only for a loopback issuer; elsewhere only when GATEHOUSE_DEMO=true (docs/operations.md)', () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
-import { DEFAULT_SCOPES, isLoopbackHost, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
+import { DEFAULT_SCOPES, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, findResource, isCataloguedScope, isHostPattern, isLoopbackHost, parseScope, sha256, type RegistrationPolicy, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
 import { DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP } from '@gatehouse/http-express';
 import { ownApisResource, readResourceCatalogue } from './resources-file.js';
 import { readScopeCatalogue } from './scopes-file.js';
@@ -10,7 +10,9 @@ export interface Config {
   host: string | undefined;
   port: number;
   issuer: string;
-  database: { kind: 'sqlite'; filename: string; synchronous: SqliteSynchronous } | { kind: 'postgres'; connectionString: string; poolSize: number; schema: string | undefined };
+  database:
+    | { kind: 'sqlite'; filename: string; synchronous: SqliteSynchronous; busyTimeoutMs: number }
+    | { kind: 'postgres'; connectionString: string; poolSize: number; schema: string | undefined };
   /** Encrypts private signing keys at rest when set. */
   keySecret: string | undefined;
   /** Express `trust proxy` value (false: do not trust `X-Forwarded-*`). */
@@ -44,6 +46,27 @@ export interface Config {
    * `GATEHOUSE_RESOURCES_FILE` (docs/decisions/0110-resource-indicators.md).
    */
   resources: ResourceCatalogue;
+  /** Dynamic Client Registration (docs/decisions/0115-dynamic-client-registration.md): off unless `GATEHOUSE_REGISTRATION` says. */
+  registration: {
+    policy: RegistrationPolicy;
+    /** SHA-256 of each initial access token of `GATEHOUSE_REGISTRATION_TOKEN` (the tokens themselves are not kept). */
+    initialAccessTokenHashes: string[];
+    /** The scopes a client that registered itself may have; null: the whole catalogue. */
+    anonymousScopes: string[] | null;
+    /** The resources (RFC 8707 URIs) a client that registered itself may get tokens for; null: any. */
+    anonymousResources: string[] | null;
+    /** Registrations per client IP address per hour. */
+    maxPerIpPerHour: number;
+    unusedClientTtlSeconds: number | null;
+  };
+  /** Client ID Metadata Documents (docs/decisions/0117, 0118): off unless `GATEHOUSE_CLIENT_METADATA_DOCUMENTS=on`. */
+  clientMetadataDocuments: {
+    enabled: boolean;
+    allowedHosts: string[] | null;
+    deniedHosts: string[];
+    /** Fetch documents from loopback and private network addresses too (development only). */
+    allowPrivateAddresses: boolean;
+  };
   /**
    * OpenID Connect (SPEC §9; docs/decisions/0130): the server is an OpenID Provider. Default on;
    * `GATEHOUSE_OPENID=false` leaves a plain OAuth server.
@@ -74,7 +97,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 /** Variables whose values are never echoed in an error message. */
-const SECRET_VARIABLES = new Set(['GATEHOUSE_KEY_SECRET', 'GATEHOUSE_DATABASE_URL']);
+const SECRET_VARIABLES = new Set(['GATEHOUSE_KEY_SECRET', 'GATEHOUSE_DATABASE_URL', 'GATEHOUSE_REGISTRATION_TOKEN']);
 
 function integer(min: number, max: number) {
   return v.pipe(
@@ -121,6 +144,13 @@ const trustProxy = v.pipe(
   }),
 );
 
+/** Comma-separated host names or `*.domain` patterns (Client ID Metadata Document hosts). */
+const hostList = v.pipe(
+  v.string(),
+  v.transform((value) => value.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== '')),
+  v.check((hosts) => hosts.every(isHostPattern), 'must be comma-separated host names or *.domain patterns (such as agents.example, *.example.com)'),
+);
+
 const databaseUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// connection string'));
 
 /** Every variable the server reads, with its rule; absent variables take the defaults below. */
@@ -130,6 +160,7 @@ const schema = {
   GATEHOUSE_ISSUER: issuer,
   GATEHOUSE_DB: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
   GATEHOUSE_SQLITE_SYNCHRONOUS: v.pipe(v.string(), v.toUpperCase(), v.picklist(SQLITE_SYNCHRONOUS_LEVELS, 'must be NORMAL or FULL')),
+  GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS: integer(100, 600_000),
   GATEHOUSE_DATABASE_URL: databaseUrl,
   GATEHOUSE_DATABASE_POOL_SIZE: integer(1, 1000),
   GATEHOUSE_DATABASE_SCHEMA: v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, up to 63 characters)')),
@@ -158,6 +189,20 @@ const schema = {
   GATEHOUSE_METRICS_HOST: v.pipe(v.string(), v.regex(/^[\w.:[\]-]+$/, 'must be a host name or an IP address')),
   GATEHOUSE_SCOPES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
   GATEHOUSE_RESOURCES_FILE: v.pipe(v.string(), v.minLength(1, 'must be a file path')),
+  GATEHOUSE_REGISTRATION: v.pipe(v.string(), v.toLowerCase(), v.picklist(['off', 'open', 'token'] as const, 'must be off, open or token')),
+  GATEHOUSE_REGISTRATION_TOKEN: v.pipe(
+    v.string(),
+    v.transform((value) => value.split(/[\s,]+/).filter((token) => token !== '')),
+    v.check((tokens) => tokens.length > 0 && tokens.every((token) => token.length >= 32 && /^[\x21-\x7e]+$/.test(token)), 'must be one or more tokens (comma or space separated) of at least 32 printable characters (for example: openssl rand -base64 32)'),
+  ),
+  GATEHOUSE_REGISTRATION_SCOPES: v.pipe(v.string(), v.transform((value) => parseScope(value))),
+  GATEHOUSE_REGISTRATION_RESOURCES: v.pipe(v.string(), v.transform((value) => value.split(/[\s,]+/).filter((uri) => uri !== ''))),
+  GATEHOUSE_REGISTRATION_RATE_LIMIT: integer(1, 1_000_000),
+  GATEHOUSE_REGISTRATION_UNUSED_TTL_SECONDS: optionalLimit,
+  GATEHOUSE_CLIENT_METADATA_DOCUMENTS: boolean,
+  GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS: hostList,
+  GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS: hostList,
+  GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE: boolean,
   GATEHOUSE_OPENID: boolean,
 } as const;
 
@@ -228,13 +273,30 @@ export function loadConfig(env: Env): Config {
   if ('problem' in scopes) throw new ConfigError('GATEHOUSE_SCOPES_FILE', `GATEHOUSE_SCOPES_FILE ${e.GATEHOUSE_SCOPES_FILE}: ${scopes.problem}.`);
   const resources = e.GATEHOUSE_RESOURCES_FILE === undefined ? { resources: [ownApisResource(issuer)] } : readResourceCatalogue(e.GATEHOUSE_RESOURCES_FILE, issuer, scopes.catalogue);
   if ('problem' in resources) throw new ConfigError('GATEHOUSE_RESOURCES_FILE', `GATEHOUSE_RESOURCES_FILE ${e.GATEHOUSE_RESOURCES_FILE}: ${resources.problem}.`);
+  const policy = e.GATEHOUSE_REGISTRATION ?? 'off';
+  if (policy === 'token' && e.GATEHOUSE_REGISTRATION_TOKEN === undefined) {
+    throw new ConfigError('GATEHOUSE_REGISTRATION_TOKEN', 'GATEHOUSE_REGISTRATION=token needs GATEHOUSE_REGISTRATION_TOKEN (or GATEHOUSE_REGISTRATION_TOKEN_FILE): the initial access token(s) clients present.');
+  }
+  const unknownScope = e.GATEHOUSE_REGISTRATION_SCOPES?.find((scope) => !isCataloguedScope(scopes.catalogue, scope));
+  if (unknownScope !== undefined) throw new ConfigError('GATEHOUSE_REGISTRATION_SCOPES', `GATEHOUSE_REGISTRATION_SCOPES names ${unknownScope}, which is not in the scope catalogue.`);
+  const anonymousResources = e.GATEHOUSE_REGISTRATION_RESOURCES?.map((uri) => findResource(resources.resources, uri)?.resource ?? uri);
+  const unknownResource = anonymousResources?.find((uri) => findResource(resources.resources, uri) === undefined);
+  if (unknownResource !== undefined) {
+    throw new ConfigError('GATEHOUSE_REGISTRATION_RESOURCES', `GATEHOUSE_REGISTRATION_RESOURCES names ${unknownResource}, which is not a resource of GATEHOUSE_RESOURCES_FILE (or the issuer, for the server's own APIs).`);
+  }
   return {
     host: e.HOST,
     port,
     issuer,
     database: e.GATEHOUSE_DATABASE_URL
       ? { kind: 'postgres', connectionString: e.GATEHOUSE_DATABASE_URL, poolSize: e.GATEHOUSE_DATABASE_POOL_SIZE ?? 10, schema: e.GATEHOUSE_DATABASE_SCHEMA }
-      : { kind: 'sqlite', filename: e.GATEHOUSE_DB ?? './data/gatehouse.db', synchronous: e.GATEHOUSE_SQLITE_SYNCHRONOUS ?? 'NORMAL' },
+      : {
+          kind: 'sqlite',
+          filename: e.GATEHOUSE_DB ?? './data/gatehouse.db',
+          synchronous: e.GATEHOUSE_SQLITE_SYNCHRONOUS ?? 'NORMAL',
+          // How long a request may wait in all for the write lock (docs/decisions/0101-bounded-sqlite-lock-waits.md).
+          busyTimeoutMs: e.GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS ?? 5000,
+        },
     keySecret: e.GATEHOUSE_KEY_SECRET,
     trustProxy: e.GATEHOUSE_TRUST_PROXY ?? false,
     logLevel: e.GATEHOUSE_LOG_LEVEL ?? 'info',
@@ -265,6 +327,21 @@ export function loadConfig(env: Env): Config {
     metrics: e.GATEHOUSE_METRICS_PORT === undefined ? undefined : { host: e.GATEHOUSE_METRICS_HOST ?? '127.0.0.1', port: e.GATEHOUSE_METRICS_PORT },
     scopes: scopes.catalogue,
     resources: resources.resources,
+    registration: {
+      policy,
+      initialAccessTokenHashes: (e.GATEHOUSE_REGISTRATION_TOKEN ?? []).map((token) => sha256(token)),
+      anonymousScopes: e.GATEHOUSE_REGISTRATION_SCOPES ?? null,
+      anonymousResources: anonymousResources ?? null,
+      maxPerIpPerHour: e.GATEHOUSE_REGISTRATION_RATE_LIMIT ?? 20,
+      // 0 (read as null) keeps every client; unset, the default.
+      unusedClientTtlSeconds: e.GATEHOUSE_REGISTRATION_UNUSED_TTL_SECONDS === undefined ? DEFAULT_UNUSED_CLIENT_TTL_SECONDS : e.GATEHOUSE_REGISTRATION_UNUSED_TTL_SECONDS,
+    },
+    clientMetadataDocuments: {
+      enabled: e.GATEHOUSE_CLIENT_METADATA_DOCUMENTS ?? false,
+      allowedHosts: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS ?? null,
+      deniedHosts: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS ?? [],
+      allowPrivateAddresses: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE ?? false,
+    },
     openid: e.GATEHOUSE_OPENID ?? true,
   };
 }

@@ -11,7 +11,7 @@ import type { LogDestination } from './log-destination.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
 import { createShutdownState, type ShutdownState } from './shutdown-state.js';
-import { sharedSigningThread } from '@gatehouse/http-express';
+import { createClientMetadataDocumentFetcher, createStorageOutages, sharedSigningThread, watchStorage, type StorageOutages } from '@gatehouse/http-express';
 import { openStorage, type Storage } from './storage.js';
 
 /** A symbol that remembers the type it resolves to. */
@@ -24,6 +24,7 @@ export const TOKENS = {
   logger: token<Logger>('Logger'),
   clock: token<Clock>('Clock'),
   storage: token<Storage>('Storage'),
+  storageOutages: token<StorageOutages>('StorageOutages'),
   repositories: token<Repositories>('Repositories'),
   auditLog: token<AuditLog>('AuditLog'),
   settings: token<GatehouseSettings>('GatehouseSettings'),
@@ -50,8 +51,30 @@ export function settingsFrom(config: Config): GatehouseSettings {
     scopes: config.scopes,
     maxAnonymousInteractions: config.maxAnonymousInteractions,
     resources: config.resources,
+    registration: {
+      policy: config.registration.policy,
+      initialAccessTokenHashes: config.registration.initialAccessTokenHashes,
+      anonymousScopes: config.registration.anonymousScopes,
+      anonymousResources: config.registration.anonymousResources,
+      unusedClientTtlSeconds: config.registration.unusedClientTtlSeconds,
+    },
+    clientMetadataDocuments: {
+      enabled: config.clientMetadataDocuments.enabled,
+      allowedHosts: config.clientMetadataDocuments.allowedHosts,
+      deniedHosts: config.clientMetadataDocuments.deniedHosts,
+    },
     openid: config.openid,
   });
+}
+
+/**
+ * The fetcher of Client ID Metadata Documents: public addresses only, unless
+ * `GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE` (development); Node's trusted CAs, to which
+ * `NODE_EXTRA_CA_CERTS` adds.
+ */
+function documentFetcher(config: Config) {
+  const allow = config.clientMetadataDocuments.allowPrivateAddresses;
+  return createClientMetadataDocumentFetcher({ allowLoopback: allow, allowPrivateNetworks: allow });
 }
 
 /**
@@ -80,6 +103,17 @@ export async function createContainer(
   c.register(TOKENS.logger, { useValue: logger });
   c.register(TOKENS.clock, { useValue: options.clock ?? systemClock });
   c.register(TOKENS.storage, { useValue: storage });
+  // The database's outages: each logged once with its cause, counted when metrics are on, seen by
+  // the error answers (503), the storage's calls (the recovery) and readiness (docs/decisions/0100).
+  c.register(
+    TOKENS.storageOutages,
+    once((d) =>
+      createStorageOutages({
+        logger: resolve(d, TOKENS.logger),
+        ...(options.metrics ? { onFailure: options.metrics.countStorageFailure, onChange: options.metrics.setStorageOutage } : {}),
+      }),
+    ),
+  );
   c.register(TOKENS.settings, once(() => settingsFrom(config)));
   c.register(TOKENS.shutdown, { useValue: createShutdownState() });
   c.register(
@@ -92,7 +126,8 @@ export async function createContainer(
   c.register(
     TOKENS.repositories,
     once((d): Repositories => {
-      const { repositories } = resolve(d, TOKENS.storage);
+      // Every call on the database (not the caches) reports to the outage tracker: the first to succeed ends an outage.
+      const repositories = watchStorage(resolve(d, TOKENS.storage).repositories, resolve(d, TOKENS.storageOutages));
       return {
         ...repositories,
         // Clients from memory for a few seconds: a change made on this instance is seen at once,
@@ -115,6 +150,8 @@ export async function createContainer(
         audit: resolve(d, TOKENS.auditLog),
         // Access tokens are signed on a worker thread, off the event loop (docs/decisions/0076-signing-on-a-thread.md).
         signer: sharedSigningThread(),
+        // Client ID Metadata Documents, fetched with the SSRF guards (docs/decisions/0118-guarded-document-fetcher.md).
+        ...(config.clientMetadataDocuments.enabled ? { clientMetadataDocumentFetcher: documentFetcher(config) } : {}),
       }),
     ),
   );
@@ -125,6 +162,7 @@ export async function createContainer(
         config: resolve(d, TOKENS.config),
         gatehouse: resolve(d, TOKENS.gatehouse),
         storage: resolve(d, TOKENS.storage),
+        storageOutages: resolve(d, TOKENS.storageOutages),
         logger: resolve(d, TOKENS.logger),
         shutdown: resolve(d, TOKENS.shutdown),
         metrics: options.metrics,

@@ -30,7 +30,7 @@ export async function openStorage(database: Config['database']): Promise<Storage
   } else {
     const filename = database.filename === ':memory:' ? database.filename : resolve(database.filename);
     if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-    storage = await openSqliteStorage({ filename, busyTimeoutMs: 5000, synchronous: database.synchronous });
+    storage = await openSqliteStorage({ filename, busyTimeoutMs: database.busyTimeoutMs, synchronous: database.synchronous });
   }
   try {
     await storage.migrate();

@@ -1,3 +1,4 @@
+import type { MetadataDocumentClients } from './clients/metadata-document-clients.js';
 import type { Clock } from './ports/clock.js';
 import type { IdGenerator } from './ports/ids.js';
 import type { Repositories } from './ports/repositories.js';
@@ -25,4 +26,6 @@ export interface Deps {
   userDirectory?: UserDirectory;
   /** How the login page checks a password (default: Gatehouse's own users and hasher). */
   passwordCheck?: PasswordCheck;
+  /** The clients of Client ID Metadata Documents, when they are on (docs/decisions/0117). */
+  clientMetadataDocuments?: MetadataDocumentClients;
 }

@@ -1,5 +1,5 @@
 /**
- * RFC 6749 §4.1.2.1, §5.2, RFC 6750 §3.1, RFC 7009 §2.2.1, RFC 8707 §2 and OIDC Core §3.1.2.6 error codes.
+ * RFC 6749 §4.1.2.1, §5.2, RFC 6750 §3.1, RFC 7009 §2.2.1, RFC 7591 §3.2.2, RFC 8707 §2 and OIDC Core §3.1.2.6 error codes.
  * The HTTP status is the adapter's business: the core only names the error.
  */
 export type OAuthErrorCode =
@@ -18,6 +18,9 @@ export type OAuthErrorCode =
   | 'invalid_token'
   | 'insufficient_scope'
   | 'unsupported_token_type'
+  // RFC 7591 §3.2.2: a client registration that cannot be accepted.
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata'
   /** OIDC Core §3.1.2.6: what an OpenID Connect authorization request may be answered with. */
   | 'login_required'
   | 'consent_required'
@@ -74,5 +77,32 @@ export class DomainError extends Error {
     this.name = 'DomainError';
     this.kind = kind;
     this.field = options.field;
+  }
+}
+
+/**
+ * Why the storage could not do its work, for the operator (logs, metrics) and for how soon a
+ * client should try again: the database cannot be reached or dropped the connection
+ * (`unreachable`), is locked past its timeout or overloaded (`busy`), has no space left (`full`),
+ * cannot be written (`read_only`), or fails to read or write its files (`io`).
+ */
+export type StorageFailureReason = 'unreachable' | 'busy' | 'full' | 'read_only' | 'io';
+
+/**
+ * The storage cannot be used right now: an outage of the database, not a fault of the request.
+ * A storage adapter throws it in place of its driver's error (kept as `cause`); whatever the
+ * failed call was writing was rolled back, so the request may be sent again once the database
+ * is back. The HTTP adapter answers it with 503 and `Retry-After` (docs/decisions/0100-storage-outages-answered-503.md).
+ *
+ * @example
+ * throw new StorageUnavailableError('full', 'The database has no space left.', { cause: sqliteError });
+ */
+export class StorageUnavailableError extends Error {
+  readonly reason: StorageFailureReason;
+
+  constructor(reason: StorageFailureReason, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'StorageUnavailableError';
+    this.reason = reason;
   }
 }

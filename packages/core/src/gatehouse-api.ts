@@ -10,6 +10,7 @@ import type { AuthorizedApp } from './use-cases/authorized-apps.js';
 import type { AuthorizationStep, AuthorizingUser } from './use-cases/authorization-step.js';
 import type { ClientCredentialsTokenResponse } from './use-cases/client-credentials.js';
 import type { ClientRegistration, ClientWithSecret } from './use-cases/clients.js';
+import type { DynamicClientRegistered } from './use-cases/dynamic-registration.js';
 import type { IntrospectionResponse } from './use-cases/introspect.js';
 import type { SendMessageInput } from './use-cases/messages.js';
 import type { UserProfile } from './ports/users.js';
@@ -148,6 +149,19 @@ export interface RequestScopedGatehouse {
   /** Withdraws the access a user gave an app: its grants are revoked and its consent forgotten. */
   revokeAuthorizedApp(input: { userKey: string; clientId: string }): Promise<{ revokedGrantIds: string[] }>;
 
+  // Dynamic Client Registration (RFC 7591, RFC 7592; docs/decisions/0115-dynamic-client-registration.md)
+  /**
+   * RFC 7591 §3: registers a client from its metadata under `settings.registration` (`off`, `open`
+   * with limits, or `token`); the RFC 7591 §3.2.1 answer with the secret and registration access token, shown once.
+   */
+  registerDynamicClient(input: { metadata: unknown; initialAccessToken: string | undefined }): Promise<DynamicClientRegistered>;
+  /** RFC 7592 §2.1: the registered metadata, for the holder of the registration access token (else `invalid_token`). */
+  readDynamicClient(input: { clientId: string; registrationAccessToken: string }): Promise<Record<string, unknown>>;
+  /** RFC 7592 §2.2: replaces the metadata of a dynamic client. */
+  updateDynamicClient(input: { clientId: string; registrationAccessToken: string; metadata: unknown }): Promise<Record<string, unknown>>;
+  /** RFC 7592 §2.3: deletes a dynamic client with its grants and tokens. */
+  deleteDynamicClient(input: { clientId: string; registrationAccessToken: string }): Promise<void>;
+
   // Users and accounts
   /** Creates an account. */
   createAccount(input: { name: string }): Promise<Account>;
@@ -193,7 +207,7 @@ export interface RequestScopedGatehouse {
   listMessages(userKey: string, input: { ownerPhoneNumber: string; pageSize?: number; pageMarker?: string }): Promise<{ items: Message[]; nextPageMarker: string | null }>;
 
   // Housekeeping
-  /** Deletes expired codes, ended sessions, long-revoked grants and retired keys; counts per kind. */
+  /** Deletes expired codes, ended sessions, long-revoked grants, retired keys and never-used self-registered clients; counts per kind. */
   purgeExpired(): Promise<Record<string, number>>;
 }
 

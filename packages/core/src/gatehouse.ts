@@ -5,7 +5,9 @@ import type { IdGenerator } from './ports/ids.js';
 import type { Repositories } from './ports/repositories.js';
 import type { AuditLog, Es256Signer, MessageTransport, PasswordHasher } from './ports/services.js';
 import type { PasswordCheck, UserDirectory } from './ports/users.js';
+import type { ClientMetadataDocumentFetcher } from './ports/client-metadata-documents.js';
 import { longestAccessTokenTtlSeconds, type GatehouseSettings } from './settings.js';
+import { createMetadataDocumentClients } from './clients/metadata-document-clients.js';
 import { createScryptPasswordHasher, randomIdGenerator } from './crypto.js';
 import { createKeyRing, type KeyRing } from './tokens/key-ring.js';
 import { verifyAccessToken } from './tokens/access-token.js';
@@ -16,6 +18,7 @@ import * as steps from './use-cases/authorization-step.js';
 import * as apps from './use-cases/authorized-apps.js';
 import { clientCredentials } from './use-cases/client-credentials.js';
 import * as clients from './use-cases/clients.js';
+import * as dynamicRegistration from './use-cases/dynamic-registration.js';
 import * as interactions from './use-cases/interactions.js';
 import { exchangeCode } from './use-cases/exchange-code.js';
 import { introspectToken } from './use-cases/introspect.js';
@@ -60,6 +63,12 @@ export interface GatehouseOptions {
    * (docs/decisions/0076-signing-on-a-thread.md).
    */
   signer?: Es256Signer;
+  /**
+   * Fetches Client ID Metadata Documents; needed when `settings.clientMetadataDocuments.enabled`.
+   * `@gatehouse/http-express`'s `createClientMetadataDocumentFetcher()` is guarded against
+   * server-side request forgery (docs/decisions/0118-guarded-document-fetcher.md).
+   */
+  clientMetadataDocumentFetcher?: ClientMetadataDocumentFetcher;
 }
 
 /** The password check of a user directory without one: no password is right. */
@@ -102,6 +111,9 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       // An OpenID Provider signs ID tokens RS256 by default, ES256 for clients that ask (docs/decisions/0131).
       algorithms: options.settings.openid ? ['ES256', 'RS256'] : ['ES256'],
     });
+  if (options.settings.clientMetadataDocuments.enabled && options.clientMetadataDocumentFetcher === undefined) {
+    throw new Error('createGatehouse: settings.clientMetadataDocuments.enabled needs a clientMetadataDocumentFetcher (createClientMetadataDocumentFetcher() from @gatehouse/http-express).');
+  }
   const deps: Deps = {
     repos: options.repositories,
     settings: options.settings,
@@ -115,6 +127,17 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     ...(options.signer === undefined ? {} : { signer: options.signer }),
     ...(options.userDirectory === undefined ? {} : { userDirectory: options.userDirectory }),
     ...(options.passwordCheck !== undefined ? { passwordCheck: options.passwordCheck } : options.userDirectory !== undefined ? { passwordCheck: NO_PASSWORDS } : {}),
+    ...(options.settings.clientMetadataDocuments.enabled && options.clientMetadataDocumentFetcher !== undefined
+      ? {
+          clientMetadataDocuments: createMetadataDocumentClients({
+            clients: options.repositories.clients,
+            clock,
+            settings: options.settings,
+            fetcher: options.clientMetadataDocumentFetcher,
+            audit,
+          }),
+        }
+      : {}),
   };
   const gatehouse: Gatehouse = {
     ...useCases(deps),
@@ -183,6 +206,11 @@ const USE_CASES: UseCaseBinders = {
   listClients: (deps) => (ownerUserKey?: string) =>
     ownerUserKey === undefined ? deps.repos.clients.listAll() : deps.repos.clients.listByOwner(ownerUserKey),
   listAuthorizedApps: (deps) => bind(deps, apps.listAuthorizedApps),
+  // Dynamic Client Registration (RFC 7591, RFC 7592)
+  registerDynamicClient: (deps) => bind(deps, dynamicRegistration.registerDynamicClient),
+  readDynamicClient: (deps) => bind(deps, dynamicRegistration.readDynamicClient),
+  updateDynamicClient: (deps) => bind(deps, dynamicRegistration.updateDynamicClient),
+  deleteDynamicClient: (deps) => bind(deps, dynamicRegistration.deleteDynamicClient),
   revokeAuthorizedApp: (deps) => bind(deps, apps.revokeAuthorizedApp),
   // Users and accounts
   createAccount: (deps) => bind(deps, users.createAccount),

@@ -18,6 +18,8 @@ describe('defineSettings', () => {
       resources: [],
       openid: false,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
+      registration: { policy: 'off', initialAccessTokenHashes: [], anonymousScopes: null, anonymousResources: null, unusedClientTtlSeconds: 7 * 86400 },
+      clientMetadataDocuments: { enabled: false, allowedHosts: null, deniedHosts: [], cacheSeconds: { defaultSeconds: 300, minSeconds: 60, maxSeconds: 86400 } },
     });
   });
 
@@ -51,6 +53,29 @@ describe('defineSettings', () => {
     );
     expect(() => defineSettings({ issuer: 'https://a.example', scopes: [...DEFAULT_SCOPES, DEFAULT_SCOPES[0]!] })).toThrow('defineSettings: the scope "messaging.v1.send" is listed twice.');
     expect(() => defineSettings({ issuer: 'https://a.example', scopes: [{ scope: 'orders.v1.read', description: ' ' }] })).toThrow('needs a description');
+  });
+
+  it('merges registration and metadata-document settings, host patterns in lower case', () => {
+    const settings = defineSettings({
+      issuer: 'https://a.example',
+      registration: { policy: 'open', anonymousScopes: ['messaging.v1.read'] },
+      clientMetadataDocuments: { enabled: true, allowedHosts: ['*.Agents.example', 'tool.example'], cacheSeconds: { maxSeconds: 3600 } },
+    });
+    expect(settings.registration).toEqual({ policy: 'open', initialAccessTokenHashes: [], anonymousScopes: ['messaging.v1.read'], anonymousResources: null, unusedClientTtlSeconds: 7 * 86400 });
+    expect(settings.clientMetadataDocuments).toEqual({
+      enabled: true,
+      allowedHosts: ['*.agents.example', 'tool.example'],
+      deniedHosts: [],
+      cacheSeconds: { defaultSeconds: 300, minSeconds: 60, maxSeconds: 3600 },
+    });
+  });
+
+  it('refuses registration settings that cannot be used, saying why', () => {
+    expect(() => defineSettings({ issuer: 'https://a.example', registration: { policy: 'token' } })).toThrow('defineSettings: registration.policy "token" needs at least one initial access token');
+    expect(() => defineSettings({ issuer: 'https://a.example', registration: { policy: 'open', anonymousScopes: ['orders.v1.read'] } })).toThrow('registration.anonymousScopes names "orders.v1.read"');
+    expect(() => defineSettings({ issuer: 'https://a.example', clientMetadataDocuments: { deniedHosts: ['https://evil.example'] } })).toThrow('"https://evil.example" is not a host name');
+    expect(() => defineSettings({ issuer: 'https://a.example', clientMetadataDocuments: { cacheSeconds: { minSeconds: 600 } } })).toThrow('minSeconds ≤ defaultSeconds ≤ maxSeconds');
+    expect(() => defineSettings({ issuer: 'https://a.example', registration: { policy: 'closed' as never } })).toThrow('registration.policy must be off, open or token');
   });
 });
 

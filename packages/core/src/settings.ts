@@ -1,6 +1,7 @@
-import { canonicalResourceCatalogue, resourceCatalogueProblem, type ResourceCatalogue } from './domain/resources.js';
+import { canonicalResourceCatalogue, findResource, resourceCatalogueProblem, type ResourceCatalogue } from './domain/resources.js';
 import { OIDC_SCOPES } from './domain/openid-scopes.js';
 import { DEFAULT_SCOPES, scopeCatalogueProblem, type ScopeCatalogue } from './domain/scopes.js';
+import { registrationSettings, type ClientMetadataDocumentSettings, type RegistrationOverrides, type RegistrationSettings } from './registration-settings.js';
 
 /** Per-deployment settings of the core. */
 export interface GatehouseSettings {
@@ -52,6 +53,10 @@ export interface GatehouseSettings {
    * canonical form. Default: none.
    */
   resources: ResourceCatalogue;
+  /** Dynamic Client Registration (RFC 7591/7592): off by default (docs/decisions/0115-dynamic-client-registration.md). */
+  registration: RegistrationSettings;
+  /** Client ID Metadata Documents: off by default (docs/decisions/0117-client-id-metadata-documents.md). */
+  clientMetadataDocuments: ClientMetadataDocumentSettings;
   /**
    * OpenID Connect (SPEC §9; docs/decisions/0130-openid-connect-scopes-and-claims.md): the OIDC
    * scopes (`OIDC_SCOPES`: `openid`, `profile`, `email`, `phone`, `address`, `offline_access`) join
@@ -93,16 +98,22 @@ export interface GatehouseSettings {
  * });
  */
 export function defineSettings(
-  overrides: Partial<Omit<GatehouseSettings, 'refreshToken'>> & {
+  overrides: Partial<Omit<GatehouseSettings, 'refreshToken' | keyof RegistrationOverrides>> & RegistrationOverrides & {
     issuer: string;
     refreshToken?: Partial<GatehouseSettings['refreshToken']>;
   },
 ): GatehouseSettings {
-  const { refreshToken, scopes: configured = DEFAULT_SCOPES, resources = [], openid = false, ...rest } = overrides;
+  const { refreshToken, scopes: ownScopes = DEFAULT_SCOPES, resources = [], registration, clientMetadataDocuments, openid = false, ...rest } = overrides;
   // OpenID Connect's scopes after the configured ones; one the embedder listed keeps its words.
-  const scopes = openid ? [...configured, ...OIDC_SCOPES.filter((entry) => !configured.some((own) => own.scope === entry.scope))] : configured;
+  const scopes = openid ? [...ownScopes, ...OIDC_SCOPES.filter((entry) => !ownScopes.some((own) => own.scope === entry.scope))] : ownScopes;
   const problem = scopeCatalogueProblem(scopes, { openid }) ?? resourceCatalogueProblem(resources, scopes);
   if (problem !== undefined) throw new Error(`defineSettings: ${problem}.`);
+  const selfRegistration = registrationSettings({ registration, clientMetadataDocuments }, scopes);
+  if ('problem' in selfRegistration) throw new Error(`defineSettings: ${selfRegistration.problem}.`);
+  const configured = canonicalResourceCatalogue(resources);
+  const anonymousResources = selfRegistration.registration.anonymousResources?.map((uri) => findResource(configured, uri)?.resource ?? uri);
+  const unknownResource = anonymousResources?.find((uri) => findResource(configured, uri) === undefined);
+  if (unknownResource !== undefined) throw new Error(`defineSettings: registration.anonymousResources names ${JSON.stringify(unknownResource)}, which is not a configured resource.`);
   return {
     audience: overrides.audience ?? overrides.issuer,
     accessTokenTtlSeconds: 3600,
@@ -114,9 +125,11 @@ export function defineSettings(
     jwksMaxAgeSeconds: 300,
     ...rest,
     scopes: Object.freeze(scopes.map((entry) => Object.freeze({ scope: entry.scope, description: entry.description }))),
-    resources: canonicalResourceCatalogue(resources),
+    resources: configured,
     openid,
     refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null, ...refreshToken },
+    ...selfRegistration,
+    registration: Object.freeze({ ...selfRegistration.registration, anonymousResources: anonymousResources === undefined ? null : Object.freeze(anonymousResources) }),
   };
 }
 

@@ -1,3 +1,4 @@
+import { StorageUnavailableError } from '@gatehouse/core';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { authorizationServerMetadataRouter, gatehouseRoutes, GATEHOUSE_ROUTER_PREFIXES } from './embed/router.js';
 import { requestContext, requestLogger, silentLogger } from './logger.js';
@@ -9,10 +10,12 @@ import { loadSignedIn, loginUrl } from './security/session.js';
 import type { GatehouseHttpOptions } from './options.js';
 import { byPrefix, inSequence, onlyUnder } from './routing.js';
 import { createPortalRouter } from './portal/index.js';
-import { errorPage } from './pages/error.js';
+import { errorPage, sendUnavailablePage } from './pages/error.js';
 import { sendPage } from './pages/send.js';
 import { problem } from './problem/problem.js';
 import { sendProblem } from './problem/send.js';
+import { toProblem } from './problem/to-problem.js';
+import { createStorageOutages } from './storage-outages.js';
 import { securityHeaders } from './security/headers.js';
 import { createResourceRouter, RESOURCE_PREFIXES } from './resource/index.js';
 import { PROTECTED_RESOURCE_METADATA_PATH, protectedResourceMetadataRouter } from './protected-resource/metadata.js';
@@ -32,8 +35,11 @@ function wantsHtml(req: Request): boolean {
  * const app = createGatehouseApp({ gatehouse, logger: pino(), trustProxy: 'loopback' });
  * app.listen(3000);
  */
-export function createGatehouseApp(options: GatehouseHttpOptions): express.Express {
-  const logger = options.logger ?? silentLogger;
+export function createGatehouseApp(appOptions: GatehouseHttpOptions): express.Express {
+  const logger = appOptions.logger ?? silentLogger;
+  // One outage tracker for every router of the application, so that an outage is logged once.
+  const storageOutages = appOptions.storageOutages ?? createStorageOutages({ logger });
+  const options: GatehouseHttpOptions = { ...appOptions, storageOutages };
   const issuer = options.gatehouse.settings.issuer;
   const base = issuerPath(issuer);
   const jsonPaths = OAUTH_JSON_PATHS.map((path) => `${base}${path}`);
@@ -98,7 +104,18 @@ export function createGatehouseApp(options: GatehouseHttpOptions): express.Expre
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     // The OAuth JSON endpoints' errors have one answer (RFC 6749 §5.2), also when raised before their router.
     if (jsonPaths.includes(req.path)) {
-      sendJsonFailure(res, logger, error);
+      sendJsonFailure(res, logger, error, storageOutages);
+      return;
+    }
+    // An outage of the storage: 503 with Retry-After, logged once per outage by the tracker (decision 0100).
+    if (error instanceof StorageUnavailableError && !res.headersSent) {
+      storageOutages.failed(error);
+      if (wantsHtml(req) || isPagePath(req)) {
+        sendUnavailablePage(res, error, { link: wayBack, paths });
+        return;
+      }
+      const { problem: body, headers } = toProblem(error);
+      sendProblem(res, body, headers);
       return;
     }
     requestLogger(logger, res).error({ err: error, method: req.method, path: req.path }, 'unhandled error');

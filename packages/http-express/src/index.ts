@@ -3,6 +3,8 @@ export { createGatehouseRouter, authorizationServerMetadataRouter } from './embe
 export { completeGatehouseLogin, completeGatehouseConsent, logoutGatehouseUser } from './embed/host-login.js';
 export type { GatehouseHttpOptions, GatehouseRouterOptions } from './options.js';
 export { silentLogger, requestLogger, requestIdOf, type HttpLogger } from './logger.js';
+// Storage outages: answered 503 with Retry-After, each logged once (docs/decisions/0100).
+export { createStorageOutages, retryAfterSeconds, watchStorage, type StorageOutage, type StorageOutageOptions, type StorageOutages } from './storage-outages.js';
 export { createOAuthRouter, authorizationServerMetadata, GRANT_TYPES, type GrantType, OAUTH_PATHS, issuerPath, gatehousePaths, wellKnownMetadataPath, wellKnownOpenIdConfigurationPath, type GatehousePaths } from './oauth/index.js';
 export { createPortalRouter, PORTAL_MENU } from './portal/index.js';
 export { createResourceRouter, RESOURCE_PREFIXES } from './resource/index.js';
@@ -31,3 +33,7 @@ export {
 export { HttpProblem, problem, problemErrorHandler, type Problem, type ProblemKind, type ProblemLogger } from './problem/index.js';
 export { expressServerOptions, type ExpressServerOptions } from './server-options.js';
 export { sharedSigningThread, startSigningThread, type SigningThread } from './signing-thread.js';
+// Client registration without a human (RFC 7591/7592, Client ID Metadata Documents; decisions 0115–0119).
+export { createClientMetadataDocumentFetcher, type ClientMetadataDocumentFetcherOptions, type HostResolver } from './client-metadata/document-fetcher.js';
+export { addressRefusal, type AddressAllowance } from './client-metadata/address-guard.js';
+export { DEFAULT_REGISTRATION_LIMITS, type RegistrationLimits } from './oauth/register.js';

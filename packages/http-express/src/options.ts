@@ -1,7 +1,9 @@
 import type { Gatehouse } from '@gatehouse/core';
 import type { Router } from 'express';
 import type { HttpLogger } from './logger.js';
+import type { RegistrationLimits } from './oauth/register.js';
 import type { FailureStore, RateLimitSettings } from './security/rate-limit.js';
+import type { StorageOutages } from './storage-outages.js';
 
 /** What Gatehouse's router needs (`createGatehouseRouter`, and `createGatehouseApp` on top of it). */
 export interface GatehouseRouterOptions {
@@ -9,6 +11,13 @@ export interface GatehouseRouterOptions {
   gatehouse: Gatehouse;
   /** Where request and security lines go (a pino logger fits); default: silent. */
   logger?: HttpLogger;
+  /**
+   * Where the storage's outages are tracked (`createStorageOutages`): a request that fails because
+   * the storage is unavailable is answered 503 with `Retry-After`, and each outage is logged once.
+   * Give the same one to `watchStorage` (which sees the recovery) and to a readiness probe.
+   * Default: one of the router's own, logging to `logger`.
+   */
+  storageOutages?: StorageOutages;
   /** Failed sign-ins and failed client authentications (default 5 per 300 s per key, 25 per IP). */
   rateLimit?: RateLimitSettings;
   /**
@@ -19,6 +28,12 @@ export interface GatehouseRouterOptions {
   csrfKey?: string | Uint8Array;
   /** Where failure counts live: default in this process's memory; a shared store (apps/server: PostgreSQL) makes instances count together. */
   failureStore?: FailureStore;
+  /**
+   * The limits of the registration endpoint when `settings.registration.policy` is not `off`
+   * (docs/decisions/0115-dynamic-client-registration.md): registrations per IP address in a
+   * window (default 20 per hour, counted in `failureStore`) and the largest body (default 16 KiB).
+   */
+  registrationLimits?: RegistrationLimits;
   /**
    * The host's own login page (docs/decisions/0091): a browser that must sign in is sent there
    * with `login_request=<id>` instead of to Gatehouse's login page; the host signs the user in its

@@ -15,6 +15,8 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
     '0005_remembered_consent': { up: (db) => createConsents(db, dialect) },
     '0006_authentication_time_and_superseded_tokens': { up: (db) => addAuthenticationTimeAndSupersededTokens(db) },
     '0007_resource_indicators': { up: (db) => addResourceIndicators(db) },
+    '0008_dynamic_registration': { up: (db) => addSelfRegistrationToClients(db) },
+    '0009_readiness_probe': { up: (db) => createReadinessProbe(db, dialect) },
     '0010_openid_connect': { up: (db) => addOpenIdConnect(db) },
   };
   return { getMigrations: async () => migrations };
@@ -356,6 +358,33 @@ async function addResourceIndicators(db: SchemaDb): Promise<void> {
   await db.schema.alterTable('authorization_codes').addColumn('resources', 'text', (c) => c.notNull().defaultTo(none)).execute();
   await db.schema.alterTable('grants').addColumn('resources', 'text', (c) => c.notNull().defaultTo(none)).execute();
   await db.schema.alterTable('clients').addColumn('resource_server_for', 'text', (c) => c.notNull().defaultTo(none)).execute();
+}
+
+/**
+ * Clients that register themselves (docs/decisions/0115-dynamic-client-registration.md, 0117):
+ * how each client came to be (every existing one is `static`), the details of a self-registered
+ * one (its metadata, the hash of its registration access token or of its metadata document), and
+ * when it was first used, so that those never used can be purged (decision 0119).
+ */
+async function addSelfRegistrationToClients(db: SchemaDb): Promise<void> {
+  await db.schema.alterTable('clients').addColumn('registration', 'text', (c) => c.notNull().defaultTo('static')).execute();
+  await db.schema.alterTable('clients').addColumn('registration_details', 'text').execute();
+  await db.schema.alterTable('clients').addColumn('first_used_at', 'bigint').execute();
+  await db.schema.createIndex('clients_never_used').on('clients').columns(['registration', 'created_at']).where(sql.ref('first_used_at'), 'is', null).execute();
+}
+
+/**
+ * One row that readiness writes and commits (`Storage.checkWrites`): a database that answers
+ * reads but takes no writes (a full disk, a read-only file or server) is not ready
+ * (docs/decisions/0103-readiness-checks-writes.md).
+ */
+async function createReadinessProbe(db: SchemaDb, dialect: StorageDialect): Promise<void> {
+  await db.schema
+    .createTable('readiness_probe')
+    .addColumn('probe_key', dialect.keyType, (c) => c.primaryKey())
+    .addColumn('written_at', 'bigint', (c) => c.notNull())
+    .addColumn('padding', 'text', (c) => c.notNull())
+    .execute();
 }
 
 /**

@@ -19,6 +19,7 @@ export interface Database {
   user_attribute_values: UserAttributeValueTable;
   messages: MessageTable;
   signing_keys: SigningKeyTable;
+  readiness_probe: ReadinessProbeTable;
 }
 
 /** Epoch milliseconds (SQLite INTEGER, PostgreSQL int8 parsed to a number). */
@@ -48,6 +49,12 @@ export interface ClientTable {
   default_max_age: number | null;
   /** …and `require_auth_time`, 0/1. */
   require_auth_time: number;
+  /** How the client came to be: `static`, `dynamic` (RFC 7591) or `metadata-document` (migration 0008). */
+  registration: string;
+  /** A self-registered client's details (`registrationDetails` in repositories/clients.ts); null for a static client. */
+  registration_details: JsonText | null;
+  /** When a code or token was first issued to a self-registered client; null while never used. */
+  first_used_at: EpochMs | null;
 }
 
 export interface UserTable {
@@ -188,4 +195,12 @@ export interface SigningKeyTable {
   private_jwk: JsonText;
   created_at: EpochMs;
   retired_at: EpochMs | null;
+}
+
+/** The row the readiness probe writes (`Storage.checkWrites`, docs/decisions/0103-readiness-checks-writes.md). */
+export interface ReadinessProbeTable {
+  probe_key: string;
+  written_at: EpochMs;
+  /** Incompressible filler of `checkWrites({ bytes })`: a write that needs room, as after a full disk. */
+  padding: string;
 }

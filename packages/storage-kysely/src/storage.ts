@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Repositories } from '@gatehouse/core';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
@@ -9,6 +10,14 @@ export interface Storage {
   migrate(): Promise<void>;
   /** True when the database answers (readiness). */
   ping(): Promise<boolean>;
+  /**
+   * Writes and commits one row of its own (readiness), `bytes` long (default: a few): resolves
+   * when the database takes writes, rejects otherwise (a `StorageUnavailableError` when it cannot
+   * now: a full disk, a read-only file or server, a lost connection, a lock held past the timeout).
+   * A full disk may still take a write of a few bytes into room a failed write left: ask for more
+   * `bytes` to know that ordinary writes fit again.
+   */
+  checkWrites(options?: { bytes?: number }): Promise<void>;
   /** Finishes and closes the connection(s); the storage is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -21,4 +30,23 @@ export async function pingDatabase(db: Kysely<Database>): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * `Storage.checkWrites` for any kysely database: upserts the readiness probe's one row, with
+ * `bytes` of incompressible padding, so a write of that size is committed
+ * (docs/decisions/0103-readiness-checks-writes.md).
+ *
+ * @example
+ * await checkWrites(db); // throws when the database takes no writes
+ * await checkWrites(db, { bytes: 256 * 1024 }); // …or no write of 256 KiB
+ */
+export async function checkWrites(db: Kysely<Database>, options: { bytes?: number } = {}): Promise<void> {
+  const bytes = Math.max(0, Math.floor(options.bytes ?? 0));
+  const row = { written_at: Date.now(), padding: bytes === 0 ? '' : randomBytes(Math.ceil((bytes * 3) / 4)).toString('base64').slice(0, bytes) };
+  await db
+    .insertInto('readiness_probe')
+    .values({ probe_key: 'readiness', ...row })
+    .onConflict((conflict) => conflict.column('probe_key').doUpdateSet(row))
+    .execute();
 }

@@ -31,6 +31,7 @@ export const GATEHOUSE_TABLES = [
   'signing_keys',
   'interactions',
   'consents',
+  'readiness_probe',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
 type Unlisted = Exclude<keyof Database, (typeof GATEHOUSE_TABLES)[number]>;

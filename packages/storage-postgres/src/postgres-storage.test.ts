@@ -1,5 +1,6 @@
 import { createMigrationProvider, MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '@gatehouse/storage-kysely';
 import { Migrator, sql } from 'kysely';
+import { StorageUnavailableError } from '@gatehouse/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresDialect } from './postgres-dialect.js';
 import { openPostgres, openPostgresStorage } from './postgres-storage.js';
@@ -36,7 +37,7 @@ describe.skipIf(!POSTGRES_URL)('openPostgresStorage', () => {
       expect(ran.rows).toEqual(migrations.map((name) => ({ name })));
       expect(migrations.slice(0, 5)).toEqual(['0001_initial', '0002_one_owner_per_phone_number', '0003_interactions', '0004_client_types_and_grant_types', '0005_remembered_consent']);
       const tables = await sql<{ n: number }>`select count(*) as n from pg_tables where schemaname = ${schema}`.execute(one.db);
-      expect(tables.rows[0]?.n).toBe(18); // 13 tables, the interactions, the consents, the limiter's failed attempts and the migrator's two
+      expect(tables.rows[0]?.n).toBe(19); // 13 tables, the interactions, the consents, the readiness probe, the limiter's failed attempts and the migrator's two
     } finally {
       await one.storage.close();
       await two.close();
@@ -98,10 +99,24 @@ describe.skipIf(!POSTGRES_URL)('openPostgresStorage', () => {
     expect(await storage.ping()).toBe(false);
   });
 
-  it('answers ping false when the server cannot be reached', async () => {
+  it('checks writes by committing the readiness row (decision 0103)', async () => {
+    const storage = await openPostgresStorage({ connectionString: url, schema: newSchema() });
+    try {
+      await storage.migrate();
+      await storage.checkWrites();
+      await storage.checkWrites({ bytes: 100_000 });
+      await storage.checkWrites();
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('answers ping false when the server cannot be reached, and a write fails as an outage', async () => {
     const storage = await openPostgresStorage({ connectionString: 'postgres://postgres@127.0.0.1:1/none' });
     try {
       expect(await storage.ping()).toBe(false);
+      await expect(storage.checkWrites()).rejects.toMatchObject({ name: 'StorageUnavailableError', reason: 'unreachable' });
+      await expect(storage.repositories.grants.findById('g1')).rejects.toBeInstanceOf(StorageUnavailableError);
     } finally {
       await storage.close();
     }

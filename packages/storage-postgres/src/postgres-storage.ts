@@ -1,8 +1,8 @@
-import { createKyselyRepositories, migrateToLatest, pingDatabase, type Database, type Storage } from '@gatehouse/storage-kysely';
+import { createKyselyRepositories, migrateToLatest, checkWrites, pingDatabase, type Database, type Storage } from '@gatehouse/storage-kysely';
 import { Kysely, sql, WithSchemaPlugin, type LogConfig } from 'kysely';
 import pg from 'pg';
 import { createPostgresFailureStore, ensureFailedAttemptsTable, type PostgresFailureStore } from './failed-attempts.js';
-import { createPostgresKyselyDialect, postgresDialect } from './postgres-dialect.js';
+import { createPostgresKyselyDialect, postgresDialect, watchConnection } from './postgres-dialect.js';
 
 interface PostgresCommonOptions {
   /**
@@ -18,6 +18,11 @@ export interface PostgresConnectionOptions extends PostgresCommonOptions {
   connectionString: string;
   /** Connections in the pool of this instance (default 10). */
   poolSize?: number;
+  /**
+   * How long a request waits for a connection (a free one of the pool, or a new one) before it fails
+   * as an outage, a `StorageUnavailableError` (default 5000 ms; docs/decisions/0102-postgresql-connections-that-break.md).
+   */
+  connectionTimeoutMs?: number;
   pool?: never;
 }
 
@@ -31,9 +36,13 @@ export interface PostgresPoolOptions extends PostgresCommonOptions {
   pool: pg.Pool;
   connectionString?: never;
   poolSize?: never;
+  connectionTimeoutMs?: never;
 }
 
 export type PostgresStorageOptions = PostgresConnectionOptions | PostgresPoolOptions;
+
+/** `connectionTimeoutMs` when none is given. */
+export const DEFAULT_CONNECTION_TIMEOUT_MS = 5000;
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -74,6 +83,7 @@ export async function openPostgres(options: PostgresStorageOptions, log?: LogCon
       await ensureFailedAttemptsTable(db as Kysely<unknown>);
     },
     ping: () => pingDatabase(db),
+    checkWrites: (options) => checkWrites(db, options),
     close() {
       // Waits for queries in flight, then ends every pooled connection of a pool it created.
       closed ??= db.destroy();
@@ -86,13 +96,18 @@ export async function openPostgres(options: PostgresStorageOptions, log?: LogCon
 function createPool(options: PostgresConnectionOptions, schema: string | undefined): pg.Pool {
   const poolSize = options.poolSize ?? 10;
   if (!Number.isInteger(poolSize) || poolSize < 1) throw new Error('The PostgreSQL pool size must be a whole number, 1 or more.');
+  const connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
+  if (!Number.isInteger(connectionTimeoutMs) || connectionTimeoutMs < 1) throw new Error('The PostgreSQL connection timeout must be a whole number of milliseconds, 1 or more.');
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: poolSize,
+    connectionTimeoutMillis: connectionTimeoutMs,
     // The tables' schema first on the search_path too, for SQL typed by hand (psql, support queries).
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
   // An idle connection that breaks (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor one that breaks while a request has it: each listens for its own errors from its first moment.
+  pool.on('connect', (client) => void watchConnection(client));
   return pool;
 }

@@ -1,6 +1,8 @@
 import type { DirectExecutor, DirectStep } from '@gatehouse/storage-kysely';
 import type { QueryResult, SqliteDatabase, SqliteStatement } from 'kysely';
 import type { AsyncLock } from './async-lock.js';
+import type { LockContention } from './lock-contention.js';
+import { asStorageFailure, isBusy } from './storage-failures.js';
 import type { WriteGate } from './write-gate.js';
 import type { WriteThread } from './write-thread.js';
 
@@ -14,8 +16,17 @@ import type { WriteThread } from './write-thread.js';
  * kysely's path, which waits its turn. Statements come from the same cache as kysely's (`database`).
  * A write of this connection also takes `gate` (a file's, decision 0075), only when no write is in
  * flight on a write thread of the file; `writeOnThread` hands writes to `writer`, this storage's thread.
+ * With `retriesBusy` (the storage waits for SQLite's write lock itself, decision 0101), a statement
+ * or `BEGIN IMMEDIATE` that meets another process's write lock declines too (nothing was written):
+ * kysely's path waits for the lock without blocking the event loop. SQLite's "cannot be used now"
+ * answers are thrown as `StorageUnavailableError`s (storage-failures.ts). A write that goes through
+ * tells `contention` that the lock is free.
  */
-export function createDirectExecutor(database: SqliteDatabase, lock: AsyncLock, { gate, writer }: { gate?: WriteGate; writer?: WriteThread } = {}): DirectExecutor {
+export function createDirectExecutor(
+  database: SqliteDatabase,
+  lock: AsyncLock,
+  { gate, writer, contention, retriesBusy = false }: { gate?: WriteGate; writer?: WriteThread; contention?: LockContention; retriesBusy?: boolean } = {},
+): DirectExecutor {
   const executeStatement = <R>(statement: SqliteStatement, parameters: readonly unknown[]): QueryResult<R> => {
     // The same result shape as kysely's SqliteConnection.executeQuery.
     if (statement.reader) return { rows: statement.all(parameters) as R[] };
@@ -38,7 +49,7 @@ export function createDirectExecutor(database: SqliteDatabase, lock: AsyncLock, 
   };
 
   return {
-    run(sql, parameters) {
+    run<R>(sql: string, parameters: readonly unknown[]) {
       if (!lock.tryAcquire()) return undefined;
       const statement = database.prepare(sql);
       // A read needs no gate: in WAL it never waits for a writer.
@@ -48,7 +59,13 @@ export function createDirectExecutor(database: SqliteDatabase, lock: AsyncLock, 
         return undefined;
       }
       try {
-        return executeStatement(statement, parameters);
+        const result = executeStatement<R>(statement, parameters);
+        if (writes) contention?.cleared();
+        return result;
+      } catch (error) {
+        // A lone statement that met the write lock wrote nothing: kysely's path waits and runs it.
+        if (retriesBusy && isBusy(error)) return undefined;
+        throw asStorageFailure(error);
       } finally {
         if (writes) gate.leaveServing();
         lock.release();
@@ -62,14 +79,21 @@ export function createDirectExecutor(database: SqliteDatabase, lock: AsyncLock, 
         return undefined;
       }
       try {
-        begin();
+        try {
+          begin();
+        } catch (error) {
+          // Another process holds the write lock: kysely's path waits for it and runs the body.
+          if (retriesBusy && isBusy(error)) return undefined;
+          throw asStorageFailure(error);
+        }
         let value;
         try {
           value = body(execute as DirectStep);
           commit();
+          contention?.cleared();
         } catch (error) {
           rollBackQuietly();
-          throw error;
+          throw asStorageFailure(error);
         }
         return { value };
       } finally {

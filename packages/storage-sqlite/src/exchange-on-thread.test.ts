@@ -1,4 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
+import { StorageUnavailableError } from '@gatehouse/core';
 import type { Storage } from '@gatehouse/storage-kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage, type SqliteFileOptions } from './sqlite-storage.js';
@@ -63,21 +64,28 @@ describe('the code exchange on a SQLite file, written by the write thread (decis
     expect(await opened.repositories.grants.findById('g0')).toMatchObject({ grantId: 'g0', clientId: 'c1' });
   });
 
-  it('blocks the event loop while it waits without the thread (writeThread: false)', async () => {
+  it('waits without the thread (writeThread: false) off the event loop too, and fails as an outage at its busy timeout (decision 0101)', async () => {
     const opened = await open({ busyTimeoutMs: 150, writeThread: false });
     await seedClientAndCodes(opened, codeHashes(1));
     other = new BetterSqlite3(file.filename);
     other.exec('begin immediate');
+    const started = performance.now();
     const { ticks, outcome } = await ticksDuring(() => exchange(opened, 0));
+    const waited = performance.now() - started;
     other.exec('rollback');
-    // The serving connection waited out its busy timeout on the event loop, then failed.
     expect(outcome.status).toBe('rejected');
-    expect((outcome as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_BUSY' });
-    expect(ticks).toBe(0);
+    const failure = (outcome as PromiseRejectedResult).reason as unknown;
+    expect(failure).toBeInstanceOf(StorageUnavailableError);
+    expect(failure).toMatchObject({ reason: 'busy' });
+    // It waited its busy timeout, with timers firing meanwhile (the event loop was free).
+    expect(waited).toBeGreaterThanOrEqual(145);
+    expect(ticks).toBeGreaterThan(5);
+    // Nothing was written: the code can still be exchanged.
+    expect(await exchange(opened, 0)).toBe(true);
   });
 
-  it("orders the serving connection's writes with the thread's: none meets SQLITE_BUSY, even with no busy timeout", async () => {
-    const opened = await open({ busyTimeoutMs: 0 });
+  it("orders the serving connection's writes with the thread's: none meets SQLITE_BUSY, though the connections' own busy_timeout is 0 (decision 0101)", async () => {
+    const opened = await open();
     const count = 40;
     await seedClientAndCodes(opened, codeHashes(count));
     const at = new Date(now.getTime() + 1000);

@@ -146,3 +146,34 @@ describe('migration 0007: resource indicators (docs/decisions/0110-resource-indi
     expect(await storage.repositories.codes.findByHash('c')).not.toHaveProperty('resources');
   });
 });
+
+describe('migration 0008: clients that register themselves (docs/decisions/0115, 0119)', () => {
+  let file: ReturnType<typeof tempDatabaseFile>;
+  let opened: Awaited<ReturnType<typeof openSqlite>>;
+
+  beforeEach(async () => {
+    file = tempDatabaseFile();
+    opened = await openSqlite({ filename: file.filename });
+    await migrateTo(opened.db, '0005_remembered_consent');
+  });
+
+  afterEach(async () => {
+    await opened.storage.close();
+    file.remove();
+  });
+
+  it('makes every existing client a static one, never purged as unused', async () => {
+    const { db, storage } = opened;
+    await db
+      .insertInto('clients')
+      // The row as an older Gatehouse wrote it: no registration columns yet.
+      .values({ client_id: 'old', client_secret_hash: 'hash-of-old', name: 'Old', redirect_uris: '["https://a.example/cb"]', scopes: '["messaging.v1.read"]', pkce_required: 0, owner_user_key: null, created_at: 1, grant_types: '["authorization_code"]' } as never)
+      .execute();
+    await storage.migrate();
+    const client = await storage.repositories.clients.findById('old');
+    expect(client).toMatchObject({ clientId: 'old', name: 'Old', grantTypes: ['authorization_code'] });
+    expect(client?.registration).toBeUndefined();
+    expect(await storage.repositories.clients.purgeUnused(new Date(1_000_000_000_000_000))).toBe(0);
+    expect(await storage.repositories.clients.findById('old')).toBeDefined();
+  });
+});

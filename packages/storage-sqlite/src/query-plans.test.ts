@@ -22,7 +22,7 @@ const T = 1_700_000_000_000;
 function fill(raw: BetterSqlite3.Database): void {
   const insert = (sql: string) => raw.prepare(sql);
   const users = insert('insert into users values (?, ?, ?, ?, ?, ?, ?)');
-  const clients = insert('insert into clients values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const clients = insert('insert into clients (client_id, client_secret_hash, name, redirect_uris, scopes, pkce_required, owner_user_key, created_at, grant_types, resource_server_for) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const sessions = insert('insert into sessions (session_id, user_key, created_at, expires_at, ended_at) values (?, ?, ?, ?, ?)');
   const grants = insert('insert into grants values (?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const codes = insert('insert into authorization_codes values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
@@ -34,7 +34,7 @@ function fill(raw: BetterSqlite3.Database): void {
   const messages = insert('insert into messages values (?, ?, ?, ?, ?, ?, ?, ?)');
   raw.transaction(() => {
     for (let u = 0; u < USERS; u += 1) users.run(`u${u}`, `user${u}@example.com`, `user${u}@example.com`, 'G', 'F', 'en', 'hash');
-    for (let c = 0; c < CLIENTS; c += 1) clients.run(`c${c}`, 'hash', `client ${c}`, '["https://a.example/cb"]', '["messaging.v1.send"]', 0, `u${c}`, T, '["authorization_code","refresh_token"]', '[]', null, '[]', null, 0);
+    for (let c = 0; c < CLIENTS; c += 1) clients.run(`c${c}`, 'hash', `client ${c}`, '["https://a.example/cb"]', '["messaging.v1.send"]', 0, `u${c}`, T, '["authorization_code","refresh_token"]', '[]');
     for (let g = 0; g < GRANTS; g += 1) {
       const session = `s${g % 20_000}`;
       if (g < 20_000) sessions.run(session, `u${g % USERS}`, T, T + 3_600_000, g % 3 === 0 ? T + 1000 : null);
@@ -134,6 +134,7 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
     ['purge revoked grants', (s) => s.repositories.grants.purge(new Date(T - 1))],
     ['purge expired codes', (s) => s.repositories.codes.purge(new Date(T - 1))],
     ['purge sessions', (s) => s.repositories.sessions.purge(new Date(T - 1))],
+    ['purge never-used self-registered clients', (s) => s.repositories.clients.purgeUnused(new Date(T - 1))],
   ];
 
   it.each(hotQueries)('%s searches an index and scans no big table', async (_name, operation) => {

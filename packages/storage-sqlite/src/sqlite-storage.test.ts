@@ -1,3 +1,4 @@
+import { StorageUnavailableError } from '@gatehouse/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,12 +22,12 @@ describe('openSqliteStorage', () => {
     file.remove();
   });
 
-  it('sets WAL, foreign keys, the busy timeout and synchronous=FULL on the connection', async () => {
+  it('sets WAL, foreign keys and synchronous=FULL on the connection, and no busy_timeout: the storage waits for locks itself (decision 0101)', async () => {
     const { storage, database } = await openSqlite({ filename: file.filename, busyTimeoutMs: 1234, synchronous: 'FULL' });
     try {
       expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(database.pragma('foreign_keys', { simple: true })).toBe(1);
-      expect(database.pragma('busy_timeout', { simple: true })).toBe(1234);
+      expect(database.pragma('busy_timeout', { simple: true })).toBe(0);
       expect(database.pragma('synchronous', { simple: true })).toBe(2); // 2 = FULL
     } finally {
       await storage.close();
@@ -140,6 +141,26 @@ describe('openSqliteStorage', () => {
     await storage.close();
     await storage.close();
     expect(await storage.ping()).toBe(false);
+  });
+
+  it('checks writes by committing the readiness row, and fails as an outage when the database takes none (decision 0103)', async () => {
+    const { storage, database } = await openSqlite({ filename: file.filename });
+    try {
+      await storage.migrate();
+      await storage.checkWrites();
+      await storage.checkWrites({ bytes: 100_000 });
+      expect(database.prepare('select probe_key, length(padding) as bytes from readiness_probe').all()).toEqual([{ probe_key: 'readiness', bytes: 100_000 }]);
+      await storage.checkWrites();
+      expect(database.prepare('select length(padding) as bytes from readiness_probe').get()).toEqual({ bytes: 0 });
+      // Reads still answer, writes do not.
+      database.pragma('query_only = 1');
+      expect(await storage.ping()).toBe(true);
+      await expect(storage.checkWrites()).rejects.toBeInstanceOf(StorageUnavailableError);
+      database.pragma('query_only = 0');
+      await storage.checkWrites();
+    } finally {
+      await storage.close();
+    }
   });
 
   it('keeps each :memory: storage apart', async () => {

@@ -1,9 +1,10 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { assertTablePrefix, createKyselyRepositories, setDirectExecutor, migrateToLatest, pingDatabase, TablePrefixPlugin, type Database, type Storage } from '@gatehouse/storage-kysely';
+import { assertTablePrefix, createKyselyRepositories, setDirectExecutor, migrateToLatest, checkWrites, pingDatabase, TablePrefixPlugin, type Database, type Storage } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
+import { LockContention } from './lock-contention.js';
 import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, WAL_SIZE_LIMIT_BYTES, type BackgroundCheckpoints } from './background-checkpoints.js';
 import { WriteGate } from './write-gate.js';
 import { startWriteThread, WRITE_THREAD_CACHE_KIB, type WriteThread } from './write-thread.js';
@@ -23,7 +24,12 @@ export interface SqliteFileOptions extends SqliteCommonOptions {
   /** Path of the database file (created with its directory when missing), or ':memory:'. */
   filename: string;
   database?: never;
-  /** How long a write waits for another connection's write lock before failing (default 5000 ms). */
+  /**
+   * How long a request may wait in all for the database's write lock while another connection
+   * (the CLI, another process) holds it, however many requests wait before it (default 5000 ms).
+   * The waits do not block the event loop; a request still waiting then fails with a busy
+   * `StorageUnavailableError` (docs/decisions/0101-bounded-sqlite-lock-waits.md).
+   */
   busyTimeoutMs?: number;
   /**
    * What a commit waits for (docs/decisions/0010-sqlite-durability.md). `NORMAL` (the default): a
@@ -58,6 +64,9 @@ export type SqliteStorageOptions = SqliteFileOptions | SqliteConnectionOptions;
 
 export type SqliteSynchronous = 'NORMAL' | 'FULL';
 
+/** `busyTimeoutMs` when none is given. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
 /**
  * Opens (creating when needed) a SQLite database file, or takes the host's open connection, and
  * the core's repositories on it. Call `migrate()` before use. Connection set-up of a file it opens:
@@ -86,12 +95,18 @@ export async function openSqlite(
 ): Promise<{ storage: Storage; db: Kysely<Database>; database: BetterSqlite3.Database }> {
   const { tablePrefix } = options;
   if (tablePrefix !== undefined) assertTablePrefix(tablePrefix);
-  const { database, ownsDatabase, lockKey, checkpoints, writeThread } = options.database === undefined ? openFile(options) : borrow(options.database);
-  const { lock, gate } = lockKey === undefined ? { lock: connectionLock(database), gate: undefined } : fileLocks.take(lockKey);
+  const { database, ownsDatabase, lockKey, checkpoints, writeThread, busyTimeoutMs } = options.database === undefined ? openFile(options) : borrow(options.database);
+  const { lock, gate, contention } = lockKey === undefined ? { lock: connectionLock(database), gate: undefined, contention: new LockContention() } : fileLocks.take(lockKey);
   // The code exchange's writes go to the thread only where its statements run directly (not when kysely logs them).
-  const writer = writeThread === undefined || gate === undefined || log ? undefined : writeThread(gate);
+  const writer = writeThread === undefined || gate === undefined || log ? undefined : writeThread(gate, contention);
   const plugins = tablePrefix === undefined || tablePrefix === '' ? [] : [new TablePrefixPlugin(tablePrefix)];
-  const dialect = createSqliteKyselyDialect(database, lock, { leaveOpen: !ownsDatabase, ...(gate ? { gate } : {}), ...(writer ? { writer } : {}) });
+  const dialect = createSqliteKyselyDialect(database, lock, {
+    leaveOpen: !ownsDatabase,
+    ...(gate ? { gate } : {}),
+    ...(writer ? { writer } : {}),
+    contention,
+    ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
+  });
   const db = new Kysely<Database>({ dialect, plugins, ...(log ? { log } : {}) });
   // The hot statements run synchronously (decision 0067); kysely's own path when queries are
   // logged (the log is kysely's). The table prefix plugin leaves results untouched.
@@ -102,6 +117,7 @@ export async function openSqlite(
     repositories: createKyselyRepositories(db, sqliteDialect),
     migrate: () => migrateToLatest(db, sqliteDialect, tablePrefix === undefined ? {} : { tablePrefix }),
     ping: () => pingDatabase(db),
+    checkWrites: (options) => checkWrites(db, options),
     close() {
       closed ??= (async () => {
         try {
@@ -130,7 +146,12 @@ interface Connection {
   /** The background checkpoints of a file the storage opened. */
   checkpoints?: BackgroundCheckpoints;
   /** Starts the write thread of a file the storage opened (unless turned off). */
-  writeThread?: (gate: WriteGate) => WriteThread;
+  writeThread?: (gate: WriteGate, contention: LockContention) => WriteThread;
+  /**
+   * A connection the storage opened waits for another connection's write lock itself, this long
+   * at most per request (its own `busy_timeout` is 0 once set up); the host's waits by its own `busy_timeout`.
+   */
+  busyTimeoutMs?: number;
 }
 
 function openFile(options: SqliteFileOptions): Connection {
@@ -138,24 +159,28 @@ function openFile(options: SqliteFileOptions): Connection {
   const path = inMemory ? ':memory:' : resolve(options.filename);
   if (!inMemory) mkdirSync(dirname(path), { recursive: true });
 
-  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new Error(`busyTimeoutMs must be a whole number of milliseconds, 0 or more (got ${String(busyTimeoutMs)}).`);
   const synchronous = options.synchronous ?? 'NORMAL';
+  // The set-up below waits for a lock as SQLite does; then the storage waits itself (decision 0101).
   const database = new BetterSqlite3(path, { timeout: busyTimeoutMs });
   try {
     configure(database, synchronous);
+    database.pragma('busy_timeout = 0');
     // A burst's WAL is given back once the WAL restarts (background-checkpoints.ts).
     if (!inMemory) database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-    if (inMemory) return { database, ownsDatabase: true, lockKey: undefined };
+    if (inMemory) return { database, ownsDatabase: true, lockKey: undefined, busyTimeoutMs };
     const lockKey = realpathSync(path);
     const writeThread =
       options.writeThread === false
         ? undefined
-        : (gate: WriteGate) => startWriteThread(path, gate, { busyTimeoutMs, synchronous, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES, autocheckpointPages: autocheckpointPages(options), cacheKib: WRITE_THREAD_CACHE_KIB });
-    if (options.backgroundCheckpoints === false) return { database, ownsDatabase: true, lockKey, ...(writeThread ? { writeThread } : {}) };
+        : (gate: WriteGate, contention: LockContention) =>
+            startWriteThread(path, gate, { busyTimeoutMs, synchronous, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES, autocheckpointPages: autocheckpointPages(options), cacheKib: WRITE_THREAD_CACHE_KIB }, contention);
+    if (options.backgroundCheckpoints === false) return { database, ownsDatabase: true, lockKey, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
     // The serving connection still checkpoints past this many frames (background-checkpoints.ts).
     database.pragma(`wal_autocheckpoint = ${SERVING_CONNECTION_AUTOCHECKPOINT_PAGES}`);
     const checkpoints = startBackgroundCheckpoints(path, { busyTimeoutMs, synchronous });
-    return { database, ownsDatabase: true, lockKey, checkpoints, ...(writeThread ? { writeThread } : {}) };
+    return { database, ownsDatabase: true, lockKey, checkpoints, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
   } catch (error) {
     database.close();
     throw unusableFile(path, error);
@@ -200,14 +225,15 @@ function connectionLock(database: BetterSqlite3.Database): AsyncLock {
 }
 
 /**
- * One lock per database file for every storage of this process (see sqlite-dialect.ts), and one
- * gate between its serving connections' writes and its write threads' (write-gate.ts).
+ * One lock per database file for every storage of this process (see sqlite-dialect.ts), one
+ * gate between its serving connections' writes and its write threads' (write-gate.ts), and what
+ * they know of another process holding its write lock (lock-contention.ts).
  */
 const fileLocks = (() => {
-  const byPath = new Map<string, { lock: AsyncLock; gate: WriteGate; users: number }>();
+  const byPath = new Map<string, { lock: AsyncLock; gate: WriteGate; contention: LockContention; users: number }>();
   return {
-    take(path: string): { lock: AsyncLock; gate: WriteGate } {
-      const entry = byPath.get(path) ?? { lock: new AsyncLock(), gate: new WriteGate(), users: 0 };
+    take(path: string): { lock: AsyncLock; gate: WriteGate; contention: LockContention } {
+      const entry = byPath.get(path) ?? { lock: new AsyncLock(), gate: new WriteGate(), contention: new LockContention(), users: 0 };
       entry.users += 1;
       byPath.set(path, entry);
       return entry;

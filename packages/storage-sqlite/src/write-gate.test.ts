@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { AsyncLock } from './async-lock.js';
+import { clockMs } from './deadline.js';
 import { WriteGate } from './write-gate.js';
 
 /** Lets every settled promise's callbacks run. */
@@ -60,5 +62,35 @@ describe('the gate between the serving connection and the write thread', () => {
     await settle();
     expect(next).toBe(true);
     expect(gate.enterThread()).toBeInstanceOf(Promise);
+  });
+
+  it('lets a serving write give up at its deadline, and the thread writes it kept waiting go ahead (decision 0101)', async () => {
+    const gate = new WriteGate();
+    gate.enterThread();
+    const serving = gate.enterServing(clockMs() + 30);
+    let admitted = false;
+    void gate.enterThread()?.then(() => (admitted = true));
+    expect(await serving).toBe(false);
+    await settle();
+    expect(admitted).toBe(true);
+    // The serving write that gave up holds nothing: the next one enters once the thread is done.
+    gate.leaveThread();
+    gate.leaveThread();
+    expect(gate.tryEnterServing()).toBe(true);
+  });
+});
+
+describe('the async lock', () => {
+  it('hands the lock on in turn, and lets a waiter give up at its deadline without taking it', async () => {
+    const lock = new AsyncLock();
+    expect(await lock.acquire()).toBe(true);
+    const gaveUp = lock.acquire(clockMs() + 20);
+    const next = lock.acquire();
+    expect(await gaveUp).toBe(false);
+    lock.release();
+    expect(await next).toBe(true);
+    expect(lock.tryAcquire()).toBe(false);
+    lock.release();
+    expect(lock.tryAcquire()).toBe(true);
   });
 });

@@ -1,3 +1,5 @@
+import { clockMs } from './deadline.js';
+
 /**
  * Orders the writes of one database file's two writing connections in this process: the serving
  * connection, on the event loop, and the write thread's (write-thread.ts). better-sqlite3 waits for
@@ -42,18 +44,42 @@ export class WriteGate {
     return true;
   }
 
-  /** Takes the gate for the serving connection once the thread has answered every write in flight. */
-  async enterServing(): Promise<void> {
-    if (this.tryEnterServing()) return;
-    await new Promise<void>((resolve) => this.#servingWaiting.push(resolve));
+  /**
+   * Takes the gate for the serving connection once the thread has answered every write in flight:
+   * true once held. With a `deadline` (`clockMs()` time), a write still waiting then gives up
+   * (false), and the thread's writes it kept waiting go ahead.
+   */
+  enterServing(deadline?: number): Promise<boolean> {
+    if (this.tryEnterServing()) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const admit = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        resolve(true);
+      };
+      this.#servingWaiting.push(admit);
+      if (deadline !== undefined) {
+        timer = setTimeout(() => {
+          const index = this.#servingWaiting.indexOf(admit);
+          if (index < 0) return;
+          this.#servingWaiting.splice(index, 1);
+          if (!this.#servingHolds && this.#servingWaiting.length === 0) this.#admitThreadWrites();
+          resolve(false);
+        }, Math.max(0, deadline - clockMs()));
+      }
+    });
   }
 
   leaveServing(): void {
     this.#servingHolds = false;
     // Writes for the thread that queued behind this one go first, then the next serving write.
+    this.#admitThreadWrites();
+    if (this.#inThread === 0) this.#admitServing();
+  }
+
+  #admitThreadWrites(): void {
     const waiting = this.#threadWaiting.splice(0);
     for (const admit of waiting) admit();
-    if (this.#inThread === 0) this.#admitServing();
   }
 
   #admitServing(): void {

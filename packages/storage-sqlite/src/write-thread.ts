@@ -1,18 +1,24 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { BackgroundStatement } from '@gatehouse/storage-kysely';
+import { clockMs } from './deadline.js';
+import { LockContention } from './lock-contention.js';
+import { asStorageFailure } from './storage-failures.js';
 import type { WriteGate } from './write-gate.js';
 import { stopWorker } from './worker-stop.js';
 
 // A CommonJS script (worker `eval`), so that the same file works from dist/ and from src/ in tests.
 // Messages in: 'stop', or the JSON of [definitions, writes]: a definition is [statement number,
-// SQL], a write [id, steps], a step [statement number, parameters, must change a row]. Out: one
-// array of [id, outcome, error] per group, sent after the group's COMMIT (outcome true: written;
-// false: a statement that must change a row changed none, and that write was rolled back).
+// SQL], a write [id, steps, deadline], a step [statement number, parameters, must change a row].
+// Out: arrays of [id, outcome, error]: a group's after its COMMIT (outcome true: written; false: a
+// statement that must change a row changed none, and that write was rolled back), and at once the
+// writes whose deadline passed while the group waited for another connection's write lock.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.filename, { timeout: workerData.busyTimeoutMs });
+// The waits for another connection's write lock are this thread's, each write until its deadline (beginGroup).
+db.pragma('busy_timeout = 0');
 db.pragma('synchronous = ' + workerData.synchronous);
 db.pragma('foreign_keys = ON');
 db.pragma('journal_size_limit = ' + workerData.walSizeLimitBytes);
@@ -29,6 +35,40 @@ let queue = [];
 let scheduled = false;
 
 const errorOf = (error) => ({ message: String(error && error.message), code: error && error.code });
+const isBusy = (error) => typeof (error && error.code) === 'string' && (error.code.startsWith('SQLITE_BUSY') || error.code.startsWith('SQLITE_LOCKED'));
+const clock = () => performance.timeOrigin + performance.now();
+// SQLite's own busy handler's steps (ms), then 100 ms at a time; the thread sleeps in between.
+const BUSY_DELAYS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+const timedOut = { message: 'The SQLite database stayed locked by another connection for the whole busy timeout (' + workerData.busyTimeoutMs + ' ms).', code: 'SQLITE_BUSY' };
+
+// BEGIN IMMEDIATE for a group. While another connection holds the write lock, the thread sleeps
+// and tries again until the earliest deadline of the group's writes: a write whose deadline has
+// passed is answered at once (nothing of it was written) and leaves the group. Returns the writes
+// that are in the transaction; false when BEGIN failed otherwise (each write answered with that failure).
+const beginGroup = (group) => {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      begin.run();
+      return group;
+    } catch (error) {
+      if (!isBusy(error)) {
+        parentPort.postMessage(group.map(([id]) => [id, null, errorOf(error)]));
+        return false;
+      }
+    }
+    const now = clock();
+    const expired = group.filter((write) => write[2] <= now);
+    if (expired.length > 0) {
+      parentPort.postMessage(expired.map(([id]) => [id, null, timedOut]));
+      group = group.filter((write) => write[2] > now);
+      if (group.length === 0) return group;
+    }
+    const earliest = Math.min(...group.map((write) => write[2]));
+    const wait = Math.min(BUSY_DELAYS[attempt] === undefined ? 100 : BUSY_DELAYS[attempt], earliest - clock());
+    if (wait > 0) Atomics.wait(sleeper, 0, 0, wait);
+  }
+};
 
 // Runs one write's statements; false when one that must change a row changed none.
 const runWrite = (steps) => {
@@ -46,19 +86,18 @@ const runWrite = (steps) => {
 const flush = () => {
   scheduled = false;
   if (queue.length === 0) return;
-  const group = queue;
+  const waiting = queue;
   queue = [];
+  const group = beginGroup(waiting);
+  if (group === false || group.length === 0) return;
   const answers = [];
-  try {
-    begin.run();
-  } catch (error) {
-    parentPort.postMessage(group.map(([id]) => [id, null, errorOf(error)]));
-    return;
-  }
+  // The failure that made SQLite roll the whole transaction back (a full disk, say): the writes it
+  // took with it are answered with its code, so that they read as the same outage.
+  let rolledBackBy;
   const several = group.length > 1;
   for (const [id, steps] of group) {
     if (!db.inTransaction) {
-      answers.push([id, null, { message: 'The transaction of this write was rolled back by an earlier failure.', code: 'SQLITE_ABORT' }]);
+      answers.push([id, null, { message: 'The transaction of this write was rolled back by an earlier failure.', code: rolledBackBy ? rolledBackBy.code : 'SQLITE_ABORT' }]);
       continue;
     }
     if (several) savepoint.run();
@@ -68,6 +107,7 @@ const flush = () => {
       outcome = runWrite(steps);
     } catch (error) {
       failure = errorOf(error);
+      if (!db.inTransaction) rolledBackBy = failure;
     }
     if (several && db.inTransaction) {
       if (outcome !== true) rollbackToSavepoint.run();
@@ -88,7 +128,7 @@ const flush = () => {
   } else if (several) {
     // SQLite rolled the whole transaction back (a full disk, say): what looked written is not.
     for (let index = 0; index < answers.length; index += 1) {
-      if (answers[index][1] === true) answers[index] = [answers[index][0], null, { message: 'The transaction of this write was rolled back by a later failure.', code: 'SQLITE_ABORT' }];
+      if (answers[index][1] === true) answers[index] = [answers[index][0], null, { message: 'The transaction of this write was rolled back by a later failure.', code: rolledBackBy ? rolledBackBy.code : 'SQLITE_ABORT' }];
     }
   }
   parentPort.postMessage(answers);
@@ -129,6 +169,7 @@ export const WRITE_THREAD_CACHE_KIB = 16 * 1024;
 
 /** A write thread's connection settings: the serving connection's (sqlite-storage.ts), and its page cache. */
 export interface WriteThreadOptions {
+  /** How long a write may wait for another connection's write lock, from the moment it is handed over (decision 0101). */
   busyTimeoutMs: number;
   synchronous: string;
   walSizeLimitBytes: number;
@@ -141,7 +182,8 @@ export interface WriteThread {
   /**
    * Runs `statements` as one write, all or nothing, on the thread's connection: true once committed,
    * false (nothing written) when a statement marked `mustChange` changed no row, a rejection when
-   * SQLite failed. Undefined when the thread has stopped or failed: the caller writes on its own
+   * SQLite failed (a `StorageUnavailableError` when the database cannot be used now, as when another
+   * connection held the write lock for the whole busy timeout since this call). Undefined when the thread has stopped or failed: the caller writes on its own
    * connection instead.
    */
   write(statements: readonly BackgroundStatement[]): Promise<boolean> | undefined;
@@ -158,10 +200,12 @@ type Answer = [id: number, outcome: boolean | null, error: { message: string; co
  * WAL frames and commits. Writes that arrive while it is busy are committed together (group
  * commit): each is still all or nothing (a savepoint each), and every answer is sent after the
  * group's COMMIT, so no caller hears "written" before its write is in the WAL. `gate` keeps the
- * serving connection's writes out while writes are in flight. The thread starts at the first write
- * and does not keep the process alive.
+ * serving connection's writes out while writes are in flight. A write waits for another
+ * connection's write lock until `busyTimeoutMs` after it was handed over, or tries once while
+ * `contention` says the lock is held elsewhere (decision 0101). The thread starts at the first
+ * write and does not keep the process alive.
  */
-export function startWriteThread(filename: string, gate: WriteGate, options: WriteThreadOptions): WriteThread {
+export function startWriteThread(filename: string, gate: WriteGate, options: WriteThreadOptions, contention: LockContention = new LockContention()): WriteThread {
   const pending = new Map<number, { resolve: (written: boolean) => void; reject: (error: Error) => void }>();
   // Statements are sent by number once their SQL has been sent (kysely compiles each once).
   const numbers = new Map<string, number>();
@@ -194,7 +238,9 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
     worker.unref();
     worker.on('message', (answers: Answer[]) => {
       for (const [id, outcome, error] of answers) {
-        settle(id, (entry) => (error === null ? entry.resolve(outcome === true) : entry.reject(Object.assign(new Error(error.message), { code: error.code }))));
+        if (error === null) contention.cleared();
+        else if (error.code === 'SQLITE_BUSY') contention.met();
+        settle(id, (entry) => (error === null ? entry.resolve(outcome === true) : entry.reject(asStorageFailure(Object.assign(new Error(error.message), { code: error.code })) as Error)));
       }
     });
     worker.on('error', (error) => failAll(new Error('The SQLite write thread failed.', { cause: error })));
@@ -209,14 +255,14 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
 
   // The writes of one turn of the event loop go in one message (one wake-up of the thread).
   let definitions: Array<[number, string]> = [];
-  let outbox: Array<[number, unknown[]]> = [];
+  let outbox: Array<[number, unknown[], number]> = [];
   const send = () => {
     const message = JSON.stringify([definitions, outbox]);
     definitions = [];
     outbox = [];
     thread().worker.postMessage(message);
   };
-  const post = (statements: readonly BackgroundStatement[]): Promise<boolean> => {
+  const post = (statements: readonly BackgroundStatement[], deadline: number): Promise<boolean> => {
     const id = nextId++;
     const steps = statements.map(({ sql, parameters, mustChange }) => {
       let number = numbers.get(sql);
@@ -228,7 +274,7 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
     });
     if (pending.size === 0) thread().worker.ref();
     if (outbox.length === 0) setImmediate(() => outbox.length > 0 && send());
-    outbox.push([id, steps]);
+    outbox.push([id, steps, deadline]);
     return new Promise<boolean>((resolve, reject) => pending.set(id, { resolve, reject }));
   };
 
@@ -236,10 +282,13 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
   return {
     write(statements) {
       if (failure !== undefined || stopped !== undefined) return undefined;
+      // The write's wait for the lock ends this long after it was handed over; it tries once while
+      // the lock is known to be held elsewhere.
+      const deadline = clockMs() + (contention.latched ? 0 : options.busyTimeoutMs);
       const entered = gate.enterThread();
-      if (entered === undefined) return post(statements);
+      if (entered === undefined) return post(statements, deadline);
       return entered.then(() => {
-        if (failure === undefined && stopped === undefined) return post(statements);
+        if (failure === undefined && stopped === undefined) return post(statements, deadline);
         gate.leaveThread();
         throw failure ?? new Error('The SQLite write thread stopped.');
       });

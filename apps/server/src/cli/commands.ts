@@ -1,4 +1,4 @@
-import { DEFAULT_GRANT_TYPES, DomainError, E164, GRANT_TYPES, isGrantType, isPublicClient, parseScope, phoneNumberTaken, tokenEndpointAuthMethod, type Client, type Gatehouse, type Role } from '@gatehouse/core';
+import { clientOrigin, DEFAULT_GRANT_TYPES, DomainError, E164, GRANT_TYPES, isGrantType, isPublicClient, parseScope, phoneNumberTaken, tokenEndpointAuthMethod, type Client, type Gatehouse, type Role } from '@gatehouse/core';
 import { describeDatabase, type Config } from '../config.js';
 import { UsageError } from './usage.js';
 
@@ -126,8 +126,22 @@ const clientJson = (client: Client) => ({
   ownerUserKey: client.ownerUserKey,
   createdAt: client.createdAt.toISOString(),
   ...resourceServerJson(client),
+  // How it came to be (docs/decisions/0115, 0117): static, dynamic or metadata-document, and when a self-registered one was first used.
+  registration: clientOrigin(client).registration,
+  ...(client.registration === undefined ? {} : { firstUsedAt: client.registration.firstUsedAt?.toISOString() ?? null }),
   ...openIdJson(client),
 });
+
+/** What `clients list` adds after a client's name: its type, and how a self-registered one came to be. */
+function clientMarks(client: Client): string {
+  const marks = [isPublicClient(client) ? 'public' : undefined];
+  const origin = clientOrigin(client);
+  if (origin.registration === 'dynamic') marks.push('registered itself');
+  if (origin.registration === 'metadata-document') marks.push(`metadata document at ${origin.documentHost ?? ''}`);
+  if (client.registration !== undefined && client.registration.firstUsedAt === null) marks.push('never used');
+  const shown = marks.filter((mark) => mark !== undefined);
+  return shown.length === 0 ? '' : `  (${shown.join(', ')})`;
+}
 
 export const COMMANDS: readonly Command[] = [
   {
@@ -301,7 +315,7 @@ export const COMMANDS: readonly Command[] = [
             : clients
                 .map(
                   (client) =>
-                    `${client.clientId}  ${client.name}${isPublicClient(client) ? '  (public)' : ''}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}`,
+                    `${client.clientId}  ${client.name}${clientMarks(client)}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}`,
                 )
                 .join('\n'),
       };

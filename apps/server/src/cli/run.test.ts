@@ -264,6 +264,7 @@ describe('gatehouse CLI', () => {
         pkceRequired: false,
         ownerUserKey: expect.any(String),
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        registration: 'static',
       },
     ]);
     const text = await cli('clients', 'list');
@@ -273,6 +274,17 @@ describe('gatehouse CLI', () => {
       const authenticated = await gatehouse.authenticateClient({ clientId: client.clientId, clientSecret: client.clientSecret });
       expect(authenticated.name).toBe('My app');
     });
+  });
+
+  it('clients list marks a client that registered itself, and whether it was ever used', async () => {
+    env.GATEHOUSE_REGISTRATION = 'open';
+    const registered = await withGatehouse((gatehouse) =>
+      gatehouse.registerDynamicClient({ metadata: { client_name: 'Agent', redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' }, initialAccessToken: undefined }),
+    );
+    const list = await json<{ clients: Array<Record<string, unknown>> }>('clients', 'list');
+    expect(list.clients).toEqual([expect.objectContaining({ clientId: registered.client.clientId, name: 'Agent', registration: 'dynamic', firstUsedAt: null, pkceRequired: true })]);
+    expect((await cli('clients', 'list')).stdout).toContain(`${registered.client.clientId}  Agent  (public, registered itself, never used)`);
+    expect(JSON.stringify(list)).not.toContain(registered.information.registration_access_token as string);
   });
 
   it('clients create --public: no secret (clientSecret null), auth method none, and no secret to rotate', async () => {

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Gatehouse } from '@gatehouse/core';
-import { createGatehouseApp } from '@gatehouse/http-express';
+import { createGatehouseApp, type StorageOutages } from '@gatehouse/http-express';
 import type { Config } from '../config.js';
 import { findDemoClient } from '../demo.js';
 import type { Logger } from '../logger.js';
@@ -14,16 +14,20 @@ import { healthRouter } from './health.js';
 export function createHttpApp(options: {
   config: Config;
   gatehouse: Gatehouse;
-  storage: Pick<Storage, 'ping' | 'failedAttempts'>;
+  storage: Pick<Storage, 'ping' | 'checkWrites' | 'failedAttempts'>;
+  /** The database's outages (createStorageOutages): the 503 answers report to it, readiness too. */
+  storageOutages: StorageOutages;
   logger: Logger;
   /** The readiness probe answers 503 once shutdown has begun. */
   shutdown?: Pick<ShutdownState, 'stopping'>;
   /** When metrics are on: the readiness probe's database ping is timed. */
   metrics?: Pick<Metrics, 'timePing'> | undefined;
 }): Express {
-  const { config, gatehouse, storage, logger, shutdown, metrics } = options;
+  const { config, gatehouse, storage, storageOutages, logger, shutdown, metrics } = options;
   const ping = () => storage.ping();
-  const extraRouters = [healthRouter({ ping: metrics ? metrics.timePing(ping) : ping, logger, stopping: () => shutdown?.stopping === true })];
+  const extraRouters = [
+    healthRouter({ ping: metrics ? metrics.timePing(ping) : ping, checkWrites: (probe) => storage.checkWrites(probe), storageOutages, logger, stopping: () => shutdown?.stopping === true }),
+  ];
   if (config.demo) {
     extraRouters.push(
       demoCallbackRouter({ issuer: config.issuer, demoClient: () => findDemoClient(gatehouse, config.issuer) }),
@@ -32,8 +36,11 @@ export function createHttpApp(options: {
   return createGatehouseApp({
     gatehouse,
     logger,
+    storageOutages,
     trustProxy: config.trustProxy,
     rateLimit: config.rateLimit,
+    // GATEHOUSE_REGISTRATION_RATE_LIMIT: registrations per client IP address per hour (docs/decisions/0115).
+    registrationLimits: { maxPerIp: config.registration.maxPerIpPerHour, windowSeconds: 3600 },
     // The session-bound CSRF tokens are keyed with a key HKDF-derived from the key secret (the
     // same on every instance); without one they rest on the session token (docs/decisions/0025).
     ...(config.keySecret === undefined ? {} : { csrfKey: config.keySecret }),

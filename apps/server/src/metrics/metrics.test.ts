@@ -1,6 +1,7 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AuditEvent } from '@gatehouse/core';
+import { StorageUnavailableError, type AuditEvent } from '@gatehouse/core';
+import { createStorageOutages } from '@gatehouse/http-express';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from './metrics.js';
@@ -95,6 +96,20 @@ describe('createMetrics', () => {
 });
 
 describe('startMetricsServer', () => {
+  it('counts the requests a database outage failed, by reason, and shows whether one is under way (issue 35)', async () => {
+    const metrics = createMetrics({ collectProcessMetrics: false });
+    const outages = createStorageOutages({ onFailure: metrics.countStorageFailure, onChange: metrics.setStorageOutage });
+    expect(await value(metrics, 'gatehouse_storage_available')).toBe(1);
+    outages.failed(new StorageUnavailableError('full', 'full'));
+    outages.failed(new StorageUnavailableError('full', 'full'));
+    outages.failed(new StorageUnavailableError('busy', 'locked'));
+    expect(await value(metrics, 'gatehouse_storage_unavailable_total', { reason: 'full' })).toBe(2);
+    expect(await value(metrics, 'gatehouse_storage_unavailable_total', { reason: 'busy' })).toBe(1);
+    expect(await value(metrics, 'gatehouse_storage_available')).toBe(0);
+    outages.succeeded();
+    expect(await value(metrics, 'gatehouse_storage_available')).toBe(1);
+  });
+
   it('serves GET /metrics only, and stops', async () => {
     const metrics = createMetrics();
     const server = await startMetricsServer({ registry: metrics.registry, host: '127.0.0.1', port: 0 });

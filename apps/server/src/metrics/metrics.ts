@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { AuditEvent, AuditLog } from '@gatehouse/core';
-import { GRANT_TYPES } from '@gatehouse/http-express';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { AuditEvent, AuditLog, StorageUnavailableError } from '@gatehouse/core';
+import { GRANT_TYPES, type StorageOutage } from '@gatehouse/http-express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * Grant types the token endpoint serves (RFC 6749 §4.1.3 and §6); anything else a client sends is
@@ -82,6 +82,19 @@ export function createMetrics(options: { collectProcessMetrics?: boolean } = {})
     registers: [registry],
   });
 
+  const storageFailures = new Counter({
+    name: 'gatehouse_storage_unavailable_total',
+    help: 'Requests (and readiness probes) that failed because the database was unavailable, by reason (unreachable, busy, full, read_only, io); each was answered 503.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const storageAvailable = new Gauge({
+    name: 'gatehouse_storage_available',
+    help: '1 while the database answers, 0 during an outage (from its first failed request to its first success).',
+    registers: [registry],
+  });
+  storageAvailable.set(1);
+
   const observeResponse = (req: IncomingMessage, res: ServerResponse, startedAt: bigint) => {
     const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
     const route = routeOf(req);
@@ -111,6 +124,14 @@ export function createMetrics(options: { collectProcessMetrics?: boolean } = {})
           audit.record(event);
         },
       };
+    },
+    /** A request or probe failed because the database is unavailable (the outage tracker's `onFailure`). */
+    countStorageFailure(error: StorageUnavailableError): void {
+      storageFailures.inc({ reason: error.reason });
+    },
+    /** An outage began (with it) or ended (undefined): the outage tracker's `onChange`. */
+    setStorageOutage(outage: StorageOutage | undefined): void {
+      storageAvailable.set(outage === undefined ? 1 : 0);
     },
     /** `ping`, timed. */
     timePing(ping: () => Promise<boolean>): () => Promise<boolean> {

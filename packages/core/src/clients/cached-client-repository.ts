@@ -35,6 +35,10 @@ export function cachedClientRepository(repository: ClientRepository, clock: Cloc
     delete: (clientId) => cache.change(clientId, () => repository.delete(clientId)),
     listByOwner: (ownerUserKey) => repository.listByOwner(ownerUserKey),
     listAll: () => repository.listAll(),
+    saveMetadataDocumentClient: (client) => cache.change(client.clientId, () => repository.saveMetadataDocumentClient(client)),
+    markUsed: (clientId, at) => cache.change(clientId, () => repository.markUsed(clientId, at)),
+    // The clients it deletes were never used: a copy of one left in memory for a few seconds issues nothing that lasts.
+    purgeUnused: (createdBefore) => repository.purgeUnused(createdBefore),
   };
 }
 
@@ -44,5 +48,10 @@ function frozen(client: Client): Client {
   Object.freeze(client.redirectUris);
   Object.freeze(client.scopes);
   Object.freeze(client.grantTypes);
+  if (client.registration) {
+    if (client.registration.metadata.contacts) Object.freeze(client.registration.metadata.contacts);
+    Object.freeze(client.registration.metadata);
+    Object.freeze(client.registration);
+  }
   return Object.freeze(client);
 }

@@ -47,6 +47,12 @@ export interface Client {
    */
   resourceServerFor?: string[];
   /**
+   * How a client that registered itself came to be: by Dynamic Client Registration (RFC 7591) or
+   * as the client of a Client ID Metadata Document. Absent for a client that an operator, a portal
+   * user or the host registered (docs/decisions/0115-dynamic-client-registration.md).
+   */
+  registration?: SelfRegistration;
+  /**
    * OpenID Connect client metadata (OIDC Dynamic Client Registration 1.0 §2; RP-Initiated Logout
    * 1.0 §3.1), all optional (docs/decisions/0136-openid-client-metadata.md):
    * the algorithm of its ID tokens (absent: RS256, OIDC Core §15.1)…
@@ -72,6 +78,48 @@ export interface OpenIdAuthentication {
   amr?: string[];
   acr?: string;
 }
+
+/** RFC 7591 §2 metadata kept for a self-registered client beyond what every client has. */
+export interface ClientMetadata {
+  /** OpenID Connect Dynamic Client Registration §2: `web` (https redirect URIs) or `native` (RFC 8252). */
+  applicationType?: 'web' | 'native';
+  /** RFC 7591 §2: `client_secret_post` is remembered to be echoed; Gatehouse accepts both secret methods. */
+  tokenEndpointAuthMethod?: 'none' | 'client_secret_basic' | 'client_secret_post';
+  clientUri?: string;
+  logoUri?: string;
+  policyUri?: string;
+  tosUri?: string;
+  contacts?: string[];
+  softwareId?: string;
+  softwareVersion?: string;
+}
+
+/** What a self-registered client carries besides the client itself (docs/decisions/0115, 0117). */
+export type SelfRegistration =
+  | {
+      /** RFC 7591: the client registered itself at the registration endpoint. */
+      kind: 'dynamic';
+      /** RFC 7592 §1: SHA-256 of the registration access token (base64url); the token itself is never stored. */
+      registrationAccessTokenHash: string;
+      /** True when it registered without an initial access token, under the limits of open registration. */
+      anonymous: boolean;
+      metadata: ClientMetadata;
+      /** When a code or token was first issued to it; `null` while never used (unused ones are purged). */
+      firstUsedAt: Date | null;
+    }
+  | {
+      /** Client ID Metadata Document: the client id is the https URL of its metadata, fetched by Gatehouse. */
+      kind: 'metadata-document';
+      /** SHA-256 (base64url) of the document as last fetched: a changed document forgets remembered consent. */
+      documentHash: string;
+      /** Until when the document may be used without fetching it again (its HTTP caching, within bounds). */
+      documentExpiresAt: Date;
+      metadata: ClientMetadata;
+      firstUsedAt: Date | null;
+    };
+
+/** How a client came to be, as `clients list` and the portal show it. */
+export type ClientRegistrationKind = 'static' | SelfRegistration['kind'];
 
 export interface AuthorizationCode {
   /** SHA-256 of the code (base64url). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findRegisteredRedirectUri, isLoopbackHost, redirectUriMatches, redirectUriProblem } from './redirect-uri.js';
+import { findRegisteredRedirectUri, isLoopbackHost, isLoopbackRedirectUri, isPrivateUseScheme, redirectUriMatches, redirectUriProblem } from './redirect-uri.js';
 
 describe('redirectUriProblem', () => {
   it('accepts https anywhere and http on loopback', () => {
@@ -14,6 +14,39 @@ describe('redirectUriProblem', () => {
     expect(redirectUriProblem('https://a:b@app.example/cb')).toBe('must not contain user information');
     expect(redirectUriProblem('http://app.example/cb')).toBe('must use https (http is allowed on loopback only)');
     expect(redirectUriProblem('myapp://cb')).toBe('must use https (http is allowed on loopback only)');
+  });
+});
+
+describe('redirectUriProblem with an application type (docs/decisions/0116-native-redirect-uris.md)', () => {
+  it('accepts only https for a web application', () => {
+    expect(redirectUriProblem('https://app.example/cb', 'web')).toBeUndefined();
+    for (const uri of ['http://127.0.0.1/cb', 'http://localhost:8080/cb', 'com.example.app:/cb']) {
+      expect(redirectUriProblem(uri, 'web')).toBe('must use https (a web application)');
+    }
+    expect(redirectUriProblem('https://app.example/cb#x', 'web')).toBe('must not contain a fragment');
+  });
+
+  it('accepts https, loopback http and private-use schemes in reverse domain form for a native application (RFC 8252 §7)', () => {
+    for (const uri of ['https://app.example/cb', 'http://127.0.0.1/cb', 'http://[::1]:3000/cb', 'http://localhost:8080/cb', 'com.example.app:/oauth2redirect', 'com.example.app://callback', 'io.github.tool-x:/cb']) {
+      expect(redirectUriProblem(uri, 'native')).toBeUndefined();
+    }
+    expect(redirectUriProblem('http://app.example/cb', 'native')).toBe('must use https, or http on a loopback address (RFC 8252 §7.3)');
+    for (const uri of ['myapp://cb', 'javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd', 'ftp://files.example/cb']) {
+      expect(redirectUriProblem(uri, 'native')).toMatch(/private-use scheme in reverse domain form/);
+    }
+    expect(redirectUriProblem('com.example.app:/cb#x', 'native')).toBe('must not contain a fragment');
+    expect(redirectUriProblem('com.example.app://user:pw@cb', 'native')).toBe('must not contain user information');
+  });
+
+  it('keeps Gatehouse’s own rules without an application type: no private-use scheme', () => {
+    expect(redirectUriProblem('com.example.app:/cb')).toBe('must use https (http is allowed on loopback only)');
+  });
+
+  it('tells a private-use scheme and a loopback redirect URI', () => {
+    expect(['com.example.app', 'io.github.tool-x', 'a.b'].map(isPrivateUseScheme)).toEqual([true, true, true]);
+    expect(['myapp', 'http', 'javascript', '.example', 'com..app', 'com.example.'].map(isPrivateUseScheme)).toEqual([false, false, false, false, false, false]);
+    expect(['http://127.0.0.1:8400/cb', 'http://localhost/cb', 'http://[::1]/cb'].map(isLoopbackRedirectUri)).toEqual([true, true, true]);
+    expect(['https://127.0.0.1/cb', 'http://app.example/cb', 'com.example.app:/cb', 'nonsense'].map(isLoopbackRedirectUri)).toEqual([false, false, false, false]);
   });
 });
 

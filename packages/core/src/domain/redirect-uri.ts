@@ -1,9 +1,23 @@
 /**
+ * The rules a client's redirect URIs follow: those of its application type (OpenID Connect Dynamic
+ * Client Registration §2, RFC 8252 §7), or, for a client registered by an operator, the portal or
+ * the host, Gatehouse's own (`undefined`).
+ */
+export type ApplicationType = 'web' | 'native';
+
+/**
  * RFC 9700 §2.1 / §4.1.3 and RFC 8252 §7.3: a registered redirect URI is absolute, `https`
  * (or `http` on a loopback host), and carries no fragment (RFC 6749 §3.1.2).
+ * With an application type (a client that registered itself, docs/decisions/0116-native-redirect-uris.md):
+ * `web` needs `https`; `native` may also use a private-use URI scheme (RFC 8252 §7.1).
  * Returns the reason it is refused, or undefined when it is acceptable.
+ *
+ * @example
+ * redirectUriProblem('http://127.0.0.1/cb'); // undefined
+ * redirectUriProblem('http://127.0.0.1/cb', 'web'); // 'must use https (a web application)'
+ * redirectUriProblem('com.example.app:/cb', 'native'); // undefined
  */
-export function redirectUriProblem(uri: string): string | undefined {
+export function redirectUriProblem(uri: string, applicationType?: ApplicationType): string | undefined {
   let url: URL;
   try {
     url = new URL(uri);
@@ -13,8 +27,40 @@ export function redirectUriProblem(uri: string): string | undefined {
   if (uri.includes('#')) return 'must not contain a fragment';
   if (url.username || url.password) return 'must not contain user information';
   if (url.protocol === 'https:') return undefined;
+  if (applicationType === 'web') return 'must use https (a web application)';
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
+  if (applicationType === 'native') {
+    if (url.protocol === 'http:') return 'must use https, or http on a loopback address (RFC 8252 §7.3)';
+    if (!isPrivateUseScheme(url.protocol.slice(0, -1))) return 'must use https, http on a loopback address, or a private-use scheme in reverse domain form such as com.example.app (RFC 8252 §7.1)';
+    return undefined;
+  }
   return 'must use https (http is allowed on loopback only)';
+}
+
+/**
+ * RFC 8252 §7.1 and §8.4: a private-use URI scheme is a domain name the app controls, reversed
+ * (`com.example.app`): it has a dot, so no scheme a browser or the system gives a meaning to
+ * (`javascript`, `data`, `file`, `http`…) qualifies.
+ *
+ * @example
+ * isPrivateUseScheme('com.example.app'); // true
+ * isPrivateUseScheme('myapp'); // false
+ */
+export function isPrivateUseScheme(scheme: string): boolean {
+  return /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+$/i.test(scheme);
+}
+
+/**
+ * True when the redirect URI's target is this device: `http` on a loopback host (RFC 8252 §7.3).
+ * A client whose redirect URIs are all of this kind may be any program on the user's computer.
+ *
+ * @example
+ * isLoopbackRedirectUri('http://127.0.0.1:8400/cb'); // true
+ */
+export function isLoopbackRedirectUri(uri: string): boolean {
+  if (!URL.canParse(uri)) return false;
+  const url = new URL(uri);
+  return url.protocol === 'http:' && isLoopbackHost(url.hostname);
 }
 
 export function isLoopbackHost(hostname: string): boolean {

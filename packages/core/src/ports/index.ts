@@ -3,3 +3,4 @@ export type { IdGenerator } from './ids.js';
 export type * from './repositories.js';
 export type * from './services.js';
 export type * from './users.js';
+export type * from './client-metadata-documents.js';

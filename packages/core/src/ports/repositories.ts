@@ -17,22 +17,42 @@ import type {
 } from '../domain/model.js';
 
 export interface ClientRepository {
+  /** Stores a new client, its `registration` (if any) included; a taken id is a `DomainError('conflict')`. */
   create(client: Client): Promise<void>;
   findById(clientId: string): Promise<Client | undefined>;
   /**
-   * Returns false when there is no such client. `resourceServerFor` is changed only when given; so
-   * is each OpenID Connect field (`idTokenSignedResponseAlg`, `postLogoutRedirectUris`,
-   * `defaultMaxAge`, `requireAuthTime`), whose key present with `undefined`, `[]` or `false` removes it.
+   * Returns false when there is no such client. `resourceServerFor` is changed only when given.
+   * With `registration`, a self-registered client's details are replaced too (RFC 7592 update),
+   * its `firstUsedAt` kept. Each OpenID Connect field (`idTokenSignedResponseAlg`,
+   * `postLogoutRedirectUris`, `defaultMaxAge`, `requireAuthTime`) is changed only when its key is
+   * given; present with `undefined`, `[]` or `false`, it is removed.
    */
   update(
     clientId: string,
-    changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired' | 'resourceServerFor' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime'>,
+    changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired' | 'resourceServerFor'> &
+      Partial<Pick<Client, 'registration' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime'>>,
   ): Promise<boolean>;
   updateSecretHash(clientId: string, clientSecretHash: string): Promise<boolean>;
   /** Deletes the client with its codes, grants, refresh tokens and remembered consents. */
   delete(clientId: string): Promise<boolean>;
   listByOwner(ownerUserKey: string): Promise<Client[]>;
   listAll(): Promise<Client[]>;
+  /**
+   * Stores the client a Client ID Metadata Document describes (`registration.kind`
+   * `metadata-document`), in one transaction: created when new; otherwise its name, redirect URIs,
+   * scopes, grant types and registration replaced, its `createdAt` and `firstUsedAt` kept. When the
+   * stored document hash differs, the client's remembered consents are deleted with it: a changed
+   * document is asked about again (docs/decisions/0117-client-id-metadata-documents.md). Never
+   * touches a client of another kind (`'other-client'`).
+   */
+  saveMetadataDocumentClient(client: Client): Promise<'created' | 'refreshed' | 'changed' | 'other-client'>;
+  /**
+   * Marks a self-registered client used at `at` (a code or token was issued to it), only if it
+   * was not marked before: one conditional write.
+   */
+  markUsed(clientId: string, at: Date): Promise<void>;
+  /** Deletes the self-registered clients created before `createdBefore` and never used; returns how many. */
+  purgeUnused(createdBefore: Date): Promise<number>;
 }
 
 export interface UserRepository {

@@ -4,6 +4,7 @@ import { describeConsentContract } from './contract-consents.js';
 import { describeIdentityContract } from './contract-identity.js';
 import { describeOpenIdContract } from './contract-openid.js';
 import { describeResourceContract } from './contract-resources.js';
+import { describeSelfRegistrationContract } from './contract-self-registration.js';
 import type { ContractRunner } from './contract-support.js';
 import { describeTokenContract } from './contract-tokens.js';
 
@@ -61,6 +62,7 @@ export function describeRepositoryContract(
     runner.describe('consents', () => describeConsentContract(context));
     runner.describe('administration', () => describeAdminContract(context));
     runner.describe('resources (RFC 8707)', () => describeResourceContract(context));
+    runner.describe('self-registration', () => describeSelfRegistrationContract(context));
     runner.describe('OpenID Connect', () => describeOpenIdContract(context));
   });
 }

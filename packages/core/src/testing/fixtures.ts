@@ -5,6 +5,7 @@ import { createGatehouse, type Gatehouse } from '../gatehouse.js';
 import type { Repositories } from '../ports/repositories.js';
 import type { PasswordCheck, UserDirectory, UserProfile } from '../ports/users.js';
 import type { Es256Signer, PasswordHasher } from '../ports/services.js';
+import type { ClientMetadataDocumentFetcher } from '../ports/client-metadata-documents.js';
 import { defineSettings, type GatehouseSettings } from '../settings.js';
 import type { TokenResponse } from '../use-cases/token-response.js';
 import { accessTokenHash, type IdTokenClaims } from '../tokens/id-token.js';
@@ -98,7 +99,7 @@ export function createMemoryUserDirectory(initial: readonly UserProfile[] = []):
 export async function createTestGatehouse(
   options: {
     repositories?: Repositories;
-    settings?: Partial<Omit<GatehouseSettings, 'refreshToken'>> & { refreshToken?: Partial<GatehouseSettings['refreshToken']> };
+    settings?: Omit<Parameters<typeof defineSettings>[0], 'issuer'> & { issuer?: string };
     /** The host's users (`createMemoryUserDirectory`); default: Gatehouse's own users. */
     userDirectory?: UserDirectory;
     /** The host's password check for Gatehouse's login page. */
@@ -107,6 +108,8 @@ export async function createTestGatehouse(
     passwords?: PasswordHasher;
     /** Where access tokens are signed (default: on the calling thread). */
     signer?: Es256Signer;
+    /** Fetches Client ID Metadata Documents (a fake of your own), for `settings.clientMetadataDocuments`. */
+    clientMetadataDocumentFetcher?: ClientMetadataDocumentFetcher;
   } = {},
 ): Promise<TestGatehouse> {
   const repositories = options.repositories ?? createMemoryRepositories();
@@ -125,6 +128,7 @@ export async function createTestGatehouse(
     ...(options.userDirectory === undefined ? {} : { userDirectory: options.userDirectory }),
     ...(options.passwordCheck === undefined ? {} : { passwordCheck: options.passwordCheck }),
     ...(options.signer === undefined ? {} : { signer: options.signer }),
+    ...(options.clientMetadataDocumentFetcher === undefined ? {} : { clientMetadataDocumentFetcher: options.clientMetadataDocumentFetcher }),
   });
   let users = 0;
 

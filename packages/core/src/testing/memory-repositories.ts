@@ -90,6 +90,14 @@ export function createMemoryRepositories(): Repositories {
     for (const [hash, token] of refreshTokens) if (token.grantId === grantId) refreshTokens.delete(hash);
     for (const [hash, code] of codes) if (code.grantId === grantId) codes.delete(hash);
   };
+  /** Deletes a client with its grants (and their tokens), codes and consents. */
+  const deleteClient = (clientId: string): boolean => {
+    if (!clients.delete(clientId)) return false;
+    for (const grant of [...grants.values()]) if (grant.clientId === clientId) deleteGrant(grant.grantId);
+    for (const [hash, code] of codes) if (code.clientId === clientId) codes.delete(hash);
+    for (const [id, consent] of consents) if (consent.clientId === clientId) consents.delete(id);
+    return true;
+  };
   const valuesOf = (accountKey: string, userKey: string): Map<string, string> => {
     const id = `${accountKey}\n${userKey}`;
     let values = attributeValues.get(id);
@@ -111,12 +119,13 @@ export function createMemoryRepositories(): Repositories {
       async update(clientId, changes) {
         const client = clients.get(clientId);
         if (!client) return false;
-        const { resourceServerFor, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, ...rest } = copy(changes);
-        Object.assign(client, rest);
+        const { resourceServerFor, registration, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, ...fields } = changes;
+        Object.assign(client, copy(fields));
+        if (registration !== undefined && client.registration) client.registration = { ...copy(registration), firstUsedAt: client.registration.firstUsedAt };
         // Changed only when given, as the port says.
         for (const key of OPENID_CLIENT_FIELDS) if (Object.hasOwn(changes, key)) (client as unknown as Record<string, unknown>)[key] = copy(changes[key]);
         clients.set(clientId, withoutEmptyOpenIdFields(client));
-        if (resourceServerFor !== undefined) clients.set(clientId, stored({ ...(clients.get(clientId) as Client), resourceServerFor }, 'resourceServerFor'));
+        if (resourceServerFor !== undefined) clients.set(clientId, stored({ ...(clients.get(clientId) as Client), resourceServerFor: [...resourceServerFor] }, 'resourceServerFor'));
         return true;
       },
       async updateSecretHash(clientId, clientSecretHash) {
@@ -126,17 +135,35 @@ export function createMemoryRepositories(): Repositories {
         return true;
       },
       async delete(clientId) {
-        if (!clients.delete(clientId)) return false;
-        for (const grant of [...grants.values()]) if (grant.clientId === clientId) deleteGrant(grant.grantId);
-        for (const [hash, code] of codes) if (code.clientId === clientId) codes.delete(hash);
-        for (const [id, consent] of consents) if (consent.clientId === clientId) consents.delete(id);
-        return true;
+        return deleteClient(clientId);
       },
       async listByOwner(ownerUserKey) {
         return [...clients.values()].filter((client) => client.ownerUserKey === ownerUserKey).map(copy);
       },
       async listAll() {
         return [...clients.values()].map(copy);
+      },
+      async saveMetadataDocumentClient(client) {
+        const stored = clients.get(client.clientId);
+        if (!stored) {
+          clients.set(client.clientId, copy(client));
+          return 'created';
+        }
+        if (stored.registration?.kind !== 'metadata-document' || client.registration?.kind !== 'metadata-document') return 'other-client';
+        const changed = stored.registration.documentHash !== client.registration.documentHash;
+        const firstUsedAt = stored.registration.firstUsedAt;
+        clients.set(client.clientId, { ...copy(client), createdAt: stored.createdAt, registration: { ...copy(client.registration), firstUsedAt } });
+        if (changed) for (const [id, consent] of consents) if (consent.clientId === client.clientId) consents.delete(id);
+        return changed ? 'changed' : 'refreshed';
+      },
+      async markUsed(clientId, at) {
+        const registration = clients.get(clientId)?.registration;
+        if (registration && registration.firstUsedAt === null) registration.firstUsedAt = new Date(at.getTime());
+      },
+      async purgeUnused(createdBefore) {
+        const unused = [...clients.values()].filter((client) => client.registration && client.registration.firstUsedAt === null && client.createdAt < createdBefore);
+        for (const client of unused) deleteClient(client.clientId);
+        return unused.length;
       },
     },
 

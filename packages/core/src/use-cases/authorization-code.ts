@@ -1,3 +1,4 @@
+import { noteFirstUse } from '../clients/first-use.js';
 import { formatScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import type { OpenIdAuthentication } from '../domain/model.js';
@@ -81,6 +82,7 @@ export async function issueAuthorizationCode(
     consumedAt: null,
     grantId: null,
   });
+  await noteFirstUse(deps, request.clientId, now);
   deps.audit.record({
     type: consent === 'given' ? 'consent.granted' : 'consent.remembered',
     at: now,

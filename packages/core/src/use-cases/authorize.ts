@@ -1,3 +1,4 @@
+import { findAuthorizingClient } from '../clients/metadata-document-clients.js';
 import { isPublicClient } from '../domain/grant-types.js';
 import type { Client } from '../domain/model.js';
 import { findRegisteredRedirectUri, isLocalAppRedirectUri } from '../domain/redirect-uri.js';
@@ -10,6 +11,7 @@ import { authorizationResponseUrl } from './authorization-response.js';
 import { asksToSelectAccount, checkOpenIdRequest } from './openid-request.js';
 import { parsePrompt } from './prompt.js';
 import { authorizationTarget } from './resource-indicators.js';
+import { isUnvouchedClient } from '../registration-settings.js';
 
 /** Query parameters as the HTTP adapter parsed them; a repeated parameter arrives as an array. */
 export type RawParameters = Record<string, string | string[] | undefined>;
@@ -61,7 +63,7 @@ const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
  * if (check.kind === 'valid') showConsent(check.client, check.request.scopes);
  */
 export async function checkAuthorizationRequest(
-  deps: Pick<Deps, 'repos' | 'settings' | 'clock' | 'keys'>,
+  deps: Pick<Deps, 'repos' | 'settings' | 'clock' | 'keys' | 'clientMetadataDocuments'>,
   params: RawParameters,
 ): Promise<AuthorizationRequestCheck> {
   const clientId = params.client_id;
@@ -69,8 +71,10 @@ export async function checkAuthorizationRequest(
     return showError('client_id and redirect_uri must not be repeated.');
   }
   if (!clientId) return showError('The request has no client_id.');
-  const client = await deps.repos.clients.findById(clientId);
-  if (!client) return showError('The client is not known.', `unknown client_id ${clientId}`);
+  // A registered client, or the client of a Client ID Metadata Document (docs/decisions/0117).
+  const found = await findAuthorizingClient(deps, clientId);
+  if ('problem' in found) return showError(found.problem, found.detail);
+  const { client } = found;
 
   let redirectUri: string;
   if (params.redirect_uri === undefined) {
@@ -131,6 +135,14 @@ export async function checkAuthorizationRequest(
   // RFC 8707 §2.1: the resources the tokens may be for, several allowed (docs/decisions/0110-resource-indicators.md).
   const target = authorizationTarget(deps.settings, params.resource, scopes, scopeParameter === undefined || scopeParameter.trim() === '');
   if ('problem' in target) return fail('invalid_target', target.problem);
+  // A client nobody vouched for gets tokens only for the resources the host offers such clients
+  // (docs/decisions/0115-dynamic-client-registration.md).
+  const { anonymousResources } = deps.settings.registration;
+  if (anonymousResources !== null && isUnvouchedClient(client)) {
+    if (target.resources.length === 0) return fail('invalid_target', 'This client must name the resource it wants tokens for (RFC 8707 resource parameter).');
+    const refused = target.resources.find((resource) => !anonymousResources.includes(resource.resource));
+    if (refused !== undefined) return fail('invalid_target', `The resource ${refused.resource} is not offered to clients that registered themselves.`);
+  }
 
   const challenge = params.code_challenge as string | undefined;
   const method = params.code_challenge_method as string | undefined;

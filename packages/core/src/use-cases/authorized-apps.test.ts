@@ -22,6 +22,7 @@ describe('authorized apps', () => {
       scopes: expect.arrayContaining(['messaging.v1.send', 'messaging.v1.read']),
       firstGrantedAt: firstAt,
       grantCount: 2,
+      origin: { registration: 'static', documentHost: undefined, loopbackRedirectsOnly: false },
     });
     expect(apps.find((app) => app.clientId === admin.clientId)).toMatchObject({ clientName: 'Admin tool', scopes: ['admin.v1.attributes.read'], grantCount: 1 });
   });
@@ -64,7 +65,7 @@ describe('authorized apps', () => {
     await t.obtainTokens({ client, user });
     await t.repositories.grants.revokeByUser(user.userKey, t.clock.now());
     expect(await t.gatehouse.listAuthorizedApps(user.userKey)).toEqual([
-      { clientId: client.clientId, clientName: 'Mail', scopes: ['messaging.v1.read'], firstGrantedAt: t.clock.now(), grantCount: 0 },
+      { clientId: client.clientId, clientName: 'Mail', scopes: ['messaging.v1.read'], firstGrantedAt: t.clock.now(), grantCount: 0, origin: { registration: 'static', documentHost: undefined, loopbackRedirectsOnly: false } },
     ]);
     expect(await t.gatehouse.revokeAuthorizedApp({ userKey: user.userKey, clientId: client.clientId })).toEqual({ revokedGrantIds: [] });
     expect(await t.repositories.consents.find(user.userKey, client.clientId)).toBeUndefined();

@@ -1,3 +1,4 @@
+import { clientOrigin, type ClientOrigin } from '../clients/client-origin.js';
 import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 
@@ -8,6 +9,8 @@ export interface AuthorizedApp {
   /** When the user first granted access among the live grants (or, with none, last allowed the app). */
   firstGrantedAt: Date;
   grantCount: number;
+  /** Whether the app registered itself, and where its metadata document is (docs/decisions/0117). */
+  origin: ClientOrigin;
 }
 
 /**
@@ -31,7 +34,7 @@ export async function listAuthorizedApps(deps: Pick<Deps, 'repos'>, userKey: str
     }
     const client = await deps.repos.clients.findById(grant.clientId);
     if (!client) continue;
-    apps.set(grant.clientId, { clientId: client.clientId, clientName: client.name, scopes: [...grant.scopes], firstGrantedAt: grant.createdAt, grantCount: 1 });
+    apps.set(grant.clientId, { clientId: client.clientId, clientName: client.name, scopes: [...grant.scopes], firstGrantedAt: grant.createdAt, grantCount: 1, origin: clientOrigin(client) });
   }
   for (const consent of await deps.repos.consents.listByUser(userKey)) {
     const app = apps.get(consent.clientId);
@@ -41,7 +44,7 @@ export async function listAuthorizedApps(deps: Pick<Deps, 'repos'>, userKey: str
     }
     const client = await deps.repos.clients.findById(consent.clientId);
     if (!client) continue;
-    apps.set(consent.clientId, { clientId: client.clientId, clientName: client.name, scopes: [...consent.scopes], firstGrantedAt: consent.grantedAt, grantCount: 0 });
+    apps.set(consent.clientId, { clientId: client.clientId, clientName: client.name, scopes: [...consent.scopes], firstGrantedAt: consent.grantedAt, grantCount: 0, origin: clientOrigin(client) });
   }
   return [...apps.values()];
 }

@@ -1,3 +1,4 @@
+import { noteFirstUse } from '../clients/first-use.js';
 import { assertGrantType, isPublicClient } from '../domain/grant-types.js';
 import type { Client, Grant } from '../domain/model.js';
 import { isOpenIdConnectScope } from '../domain/openid-scopes.js';
@@ -50,6 +51,7 @@ export async function clientCredentials(
     revokedAt: null,
   };
   await deps.repos.grants.create(grant);
+  await noteFirstUse(deps, client, now);
   const { token, expiresIn } = await issueAccessToken(deps, grant, null, scopes, resource);
   return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope: formatScope(scopes) };
 }

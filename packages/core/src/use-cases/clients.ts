@@ -1,11 +1,11 @@
 import { DEFAULT_GRANT_TYPES, GRANT_TYPES, isGrantType, isPublicClient } from '../domain/grant-types.js';
 import type { Client, GrantType } from '../domain/model.js';
-import { redirectUriProblem } from '../domain/redirect-uri.js';
+import { redirectUriProblem, type ApplicationType } from '../domain/redirect-uri.js';
 import { isCataloguedScope, type ScopeCatalogue } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { DomainError, OAuthError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
-import { openIdClientMetadata, type OpenIdClientRegistration } from './openid-client-metadata.js';
+import { openIdClientMetadata, type OpenIdClientMetadata, type OpenIdClientRegistration } from './openid-client-metadata.js';
 import { resourceServerResources } from './resource-indicators.js';
 
 export interface ClientRegistration extends OpenIdClientRegistration {
@@ -27,6 +27,12 @@ export interface ClientRegistration extends OpenIdClientRegistration {
    * introspect their access tokens (RFC 7662 §2.1; confidential clients only). Default none.
    */
   resourceServerFor?: readonly string[];
+  /**
+   * The redirect URI rules of an application type (docs/decisions/0116-native-redirect-uris.md):
+   * `native` also accepts private-use schemes (RFC 8252 §7.1), `web` only `https`. Without one,
+   * Gatehouse's own rules: `https`, or `http` on loopback.
+   */
+  applicationType?: ApplicationType;
 }
 
 /** A client with its secret, as shown once at creation or rotation; `null` for a public client. */
@@ -43,7 +49,7 @@ export interface ClientWithSecret {
  * validateRegistration({ name: 'Orders app', redirectUris: ['https://app.example/cb'], scopes: ['orders.v1.read'] }, settings.scopes);
  */
 export function validateRegistration(
-  input: Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'public'>,
+  input: Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'public' | 'applicationType'>,
   catalogue: ScopeCatalogue,
 ): {
   name: string;
@@ -63,7 +69,7 @@ export function validateRegistration(
   }
   if (redirectUris.length > 20) throw new DomainError('invalid', 'At most 20 redirect URIs.', { field: 'redirectUris' });
   for (const uri of redirectUris) {
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblem(uri, input.applicationType);
     if (problem) throw new DomainError('invalid', `The redirect URI ${uri} ${problem}.`, { field: 'redirectUris' });
   }
   const scopes = [...new Set(input.scopes)];
@@ -112,6 +118,27 @@ export async function registerClient(
   const resourceServerFor = resourceServerResources(deps.settings, input.resourceServerFor ?? [], input.public === true);
   // OpenID Connect client metadata (docs/decisions/0136-openid-client-metadata.md).
   const openid = openIdClientMetadata(input);
+  const created = newClient(deps, valid, input, resourceServerFor, openid);
+  await deps.repos.clients.create(created.client);
+  const { client } = created;
+  deps.audit.record({ type: 'client.created', at: client.createdAt, clientId: client.clientId, ...(client.ownerUserKey ? { userKey: client.ownerUserKey } : {}) });
+  return created;
+}
+
+/**
+ * A new client record of a validated registration, with its secret (`null` for a public
+ * client), not stored yet: registration by the portal, the CLI or the host, and Dynamic Client
+ * Registration (`use-cases/dynamic-registration.ts`) make clients the same way.
+ * `resourceServerFor`: the resources it serves, already checked (`resourceServerResources`);
+ * `openid`: its OpenID Connect metadata, already checked (`openIdClientMetadata`).
+ */
+export function newClient(
+  deps: Pick<Deps, 'clock' | 'ids'>,
+  valid: ReturnType<typeof validateRegistration>,
+  input: Pick<ClientRegistration, 'public' | 'pkceRequired' | 'ownerUserKey'>,
+  resourceServerFor: readonly string[] = [],
+  openid: OpenIdClientMetadata = {},
+): ClientWithSecret {
   const clientSecret = input.public ? null : deps.ids.secret();
   const client: Client = {
     clientId: deps.ids.id(),
@@ -121,11 +148,9 @@ export async function registerClient(
     pkceRequired: input.public === true || (input.pkceRequired ?? false),
     ownerUserKey: input.ownerUserKey ?? null,
     createdAt: deps.clock.now(),
-    ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }),
+    ...(resourceServerFor.length === 0 ? {} : { resourceServerFor: [...resourceServerFor] }),
     ...openid,
   };
-  await deps.repos.clients.create(client);
-  deps.audit.record({ type: 'client.created', at: client.createdAt, clientId: client.clientId, ...(client.ownerUserKey ? { userKey: client.ownerUserKey } : {}) });
   return { client, clientSecret };
 }
 
@@ -145,7 +170,10 @@ export async function updateClient(
     : await findOwnedClient(deps, input.ownerUserKey, input.clientId);
   if (!existing) throw new DomainError('not_found', 'No such client.');
   // Public or confidential is fixed at creation; the grant types stay unless given.
-  const valid = validateRegistration({ ...input, grantTypes: input.grantTypes ?? existing.grantTypes, public: isPublicClient(existing) }, deps.settings.scopes);
+  const valid = validateRegistration(
+    { ...input, grantTypes: input.grantTypes ?? existing.grantTypes, public: isPublicClient(existing), applicationType: existing.registration?.metadata.applicationType },
+    deps.settings.scopes,
+  );
   // The resources it serves stay unless given (docs/decisions/0112-introspection-by-resource-servers.md).
   const resourceServerFor = resourceServerResources(deps.settings, input.resourceServerFor ?? existing.resourceServerFor ?? [], isPublicClient(existing));
   // The OpenID Connect metadata stays unless given (docs/decisions/0136-openid-client-metadata.md).

@@ -1,3 +1,4 @@
+import { clientOrigin, type ClientOrigin } from '../clients/client-origin.js';
 import type { Interaction } from '../domain/model.js';
 import { secondsAfter } from '../domain/time.js';
 import type { Deps } from '../deps.js';
@@ -210,6 +211,8 @@ export interface ConsentRequestDetails {
   newScopes: string[];
   redirectUri: string;
   userKey: string;
+  /** Whether the client registered itself, the host its metadata document comes from, whether it redirects only to this computer. */
+  origin: ClientOrigin;
 }
 
 /**
@@ -237,6 +240,7 @@ export async function describeConsentRequest(
     newScopes: newScopesOf(consent, check.request.scopes),
     redirectUri: check.request.redirectUri,
     userKey: interaction.userKey,
+    origin: clientOrigin(check.client),
   };
 }
 

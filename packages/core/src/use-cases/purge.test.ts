@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGatehouse } from '@gatehouse/core/testing';
+import { createTestGatehouse, s256Challenge } from '@gatehouse/core/testing';
+import { sha256 } from '../crypto.js';
 import { storedSecretHash } from '../domain/time-ordered-secret.js';
 import { REVOKED_RETENTION_SECONDS } from './purge.js';
 import { depsOf } from '../gatehouse.js';
@@ -70,13 +71,57 @@ describe('purgeExpired', () => {
     expect((await t.gatehouse.jwks()).keys).toHaveLength(2);
     t.clock.advance(1);
     const live = await t.gatehouse.signIn({ email: user.email, password: 'password123' });
-    expect(await t.gatehouse.purgeExpired()).toEqual({ grants: 0, codes: 0, sessions: 1, interactions: 0, keys: 0 });
+    expect(await t.gatehouse.purgeExpired()).toEqual({ grants: 0, codes: 0, sessions: 1, interactions: 0, keys: 0, unusedClients: 0 });
     expect(await t.repositories.sessions.findById(ended.session.sessionId)).toBeUndefined();
 
     t.clock.advance(12 * 3600);
-    expect(await t.gatehouse.purgeExpired()).toEqual({ grants: 0, codes: 0, sessions: 1, interactions: 0, keys: 1 });
+    expect(await t.gatehouse.purgeExpired()).toEqual({ grants: 0, codes: 0, sessions: 1, interactions: 0, keys: 1, unusedClients: 0 });
     expect(await t.repositories.sessions.findById(expiring.session.sessionId)).toBeUndefined();
     expect(await t.repositories.sessions.findById(live.session.sessionId)).toBeDefined();
     expect((await t.gatehouse.jwks()).keys).toHaveLength(1);
+  });
+
+  describe('self-registered clients never used (docs/decisions/0119-unused-self-registered-clients.md)', () => {
+    const AGENT = { client_name: 'Agent', redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' };
+
+    async function registerTwo(unusedClientTtlSeconds: number | null = 3600) {
+      const t = await createTestGatehouse({ settings: { registration: { policy: 'token', initialAccessTokenHashes: [sha256('initial')], unusedClientTtlSeconds } } });
+      const user = await t.seedUser();
+      const { client: unused } = await t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: 'initial' });
+      const { client: used } = await t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: 'initial' });
+      const { client: staticClient } = await t.seedClient();
+      return { t, user, unused, used, staticClient };
+    }
+
+    it('deletes a dynamic client that no code or token was issued to, once the time has passed; a used one and a static one stay', async () => {
+      const { t, user, unused, used, staticClient } = await registerTwo();
+      const check = await t.gatehouse.checkAuthorizationRequest({ client_id: used.clientId, response_type: 'code', code_challenge: s256Challenge('v'.repeat(50)), code_challenge_method: 'S256' });
+      if (check.kind !== 'valid') throw check.error;
+      await t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: null });
+      expect((await t.repositories.clients.findById(used.clientId))?.registration?.firstUsedAt).toEqual(t.clock.now());
+      t.clock.advance(3599);
+      expect(await t.gatehouse.purgeExpired()).toMatchObject({ unusedClients: 0 });
+      t.clock.advance(2);
+      expect(await t.gatehouse.purgeExpired()).toMatchObject({ unusedClients: 1 });
+      expect(await t.repositories.clients.findById(unused.clientId)).toBeUndefined();
+      expect(await t.repositories.clients.findById(used.clientId)).toBeDefined();
+      expect(await t.repositories.clients.findById(staticClient.clientId)).toBeDefined();
+    });
+
+    it('counts a client-credentials token as a use', async () => {
+      const t = await createTestGatehouse({ settings: { registration: { policy: 'token', initialAccessTokenHashes: [sha256('initial')], unusedClientTtlSeconds: 60 } } });
+      const { client } = await t.gatehouse.registerDynamicClient({ metadata: { redirect_uris: [], grant_types: ['client_credentials'], response_types: [] }, initialAccessToken: 'initial' });
+      await t.gatehouse.clientCredentials({ client, scope: undefined });
+      t.clock.advance(3600);
+      expect(await t.gatehouse.purgeExpired()).toMatchObject({ unusedClients: 0 });
+      expect(await t.repositories.clients.findById(client.clientId)).toBeDefined();
+    });
+
+    it('keeps every client when the setting is null', async () => {
+      const { t, unused } = await registerTwo(null);
+      t.clock.advance(365 * 86400);
+      expect(await t.gatehouse.purgeExpired()).toMatchObject({ unusedClients: 0 });
+      expect(await t.repositories.clients.findById(unused.clientId)).toBeDefined();
+    });
   });
 });

@@ -6,7 +6,8 @@ export const REVOKED_RETENTION_SECONDS = 24 * 3600;
 
 /**
  * Deletes what can no longer be used: expired codes, long-revoked grants with their tokens,
- * ended sessions, expired login and consent requests, retired keys whose tokens expired. The server calls it on a timer.
+ * ended sessions, expired login and consent requests, retired keys whose tokens expired, and
+ * self-registered clients never used within `settings.registration.unusedClientTtlSeconds`. The server calls it on a timer.
  */
 export async function purgeExpired(deps: Pick<Deps, 'repos' | 'clock' | 'settings' | 'keys'>): Promise<Record<string, number>> {
   const now = deps.clock.now().getTime();
@@ -17,5 +18,8 @@ export async function purgeExpired(deps: Pick<Deps, 'repos' | 'clock' | 'setting
   const sessions = await deps.repos.sessions.purge(new Date(now));
   const interactions = await deps.repos.interactions.purge(new Date(now));
   const keys = await deps.keys.purge();
-  return { grants, codes, sessions, interactions, keys };
+  // Self-registered clients never used (docs/decisions/0119-unused-self-registered-clients.md).
+  const { unusedClientTtlSeconds } = deps.settings.registration;
+  const unusedClients = unusedClientTtlSeconds === null ? 0 : await deps.repos.clients.purgeUnused(new Date(now - unusedClientTtlSeconds * 1000));
+  return { grants, codes, sessions, interactions, keys, unusedClients };
 }

@@ -1,9 +1,9 @@
-import { DEFAULT_SCOPES, OAuthError, type Gatehouse } from '@gatehouse/core';
+import { DEFAULT_SCOPES, OAuthError, StorageUnavailableError, type Gatehouse } from '@gatehouse/core';
 import { createTestGatehouse } from '@gatehouse/core/testing';
 import express, { type ErrorRequestHandler } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { HttpProblem, accessTokenOf, bearerAuth, bearerErrorHandler, problem, problemErrorHandler, requireScope, userKeyOf } from '../index.js';
+import { HttpProblem, accessTokenOf, bearerAuth, bearerErrorHandler, createStorageOutages, problem, problemErrorHandler, requireScope, userKeyOf } from '../index.js';
 
 /** An embedder's "orders" service: its own API, its own scope, Gatehouse's middleware from the package root. */
 const ORDERS = { scope: 'orders.v1.read', description: 'See your orders' };
@@ -25,6 +25,24 @@ function ordersRoute(gatehouse: Gatehouse, app: express.Express, realm?: string)
 }
 
 describe('bearer middleware on a host’s own routes', () => {
+  it('answers a token that cannot be checked during a storage outage with a 503 problem and Retry-After, reported to the tracker (issue 35)', async () => {
+    const { t, tokenWith } = await ordersService();
+    const token = await tokenWith('orders.v1.read');
+    const outage = new StorageUnavailableError('busy', 'locked', { cause: Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }) });
+    const failing: Gatehouse = { ...t.gatehouse, verifyAccessToken: () => Promise.reject(outage) };
+    const lines: unknown[] = [];
+    const storageOutages = createStorageOutages({ logger: { error: (obj) => void lines.push(obj) } });
+    const app = express();
+    ordersRoute(failing, app);
+    app.use(bearerErrorHandler({ storageOutages }));
+    const res = await request(app).get('/orders').set('Authorization', `Bearer ${token}`);
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body).toMatchObject({ type: 'urn:gatehouse:problem:unavailable', status: 503 });
+    expect(storageOutages.current).toMatchObject({ reason: 'busy', failures: 1 });
+    expect(lines).toHaveLength(1);
+  });
+
   it('userKeyOf gives the user of a user’s token and refuses a client-credentials token with 403, even under Express’s default handler', async () => {
     const { t, user, tokenWith } = await ordersService();
     const { client: machine } = await t.seedClient({ redirectUris: [], grantTypes: ['client_credentials'], scopes: ['orders.v1.read'] });

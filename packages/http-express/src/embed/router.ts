@@ -1,3 +1,4 @@
+import { StorageUnavailableError } from '@gatehouse/core';
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { requestContext, requestLogger, silentLogger } from '../logger.js';
 import { authorizationServerMetadata } from '../oauth/metadata.js';
@@ -6,11 +7,12 @@ import { createOAuthRouter } from '../oauth/router.js';
 import { sendJsonFailure } from '../oauth/json-errors.js';
 import type { GatehouseRouterOptions } from '../options.js';
 import { createAssetsRouter } from '../pages/assets.js';
-import { errorPage } from '../pages/error.js';
+import { errorPage, sendUnavailablePage } from '../pages/error.js';
 import { sendPage } from '../pages/send.js';
 import { STYLESHEET_PATH } from '../pages/styles.js';
 import { byPrefix, inSequence, onlyUnder } from '../routing.js';
 import { securityHeaders } from '../security/headers.js';
+import { createStorageOutages } from '../storage-outages.js';
 import type { Gatehouse } from '@gatehouse/core';
 
 /** The paths Gatehouse's router answers, relative to where it is mounted. */
@@ -47,8 +49,11 @@ export function gatehouseRoutes(options: GatehouseRouterOptions): RequestHandler
  * app.use('/auth', createGatehouseRouter({ gatehouse, logger }));
  * app.get('/orders', bearerAuth(gatehouse), requireScope('orders.read'), listOrders);
  */
-export function createGatehouseRouter(options: GatehouseRouterOptions): Router {
-  const logger = options.logger ?? silentLogger;
+export function createGatehouseRouter(routerOptions: GatehouseRouterOptions): Router {
+  const logger = routerOptions.logger ?? silentLogger;
+  // One outage tracker for the OAuth routes and this error page, so that an outage is logged once.
+  const storageOutages = routerOptions.storageOutages ?? createStorageOutages({ logger });
+  const options: GatehouseRouterOptions = { ...routerOptions, storageOutages };
   const issuer = options.gatehouse.settings.issuer;
   const context = requestContext(logger);
   const headers = securityHeaders(issuer);
@@ -64,7 +69,13 @@ export function createGatehouseRouter(options: GatehouseRouterOptions): Router {
   router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!onOwnPath(req.path)) return next(error);
     // The OAuth JSON endpoints' errors have one answer (RFC 6749 §5.2), also when raised before their router.
-    if (OAUTH_JSON_PATHS.includes(req.path)) return sendJsonFailure(res, logger, error);
+    if (OAUTH_JSON_PATHS.includes(req.path)) return sendJsonFailure(res, logger, error, storageOutages);
+    // An outage of the storage: 503 with Retry-After, logged once per outage (decision 0100).
+    if (error instanceof StorageUnavailableError && !res.headersSent) {
+      storageOutages.failed(error);
+      sendUnavailablePage(res, error, { paths });
+      return;
+    }
     requestLogger(logger, res).error({ err: error, method: req.method, path: `${req.baseUrl}${req.path}` }, 'unhandled error');
     if (res.headersSent) {
       res.destroy();
@@ -95,7 +106,7 @@ function onOwnPath(path: string): boolean {
  */
 export function authorizationServerMetadataRouter(gatehouse: Pick<Gatehouse, 'settings'>): Router {
   const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
-  const body = authorizationServerMetadata(issuer, gatehouse.settings.scopes, { openid: gatehouse.settings.openid });
+  const body = authorizationServerMetadata(issuer, gatehouse.settings.scopes, gatehouse.settings);
   const headers = securityHeaders(issuer);
   const router = Router();
   const answer = (_req: Request, res: Response) => {

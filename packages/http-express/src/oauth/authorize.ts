@@ -1,4 +1,4 @@
-import { DomainError, findResource, OAuthError, type AuthorizationRequest, type AuthorizationRequestCheck, type AuthorizingUser, type RawParameters } from '@gatehouse/core';
+import { clientOrigin, DomainError, findResource, OAuthError, type AuthorizationRequest, type AuthorizationRequestCheck, type AuthorizingUser, type RawParameters } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import { parse as parseQueryString } from 'node:querystring';
 import { requestLogger } from '../logger.js';
@@ -201,6 +201,7 @@ async function answerAuthorization(ctx: OAuthContext, req: Request, res: Respons
       userEmail: signedIn.user.email,
       returnTo: authorizeUrl(ctx, req),
       paths: ctx.paths,
+      origin: clientOrigin(check.client),
     }),
   );
 }

@@ -3,12 +3,15 @@ import type { Request } from 'express';
 import type { HttpLogger } from '../logger.js';
 import type { CsrfSettings } from '../security/csrf.js';
 import type { AttemptLimits } from '../security/rate-limit.js';
+import type { StorageOutages } from '../storage-outages.js';
 import type { GatehousePaths } from './paths.js';
 
 /** What the OAuth routes share. */
 export interface OAuthContext {
   gatehouse: Gatehouse;
   logger: HttpLogger;
+  /** Where a request that fails because the storage is unavailable is reported (docs/decisions/0100). */
+  storageOutages: StorageOutages;
   limits: AttemptLimits;
   /** `settings.issuer` without a trailing slash: the base of every published URL. */
   issuer: string;

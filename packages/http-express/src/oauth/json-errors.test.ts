@@ -1,20 +1,22 @@
-import { OAuthError } from '@gatehouse/core';
+import { OAuthError, StorageUnavailableError } from '@gatehouse/core';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createRecordingLogger } from '../test-support/recording-logger.js';
+import { createStorageOutages } from '../storage-outages.js';
 import { OAuthJsonRefusal, sendJsonFailure } from './json-errors.js';
 
 /** An app whose one route fails with `error`, answered by `sendJsonFailure` from its error handler. */
 function failingWith(error: unknown, options: { beganAnswer?: boolean } = {}) {
   const logger = createRecordingLogger();
+  const outages = createStorageOutages({ logger });
   const app = express();
   app.post('/oauth/token', (_req: Request, res: Response, next: NextFunction) => {
     if (options.beganAnswer) res.writeHead(200, { 'Content-Type': 'application/json' }).write('{"access_token":');
     next(error);
   });
-  app.use((caught: unknown, _req: Request, res: Response, _next: NextFunction) => sendJsonFailure(res, logger, caught));
-  return { app, logger };
+  app.use((caught: unknown, _req: Request, res: Response, _next: NextFunction) => sendJsonFailure(res, logger, caught, outages));
+  return { app, logger, outages };
 }
 
 describe('sendJsonFailure: the one answer of an OAuth JSON endpoint\'s error (RFC 6749 §5.2)', () => {
@@ -52,6 +54,25 @@ describe('sendJsonFailure: the one answer of an OAuth JSON endpoint\'s error (RF
     expect(res.text).not.toContain('disk on fire');
     expect(logger.lines.filter((line) => line.level === 'error')).toHaveLength(1);
     expect(logger.text()).toContain('disk on fire');
+  });
+
+  it('an unavailable storage: 503 temporarily_unavailable with Retry-After, never server_error; the outage logged once (issue 35)', async () => {
+    const cause = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    const { app, logger, outages } = failingWith(new StorageUnavailableError('unreachable', 'PostgreSQL ended the connection.', { cause }));
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const res = await request(app).post('/oauth/token');
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: 'The authorization server cannot reach its database right now; try again later.' });
+    }
+    const errors = logger.lines.filter((line) => line.level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.obj).toMatchObject({ event: 'storage_unavailable', reason: 'unreachable', cause: { code: '57P01', message: 'terminating connection due to administrator command' } });
+    expect(outages.current).toMatchObject({ reason: 'unreachable', failures: 3 });
+    // A lock held past the busy timeout is likely free sooner.
+    const busy = await request(failingWith(new StorageUnavailableError('busy', 'locked')).app).post('/oauth/token');
+    expect(busy.headers['retry-after']).toBe('1');
   });
 
   it('after the answer began: the connection is closed, the error logged', async () => {

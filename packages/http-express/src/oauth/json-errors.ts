@@ -1,6 +1,7 @@
-import { OAuthError, type OAuthErrorCode } from '@gatehouse/core';
+import { OAuthError, StorageUnavailableError, type OAuthErrorCode } from '@gatehouse/core';
 import type { Response } from 'express';
 import { requestLogger, type HttpLogger } from '../logger.js';
+import { retryAfterSeconds, type StorageOutages } from '../storage-outages.js';
 import { setNoStore } from './no-store.js';
 
 /** The status of an error of the token, revocation and introspection endpoints (RFC 6749 §5.2). */
@@ -40,10 +41,13 @@ export function sendOAuthError(res: Response, code: OAuthErrorCode, description:
 /**
  * The one place an error of the OAuth JSON endpoints (token, revocation, introspection, and the
  * metadata and JWKS documents) is answered: an `OAuthError` in its RFC 6749 §5.2 shape (its
- * private detail only to the log), anything else as a 500 `server_error` without any detail,
- * the error logged. After the headers have gone, the connection is closed.
+ * private detail only to the log); an unavailable storage as a 503 `temporarily_unavailable` with
+ * `Retry-After`, reported to `outages` (which logs each outage once; nothing was written, so the
+ * request may be sent again, the same code included: docs/decisions/0100); anything else as a 500
+ * `server_error` without any detail, the error logged. After the headers have gone, the
+ * connection is closed.
  */
-export function sendJsonFailure(res: Response, logger: HttpLogger, error: unknown): void {
+export function sendJsonFailure(res: Response, logger: HttpLogger, error: unknown, outages: StorageOutages): void {
   const log = requestLogger(logger, res);
   if (res.headersSent) {
     log.error({ err: error }, 'unexpected error after the answer began');
@@ -54,6 +58,12 @@ export function sendJsonFailure(res: Response, logger: HttpLogger, error: unknow
     log.info({ oauthError: error.code, detail: error.detail }, 'oauth request refused');
     if (error instanceof OAuthJsonRefusal) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     sendOAuthError(res, error.code, error.description, error instanceof OAuthJsonRefusal ? error.status : statusOf(error.code));
+    return;
+  }
+  if (error instanceof StorageUnavailableError) {
+    outages.failed(error);
+    res.setHeader('Retry-After', String(retryAfterSeconds(error)));
+    sendOAuthError(res, 'temporarily_unavailable', 'The authorization server cannot reach its database right now; try again later.', 503);
     return;
   }
   log.error({ err: error }, 'unexpected error');

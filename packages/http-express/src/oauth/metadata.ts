@@ -1,4 +1,4 @@
-import { ID_TOKEN_SIGNING_ALGORITHMS, PROMPT_VALUES, SUPPORTED_CLAIMS, type ScopeCatalogue } from '@gatehouse/core';
+import { ID_TOKEN_SIGNING_ALGORITHMS, PROMPT_VALUES, SUPPORTED_CLAIMS, type GatehouseSettings, type ScopeCatalogue } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import { endpointUrl, type OAuthContext } from './context.js';
 import { GRANT_TYPES } from './grant-types.js';
@@ -6,14 +6,20 @@ import { OAUTH_PATHS } from './paths.js';
 
 /**
  * RFC 8414 §2 authorization server metadata: exactly what is implemented, URLs built from the
- * issuer (never from the Host header), `scopes_supported` from the configured catalogue. With
- * `openid` (an OpenID Provider, `settings.openid`), the OpenID Connect Discovery 1.0 §3 fields too:
- * the same document answers both well-known paths (docs/decisions/0133-discovery.md).
+ * issuer (never from the Host header), `scopes_supported` from the configured catalogue;
+ * `registration_endpoint` and `client_id_metadata_document_supported` when `settings` turn them on.
+ * For an OpenID Provider (`settings.openid`), the OpenID Connect Discovery 1.0 §3 fields too: the
+ * same document answers both well-known paths (docs/decisions/0133-discovery.md).
  *
  * @example
- * authorizationServerMetadata('https://auth.example.com', settings.scopes, { openid: settings.openid });
+ * authorizationServerMetadata('https://auth.example.com', settings.scopes, settings);
  */
-export function authorizationServerMetadata(issuer: string, scopes: ScopeCatalogue, options: { openid?: boolean } = {}): Record<string, unknown> {
+export function authorizationServerMetadata(
+  issuer: string,
+  scopes: ScopeCatalogue,
+  settings?: Pick<GatehouseSettings, 'registration' | 'clientMetadataDocuments'> & Partial<Pick<GatehouseSettings, 'openid'>>,
+): Record<string, unknown> {
+  const selfRegistration = settings;
   const oauth = {
     issuer,
     authorization_endpoint: endpointUrl(issuer, OAUTH_PATHS.authorize),
@@ -33,8 +39,12 @@ export function authorizationServerMetadata(issuer: string, scopes: ScopeCatalog
     code_challenge_methods_supported: ['S256'],
     // RFC 9207 §3: every authorization response carries iss.
     authorization_response_iss_parameter_supported: true,
+    // RFC 8414 §2 / RFC 7591 §3: only when the host opened registration (docs/decisions/0115).
+    ...(selfRegistration !== undefined && selfRegistration.registration.policy !== 'off' ? { registration_endpoint: endpointUrl(issuer, OAUTH_PATHS.register) } : {}),
+    // draft-ietf-oauth-client-id-metadata-document: an https client_id names the client's metadata (docs/decisions/0117).
+    ...(selfRegistration?.clientMetadataDocuments.enabled ? { client_id_metadata_document_supported: true } : {}),
   };
-  return options.openid === true ? { ...oauth, ...openIdProviderMetadata(issuer) } : oauth;
+  return settings?.openid === true ? { ...oauth, ...openIdProviderMetadata(issuer) } : oauth;
 }
 
 /**
@@ -64,7 +74,7 @@ function openIdProviderMetadata(issuer: string): Record<string, unknown> {
  * /.well-known/openid-configuration (Discovery 1.0 §4) under the issuer: one document.
  */
 export function metadataEndpoint(ctx: OAuthContext) {
-  const body = authorizationServerMetadata(ctx.issuer, ctx.gatehouse.settings.scopes, { openid: ctx.gatehouse.settings.openid });
+  const body = authorizationServerMetadata(ctx.issuer, ctx.gatehouse.settings.scopes, ctx.gatehouse.settings);
   return (_req: Request, res: Response): void => {
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.status(200).json(body);

@@ -19,13 +19,15 @@ export const OAUTH_PATHS = {
   metadata: '/.well-known/oauth-authorization-server',
   /** OpenID Connect Discovery 1.0 §4: appended to the issuer (with `settings.openid`). */
   openidConfiguration: '/.well-known/openid-configuration',
+  /** RFC 7591 registration endpoint; RFC 7592 management at `/oauth/register/<client_id>`. Served when registration is not off. */
+  register: '/oauth/register',
 } as const;
 
 /** The endpoints that take only POST: token (RFC 6749 §3.2), revocation (RFC 7009 §2.1), introspection (RFC 7662 §2.1). */
 export const OAUTH_POST_PATHS: readonly string[] = [OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.introspect];
 
 /** The endpoints whose errors are OAuth JSON (RFC 6749 §5.2) rather than a page. */
-export const OAUTH_JSON_PATHS: readonly string[] = [...OAUTH_POST_PATHS, OAUTH_PATHS.jwks, OAUTH_PATHS.metadata, OAUTH_PATHS.openidConfiguration, OAUTH_PATHS.userinfo];
+export const OAUTH_JSON_PATHS: readonly string[] = [...OAUTH_POST_PATHS, OAUTH_PATHS.jwks, OAUTH_PATHS.metadata, OAUTH_PATHS.register, OAUTH_PATHS.openidConfiguration, OAUTH_PATHS.userinfo];
 
 /** The absolute paths (as the browser sees them) of everything Gatehouse's router serves. */
 export interface GatehousePaths extends PagePaths {

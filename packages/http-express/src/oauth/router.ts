@@ -15,8 +15,10 @@ import { logoutForm, logoutSubmit } from './logout.js';
 import { jwksEndpoint, metadataEndpoint } from './metadata.js';
 import { pageFormBodyFor, refuseRepeatedSecurityCookies } from './page-forms.js';
 import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATHS, OAUTH_POST_PATHS } from './paths.js';
+import { registrationRouter } from './register.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
+import { createStorageOutages } from '../storage-outages.js';
 import { addUserInfoEndpoint } from './userinfo.js';
 
 /** RFC 6749 §5.2: a body the token, revocation or introspection endpoint cannot accept is invalid_request. */
@@ -53,9 +55,11 @@ function onlyPost(req: Request, _res: Response, next: NextFunction): void {
 export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   const { gatehouse } = options;
   const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
+  const logger = options.logger ?? silentLogger;
   const ctx: OAuthContext = {
     gatehouse,
-    logger: options.logger ?? silentLogger,
+    logger,
+    storageOutages: options.storageOutages ?? createStorageOutages({ logger }),
     limits: createAttemptLimits(gatehouse.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT, options.failureStore),
     issuer,
     paths: gatehousePaths(issuerPath(issuer)),
@@ -77,12 +81,14 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
     addUserInfoEndpoint(router, ctx);
   }
 
+  // RFC 7591 / RFC 7592, under the host's policy (docs/decisions/0115-dynamic-client-registration.md); it answers its own errors.
+  if (gatehouse.settings.registration.policy !== 'off') router.use(OAUTH_PATHS.register, registrationRouter(ctx, options.registrationLimits, { failureStore: options.failureStore, ipv6PrefixLength: options.rateLimit?.ipv6PrefixLength }));
   router.post(OAUTH_PATHS.token, tokenFormBody, tokenEndpoint(ctx));
   router.post(OAUTH_PATHS.revoke, oauthFormBody, revocationEndpoint(ctx));
   router.post(OAUTH_PATHS.introspect, oauthFormBody, introspectionEndpoint(ctx));
   router.all([...OAUTH_POST_PATHS], onlyPost);
   // The one place the OAuth JSON endpoints' errors are answered (RFC 6749 §5.2).
-  router.use([...OAUTH_JSON_PATHS], (error: unknown, _req: Request, res: Response, _next: NextFunction) => sendJsonFailure(res, ctx.logger, error));
+  router.use([...OAUTH_JSON_PATHS], (error: unknown, _req: Request, res: Response, _next: NextFunction) => sendJsonFailure(res, ctx.logger, error, ctx.storageOutages));
 
   router.get(OAUTH_PATHS.authorize, ...page, authorizeEndpoint(ctx));
   router.post(OAUTH_PATHS.decision, pageFormBody, ...page, decisionEndpoint(ctx));

@@ -1,6 +1,10 @@
+import type { StorageUnavailableError } from '@gatehouse/core';
+import type { Response } from 'express';
+import { retryAfterSeconds } from '../storage-outages.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
 import type { PagePaths } from './paths.js';
+import { sendPage } from './send.js';
 
 export interface ErrorPageInput {
   title: string;
@@ -23,4 +27,22 @@ export function errorPage(input: ErrorPageInput): SafeHtml {
 ${input.code ? html`<p class="muted">Error code: <code>${input.code}</code></p>` : ''}
 ${input.link ? html`<div class="actions"><a class="button secondary" href="${input.link.href}">${input.link.label}</a></div>` : ''}`,
   });
+}
+
+/**
+ * The page of a browser request that failed because the storage is unavailable: 503 with
+ * `Retry-After` and words that say to try again; nothing was changed, so sending the form again
+ * is safe (docs/decisions/0100-storage-outages-answered-503.md).
+ */
+export function sendUnavailablePage(res: Response, error: StorageUnavailableError, input: Pick<ErrorPageInput, 'link' | 'paths'> = {}): void {
+  res.setHeader('Retry-After', String(retryAfterSeconds(error)));
+  sendPage(
+    res,
+    503,
+    errorPage({
+      title: 'Temporarily unavailable',
+      message: 'We cannot reach our database at the moment, so nothing was changed. Please try again in a few moments.',
+      ...input,
+    }),
+  );
 }

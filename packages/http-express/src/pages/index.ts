@@ -1,7 +1,7 @@
 export { html, escapeHtml, unsafeRaw, SafeHtml } from './html.js';
 export { layout, type LayoutOptions } from './layout.js';
 export { sendPage } from './send.js';
-export { errorPage, type ErrorPageInput } from './error.js';
+export { errorPage, sendUnavailablePage, type ErrorPageInput } from './error.js';
 export { loginPage, signedInPage, type LoginPageInput } from '../oauth/pages/login.js';
 export { consentPage, type ConsentPageInput } from '../oauth/pages/consent.js';
 export { logoutConfirmPage, signedOutPage } from '../oauth/pages/logout.js';

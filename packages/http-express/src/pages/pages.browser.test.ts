@@ -95,6 +95,41 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
       }
     });
 
+    it(`${viewport}: the consent page of an app that registered itself says so and warns that the answer stays on this computer`, async () => {
+      const clientId = `deskAgent${viewport}`;
+      // The client as Dynamic Client Registration stores it (registration itself: oauth/register.test.ts).
+      await t.repositories.clients.create({
+        clientId,
+        clientSecretHash: null,
+        name: 'Desk Agent',
+        redirectUris: ['http://127.0.0.1/callback'],
+        scopes: ['messaging.v1.read'],
+        grantTypes: ['authorization_code'],
+        pkceRequired: true,
+        ownerUserKey: null,
+        createdAt: t.clock.now(),
+        registration: { kind: 'dynamic', registrationAccessTokenHash: 'x', anonymous: true, metadata: { applicationType: 'native' }, firstUsedAt: null },
+      });
+      const url = new URL('/oauth/authorize', origin);
+      url.search = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: 'http://127.0.0.1:49152/callback', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
+      const context = await browser.newContext({ viewport: size });
+      const page = await context.newPage();
+      try {
+        await page.goto(url.toString());
+        await page.fill('#email', 'ada@example.com');
+        await page.fill('#password', 'correct horse battery');
+        await Promise.all([page.waitForURL((u) => u.pathname === '/oauth/authorize'), page.click('button[type="submit"]')]);
+        expect(await page.textContent('h1')).toBe('Desk Agent wants to access your account');
+        expect(await page.textContent('p.client-origin')).toContain('This app registered itself.');
+        expect(await page.locator('p.notice.warn').isVisible()).toBe(true);
+        expect(await page.textContent('p.notice.warn')).toContain('Any program running on this computer could be the one asking');
+        expect(await page.textContent('body')).toContain('You will be sent back to 127.0.0.1:49152');
+        await expectNoSidewaysScroll(page);
+      } finally {
+        await context.close();
+      }
+    });
+
     it(`${viewport}: "/" offers Sign in, which lands on the portal; a missing page links back to the start`, async () => {
       const context = await browser.newContext({ viewport: size });
       const page = await context.newPage();

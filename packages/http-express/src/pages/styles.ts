@@ -3,9 +3,9 @@ export const STYLESHEET_PATH = '/assets/gatehouse.css';
 
 export const STYLESHEET = `
 :root { color-scheme: light dark; --fg: #1c2430; --muted: #5b6675; --bg: #f4f6f9; --card: #ffffff; --line: #d9dee5;
-  --accent: #1f5fbf; --accent-fg: #ffffff; --danger: #b42318; --ok: #1a7f37; }
+  --accent: #1f5fbf; --accent-fg: #ffffff; --danger: #b42318; --ok: #1a7f37; --warn: #9a6700; }
 @media (prefers-color-scheme: dark) {
-  :root { --fg: #e6e9ee; --muted: #a3adba; --bg: #11151b; --card: #1a2029; --line: #2e3744; --accent: #5b9cff; --accent-fg: #0b1220; --danger: #ff7b72; --ok: #56d364; }
+  :root { --fg: #e6e9ee; --muted: #a3adba; --bg: #11151b; --card: #1a2029; --line: #2e3744; --accent: #5b9cff; --accent-fg: #0b1220; --danger: #ff7b72; --ok: #56d364; --warn: #d29922; }
 }
 * { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; }
@@ -35,6 +35,7 @@ button.danger { background: var(--danger); border-color: var(--danger); color: #
 .notice { border-radius: 8px; padding: 0.75rem 1rem; margin-bottom: 1rem; border: 1px solid var(--line); }
 .notice.error { border-color: var(--danger); color: var(--danger); }
 .notice.ok { border-color: var(--ok); color: var(--ok); }
+.notice.warn { border-color: var(--warn); border-left-width: 4px; }
 ul.scopes { list-style: none; padding: 0; margin: 0 0 1rem; }
 ul.scopes li { padding: 0.6rem 0; border-bottom: 1px solid var(--line); }
 ul.scopes li:last-child { border-bottom: 0; }

@@ -1,4 +1,4 @@
-import { DomainError, isPublicClient, type Client } from '@gatehouse/core';
+import { CLIENT_ID_URL_MAX_LENGTH, DomainError, isClientIdUrl, isPublicClient, StorageUnavailableError, type Client } from '@gatehouse/core';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { GatehouseHttpOptions } from '../options.js';
 import { requestLogger, silentLogger } from '../logger.js';
@@ -21,9 +21,21 @@ import { secretGonePage, secretPage } from './pages/secret.js';
 import { inPlainWords } from './plain-words.js';
 import { redirectToSecret, takeSecret } from './secret-reveal.js';
 import { gatehouseFor } from '../request-scope.js';
+import { sendUnavailablePage } from '../pages/error.js';
+import { createStorageOutages } from '../storage-outages.js';
 
 /** Client IDs are alphanumeric (docs/security.md "Secrets handling"); anything else is not looked up. */
 const CLIENT_ID = /^[A-Za-z0-9]{1,128}$/;
+
+/**
+ * The client ID of an authorized app: a generated one, or the https URL of a Client ID Metadata
+ * Document (docs/decisions/0117), which the path carries percent-encoded.
+ */
+function appIdParam(req: Request): string {
+  const id = req.params.clientId;
+  if (typeof id === 'string' && (CLIENT_ID.test(id) || (isClientIdUrl(id) && id.length <= CLIENT_ID_URL_MAX_LENGTH))) return id;
+  throw new DomainError('not_found', 'No such authorized app.');
+}
 
 function signedInUser(res: Response) {
   const signedIn = res.locals.signedIn;
@@ -54,6 +66,7 @@ function clientIdParam(req: Request): string {
 export function createPortalRouter(options: GatehouseHttpOptions): Router {
   const { gatehouse } = options;
   const logger = options.logger ?? silentLogger;
+  const storageOutages = options.storageOutages ?? createStorageOutages({ logger });
   const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
   const csrf = csrfSettings(issuer, options.csrfKey);
   // Under the issuer's path, like Gatehouse's own pages (docs/decisions/0090).
@@ -246,13 +259,13 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
 
   router.get('/portal/authorized-apps/:clientId/revoke', async (req, res) => {
     const user = signedInUser(res);
-    const app = await authorizedApp(user.userKey, clientIdParam(req));
+    const app = await authorizedApp(user.userKey, appIdParam(req));
     sendPortalPage(res, 200, revokeConfirmPage({ paths, email: user.email, csrfToken: res.locals.csrfToken as string, app }));
   });
 
   router.post('/portal/authorized-apps/:clientId/revoke', async (req, res) => {
     const user = signedInUser(res);
-    const clientId = clientIdParam(req);
+    const clientId = appIdParam(req);
     if (!csrfOk(req, res, 'authorized_app_revoke', authorizedAppPath(paths, clientId, '/revoke'))) return;
     const { clientName } = await authorizedApp(user.userKey, clientId);
     const { revokedGrantIds } = await gatehouseFor(gatehouse, res).revokeAuthorizedApp({ userKey: user.userKey, clientId });
@@ -263,6 +276,12 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
 
   // A client that is not the user's (or an app never authorized) is a 404 page in the portal's frame.
   router.use(local.root, (error: unknown, req: Request, res: Response, next: NextFunction) => {
+    // An outage of the storage: 503 with Retry-After, logged once per outage (decision 0100).
+    if (error instanceof StorageUnavailableError && !res.headersSent) {
+      storageOutages.failed(error);
+      sendUnavailablePage(res, error, { paths: paths.gatehouse });
+      return;
+    }
     if (!(error instanceof DomainError) || error.kind !== 'not_found' || !res.locals.signedIn) return next(error);
     const message = req.path.startsWith('/authorized-apps') ? 'You have not authorized this app, or its access was already withdrawn.' : undefined;
     sendPortalPage(res, 404, clientNotFoundPage({ paths, email: res.locals.signedIn.user.email, ...(message === undefined ? {} : { message }) }));

@@ -1,5 +1,6 @@
-import { DomainError, OAuthError, type DomainErrorKind, type OAuthErrorCode } from '@gatehouse/core';
+import { DomainError, OAuthError, StorageUnavailableError, type DomainErrorKind, type OAuthErrorCode } from '@gatehouse/core';
 import { bearerChallenge } from '../bearer/challenge.js';
+import { retryAfterSeconds } from '../storage-outages.js';
 import { HttpProblem, problem, type Problem, type ProblemKind } from './problem.js';
 
 /** What an error becomes on the wire, and whether it is the server's fault (then it is logged). */
@@ -54,11 +55,16 @@ const STATUS_KINDS: Record<number, ProblemKind> = {
 
 /**
  * Maps anything thrown by a route to an RFC 9457 problem. Only public words go out: a
- * `DomainError`'s message and an `OAuthError`'s `description` are written for clients;
- * anything else becomes a 500 whose detail says nothing about the cause.
+ * `DomainError`'s message and an `OAuthError`'s `description` are written for clients; an
+ * unavailable storage is a 503 with `Retry-After` (an outage, not a fault: not `unexpected`, its
+ * handler reports it to the outage tracker; docs/decisions/0100); anything else becomes a 500
+ * whose detail says nothing about the cause.
  */
 export function toProblem(error: unknown): MappedProblem {
   if (error instanceof HttpProblem) return mapped(error.problem, { ...error.headers });
+  if (error instanceof StorageUnavailableError) {
+    return { problem: problem('unavailable', 'The service cannot reach its database right now; nothing was changed. Try again later.'), headers: { 'Retry-After': String(retryAfterSeconds(error)) }, unexpected: false };
+  }
   if (error instanceof DomainError) {
     const kind = DOMAIN_KINDS[error.kind];
     const extras = kind === 'invalid-request' && error.field ? { invalidParams: [{ name: error.field, reason: error.message }] } : {};

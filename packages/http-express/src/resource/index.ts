@@ -19,7 +19,7 @@ export const RESOURCE_PREFIXES = ['/identity', '/messaging', '/admin'];
  * @example
  * app.use(createResourceRouter({ gatehouse }));
  */
-export function createResourceRouter(options: Pick<GatehouseHttpOptions, 'gatehouse' | 'logger'>): Router {
+export function createResourceRouter(options: Pick<GatehouseHttpOptions, 'gatehouse' | 'logger' | 'storageOutages'>): Router {
   // One router holding every route (no router per area): a request walks one list of layers.
   const router = Router();
   openApiRouter(router);
@@ -28,6 +28,6 @@ export function createResourceRouter(options: Pick<GatehouseHttpOptions, 'gateho
   messagingRouter(options.gatehouse, router);
   attributesRouter(options.gatehouse, router);
   router.use(RESOURCE_PREFIXES, notFoundProblem);
-  router.use([...RESOURCE_PREFIXES, '/openapi.json'], problemErrorHandler({ logger: options.logger }));
+  router.use([...RESOURCE_PREFIXES, '/openapi.json'], problemErrorHandler({ logger: options.logger, storageOutages: options.storageOutages }));
   return router;
 }

@@ -1,15 +1,20 @@
-import type { Client, GatehouseSettings } from '@gatehouse/core';
+import type { Client, ClientMetadataDocumentFetcher } from '@gatehouse/core';
 import { createTestGatehouse, type TestGatehouse } from '@gatehouse/core/testing';
 import type express from 'express';
 import request from 'supertest';
 import { createGatehouseApp } from '../app.js';
+import type { RegistrationLimits } from '../oauth/register.js';
 import type { RateLimitSettings } from '../security/rate-limit.js';
 import { basicAuth } from './oauth-client.js';
 import { createRecordingLogger, type RecordingLogger } from './recording-logger.js';
 import { TestBrowser } from './test-browser.js';
 
 export interface TestAppOptions {
-  settings?: Partial<Omit<GatehouseSettings, 'refreshToken'>> & { refreshToken?: Partial<GatehouseSettings['refreshToken']> };
+  settings?: NonNullable<Parameters<typeof createTestGatehouse>[0]>['settings'];
+  /** Fetches Client ID Metadata Documents, for `settings.clientMetadataDocuments`. */
+  clientMetadataDocumentFetcher?: ClientMetadataDocumentFetcher;
+  /** The registration endpoint's limits (default: generous, 1000 per window, so only their tests meet them). */
+  registrationLimits?: RegistrationLimits;
   /** Default: generous (1000 failures per key), so only rate-limit tests meet the limit. */
   rateLimit?: RateLimitSettings;
   trustProxy?: boolean | number | string;
@@ -42,12 +47,16 @@ export interface TestApp extends TestGatehouse {
  * const { body } = await t.tokensOverHttp({ client, clientSecret, email: user.email });
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const t = await createTestGatehouse(options.settings === undefined ? {} : { settings: options.settings });
+  const t = await createTestGatehouse({
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
+    ...(options.clientMetadataDocumentFetcher === undefined ? {} : { clientMetadataDocumentFetcher: options.clientMetadataDocumentFetcher }),
+  });
   const logger = createRecordingLogger();
   const app = createGatehouseApp({
     gatehouse: t.gatehouse,
     logger,
     rateLimit: options.rateLimit ?? { maxFailures: 1000, windowSeconds: 60 },
+    registrationLimits: options.registrationLimits ?? { maxPerIp: 1000 },
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     extraRouters: options.extraRouters?.(t) ?? [],
   });

@@ -1,7 +1,7 @@
-import { DomainError, type Client, type ClientRepository, type GrantType } from '@gatehouse/core';
+import { DomainError, type Client, type ClientMetadata, type ClientRepository, type GrantType, type SelfRegistration } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
-import { changed, fromJson, fromMs, optionalList, toFlag, toJson, toMs, toOptionalListJson } from '../encoding.js';
+import { affected, changed, fromJson, fromMs, fromMsOrNull, optionalList, toFlag, toJson, toMs, toOptionalListJson } from '../encoding.js';
 import { param, reusableQuery } from '../reusable-query.js';
 import type { ClientTable, Database } from '../schema.js';
 
@@ -35,6 +35,7 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
           // Changed only when given (the port's rule).
           ...(changes.resourceServerFor === undefined ? {} : { resource_server_for: toOptionalListJson(changes.resourceServerFor) }),
           ...openIdColumnsOf(changes),
+          ...(changes.registration === undefined ? {} : { registration_details: registrationDetails(changes.registration) }),
         })
         .where('client_id', '=', clientId)
         .executeTakeFirst();
@@ -67,8 +68,75 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
       const rows = await db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('client_id').execute();
       return rows.map(fromRow);
     },
+
+    async saveMetadataDocumentClient(client) {
+      const row = toRow(client);
+      return db.transaction().execute(async (trx) => {
+        // A new client is one insert; two first fetches at once: the second finds the first's row.
+        const inserted = await trx.insertInto('clients').values(row).onConflict((conflict) => conflict.column('client_id').doNothing()).returning('client_id').executeTakeFirst();
+        if (inserted !== undefined) return 'created';
+        const read = trx.selectFrom('clients').select(['registration', 'registration_details']).where('client_id', '=', client.clientId);
+        // Two refreshes at once on PostgreSQL: the second waits, then sees the first's hash.
+        const stored = await (dialect.locksRows ? read.forUpdate() : read).executeTakeFirst();
+        if (!stored || stored.registration !== 'metadata-document' || stored.registration_details === null) return 'other-client';
+        const documentChanged = fromJson<StoredDetails>(stored.registration_details).documentHash !== fromJson<StoredDetails>(row.registration_details as string).documentHash;
+        await trx
+          .updateTable('clients')
+          .set({ name: row.name, redirect_uris: row.redirect_uris, scopes: row.scopes, grant_types: row.grant_types, pkce_required: row.pkce_required, registration_details: row.registration_details })
+          .where('client_id', '=', client.clientId)
+          .execute();
+        // A changed document is asked about again (docs/decisions/0117-client-id-metadata-documents.md).
+        if (documentChanged) await trx.deleteFrom('consents').where('client_id', '=', client.clientId).execute();
+        return documentChanged ? 'changed' : 'refreshed';
+      });
+    },
+
+    async markUsed(clientId, at) {
+      await db.updateTable('clients').set({ first_used_at: toMs(at) }).where('client_id', '=', clientId).where('first_used_at', 'is', null).where('registration', 'in', SELF_REGISTERED).execute();
+    },
+
+    async purgeUnused(createdBefore) {
+      // Their codes, grants and consents go by ON DELETE CASCADE (a client never used has none but consents at most).
+      const result = await db
+        .deleteFrom('clients')
+        .where('registration', 'in', SELF_REGISTERED)
+        .where('first_used_at', 'is', null)
+        .where('created_at', '<', toMs(createdBefore))
+        .executeTakeFirst();
+      return affected(result.numDeletedRows);
+    },
   };
 }
+
+/** What `registration_details` holds: the `SelfRegistration` of either kind without its kind and first use, times as epoch ms. */
+interface StoredDetails {
+  metadata: ClientMetadata;
+  registrationAccessTokenHash?: string;
+  anonymous?: boolean;
+  documentHash?: string;
+  documentExpiresAt?: number;
+}
+
+function registrationDetails(registration: SelfRegistration): string {
+  const details: StoredDetails =
+    registration.kind === 'dynamic'
+      ? { metadata: registration.metadata, registrationAccessTokenHash: registration.registrationAccessTokenHash, anonymous: registration.anonymous }
+      : { metadata: registration.metadata, documentHash: registration.documentHash, documentExpiresAt: toMs(registration.documentExpiresAt) };
+  return toJson(details);
+}
+
+function selfRegistrationOf(row: Selectable<ClientTable>): SelfRegistration | undefined {
+  if (row.registration === 'static' || row.registration_details === null) return undefined;
+  const details = fromJson<StoredDetails>(row.registration_details);
+  const firstUsedAt = fromMsOrNull(row.first_used_at);
+  if (row.registration === 'dynamic') {
+    return { kind: 'dynamic', registrationAccessTokenHash: details.registrationAccessTokenHash ?? '', anonymous: details.anonymous ?? true, metadata: details.metadata, firstUsedAt };
+  }
+  return { kind: 'metadata-document', documentHash: details.documentHash ?? '', documentExpiresAt: fromMs(details.documentExpiresAt ?? 0), metadata: details.metadata, firstUsedAt };
+}
+
+/** The `registration` of the clients that registered themselves (an IN list, so the purge searches its index). */
+const SELF_REGISTERED = ['dynamic', 'metadata-document'];
 
 /** A public client has no secret: stored as `''`, which no SHA-256 (43 base64url characters) equals. */
 const NO_SECRET = '';
@@ -89,6 +157,9 @@ function toRow(client: Client): ClientTable {
     post_logout_redirect_uris: toOptionalListJson(client.postLogoutRedirectUris),
     default_max_age: client.defaultMaxAge ?? null,
     require_auth_time: toFlag(client.requireAuthTime === true),
+    registration: client.registration?.kind ?? 'static',
+    registration_details: client.registration === undefined ? null : registrationDetails(client.registration),
+    first_used_at: client.registration?.firstUsedAt ? toMs(client.registration.firstUsedAt) : null,
   };
 }
 
@@ -104,7 +175,7 @@ function openIdColumnsOf(changes: Partial<Client>): Partial<Pick<ClientTable, 'i
 }
 
 function fromRow(row: Selectable<ClientTable>): Client {
-  return {
+  const client: Client = {
     clientId: row.client_id,
     clientSecretHash: row.client_secret_hash === NO_SECRET ? null : row.client_secret_hash,
     name: row.name,
@@ -120,4 +191,7 @@ function fromRow(row: Selectable<ClientTable>): Client {
     ...(row.default_max_age === null ? {} : { defaultMaxAge: Number(row.default_max_age) }),
     ...(Number(row.require_auth_time) === 1 ? { requireAuthTime: true } : {}),
   };
+  const registration = selfRegistrationOf(row);
+  if (registration !== undefined) client.registration = registration;
+  return client;
 }

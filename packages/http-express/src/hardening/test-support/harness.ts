@@ -5,6 +5,7 @@ import request from 'supertest';
 import { createGatehouseApp } from '../../app.js';
 import type { RateLimitSettings } from '../../security/rate-limit.js';
 import { basicAuth, createRecordingLogger, TestBrowser, type RecordingLogger } from '../../test-support/index.js';
+import { createStorageOutages, watchStorage, type StorageOutages } from '../../storage-outages.js';
 import { recordWrites, type WriteCall } from './recording-repositories.js';
 
 export const PASSWORD = 'password123';
@@ -19,6 +20,10 @@ export interface Hardened extends TestGatehouse {
   writes: WriteCall[];
   /** Repository methods (`grants.findById`, or `*`) that throw until removed: a failing database. */
   faults: Set<string>;
+  /** The same, throwing a `StorageUnavailableError`: a database outage. */
+  unavailable: Set<string>;
+  /** The app's outage tracker (the repositories are watched by it). */
+  storageOutages: StorageOutages;
   account: { accountKey: string; name: string };
   /** Admin of `account`, owns ADMIN_PHONE. */
   admin: User;
@@ -46,10 +51,12 @@ export interface Hardened extends TestGatehouse {
  * a signing key and one live grant. Rate limits are generous unless `rateLimit` is given.
  */
 export async function createHardenedApp(options: { rateLimit?: RateLimitSettings } = {}): Promise<Hardened> {
-  const { repositories, writes, faults } = recordWrites(createMemoryRepositories());
-  const t = await createTestGatehouse({ repositories });
   const logger = createRecordingLogger();
-  const app = createGatehouseApp({ gatehouse: t.gatehouse, logger, rateLimit: options.rateLimit ?? { maxFailures: 100_000, windowSeconds: 60 } });
+  const storageOutages = createStorageOutages({ logger });
+  const recorded = recordWrites(createMemoryRepositories());
+  const { writes, faults, unavailable } = recorded;
+  const t = await createTestGatehouse({ repositories: watchStorage(recorded.repositories, storageOutages) });
+  const app = createGatehouseApp({ gatehouse: t.gatehouse, logger, storageOutages, rateLimit: options.rateLimit ?? { maxFailures: 100_000, windowSeconds: 60 } });
   const account = await t.seedAccount('Acme');
   const admin = await t.seedUser({ email: 'ada@example.com', accountKey: account.accountKey, role: 'admin', phone: ADMIN_PHONE });
   const member = await t.seedUser({ email: 'mel@example.com', accountKey: account.accountKey, role: 'member', phone: MEMBER_PHONE });
@@ -65,6 +72,8 @@ export async function createHardenedApp(options: { rateLimit?: RateLimitSettings
     logger,
     writes,
     faults,
+    unavailable,
+    storageOutages,
     account,
     admin,
     member,

@@ -1,4 +1,4 @@
-import type { Repositories } from '@gatehouse/core';
+import { StorageUnavailableError, type Repositories } from '@gatehouse/core';
 
 /** One call of a repository method that may write. */
 export interface WriteCall {
@@ -28,18 +28,25 @@ function changedNothing(result: unknown): boolean {
 /**
  * Wraps every repository so each call of a method that may write is recorded with whether it
  * changed anything (a rejected request must leave `writes` without a changing call), and so any
- * method can be made to fail on demand (`faults.add('grants.findById')`, or `'*'` for all).
+ * method can be made to fail on demand (`faults.add('grants.findById')`, or `'*'` for all), or to
+ * fail as an unavailable database does (`unavailable.add(...)`: a `StorageUnavailableError`).
  *
  * @example
  * const { repositories, writes } = recordWrites(createMemoryRepositories());
  * writes.length = 0; await send(); expect(writes.filter((w) => w.changed)).toEqual([]);
  */
-export function recordWrites(inner: Repositories): { repositories: Repositories; writes: WriteCall[]; faults: Set<string> } {
+export function recordWrites(inner: Repositories): { repositories: Repositories; writes: WriteCall[]; faults: Set<string>; unavailable: Set<string> } {
   const writes: WriteCall[] = [];
   /** `repository.method` names that fail (as a database that went away would) until removed. */
   const faults = new Set<string>();
+  /** The same, failing as a storage adapter reports an outage. */
+  const unavailable = new Set<string>();
   const failIfFaulty = (name: string): void => {
     if (faults.has(name) || faults.has('*')) throw new Error(`injected fault in ${name}: SQLITE_IOERR at /var/lib/gatehouse/secret-path.db`);
+    if (unavailable.has(name) || unavailable.has('*')) {
+      const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432 (injected outage)'), { code: 'ECONNREFUSED' });
+      throw new StorageUnavailableError('unreachable', 'PostgreSQL cannot be reached.', { cause });
+    }
   };
   const wrapped: Record<string, unknown> = {};
   for (const [repoName, repo] of Object.entries(inner) as Array<[string, Record<string, unknown>]>) {
@@ -67,5 +74,5 @@ export function recordWrites(inner: Repositories): { repositories: Repositories;
     }
     wrapped[repoName] = facade;
   }
-  return { repositories: wrapped as unknown as Repositories, writes, faults };
+  return { repositories: wrapped as unknown as Repositories, writes, faults, unavailable };
 }

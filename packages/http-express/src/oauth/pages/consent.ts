@@ -1,4 +1,4 @@
-import { describeScope, type ScopeCatalogue } from '@gatehouse/core';
+import { describeScope, type ClientOrigin, type ScopeCatalogue } from '@gatehouse/core';
 import { CSRF_FIELD } from '../../security/csrf.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { layout } from '../../pages/layout.js';
@@ -28,6 +28,31 @@ export interface ConsentPageInput {
   returnTo?: string | undefined;
   /** Where the page links (default: Gatehouse at the root). */
   paths?: PagePaths;
+  /**
+   * How the client came to be (`clientOrigin(client)`): a client that registered itself is said to
+   * be one, one of a metadata document shows the host its document comes from, and one whose
+   * redirect URIs all lead to this computer gets a warning (docs/decisions/0117).
+   */
+  origin?: ClientOrigin;
+}
+
+/** Where the answer goes, for people: the host of an https or loopback URI, the scheme of a private-use one (RFC 8252 §7.1). */
+function destinationOf(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.host !== '' ? url.host : `${url.protocol}/…`;
+}
+
+/** The lines about a self-registered client: who vouches for its name, and the loopback warning. */
+function originNotes(origin: ClientOrigin | undefined): SafeHtml | '' {
+  if (origin === undefined || origin.registration === 'static') return '';
+  const source =
+    origin.registration === 'metadata-document'
+      ? html`<p class="client-origin">This app describes itself in a document at <strong class="mono">${origin.documentHost ?? ''}</strong>. Gatehouse has not reviewed it: allow it only if you trust ${origin.documentHost ?? ''}.</p>`
+      : html`<p class="client-origin">This app registered itself. Gatehouse has not reviewed who made it: allow it only if you started it yourself.</p>`;
+  const loopback = origin.loopbackRedirectsOnly
+    ? html`<p class="notice warn" role="note">This app receives the answer on your own computer. Any program running on this computer could be the one asking: allow it only if you just started this app yourself.</p>`
+    : '';
+  return html`${source}${loopback}`;
 }
 
 /** The sign-out link of the consent page: with `return_to`, signing in again comes back to the request. */
@@ -42,13 +67,14 @@ function signOutHref(paths: PagePaths, returnTo: string | undefined): string {
  * `decision=allow` / `decision=deny`. Consent grants exactly the listed scopes (decision 0022).
  */
 export function consentPage(input: ConsentPageInput): SafeHtml {
-  const host = new URL(input.redirectUri).host;
+  const host = destinationOf(input.redirectUri);
   const paths = input.paths ?? ROOT_PAGE_PATHS;
   return layout({
     stylesheetHref: paths.stylesheet,
     title: `Allow ${input.clientName}?`,
     user: { email: input.userEmail },
     body: html`<h1>${input.clientName} wants to access your account</h1>
+${originNotes(input.origin)}
 <p>Signed in as <strong>${input.userEmail}</strong>. If you allow it, this app will be able to:</p>
 <ul class="scopes">${input.scopes.map((scope) => html`<li>${describeScope(input.catalogue, scope)}${input.newScopes?.includes(scope) ? html` <span class="new-scope">New</span>` : ''}${
       scopeAllowsChanges(scope) ? html` <span class="changes">Can make changes</span>` : ''

@@ -12,9 +12,11 @@ const DETAIL_NOTICES: Record<string, NoticeWords> = {
   created: (name) => `The public client${name === undefined ? '' : ` “${name}”`} was registered. It has no secret: it proves itself with PKCE.`,
 };
 
-/** How the portal names a client's kind (RFC 6749 §2.1). */
+/** How the portal names a client's kind (RFC 6749 §2.1), and a client that registered itself (docs/decisions/0115, 0117). */
 export function clientTypeLabel(client: Client): string {
-  return isPublicClient(client) ? 'Public (no secret)' : 'Confidential';
+  const kind = isPublicClient(client) ? 'Public (no secret)' : 'Confidential';
+  const registration = client.registration?.kind;
+  return registration === 'dynamic' ? `${kind}, registered itself` : registration === 'metadata-document' ? `${kind}, from its metadata document` : kind;
 }
 
 function grantTypeTags(client: Client): SafeHtml[] {

@@ -1,0 +1,130 @@
+import type { Client, SelfRegistration } from '../domain/model.js';
+import { aClient, at, seedBasics, type ContractContext } from './contract-support.js';
+
+const DOCUMENT_URL = 'https://agent.example/oauth/client.json';
+
+function aDynamicClient(id: string, overrides: Partial<Client> = {}, registration: Partial<Extract<SelfRegistration, { kind: 'dynamic' }>> = {}): Client {
+  return aClient(id, {
+    clientSecretHash: null,
+    pkceRequired: true,
+    createdAt: at(1, 3),
+    registration: {
+      kind: 'dynamic',
+      registrationAccessTokenHash: `rat-hash-of-${id}`,
+      anonymous: true,
+      metadata: { applicationType: 'native', tokenEndpointAuthMethod: 'none', clientUri: 'https://agent.example', contacts: ['ops@agent.example'], softwareId: 'agent', softwareVersion: '1.2' },
+      firstUsedAt: null,
+      ...registration,
+    },
+    ...overrides,
+  });
+}
+
+function aDocumentClient(documentHash: string, overrides: Partial<Client> = {}): Client {
+  return aClient(DOCUMENT_URL, {
+    clientSecretHash: null,
+    name: `Agent ${documentHash}`,
+    redirectUris: ['http://127.0.0.1/callback'],
+    pkceRequired: true,
+    createdAt: at(2, 5),
+    registration: { kind: 'metadata-document', documentHash, documentExpiresAt: at(300, 9), metadata: { applicationType: 'native', tokenEndpointAuthMethod: 'none' }, firstUsedAt: null },
+    ...overrides,
+  });
+}
+
+/**
+ * Clients that registered themselves: Dynamic Client Registration and Client ID Metadata
+ * Documents (docs/decisions/0115, 0117, 0119).
+ */
+export function describeSelfRegistrationContract({ runner, repos }: ContractContext): void {
+  const { describe, it, expect, beforeEach } = runner;
+
+  beforeEach(async () => {
+    await seedBasics(repos());
+  });
+
+  describe('self-registered clients', () => {
+    it('round-trips a dynamic and a metadata-document client with their details; a static client has none', async () => {
+      const dynamic = aDynamicClient('dyn1');
+      const document = aDocumentClient('hash1');
+      await repos().clients.create(dynamic);
+      await repos().clients.create(document);
+      expect(await repos().clients.findById('dyn1')).toEqual(dynamic);
+      expect(await repos().clients.findById(DOCUMENT_URL)).toEqual(document);
+      expect((await repos().clients.findById('clientA'))?.registration).toBeUndefined();
+      const listed = await repos().clients.listAll();
+      expect(listed.find((client) => client.clientId === 'dyn1')).toEqual(dynamic);
+    });
+
+    it('replaces a dynamic client’s details on update, keeping its first use; an update without them keeps them', async () => {
+      await repos().clients.create(aDynamicClient('dyn1'));
+      await repos().clients.markUsed('dyn1', at(50, 1));
+      const metadata = { applicationType: 'web' as const, tokenEndpointAuthMethod: 'none' as const };
+      const fields = { name: 'Renamed', redirectUris: ['https://agent.example/cb'], scopes: ['messaging.v1.read'], grantTypes: ['authorization_code' as const], pkceRequired: true };
+      expect(await repos().clients.update('dyn1', { ...fields, registration: { ...(aDynamicClient('dyn1').registration as SelfRegistration), metadata } })).toBe(true);
+      const updated = await repos().clients.findById('dyn1');
+      expect(updated).toMatchObject(fields);
+      expect(updated?.registration).toEqual({ ...aDynamicClient('dyn1').registration, metadata, firstUsedAt: at(50, 1) });
+      expect(await repos().clients.update('dyn1', { ...fields, name: 'Again' })).toBe(true);
+      expect((await repos().clients.findById('dyn1'))?.registration).toEqual({ ...aDynamicClient('dyn1').registration, metadata, firstUsedAt: at(50, 1) });
+    });
+
+    it('marks a self-registered client used once, and never a static one', async () => {
+      await repos().clients.create(aDynamicClient('dyn1'));
+      await repos().clients.markUsed('dyn1', at(10, 1));
+      await repos().clients.markUsed('dyn1', at(20, 2));
+      expect((await repos().clients.findById('dyn1'))?.registration?.firstUsedAt).toEqual(at(10, 1));
+      await repos().clients.markUsed('clientA', at(10));
+      await repos().clients.markUsed('unknown', at(10));
+      expect(await repos().clients.findById('clientA')).toEqual(aClient('clientA', { ownerUserKey: 'user1' }));
+    });
+
+    it('stores a metadata-document client: created, then refreshed (consents kept), then changed (consents forgotten)', async () => {
+      expect(await repos().clients.saveMetadataDocumentClient(aDocumentClient('hash1'))).toBe('created');
+      await repos().clients.markUsed(DOCUMENT_URL, at(5, 5));
+      await repos().consents.remember({ userKey: 'user1', clientId: DOCUMENT_URL, scopes: ['messaging.v1.read'], grantedAt: at(6) });
+
+      const refreshed = aDocumentClient('hash1', { createdAt: at(400), registration: { ...(aDocumentClient('hash1').registration as Extract<SelfRegistration, { kind: 'metadata-document' }>), documentExpiresAt: at(700, 1) } });
+      expect(await repos().clients.saveMetadataDocumentClient(refreshed)).toBe('refreshed');
+      const afterRefresh = await repos().clients.findById(DOCUMENT_URL);
+      expect(afterRefresh?.createdAt).toEqual(at(2, 5));
+      expect(afterRefresh?.registration).toMatchObject({ documentHash: 'hash1', documentExpiresAt: at(700, 1), firstUsedAt: at(5, 5) });
+      expect((await repos().consents.find('user1', DOCUMENT_URL))?.scopes).toEqual(['messaging.v1.read']);
+
+      const changed = aDocumentClient('hash2', { redirectUris: ['http://127.0.0.1/other'], scopes: ['messaging.v1.send'], createdAt: at(800) });
+      expect(await repos().clients.saveMetadataDocumentClient(changed)).toBe('changed');
+      const afterChange = await repos().clients.findById(DOCUMENT_URL);
+      expect(afterChange).toMatchObject({ name: 'Agent hash2', redirectUris: ['http://127.0.0.1/other'], scopes: ['messaging.v1.send'], createdAt: at(2, 5) });
+      expect(afterChange?.registration).toMatchObject({ documentHash: 'hash2', firstUsedAt: at(5, 5) });
+      expect(await repos().consents.find('user1', DOCUMENT_URL)).toBeUndefined();
+    });
+
+    it('never overwrites a client of another kind with a metadata-document client', async () => {
+      await repos().clients.create(aClient(DOCUMENT_URL, { name: 'Static' }));
+      expect(await repos().clients.saveMetadataDocumentClient(aDocumentClient('hash1'))).toBe('other-client');
+      expect(await repos().clients.findById(DOCUMENT_URL)).toEqual(aClient(DOCUMENT_URL, { name: 'Static' }));
+    });
+
+    it('stores one client when two first fetches of a document save at once', async () => {
+      const outcomes = await Promise.all([repos().clients.saveMetadataDocumentClient(aDocumentClient('hash1')), repos().clients.saveMetadataDocumentClient(aDocumentClient('hash1'))]);
+      expect([...outcomes].sort()).toEqual(['created', 'refreshed']);
+      expect((await repos().clients.listAll()).filter((client) => client.clientId === DOCUMENT_URL)).toHaveLength(1);
+    }, 30_000);
+
+    it('purges the self-registered clients never used and registered before the limit, with their consents', async () => {
+      await repos().clients.create(aDynamicClient('old-unused', { createdAt: at(10) }));
+      await repos().clients.create(aDynamicClient('old-used', { createdAt: at(10) }));
+      await repos().clients.create(aDynamicClient('new-unused', { createdAt: at(100) }));
+      await repos().clients.create(aDocumentClient('hash1', { createdAt: at(10) }));
+      await repos().clients.create(aClient('static-old', { createdAt: at(10) }));
+      await repos().clients.markUsed('old-used', at(20));
+      await repos().consents.remember({ userKey: 'user1', clientId: 'old-unused', scopes: ['messaging.v1.read'], grantedAt: at(11) });
+
+      expect(await repos().clients.purgeUnused(at(50))).toBe(2);
+      const left = (await repos().clients.listAll()).map((client) => client.clientId).sort();
+      expect(left).toEqual(['clientA', 'clientB', 'new-unused', 'old-used', 'static-old']);
+      expect(await repos().consents.find('user1', 'old-unused')).toBeUndefined();
+      expect(await repos().clients.purgeUnused(at(50))).toBe(0);
+    });
+  });
+}

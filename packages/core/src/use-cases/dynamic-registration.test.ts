@@ -1,0 +1,327 @@
+import { describe, expect, it } from 'vitest';
+import { createTestGatehouse, s256Challenge } from '@gatehouse/core/testing';
+import { sha256 } from '../crypto.js';
+import type { Client } from '../domain/model.js';
+import type { OAuthError } from '../errors.js';
+import type { RegistrationSettings } from '../registration-settings.js';
+import { expectOAuthError } from '../test-support/rejections.js';
+
+const AGENT = {
+  client_name: 'Agent',
+  redirect_uris: ['http://127.0.0.1:33418/callback'],
+  token_endpoint_auth_method: 'none',
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+};
+
+const INITIAL_TOKEN = 'initial-access-token-0123456789-abcdefghij';
+
+/** Authorize (with PKCE, as every dynamic client must), consent and exchange: the tokens of `userKey`. */
+async function tokensFor(t: Awaited<ReturnType<typeof gatehouseWith>>, client: Client, userKey: string, redirectUri = client.redirectUris[0] as string) {
+  const verifier = 'v'.repeat(50);
+  const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: redirectUri, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' });
+  if (check.kind !== 'valid') throw new Error(`refused: ${JSON.stringify(check)}`);
+  const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey, sessionId: null });
+  const code = new URL(redirectTo).searchParams.get('code') as string;
+  return { redirectTo, tokens: await t.gatehouse.exchangeCode({ client, code, redirectUri, codeVerifier: verifier }) };
+}
+
+async function gatehouseWith(registration: Partial<RegistrationSettings> = { policy: 'open' }) {
+  return createTestGatehouse({ settings: { registration } });
+}
+
+/** Registers `metadata` and expects the error `code` naming `field`, with nothing stored. */
+async function refused(t: Awaited<ReturnType<typeof gatehouseWith>>, metadata: unknown, code: string, field: string, initialAccessToken?: string): Promise<OAuthError> {
+  const before = (await t.repositories.clients.listAll()).length;
+  const error = await expectOAuthError(t.gatehouse.registerDynamicClient({ metadata, initialAccessToken }), code as OAuthError['code']);
+  expect(error.description.startsWith(`${field}: `)).toBe(true);
+  expect((await t.repositories.clients.listAll()).length).toBe(before);
+  return error;
+}
+
+describe('registerDynamicClient (RFC 7591)', () => {
+  it('registers a public native client: its id, the registration access token once (a hash stored), PKCE required', async () => {
+    const t = await gatehouseWith();
+    const { client, information } = await t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: undefined });
+    expect(information).toEqual({
+      client_id: client.clientId,
+      client_id_issued_at: Math.floor(t.clock.now().getTime() / 1000),
+      client_name: 'Agent',
+      redirect_uris: ['http://127.0.0.1:33418/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      scope: 'messaging.v1.send messaging.v1.read admin.v1.attributes.read admin.v1.attributes.write',
+      application_type: 'native',
+      registration_access_token: expect.stringMatching(/^[A-Za-z0-9]{43}$/),
+    });
+    const stored = await t.repositories.clients.findById(client.clientId);
+    expect(stored).toMatchObject({ clientSecretHash: null, pkceRequired: true, ownerUserKey: null });
+    expect(stored?.registration).toEqual({
+      kind: 'dynamic',
+      registrationAccessTokenHash: sha256(information.registration_access_token as string),
+      anonymous: true,
+      metadata: { applicationType: 'native', tokenEndpointAuthMethod: 'none' },
+      firstUsedAt: null,
+    });
+    expect(JSON.stringify(stored)).not.toContain(information.registration_access_token as string);
+    expect(t.audit.ofType('client.created')).toMatchObject([{ clientId: client.clientId, reason: 'dynamic registration, anonymous' }]);
+  });
+
+  it('registers a confidential web client with a secret that does not expire, and echoes the metadata it knows, ignoring the rest', async () => {
+    const t = await gatehouseWith();
+    const { client, information } = await t.gatehouse.registerDynamicClient({
+      metadata: {
+        client_name: 'Web app',
+        redirect_uris: ['https://app.example/cb'],
+        scope: 'messaging.v1.read',
+        client_uri: 'https://app.example',
+        logo_uri: 'https://app.example/logo.png',
+        policy_uri: 'https://app.example/privacy',
+        tos_uri: 'https://app.example/terms',
+        contacts: ['ops@app.example'],
+        software_id: 'web-app',
+        software_version: '2.0',
+        jwks_uri: 'https://app.example/jwks',
+        software_statement: 'eyJ…',
+        'client_name#fr': 'Appli web',
+        made_up_field: { nested: true },
+      },
+      initialAccessToken: undefined,
+    });
+    expect(information).toMatchObject({
+      client_secret: expect.stringMatching(/^[A-Za-z0-9]{43}$/),
+      client_secret_expires_at: 0,
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      scope: 'messaging.v1.read',
+      application_type: 'web',
+      client_uri: 'https://app.example',
+      logo_uri: 'https://app.example/logo.png',
+      policy_uri: 'https://app.example/privacy',
+      tos_uri: 'https://app.example/terms',
+      contacts: ['ops@app.example'],
+      software_id: 'web-app',
+      software_version: '2.0',
+    });
+    for (const ignored of ['jwks_uri', 'software_statement', 'client_name#fr', 'made_up_field']) expect(information).not.toHaveProperty(ignored);
+    const authenticated = await t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret: information.client_secret as string });
+    expect(authenticated.clientId).toBe(client.clientId);
+    expect((await t.repositories.clients.findById(client.clientId))?.pkceRequired).toBe(true);
+  });
+
+  it('remembers client_secret_post to echo it, and names an unnamed client', async () => {
+    const t = await gatehouseWith();
+    const { information } = await t.gatehouse.registerDynamicClient({ metadata: { redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'client_secret_post' }, initialAccessToken: undefined });
+    expect(information).toMatchObject({ token_endpoint_auth_method: 'client_secret_post', client_name: 'Unnamed app' });
+  });
+
+  it('lets a native client use a private-use scheme, and the code flow runs with PKCE through it', async () => {
+    const t = await gatehouseWith();
+    const user = await t.seedUser();
+    const { client } = await t.gatehouse.registerDynamicClient({ metadata: { ...AGENT, redirect_uris: ['com.example.agent:/callback'], application_type: 'native' }, initialAccessToken: undefined });
+    const { redirectTo, tokens } = await tokensFor(t, client, user.userKey);
+    expect(redirectTo.startsWith('com.example.agent:/callback?code=')).toBe(true);
+    expect(tokens.refresh_token).toBeDefined();
+    // Without PKCE, never: every dynamic client must send a challenge.
+    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: 'com.example.agent:/callback' });
+    expect(check).toMatchObject({ kind: 'redirect-error', error: { code: 'invalid_request' } });
+  });
+
+  it('refuses each field that cannot be accepted, naming it, and stores nothing', async () => {
+    const t = await gatehouseWith();
+    await refused(t, { ...AGENT, redirect_uris: undefined }, 'invalid_redirect_uri', 'redirect_uris');
+    await refused(t, { ...AGENT, redirect_uris: 'http://127.0.0.1/cb' }, 'invalid_redirect_uri', 'redirect_uris');
+    await refused(t, { ...AGENT, redirect_uris: ['http://app.example/cb'] }, 'invalid_redirect_uri', 'redirect_uris');
+    await refused(t, { ...AGENT, redirect_uris: ['https://app.example/cb#x'] }, 'invalid_redirect_uri', 'redirect_uris');
+    await refused(t, { ...AGENT, application_type: 'web' }, 'invalid_redirect_uri', 'redirect_uris');
+    await refused(t, { ...AGENT, redirect_uris: Array.from({ length: 21 }, (_, i) => `http://127.0.0.1/cb${i}`) }, 'invalid_redirect_uri', 'redirect_uris');
+    await refused(t, { ...AGENT, application_type: 'desktop' }, 'invalid_client_metadata', 'application_type');
+    await refused(t, { ...AGENT, token_endpoint_auth_method: 'private_key_jwt' }, 'invalid_client_metadata', 'token_endpoint_auth_method');
+    await refused(t, { ...AGENT, grant_types: ['password'] }, 'invalid_client_metadata', 'grant_types');
+    await refused(t, { ...AGENT, grant_types: ['refresh_token'], response_types: [] }, 'invalid_client_metadata', 'grant_types');
+    await refused(t, { ...AGENT, response_types: ['token'] }, 'invalid_client_metadata', 'response_types');
+    await refused(t, { ...AGENT, response_types: [] }, 'invalid_client_metadata', 'response_types');
+    await refused(t, { ...AGENT, scope: 'messaging.v1.read orders.v1.read' }, 'invalid_client_metadata', 'scope');
+    await refused(t, { ...AGENT, scope: 42 }, 'invalid_client_metadata', 'scope');
+    await refused(t, { ...AGENT, client_name: 'x'.repeat(101) }, 'invalid_client_metadata', 'client_name');
+    await refused(t, { ...AGENT, client_name: 'Bad\u0000name' }, 'invalid_client_metadata', 'client_name');
+    await refused(t, { ...AGENT, client_uri: 'javascript:alert(1)' }, 'invalid_client_metadata', 'client_uri');
+    await refused(t, { ...AGENT, logo_uri: `https://app.example/${'x'.repeat(1000)}` }, 'invalid_client_metadata', 'logo_uri');
+    await refused(t, { ...AGENT, contacts: 'ops@app.example' }, 'invalid_client_metadata', 'contacts');
+    await refused(t, { ...AGENT, contacts: Array.from({ length: 11 }, (_, i) => `c${i}@app.example`) }, 'invalid_client_metadata', 'contacts');
+    await refused(t, { ...AGENT, software_version: 'v'.repeat(201) }, 'invalid_client_metadata', 'software_version');
+    await refused(t, { ...AGENT, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'client_credentials'] }, 'invalid_client_metadata', 'grant_types');
+    for (const body of [null, [], 'text', 7]) {
+      await expectOAuthError(t.gatehouse.registerDynamicClient({ metadata: body, initialAccessToken: undefined }), 'invalid_client_metadata');
+    }
+    expect(await t.repositories.clients.listAll()).toEqual([]);
+  });
+
+  it('keeps an anonymous client within the open limits: the allowed scopes (by default all of them), never client_credentials', async () => {
+    const t = await gatehouseWith({ policy: 'open', anonymousScopes: ['messaging.v1.read', 'admin.v1.attributes.read'] });
+    const error = await refused(t, { ...AGENT, scope: 'messaging.v1.send' }, 'invalid_client_metadata', 'scope');
+    expect(error.description).toBe('scope: messaging.v1.send is not available to clients that register themselves.');
+    const machine = { redirect_uris: [], grant_types: ['client_credentials'], response_types: [], token_endpoint_auth_method: 'client_secret_basic' };
+    const credentials = await refused(t, machine, 'invalid_client_metadata', 'grant_types');
+    expect(credentials.description).toContain('needs an initial access token');
+    const { information } = await t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: undefined });
+    expect(information.scope).toBe('messaging.v1.read admin.v1.attributes.read');
+  });
+
+  it('is off by default: no one registers', async () => {
+    const t = await createTestGatehouse();
+    await expectOAuthError(t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: undefined }), 'access_denied');
+    await expectOAuthError(t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: INITIAL_TOKEN }), 'access_denied');
+    expect(await t.repositories.clients.listAll()).toEqual([]);
+  });
+
+  it('needs a valid initial access token under the token policy, and then lifts the anonymous limits', async () => {
+    const t = await gatehouseWith({ policy: 'token', initialAccessTokenHashes: [sha256('another-token'), sha256(INITIAL_TOKEN)], anonymousScopes: ['messaging.v1.read'] });
+    await expectOAuthError(t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: undefined }), 'invalid_token');
+    await expectOAuthError(t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: 'wrong' }), 'invalid_token');
+    expect(await t.repositories.clients.listAll()).toEqual([]);
+    const machine = { client_name: 'Batch', redirect_uris: [], grant_types: ['client_credentials'], response_types: [], scope: 'messaging.v1.send' };
+    const { client, information } = await t.gatehouse.registerDynamicClient({ metadata: machine, initialAccessToken: INITIAL_TOKEN });
+    expect(information).toMatchObject({ grant_types: ['client_credentials'], response_types: [], scope: 'messaging.v1.send' });
+    expect(client.registration).toMatchObject({ kind: 'dynamic', anonymous: false });
+    expect(t.audit.ofType('client.created')).toMatchObject([{ reason: 'dynamic registration, initial access token' }]);
+  });
+
+  it('under the open policy, takes a valid initial access token as lifting the limits, and refuses an invalid one', async () => {
+    const t = await gatehouseWith({ policy: 'open', initialAccessTokenHashes: [sha256(INITIAL_TOKEN)], anonymousScopes: ['messaging.v1.read'] });
+    await expectOAuthError(t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: 'wrong' }), 'invalid_token');
+    const { information } = await t.gatehouse.registerDynamicClient({ metadata: { ...AGENT, scope: 'messaging.v1.send' }, initialAccessToken: INITIAL_TOKEN });
+    expect(information.scope).toBe('messaging.v1.send');
+  });
+});
+
+describe('managing a dynamic client (RFC 7592)', () => {
+  async function registered(metadata: Record<string, unknown> = AGENT, registration: Partial<RegistrationSettings> = { policy: 'open' }) {
+    const t = await gatehouseWith(registration);
+    const { client, information } = await t.gatehouse.registerDynamicClient({ metadata, initialAccessToken: undefined });
+    return { t, client, information, token: information.registration_access_token as string };
+  }
+
+  it('reads the registration with its token, never showing the secret again', async () => {
+    const { t, client, information, token } = await registered({ ...AGENT, token_endpoint_auth_method: 'client_secret_basic' });
+    const read = await t.gatehouse.readDynamicClient({ clientId: client.clientId, registrationAccessToken: token });
+    const { client_secret: _secret, client_secret_expires_at: _expires, registration_access_token: _token, ...expected } = information;
+    expect(read).toEqual(expected);
+    expect(read).not.toHaveProperty('client_secret');
+  });
+
+  it('answers invalid_token alike for a wrong token, another client’s token, an unknown client and a static client', async () => {
+    const { t, client, token } = await registered();
+    const other = await t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: undefined });
+    const { client: staticClient } = await t.seedClient();
+    for (const attempt of [
+      { clientId: client.clientId, registrationAccessToken: 'wrong' },
+      { clientId: client.clientId, registrationAccessToken: other.information.registration_access_token as string },
+      { clientId: 'unknown', registrationAccessToken: token },
+      { clientId: staticClient.clientId, registrationAccessToken: token },
+    ]) {
+      const error = await expectOAuthError(t.gatehouse.readDynamicClient(attempt), 'invalid_token');
+      expect(error.description).toBe('The registration access token is not valid for this client.');
+      await expectOAuthError(t.gatehouse.deleteDynamicClient(attempt), 'invalid_token');
+    }
+    expect(await t.repositories.clients.findById(staticClient.clientId)).toBeDefined();
+  });
+
+  it('replaces the metadata on update: omitted fields take their defaults again', async () => {
+    const { t, client, token } = await registered({ ...AGENT, client_uri: 'https://agent.example', software_version: '1.0' });
+    const updated = await t.gatehouse.updateDynamicClient({
+      clientId: client.clientId,
+      registrationAccessToken: token,
+      metadata: { client_id: client.clientId, client_name: 'Agent 2', redirect_uris: ['http://127.0.0.1:40000/callback', 'com.example.agent:/cb'], token_endpoint_auth_method: 'none', software_version: '2.0' },
+    });
+    expect(updated).toMatchObject({ client_name: 'Agent 2', redirect_uris: ['http://127.0.0.1:40000/callback', 'com.example.agent:/cb'], grant_types: ['authorization_code'], software_version: '2.0' });
+    expect(updated).not.toHaveProperty('client_uri');
+    expect(await t.gatehouse.readDynamicClient({ clientId: client.clientId, registrationAccessToken: token })).toEqual(updated);
+    expect(t.audit.ofType('client.updated')).toMatchObject([{ clientId: client.clientId }]);
+  });
+
+  it('refuses an update that names another client, a wrong secret, a change of client type or a field out of bounds, and changes nothing', async () => {
+    const { t, client, token, information } = await registered({ ...AGENT, token_endpoint_auth_method: 'client_secret_post' }, { policy: 'open', anonymousScopes: ['messaging.v1.read'] });
+    const before = await t.repositories.clients.findById(client.clientId);
+    const base = { client_id: client.clientId, redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'client_secret_post' };
+    const attempts: Array<[Record<string, unknown>, string]> = [
+      [{ ...base, client_id: 'other' }, 'invalid_request'],
+      [{ ...base, client_id: undefined }, 'invalid_request'],
+      [{ ...base, client_secret: 'wrong' }, 'invalid_request'],
+      [{ ...base, token_endpoint_auth_method: 'none' }, 'invalid_client_metadata'],
+      [{ ...base, scope: 'messaging.v1.send' }, 'invalid_client_metadata'],
+      [{ ...base, redirect_uris: ['ftp://app.example/cb'] }, 'invalid_redirect_uri'],
+    ];
+    for (const [metadata, code] of attempts) {
+      await expectOAuthError(t.gatehouse.updateDynamicClient({ clientId: client.clientId, registrationAccessToken: token, metadata }), code as OAuthError['code']);
+    }
+    expect(await t.repositories.clients.findById(client.clientId)).toEqual(before);
+    // The right secret may be sent along (RFC 7592 §2.2).
+    const updated = await t.gatehouse.updateDynamicClient({ clientId: client.clientId, registrationAccessToken: token, metadata: { ...base, client_secret: information.client_secret } });
+    expect(updated.redirect_uris).toEqual(['https://app.example/cb']);
+  });
+
+  it('deletes the client with its grants: its tokens stop working at once', async () => {
+    const { t, client, token } = await registered({ ...AGENT, token_endpoint_auth_method: 'client_secret_basic', redirect_uris: ['https://app.example/cb'] });
+    const user = await t.seedUser();
+    const { tokens } = await tokensFor(t, client, user.userKey);
+    await t.gatehouse.verifyAccessToken(tokens.access_token);
+    await t.gatehouse.deleteDynamicClient({ clientId: client.clientId, registrationAccessToken: token });
+    expect(await t.repositories.clients.findById(client.clientId)).toBeUndefined();
+    await expectOAuthError(t.gatehouse.verifyAccessToken(tokens.access_token), 'invalid_token');
+    await expectOAuthError(t.gatehouse.readDynamicClient({ clientId: client.clientId, registrationAccessToken: token }), 'invalid_token');
+  });
+});
+
+describe('the resources a client nobody vouched for may get tokens for (registration.anonymousResources)', () => {
+  const MCP = 'https://mcp.example.com/mcp';
+  const OTHER = 'https://other.example.com/api';
+  async function withResources(anonymousResources: string[] | null) {
+    const t = await createTestGatehouse({
+      settings: {
+        resources: [
+          { resource: MCP, name: 'Notes MCP', scopes: ['messaging.v1.read'] },
+          { resource: OTHER, name: 'Other API', scopes: ['messaging.v1.read'] },
+        ],
+        registration: { policy: 'open', initialAccessTokenHashes: [sha256(INITIAL_TOKEN)], anonymousResources },
+      },
+    });
+    const check = (client: Client, resource: string | undefined) =>
+      t.gatehouse.checkAuthorizationRequest({
+        client_id: client.clientId,
+        response_type: 'code',
+        redirect_uri: client.redirectUris[0],
+        scope: 'messaging.v1.read',
+        code_challenge: s256Challenge('v'.repeat(50)),
+        code_challenge_method: 'S256',
+        ...(resource === undefined ? {} : { resource }),
+      });
+    return { t, check };
+  }
+  const errorOf = (check: Awaited<ReturnType<Awaited<ReturnType<typeof withResources>>['check']>>) => (check.kind === 'redirect-error' ? check.error.code : check.kind);
+
+  it('limits an anonymous dynamic client to the offered resources, named at authorization', async () => {
+    const { t, check } = await withResources(['https://MCP.example.com/mcp']);
+    expect(t.gatehouse.settings.registration.anonymousResources).toEqual([MCP]);
+    const { client } = await t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: undefined });
+    expect((await check(client, MCP)).kind).toBe('valid');
+    expect(errorOf(await check(client, OTHER))).toBe('invalid_target');
+    expect(errorOf(await check(client, undefined))).toBe('invalid_target');
+  });
+
+  it('leaves a client registered with an initial access token, and every client without the setting, unlimited', async () => {
+    const limited = await withResources([MCP]);
+    const vouched = await limited.t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: INITIAL_TOKEN });
+    expect((await limited.check(vouched.client, OTHER)).kind).toBe('valid');
+    expect((await limited.check(vouched.client, undefined)).kind).toBe('valid');
+    const open = await withResources(null);
+    const anonymous = await open.t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: undefined });
+    expect((await open.check(anonymous.client, OTHER)).kind).toBe('valid');
+  });
+
+  it('refuses a setting that names a resource not configured', async () => {
+    await expect(createTestGatehouse({ settings: { registration: { anonymousResources: ['https://nowhere.example/x'] } } })).rejects.toThrow(/not a configured resource/);
+  });
+});

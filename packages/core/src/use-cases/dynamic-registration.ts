@@ -1,0 +1,236 @@
+import { applicationTypeOf, clientInformation, metadataError, readClientMetadata, type RequestedClientMetadata } from '../clients/client-metadata.js';
+import { constantTimeEqual, sha256 } from '../crypto.js';
+import { isPublicClient } from '../domain/grant-types.js';
+import type { Client, ClientMetadata, SelfRegistration } from '../domain/model.js';
+import { parseScope } from '../domain/scopes.js';
+import type { Deps } from '../deps.js';
+import { DomainError, OAuthError } from '../errors.js';
+import { newClient, validateRegistration } from './clients.js';
+
+/** What the registration endpoint answers (RFC 7591 §3.2.1), `registration_client_uri` aside (the adapter knows its path). */
+export interface DynamicClientRegistered {
+  client: Client;
+  /** RFC 7591 §3.2.1: the registered metadata, `client_secret` (a confidential client) and `registration_access_token` included. */
+  information: Record<string, unknown>;
+}
+
+type RegistrationDeps = Pick<Deps, 'repos' | 'clock' | 'ids' | 'audit' | 'settings'>;
+
+/** RFC 7591 §2: the methods a client may register; `client_secret_post` and `_basic` are both accepted at the token endpoint. */
+const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
+type AuthMethod = (typeof AUTH_METHODS)[number];
+
+/** The name of a client that gave none (RFC 7591 §2: `client_name` is optional). */
+export const UNNAMED_CLIENT = 'Unnamed app';
+
+/**
+ * RFC 7591 §3: registers a client from its metadata (the parsed JSON body), under the host's
+ * policy (`settings.registration`; docs/decisions/0115-dynamic-client-registration.md):
+ * - `off`: nobody registers (`access_denied`);
+ * - `open`: anyone, within the anonymous limits — scopes of `anonymousScopes` only, no
+ *   `client_credentials`; an initial access token, when one is presented, must be valid and lifts them;
+ * - `token`: only with a valid initial access token (else `invalid_token`).
+ * Every dynamic client uses PKCE. The client secret (a confidential client) and the registration
+ * access token (RFC 7592) are returned once; only their hashes are stored. Unknown fields are
+ * ignored; a field that cannot be accepted is `invalid_client_metadata` or `invalid_redirect_uri`
+ * naming it, and nothing is stored.
+ *
+ * @example
+ * const { information } = await registerDynamicClient(deps, {
+ *   metadata: { client_name: 'Agent', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] },
+ *   initialAccessToken: undefined,
+ * });
+ * information.client_id; information.registration_access_token;
+ */
+export async function registerDynamicClient(
+  deps: RegistrationDeps,
+  input: { metadata: unknown; initialAccessToken: string | undefined },
+): Promise<DynamicClientRegistered> {
+  const anonymous = checkInitialAccessToken(deps, input.initialAccessToken);
+  const requested = readClientMetadata(input.metadata);
+  const authMethod = authMethodOf(requested);
+  const { applicationType, ...valid } = validated(deps, requested, { anonymous, isPublic: authMethod === 'none' });
+  // Every dynamic client uses PKCE (RFC 9700 §2.1.1; MCP requires it of every client).
+  const { client, clientSecret } = newClient(deps, valid, { public: authMethod === 'none', pkceRequired: true, ownerUserKey: null });
+  const registrationAccessToken = deps.ids.secret();
+  const registered: Client = {
+    ...client,
+    registration: {
+      kind: 'dynamic',
+      registrationAccessTokenHash: sha256(registrationAccessToken),
+      anonymous,
+      metadata: metadataOf(requested, applicationType, authMethod),
+      firstUsedAt: null,
+    },
+  };
+  await deps.repos.clients.create(registered);
+  deps.audit.record({ type: 'client.created', at: registered.createdAt, clientId: registered.clientId, reason: anonymous ? 'dynamic registration, anonymous' : 'dynamic registration, initial access token' });
+  return {
+    client: registered,
+    information: {
+      ...clientInformation(registered),
+      // RFC 7591 §3.2.1: a secret that does not expire.
+      ...(clientSecret === null ? {} : { client_secret: clientSecret, client_secret_expires_at: 0 }),
+      registration_access_token: registrationAccessToken,
+    },
+  };
+}
+
+/**
+ * RFC 7592 §2.1: the client's registered metadata, for the holder of its registration access
+ * token. The secret is not shown again (only its hash is kept). Anything else — an unknown
+ * client, another kind of client, a wrong token — is `invalid_token` (RFC 7592 §2: 401), alike.
+ *
+ * @example
+ * const information = await readDynamicClient(deps, { clientId, registrationAccessToken });
+ */
+export async function readDynamicClient(
+  deps: Pick<Deps, 'repos'>,
+  input: { clientId: string; registrationAccessToken: string },
+): Promise<Record<string, unknown>> {
+  return clientInformation(await authenticateRegistration(deps, input));
+}
+
+/**
+ * RFC 7592 §2.2: replaces the client's metadata with the request's (an omitted field takes its
+ * default again), under the limits it registered with. The body's `client_id` must be the
+ * client's; a `client_secret`, when sent, must be its secret. A public client stays public and a
+ * confidential one confidential. Nothing changes when anything is refused.
+ *
+ * @example
+ * const information = await updateDynamicClient(deps, { clientId, registrationAccessToken, metadata: { client_id: clientId, redirect_uris: [...], … } });
+ */
+export async function updateDynamicClient(
+  deps: RegistrationDeps,
+  input: { clientId: string; registrationAccessToken: string; metadata: unknown },
+): Promise<Record<string, unknown>> {
+  const existing = await authenticateRegistration(deps, input);
+  const registration = existing.registration as Extract<SelfRegistration, { kind: 'dynamic' }>;
+  const requested = readClientMetadata(input.metadata);
+  const body = input.metadata as Record<string, unknown>;
+  if (body.client_id !== existing.clientId) throw new OAuthError('invalid_request', 'client_id: must be the client id of the registration being updated.');
+  if (body.client_secret !== undefined) {
+    const matches = typeof body.client_secret === 'string' && existing.clientSecretHash !== null && constantTimeEqual(sha256(body.client_secret), existing.clientSecretHash);
+    if (!matches) throw new OAuthError('invalid_request', 'client_secret: is not the client’s secret.');
+  }
+  const authMethod = authMethodOf(requested);
+  if ((authMethod === 'none') !== isPublicClient(existing)) {
+    throw metadataError('token_endpoint_auth_method', 'cannot change between none and a secret method; register a new client instead.');
+  }
+  const valid = validated(deps, requested, { anonymous: registration.anonymous, isPublic: isPublicClient(existing) });
+  const { applicationType, ...fields } = valid;
+  const changes = {
+    ...fields,
+    pkceRequired: true,
+    registration: { ...registration, metadata: metadataOf(requested, applicationType, authMethod) },
+  };
+  if (!(await deps.repos.clients.update(existing.clientId, changes))) throw registrationTokenRefused();
+  deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId, reason: 'dynamic registration update' });
+  return clientInformation({ ...existing, ...changes });
+}
+
+/**
+ * RFC 7592 §2.3: deletes the client with its grants and tokens (they stop working at once).
+ *
+ * @example
+ * await deleteDynamicClient(deps, { clientId, registrationAccessToken }); // then 204
+ */
+export async function deleteDynamicClient(
+  deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
+  input: { clientId: string; registrationAccessToken: string },
+): Promise<void> {
+  const client = await authenticateRegistration(deps, input);
+  if (!(await deps.repos.clients.delete(client.clientId))) throw registrationTokenRefused();
+  deps.audit.record({ type: 'client.deleted', at: deps.clock.now(), clientId: client.clientId, reason: 'dynamic registration delete' });
+}
+
+/**
+ * RFC 7591 §3: true when the registration is anonymous (no initial access token, allowed by
+ * `open`); false with a valid token. A token that is not valid, or none under `token`, is
+ * `invalid_token`; registration `off` is `access_denied`. The token's hash is compared with each
+ * accepted hash in constant time.
+ */
+function checkInitialAccessToken(deps: Pick<Deps, 'settings'>, token: string | undefined): boolean {
+  const { policy, initialAccessTokenHashes } = deps.settings.registration;
+  if (policy === 'off') throw new OAuthError('access_denied', 'Client registration is not open on this server.');
+  if (token === undefined) {
+    if (policy === 'open') return true;
+    throw new OAuthError('invalid_token', 'Registration needs an initial access token (Authorization: Bearer).');
+  }
+  const presented = sha256(token);
+  let valid = false;
+  for (const accepted of initialAccessTokenHashes) valid = constantTimeEqual(presented, accepted) || valid;
+  if (!valid) throw new OAuthError('invalid_token', 'The initial access token is not valid.');
+  return false;
+}
+
+/** RFC 7592 §2: the dynamic client whose registration access token this is; anything else is `invalid_token`. */
+async function authenticateRegistration(deps: Pick<Deps, 'repos'>, input: { clientId: string; registrationAccessToken: string }): Promise<Client> {
+  const client = await deps.repos.clients.findById(input.clientId);
+  const stored = client?.registration?.kind === 'dynamic' ? client.registration.registrationAccessTokenHash : undefined;
+  // Compared even for an unknown client, so timing does not tell which ids exist.
+  const matches = constantTimeEqual(sha256(input.registrationAccessToken), stored ?? sha256('no registration'));
+  if (!client || stored === undefined || !matches) throw registrationTokenRefused();
+  return client;
+}
+
+function registrationTokenRefused(): OAuthError {
+  return new OAuthError('invalid_token', 'The registration access token is not valid for this client.');
+}
+
+/** RFC 7591 §2: `client_secret_basic` unless said; only the methods Gatehouse's token endpoint takes. */
+function authMethodOf(requested: RequestedClientMetadata): AuthMethod {
+  const method = requested.tokenEndpointAuthMethod ?? 'client_secret_basic';
+  if (!(AUTH_METHODS as readonly string[]).includes(method)) {
+    throw metadataError('token_endpoint_auth_method', `${method} is not supported (one of ${AUTH_METHODS.join(', ')}).`);
+  }
+  return method as AuthMethod;
+}
+
+/**
+ * The registration the request asks for, judged: RFC 7591 §2 defaults (`grant_types`
+ * `authorization_code`, `response_types` `code`) and §2.1 consistency, the anonymous limits, then
+ * the rules every client follows (`validateRegistration`: name, redirect URIs of the application
+ * type, catalogued scopes, grant types), each refusal naming the RFC field.
+ */
+function validated(deps: Pick<Deps, 'settings'>, requested: RequestedClientMetadata, options: { anonymous: boolean; isPublic: boolean }) {
+  const grantTypes = requested.grantTypes ?? ['authorization_code'];
+  const responseTypes = requested.responseTypes ?? (grantTypes.includes('authorization_code') ? ['code'] : []);
+  const otherResponse = responseTypes.find((type) => type !== 'code');
+  if (otherResponse !== undefined) throw metadataError('response_types', `${otherResponse} is not supported (only code).`);
+  if (options.anonymous && grantTypes.includes('client_credentials')) {
+    throw metadataError('grant_types', 'client_credentials needs an initial access token: a client that registered itself acts for users only.');
+  }
+  const { anonymousScopes } = deps.settings.registration;
+  const allowed = options.anonymous && anonymousScopes !== null ? anonymousScopes : deps.settings.scopes.map((entry) => entry.scope);
+  const scopes = requested.scope === undefined ? [...allowed] : parseScope(requested.scope);
+  if (options.anonymous) {
+    const refused = scopes.find((scope) => !allowed.includes(scope));
+    if (refused !== undefined) throw metadataError('scope', `${refused} is not available to clients that register themselves.`);
+  }
+  const applicationType = applicationTypeOf(requested.metadata.applicationType, requested.redirectUris);
+  let valid: ReturnType<typeof validateRegistration>;
+  try {
+    valid = validateRegistration(
+      { name: requested.clientName ?? UNNAMED_CLIENT, redirectUris: requested.redirectUris, scopes, grantTypes, public: options.isPublic, applicationType },
+      deps.settings.scopes,
+    );
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === 'invalid') throw metadataError(RFC_FIELDS[error.field ?? ''] ?? 'client_metadata', error.message);
+    throw error;
+  }
+  // RFC 7591 §2.1: the code grant and the code response type go together.
+  if (responseTypes.includes('code') !== valid.grantTypes.includes('authorization_code')) {
+    throw metadataError('response_types', 'code goes with the authorization_code grant type, and only with it.');
+  }
+  return { ...valid, applicationType };
+}
+
+/** `validateRegistration`'s field names as RFC 7591 names them. */
+const RFC_FIELDS: Record<string, string> = { name: 'client_name', redirectUris: 'redirect_uris', scopes: 'scope', grantTypes: 'grant_types' };
+
+function metadataOf(requested: RequestedClientMetadata, applicationType: ClientMetadata['applicationType'], authMethod: AuthMethod): ClientMetadata {
+  // Issue 34, item 5: the field that marks a client a resource server (for its resources) is read
+  // with the others in readClientMetadata, judged here and echoed by clientInformation.
+  return { ...requested.metadata, applicationType, tokenEndpointAuthMethod: authMethod };
+}

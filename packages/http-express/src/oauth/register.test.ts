@@ -1,0 +1,171 @@
+import { sha256 } from '@gatehouse/core';
+import { createTestGatehouse } from '@gatehouse/core/testing';
+import express from 'express';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { authorizationServerMetadataRouter, createGatehouseRouter } from '../embed/router.js';
+import { expectMatchesOpenApi } from '../resource/test-support/openapi.js';
+import { createTestApp } from '../test-support/index.js';
+
+const AGENT = {
+  client_name: 'Agent',
+  redirect_uris: ['http://127.0.0.1:33418/callback'],
+  token_endpoint_auth_method: 'none',
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+};
+
+const INITIAL_TOKEN = 'initial-token-0123456789abcdefghijklmnop';
+
+describe('the registration endpoint in the metadata (RFC 8414 §2, RFC 7591 §3)', () => {
+  it('is absent while registration is off, and the endpoint answers 404', async () => {
+    const t = await createTestApp();
+    const metadata = await request(t.app).get('/.well-known/oauth-authorization-server');
+    expect(metadata.body).not.toHaveProperty('registration_endpoint');
+    expect(metadata.body).not.toHaveProperty('client_id_metadata_document_supported');
+    const response = await request(t.app).post('/oauth/register').send(AGENT);
+    expect(response.status).toBe(404);
+    expect(await t.repositories.clients.listAll()).toEqual([]);
+  });
+
+  it('names the endpoint under the issuer when registration is open, and says when metadata documents are accepted', async () => {
+    const t = await createTestApp({
+      settings: { issuer: 'https://host.example/auth', registration: { policy: 'open' }, clientMetadataDocuments: { enabled: true } },
+      clientMetadataDocumentFetcher: { fetchDocument: async () => ({ kind: 'failed', reason: 'unreachable', detail: 'test' }) },
+    });
+    const metadata = await request(t.app).get('/.well-known/oauth-authorization-server/auth');
+    expect(metadata.body).toMatchObject({ registration_endpoint: 'https://host.example/auth/oauth/register', client_id_metadata_document_supported: true });
+    expectMatchesOpenApi(metadata, 'get', '/.well-known/oauth-authorization-server');
+  });
+});
+
+describe('POST /oauth/register (RFC 7591) and the management of a registration (RFC 7592)', () => {
+  it('registers, then reads, replaces and deletes the registration with its token', async () => {
+    const t = await createTestApp({ settings: { registration: { policy: 'open' } } });
+    const created = await request(t.app).post('/oauth/register').send(AGENT);
+    expect(created.status).toBe(201);
+    expect(created.headers['cache-control']).toBe('no-store');
+    expectMatchesOpenApi(created, 'post', '/oauth/register');
+    const clientId = created.body.client_id as string;
+    const token = created.body.registration_access_token as string;
+    expect(created.body).toMatchObject({ ...AGENT, registration_client_uri: `http://localhost:3000/oauth/register/${clientId}`, application_type: 'native' });
+    expect(created.body).not.toHaveProperty('client_secret');
+
+    const path = `/oauth/register/${clientId}`;
+    const read = await request(t.app).get(path).set('Authorization', `Bearer ${token}`);
+    expect(read.status).toBe(200);
+    expectMatchesOpenApi(read, 'get', '/oauth/register/{clientId}');
+    expect(read.body).toMatchObject({ client_id: clientId, client_name: 'Agent', registration_client_uri: created.body.registration_client_uri });
+    expect(read.body).not.toHaveProperty('registration_access_token');
+
+    const replaced = await request(t.app).put(path).set('Authorization', `Bearer ${token}`).send({ ...AGENT, client_id: clientId, client_name: 'Agent 2' });
+    expect(replaced.status).toBe(200);
+    expectMatchesOpenApi(replaced, 'put', '/oauth/register/{clientId}');
+    expect(replaced.body.client_name).toBe('Agent 2');
+
+    const deleted = await request(t.app).delete(path).set('Authorization', `Bearer ${token}`);
+    expect(deleted.status).toBe(204);
+    expectMatchesOpenApi(deleted, 'delete', '/oauth/register/{clientId}');
+    const gone = await request(t.app).get(path).set('Authorization', `Bearer ${token}`);
+    expect(gone.status).toBe(401);
+    expect(gone.headers['www-authenticate']).toMatch(/^Bearer realm="gatehouse", error="invalid_token"/);
+    expectMatchesOpenApi(gone, 'get', '/oauth/register/{clientId}');
+  });
+
+  it('answers 401 with a Bearer challenge for a wrong, missing or malformed registration access token, and changes nothing', async () => {
+    const t = await createTestApp({ settings: { registration: { policy: 'open' } } });
+    const created = await request(t.app).post('/oauth/register').send(AGENT);
+    const path = `/oauth/register/${created.body.client_id as string}`;
+    for (const authorization of [undefined, 'Bearer wrong', 'Basic YTpi', `Bearer ${created.body.registration_access_token as string} extra`]) {
+      const call = request(t.app).delete(path);
+      const response = await (authorization === undefined ? call : call.set('Authorization', authorization));
+      expect({ authorization, status: response.status, error: response.body.error }).toEqual({ authorization, status: 401, error: 'invalid_token' });
+      expectMatchesOpenApi(response, 'delete', '/oauth/register/{clientId}');
+    }
+    expect(await t.repositories.clients.findById(created.body.client_id as string)).toBeDefined();
+  });
+
+  it('refuses bad input with a clear RFC 7591 error and stores nothing', async () => {
+    const t = await createTestApp({ settings: { registration: { policy: 'open' } }, registrationLimits: { maxPerIp: 1000, bodyLimitBytes: 4096 } });
+    const cases: Array<[request.Test, number, string, RegExp]> = [
+      [request(t.app).post('/oauth/register').type('json').send('{"client_name": '), 400, 'invalid_client_metadata', /^The body is not valid JSON\.$/],
+      [request(t.app).post('/oauth/register').type('form').send({ client_name: 'x' }), 400, 'invalid_client_metadata', /Content-Type: application\/json/],
+      [request(t.app).post('/oauth/register').type('json').send('[1, 2]'), 400, 'invalid_client_metadata', /must be a JSON object/],
+      [request(t.app).post('/oauth/register').send({ ...AGENT, padding: 'x'.repeat(5000) }), 413, 'invalid_client_metadata', /larger than 4096 bytes/],
+      [request(t.app).post('/oauth/register').send({ ...AGENT, redirect_uris: ['http://evil.example/cb'] }), 400, 'invalid_redirect_uri', /^redirect_uris: The redirect URI http:\/\/evil\.example\/cb must use https/],
+      [request(t.app).post('/oauth/register').send({ ...AGENT, grant_types: ['client_credentials'], response_types: [] }), 400, 'invalid_client_metadata', /^grant_types: /],
+      [request(t.app).post('/oauth/register').send({ ...AGENT, client_uri: 42 }), 400, 'invalid_client_metadata', /^client_uri: must be a string\.$/],
+    ];
+    for (const [call, status, error, description] of cases) {
+      const response = await call;
+      expect({ status: response.status, error: response.body.error }).toEqual({ status, error });
+      expect(response.body.error_description).toMatch(description);
+      expect(response.headers['cache-control']).toBe('no-store');
+      expectMatchesOpenApi(response, 'post', '/oauth/register');
+    }
+    expect(await t.repositories.clients.listAll()).toEqual([]);
+  });
+
+  it('ignores fields it does not know', async () => {
+    const t = await createTestApp({ settings: { registration: { policy: 'open' } } });
+    const created = await request(t.app).post('/oauth/register').send({ ...AGENT, jwks: { keys: [] }, software_statement: 'eyJ', 'client_name#ja-Jpan-JP': 'エージェント', made_up: [1] });
+    expect(created.status).toBe(201);
+    for (const ignored of ['jwks', 'software_statement', 'client_name#ja-Jpan-JP', 'made_up']) expect(created.body).not.toHaveProperty(ignored);
+  });
+
+  it('needs an initial access token under the token policy: 401 with a Bearer challenge without a valid one', async () => {
+    const t = await createTestApp({ settings: { registration: { policy: 'token', initialAccessTokenHashes: [sha256(INITIAL_TOKEN)] } } });
+    for (const authorization of [undefined, 'Bearer not-the-token']) {
+      const call = request(t.app).post('/oauth/register');
+      const response = await (authorization === undefined ? call : call.set('Authorization', authorization)).send(AGENT);
+      expect(response.status).toBe(401);
+      expect(response.body.error).toBe('invalid_token');
+      expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="gatehouse", error="invalid_token"/);
+      expectMatchesOpenApi(response, 'post', '/oauth/register');
+    }
+    expect(await t.repositories.clients.listAll()).toEqual([]);
+    const created = await request(t.app).post('/oauth/register').set('Authorization', `Bearer ${INITIAL_TOKEN}`).send(AGENT);
+    expect(created.status).toBe(201);
+  });
+
+  it('counts registrations per client IP address: past the limit 429 with Retry-After, nothing stored', async () => {
+    const t = await createTestApp({ settings: { registration: { policy: 'open' } }, registrationLimits: { maxPerIp: 2, windowSeconds: 600 } });
+    expect((await request(t.app).post('/oauth/register').send(AGENT)).status).toBe(201);
+    expect((await request(t.app).post('/oauth/register').send({ ...AGENT, redirect_uris: ['nope'] })).status).toBe(400);
+    const limited = await request(t.app).post('/oauth/register').send(AGENT);
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toBe('temporarily_unavailable');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expectMatchesOpenApi(limited, 'post', '/oauth/register');
+    expect(await t.repositories.clients.listAll()).toHaveLength(1);
+    t.clock.advance(601);
+    expect((await request(t.app).post('/oauth/register').send(AGENT)).status).toBe(201);
+  });
+
+  it('takes POST only at the endpoint, and GET, PUT, DELETE at a registration', async () => {
+    const t = await createTestApp({ settings: { registration: { policy: 'open' } } });
+    const get = await request(t.app).get('/oauth/register');
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+    const patch = await request(t.app).patch('/oauth/register/abc').send({});
+    expect(patch.status).toBe(405);
+    expect(patch.headers.allow).toBe('GET, PUT, DELETE');
+  });
+
+  it('works behind the host’s own JSON parser, in a router under the issuer’s path', async () => {
+    const t = await createTestGatehouse({ settings: { issuer: 'http://localhost:3000/auth', registration: { policy: 'open' } } });
+    const app = express();
+    app.use(express.json());
+    app.use(authorizationServerMetadataRouter(t.gatehouse));
+    app.use('/auth', createGatehouseRouter({ gatehouse: t.gatehouse }));
+    const metadata = await request(app).get('/.well-known/oauth-authorization-server/auth');
+    expect(metadata.body.registration_endpoint).toBe('http://localhost:3000/auth/oauth/register');
+    const created = await request(app).post('/auth/oauth/register').send(AGENT);
+    expect(created.status).toBe(201);
+    expect(created.body.registration_client_uri).toBe(`http://localhost:3000/auth/oauth/register/${created.body.client_id as string}`);
+    const read = await request(app).get(`/auth/oauth/register/${created.body.client_id as string}`).set('Authorization', `Bearer ${created.body.registration_access_token as string}`);
+    expect(read.status).toBe(200);
+    const tooBig = await request(app).post('/auth/oauth/register').send({ ...AGENT, padding: 'x'.repeat(20_000) });
+    expect(tooBig.status).toBe(413);
+  });
+});
