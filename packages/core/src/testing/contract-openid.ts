@@ -1,3 +1,4 @@
+import type { Client } from '../domain/model.js';
 import { aClient, aCode, aGrant, aRefreshToken, aSession, aSigningKey, at, seedBasics, type ContractContext } from './contract-support.js';
 
 /**
@@ -60,6 +61,24 @@ export function describeOpenIdContract({ runner, repos }: ContractContext): void
       expect(await repos().clients.findById('site')).toMatchObject({ defaultMaxAge: 600, postLogoutRedirectUris: ['https://site.example/bye'], idTokenSignedResponseAlg: 'ES256', requireAuthTime: true });
       expect(await repos().clients.update('site', { ...changes, idTokenSignedResponseAlg: undefined, postLogoutRedirectUris: [], defaultMaxAge: undefined, requireAuthTime: false })).toBe(true);
       expect(await repos().clients.findById('site')).toEqual({ ...aClient('site'), ...changes });
+    });
+
+    it("keeps a metadata document's OpenID Connect metadata, and what the document says when it is fetched again", async () => {
+      const url = 'https://agent.example/client.json';
+      const documentClient = (documentHash: string, openid: Partial<Client>): Client =>
+        aClient(url, {
+          clientSecretHash: null,
+          redirectUris: ['https://agent.example/cb'],
+          pkceRequired: true,
+          registration: { kind: 'metadata-document', documentHash, documentExpiresAt: at(300, 9), metadata: { applicationType: 'web', tokenEndpointAuthMethod: 'none' }, firstUsedAt: null },
+          ...openid,
+        });
+      const first = documentClient('h1', { postLogoutRedirectUris: ['https://agent.example/bye'], idTokenSignedResponseAlg: 'ES256' });
+      expect(await repos().clients.saveMetadataDocumentClient(first)).toBe('created');
+      expect(await repos().clients.findById(url)).toEqual(first);
+      const next = documentClient('h2', { defaultMaxAge: 60, requireAuthTime: true });
+      expect(await repos().clients.saveMetadataDocumentClient(next)).toBe('changed');
+      expect(await repos().clients.findById(url)).toEqual(next);
     });
   });
 

@@ -82,7 +82,19 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
         const documentChanged = fromJson<StoredDetails>(stored.registration_details).documentHash !== fromJson<StoredDetails>(row.registration_details as string).documentHash;
         await trx
           .updateTable('clients')
-          .set({ name: row.name, redirect_uris: row.redirect_uris, scopes: row.scopes, grant_types: row.grant_types, pkce_required: row.pkce_required, registration_details: row.registration_details })
+          .set({
+            name: row.name,
+            redirect_uris: row.redirect_uris,
+            scopes: row.scopes,
+            grant_types: row.grant_types,
+            pkce_required: row.pkce_required,
+            registration_details: row.registration_details,
+            // The document's OpenID Connect metadata (docs/decisions/0136), as it says now.
+            id_token_signed_response_alg: row.id_token_signed_response_alg,
+            post_logout_redirect_uris: row.post_logout_redirect_uris,
+            default_max_age: row.default_max_age,
+            require_auth_time: row.require_auth_time,
+          })
           .where('client_id', '=', client.clientId)
           .execute();
         // A changed document is asked about again (docs/decisions/0117-client-id-metadata-documents.md).
