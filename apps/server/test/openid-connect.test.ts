@@ -9,17 +9,18 @@ import { gatehouseJson } from './support/processes.js';
 // Unmodified OpenID Connect relying parties against the real `gatehouse serve`, on SQLite and
 // PostgreSQL (SPEC §9; docs/decisions/0130-0136): oauth4webapi's OpenID functions (nonce, ID token
 // claims, UserInfo) and openid-client 6 in its default OpenID Connect mode (discovery, the code
-// flow with PKCE and nonce, UserInfo, refresh, prompt=none).
+// flow with PKCE and nonce, UserInfo, refresh, prompt=none, RP-initiated logout).
 
 const { workspace, backends } = useServerOnEveryBackend('openid', 'the OpenID Connect interop tests');
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+const SIGNED_OUT_URI = 'http://127.0.0.1:9/signed-out';
 const INSECURE = { [oauth.allowInsecureRequests]: true };
 
 /** A confidential OpenID client registered with the CLI on a provisioned database. */
 async function registerSite(p: Provisioned, extra: string[] = []): Promise<{ clientId: string; clientSecret: string }> {
   return gatehouseJson<{ clientId: string; clientSecret: string }>(
-    ['clients', 'create', '--name', 'Relying party', '--redirect-uri', REDIRECT_URI, '--scope', 'openid profile email phone offline_access messaging.v1.read', ...extra],
+    ['clients', 'create', '--name', 'Relying party', '--redirect-uri', REDIRECT_URI, '--post-logout-redirect-uri', SIGNED_OUT_URI, '--scope', 'openid profile email phone offline_access messaging.v1.read', ...extra],
     p.env,
   );
 }
@@ -91,7 +92,7 @@ describe.each(backends)('OpenID Connect relying parties against gatehouse serve 
     expect(info).toEqual({ sub: p.userKey, name: 'Ada Lovelace', given_name: 'Ada', family_name: 'Lovelace', locale: 'en-US', email: p.email });
   }, 120_000);
 
-  it('openid-client 6: discovery, code flow with PKCE and nonce, UserInfo, refresh with a new ID token, prompt=none, ES256 per client', async () => {
+  it('openid-client 6: discovery, code flow with PKCE and nonce, UserInfo, refresh with a new ID token, prompt=none, ES256 per client, logout', async () => {
     const p = await workspace.provision(`oc-${name}`, env());
     const site = await registerSite(p);
     await workspace.serve(p);
@@ -147,6 +148,19 @@ describe.each(backends)('OpenID Connect relying parties against gatehouse serve 
     const esCallback = await user.authorize(client.buildAuthorizationUrl(esConfig, { redirect_uri: REDIRECT_URI, scope: 'openid', nonce: esNonce }));
     const esTokens = await client.authorizationCodeGrant(esConfig, esCallback, { expectedNonce: esNonce, idTokenExpected: true });
     expect(JSON.parse(Buffer.from((esTokens.id_token as string).split('.')[0] as string, 'base64url').toString())).toMatchObject({ alg: 'ES256' });
+
+    // RP-Initiated Logout: the end-session URL openid-client builds from discovery, with the ID
+    // token of this sign-in as hint: no confirmation, back to the registered URI with the state.
+    const logoutState = client.randomState();
+    const endSession = client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token as string, post_logout_redirect_uri: SIGNED_OUT_URI, state: logoutState });
+    const signedOut = await user.browser.request('GET', endSession.toString());
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get('location')).toBe(`${SIGNED_OUT_URI}?state=${logoutState}`);
+    // The sign-in is over, and so is the access it gave: prompt=none now says login_required, the tokens are refused.
+    const afterState = client.randomState();
+    const after = await user.browser.request('GET', client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT_URI, scope: 'openid', prompt: 'none', state: afterState }).toString());
+    await expect(client.authorizationCodeGrant(config, new URL(after.headers.get('location') as string), { expectedState: afterState })).rejects.toMatchObject({ error: 'login_required' });
+    await expect(client.fetchUserInfo(config, tokens.access_token, p.userKey)).rejects.toMatchObject({ status: 401 });
   }, 180_000);
 
   it('without openid nothing changes: an OAuth request of an OpenID client gets no ID token, and UserInfo refuses its token', async () => {

@@ -16,6 +16,7 @@ import type { SendMessageInput } from './use-cases/messages.js';
 import type { UserProfile } from './ports/users.js';
 import type { ConsentRequestDetails, HostLogin, LoginRequestDetails } from './use-cases/interactions.js';
 import type { UserInfo } from './use-cases/userinfo.js';
+import type { EndSessionCheck } from './use-cases/end-session.js';
 import type { SignedIn } from './use-cases/sessions.js';
 import type { TokenResponse } from './use-cases/token-response.js';
 import type { CurrentUser, NewUser } from './use-cases/users.js';
@@ -95,14 +96,20 @@ export interface RequestScopedGatehouse {
    * the default audience), by its scopes; `insufficient_scope` without `openid`.
    */
   userInfo(token: Pick<VerifiedAccessToken, 'subjectType' | 'userKey' | 'scopes'>): Promise<UserInfo>;
+  /**
+   * RP-Initiated Logout 1.0 §2: checks an end-session request against the browser's sign-in
+   * `session`: the client, the exact post-logout redirect URI, `state`, and whether a valid
+   * `id_token_hint` of this very session makes a confirmation unneeded (`confirmed`).
+   */
+  checkEndSessionRequest(params: RawParameters, session: Pick<Session, 'sessionId' | 'userKey'> | undefined): Promise<EndSessionCheck>;
 
   // Sign-in sessions
   /** Checks an e-mail and password and starts a sign-in session (rate limiting is the adapter's). */
   signIn(credentials: { email: string; password: string }): Promise<SignedIn>;
   /** The live session of a session token, with its user; undefined when it ended or never was. */
   resolveSession(sessionToken: string): Promise<{ session: Session; user: UserProfile } | undefined>;
-  /** Product logout: ends the session and revokes every grant made under it. */
-  logout(sessionToken: string): Promise<{ revokedGrantIds: string[] }>;
+  /** Product logout: ends the session and revokes every grant made under it (`clientId`: the relying party of an RP-initiated logout, for the audit). */
+  logout(sessionToken: string, options?: { clientId?: string }): Promise<{ revokedGrantIds: string[] }>;
   /** The host's sign-out: ends every session of the user and revokes the grants made under them (docs/decisions/0091). */
   logoutUser(userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
 

@@ -27,6 +27,7 @@ import { purgeExpired } from './use-cases/purge.js';
 import { refresh } from './use-cases/refresh.js';
 import { revokeToken } from './use-cases/revoke.js';
 import { userInfo } from './use-cases/userinfo.js';
+import { checkEndSessionRequest } from './use-cases/end-session.js';
 import * as sessions from './use-cases/sessions.js';
 import * as lookups from './use-cases/lookups.js';
 import * as users from './use-cases/users.js';
@@ -185,6 +186,7 @@ const USE_CASES: UseCaseBinders = {
   currentSigningKeyId: ({ keys }) => async () => (await keys.signingKey()).kid,
   // OpenID Connect (SPEC §9)
   userInfo: (deps) => bind(deps, userInfo),
+  checkEndSessionRequest: (deps) => bind(deps, checkEndSessionRequest),
   // Sign-in sessions
   signIn: (deps) => bind(deps, sessions.signIn),
   resolveSession: (deps) => bind(deps, sessions.resolveSession),

@@ -65,6 +65,7 @@ export { ownUserDirectory, profileOf, claimsOfProfile } from './use-cases/user-d
 export * from './use-cases/userinfo.js';
 export * from './use-cases/openid-request.js';
 export * from './use-cases/openid-client-metadata.js';
+export * from './use-cases/end-session.js';
 export * from './use-cases/users.js';
 export * from './use-cases/attributes.js';
 export * from './use-cases/messages.js';

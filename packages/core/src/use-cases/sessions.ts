@@ -140,13 +140,21 @@ export async function resolveSession(
 export async function logout(
   deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
   sessionToken: string,
+  options: { clientId?: string } = {},
 ): Promise<{ revokedGrantIds: string[] }> {
   const sessionId = sha256(sessionToken);
   const session = await deps.repos.sessions.findById(sessionId);
   if (!session) return { revokedGrantIds: [] };
   const now = deps.clock.now();
   const { revokedGrantIds } = await deps.repos.sessions.endWithGrants(sessionId, now);
-  deps.audit.record({ type: 'logout', at: now, userKey: session.userKey, grantIds: revokedGrantIds });
+  // RP-Initiated Logout 1.0: the audit names the relying party that asked (docs/decisions/0135).
+  deps.audit.record({
+    type: 'logout',
+    at: now,
+    userKey: session.userKey,
+    grantIds: revokedGrantIds,
+    ...(options.clientId === undefined ? {} : { clientId: options.clientId, reason: 'RP-initiated logout' }),
+  });
   return { revokedGrantIds };
 }
 

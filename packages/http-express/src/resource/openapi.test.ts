@@ -46,6 +46,7 @@ describe('openapi.yaml', () => {
         'GET /.well-known/openid-configuration',
         'GET /oauth/userinfo',
         'POST /oauth/userinfo',
+        'GET /oauth/logout',
         'POST /oauth/register',
         'GET /oauth/register/{clientId}',
         'PUT /oauth/register/{clientId}',
