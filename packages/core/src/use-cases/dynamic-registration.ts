@@ -5,6 +5,7 @@ import type { Client, ClientMetadata, SelfRegistration } from '../domain/model.j
 import { parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { DomainError, OAuthError } from '../errors.js';
+import { resourceServerResources } from './resource-indicators.js';
 import { newClient, validateRegistration } from './clients.js';
 
 /** What the registration endpoint answers (RFC 7591 §3.2.1), `registration_client_uri` aside (the adapter knows its path). */
@@ -50,8 +51,9 @@ export async function registerDynamicClient(
   const requested = readClientMetadata(input.metadata);
   const authMethod = authMethodOf(requested);
   const { applicationType, ...valid } = validated(deps, requested, { anonymous, isPublic: authMethod === 'none' });
+  const resourceServerFor = servedResources(deps, requested, { anonymous, isPublic: authMethod === 'none' }) ?? [];
   // Every dynamic client uses PKCE (RFC 9700 §2.1.1; MCP requires it of every client).
-  const { client, clientSecret } = newClient(deps, valid, { public: authMethod === 'none', pkceRequired: true, ownerUserKey: null });
+  const { client, clientSecret } = newClient(deps, valid, { public: authMethod === 'none', pkceRequired: true, ownerUserKey: null }, resourceServerFor);
   const registrationAccessToken = deps.ids.secret();
   const registered: Client = {
     ...client,
@@ -119,8 +121,11 @@ export async function updateDynamicClient(
   }
   const valid = validated(deps, requested, { anonymous: registration.anonymous, isPublic: isPublicClient(existing) });
   const { applicationType, ...fields } = valid;
+  // RFC 7592 §2.2: the new metadata replaces the old, the resources it serves included.
+  const resourceServerFor = servedResources(deps, requested, { anonymous: registration.anonymous, isPublic: isPublicClient(existing) }) ?? [];
   const changes = {
     ...fields,
+    resourceServerFor,
     pkceRequired: true,
     registration: { ...registration, metadata: metadataOf(requested, applicationType, authMethod) },
   };
@@ -230,7 +235,21 @@ function validated(deps: Pick<Deps, 'settings'>, requested: RequestedClientMetad
 const RFC_FIELDS: Record<string, string> = { name: 'client_name', redirectUris: 'redirect_uris', scopes: 'scope', grantTypes: 'grant_types' };
 
 function metadataOf(requested: RequestedClientMetadata, applicationType: ClientMetadata['applicationType'], authMethod: AuthMethod): ClientMetadata {
-  // Issue 34, item 5: the field that marks a client a resource server (for its resources) is read
-  // with the others in readClientMetadata, judged here and echoed by clientInformation.
   return { ...requested.metadata, applicationType, tokenEndpointAuthMethod: authMethod };
+}
+
+/**
+ * The resources the client asks to serve as a resource server (`resource_server_for`, RFC 7662
+ * §2.1; docs/decisions/0112): only a client registered with an initial access token may, and only
+ * a confidential one, each a configured resource. Undefined when it asked for none.
+ */
+function servedResources(deps: Pick<Deps, 'settings'>, requested: RequestedClientMetadata, options: { anonymous: boolean; isPublic: boolean }): string[] | undefined {
+  if (requested.resourceServerFor === undefined || requested.resourceServerFor.length === 0) return undefined;
+  if (options.anonymous) throw metadataError('resource_server_for', 'needs an initial access token: a client that registered itself cannot introspect other clients\' tokens.');
+  try {
+    return resourceServerResources(deps.settings, requested.resourceServerFor, options.isPublic);
+  } catch (error) {
+    if (error instanceof DomainError) throw metadataError('resource_server_for', error.message);
+    throw error;
+  }
 }
