@@ -8,9 +8,10 @@ import { PASSWORD, type Provisioned } from './support/fixture.js';
 import { gatehouseJson } from './support/processes.js';
 
 // An unmodified standards client (oauth4webapi) asking `gatehouse serve` for tokens of given
-// resources (RFC 8707), discovering the server's own APIs through their RFC 9728 metadata, and a
-// resource server introspecting the tokens of its resource (RFC 7662 §2.1), on SQLite and
-// PostgreSQL (docs/decisions/0110, 0111, 0112).
+// resources (RFC 8707), discovering the server's own APIs through their RFC 9728 metadata, a
+// resource server introspecting the tokens of its resource (RFC 7662 §2.1), and a client that
+// registers itself (RFC 7591, managed by RFC 7592), on SQLite and PostgreSQL (docs/decisions/0110,
+// 0111, 0112, 0115).
 
 const { workspace, backends } = useServerOnEveryBackend('resources', 'the resource-indicator tests');
 
@@ -142,5 +143,41 @@ describe.each(backends)('resource indicators with oauth4webapi against gatehouse
     // Several resources at the token endpoint: one resource per token (invalid_target).
     const several = await oauth.clientCredentialsGrantRequest(as, job, jobAuth, [['resource', MCP], ['resource', p.origin]], INSECURE);
     await expect(oauth.processClientCredentialsResponse(as, job, several)).rejects.toMatchObject({ error: 'invalid_target', status: 400 });
+  }, 120_000);
+
+  it('registers itself (RFC 7591), gets a token for a resource, then reads and deletes its registration (RFC 7592)', async () => {
+    const p = await provision(`register-${name}`, { ...env(), GATEHOUSE_REGISTRATION: 'open', GATEHOUSE_REGISTRATION_RESOURCES: MCP });
+    await workspace.serve(p);
+    const as = await discover(p.origin);
+    expect(as.registration_endpoint).toBe(`${p.origin}/oauth/register`);
+    const registered = await oauth.processDynamicClientRegistrationResponse(
+      await oauth.dynamicClientRegistrationRequest(as, { client_name: 'Agent', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', scope: 'orders.v1.read' }, INSECURE),
+    );
+    expect(registered).toMatchObject({ client_name: 'Agent', token_endpoint_auth_method: 'none', application_type: 'native' });
+    const client: oauth.Client = { client_id: registered.client_id };
+
+    const codeVerifier = oauth.generateRandomCodeVerifier();
+    const authorizationUrl = new URL(as.authorization_endpoint as string);
+    authorizationUrl.search = new URLSearchParams({
+      client_id: client.client_id,
+      response_type: 'code',
+      redirect_uri: REDIRECT_URI,
+      scope: 'orders.v1.read',
+      code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+      resource: MCP,
+    }).toString();
+    const params = oauth.validateAuthResponse(as, client, await userAllows(p, authorizationUrl), oauth.expectNoState);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT_URI, codeVerifier, { ...INSECURE, additionalParameters: { resource: MCP } }));
+    expect(claimsOf(tokens.access_token)).toMatchObject({ aud: MCP, client_id: client.client_id });
+
+    // RFC 7592: read with the registration access token, then delete; the client is gone.
+    const management = { Authorization: `Bearer ${registered.registration_access_token as string}` };
+    const read = await fetch(registered.registration_client_uri as string, { headers: management });
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ client_id: client.client_id, client_name: 'Agent' });
+    expect((await fetch(registered.registration_client_uri as string, { method: 'DELETE', headers: management })).status).toBe(204);
+    const refresh = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token as string, INSECURE);
+    await expect(oauth.processRefreshTokenResponse(as, client, refresh)).rejects.toMatchObject({ status: 401 });
   }, 120_000);
 });

@@ -1,12 +1,12 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packAll, PUBLISHED_PACKAGES, REPO_ROOT, type PackedPackage } from '../../../../scripts/pack-all.mjs';
+import { packAll, type PackedPackage } from '../../../../scripts/pack-all.mjs';
 import { Browser, formWithAction } from '../support/browser.js';
+import { expectBuilt, installExample, killExampleServer, run, startExampleServer, succeed, versionOf, type ExampleServer } from '../support/examples.js';
 import { freePort } from '../support/processes.js';
 
 // examples/orders-service tested as a user would run it (README "Embedding in an Express
@@ -19,30 +19,12 @@ import { freePort } from '../support/processes.js';
 // `npm run check` type-checks the example's JSDoc against the .d.ts files the tarballs ship.
 //
 // The packages must be built (CI runs `npm run build` first; so does `npm test`): this test
-// builds nothing, it packs dist/ as it is.
-//
-// How the install stays fast and honest. `npm install` of the tarballs with express, kysely,
-// better-sqlite3 (and the type-checking devDependencies) at the versions the workspace itself installed (so they come from the npm cache,
-// `--prefer-offline`) takes about 9 s with `--ignore-scripts`. better-sqlite3's install script
-// would download a prebuilt binary (impossible here: only the npm registry is reachable) and then
-// compile SQLite from source: 2 min 25 s measured on this machine. So the scripts are skipped and
-// the native addon the workspace already built for the same better-sqlite3 version and the same
-// Node.js is copied into the installed package — the file `npm rebuild better-sqlite3` would
-// make. When the versions differ, the test runs that rebuild instead (slow, but still correct).
+// builds nothing, it packs dist/ as it is. How the install stays fast and honest:
+// support/examples.ts.
 
-const EXAMPLE = join(REPO_ROOT, 'examples/orders-service');
-/** The example's other packages: the versions the workspace installed, so they come from the npm cache. */
-const FROM_THE_WORKSPACE = { dependencies: ['express', 'better-sqlite3', 'kysely'], devDependencies: ['typescript', '@types/express', '@types/better-sqlite3', '@types/node'] } as const;
-const ADDON = 'build/Release/better_sqlite3.node';
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 const ADA = { email: 'ada@orders.example', password: 'ada-password-123' };
 const BOB = { email: 'bob@orders.example', password: 'bob-password-123' };
-
-interface ExampleManifest {
-  dependencies: Record<string, string>;
-  devDependencies: Record<string, string>;
-  scripts: Record<string, string>;
-}
 
 interface ClientCredentials {
   clientId: string;
@@ -58,74 +40,11 @@ interface TokenResponse {
   principal: string;
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment of a child npm or node: the user's npm configuration, none of this npm run's own variables. */
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && name !== 'NODE_OPTIONS' && !name.startsWith('VITEST')));
-  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...extra };
-}
-
-function run(command: string, args: string[], options: { cwd: string; timeoutMs: number; env?: Record<string, string> }): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(command, args, { cwd: options.cwd, env: childEnv(options.env), timeout: options.timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-async function succeed(command: string, args: string[], options: { cwd: string; timeoutMs: number; env?: Record<string, string> }): Promise<string> {
-  const result = await run(command, args, options);
-  if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.code}:\n${result.stderr}\n${result.stdout}`);
-  return result.stdout;
-}
-
-/** `^x.y.z` admits `version` (npm's caret: same major, or same minor below 1.0, and not older). */
-function caretAdmits(range: string, version: string): boolean {
-  const wanted = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(range)?.slice(1).map(Number);
-  const have = /^(\d+)\.(\d+)\.(\d+)$/.exec(version)?.slice(1).map(Number);
-  if (!wanted || !have) return false;
-  const [wMajor, wMinor, wPatch] = wanted as [number, number, number];
-  const [hMajor, hMinor, hPatch] = have as [number, number, number];
-  if (hMajor !== wMajor || (wMajor === 0 && hMinor !== wMinor)) return false;
-  return hMinor > wMinor || (hMinor === wMinor && hPatch >= wPatch);
-}
-
-function versionOf(packageDir: string): string {
-  return (JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
-/** The service as a child process: `node server.js`, resolved once it says it listens. */
-function startServer(app: string, env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | string | null> }> {
-  const child = spawn(process.execPath, ['server.js'], { cwd: app, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not listen within 20 s:\n${output}`)), 20_000);
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      if (output.includes('orders-service listening on')) {
-        clearTimeout(timer);
-        resolve({ child, output: () => output, exited });
-      }
-    });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => void (output += chunk));
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${code}) before listening:\n${output}`));
-    });
-  });
-}
-
 describe('examples/orders-service, installed from the npm pack tarballs', () => {
   let temp: string;
   let app: string;
   let packed: PackedPackage[];
-  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  let server: ExampleServer | undefined;
   let origin: string;
   let issuer: string;
   let database: string;
@@ -138,50 +57,12 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
   const cli = async <T>(args: string[]): Promise<T> => JSON.parse(await succeed(process.execPath, ['cli.js', ...args], { cwd: app, timeoutMs: 30_000, env })) as T;
 
   beforeAll(async () => {
-    for (const workspace of PUBLISHED_PACKAGES) {
-      if (!existsSync(join(REPO_ROOT, workspace, 'dist/index.js'))) throw new Error(`${workspace} is not built: run npm run build first`);
-    }
+    expectBuilt();
     temp = mkdtempSync(join(tmpdir(), 'gatehouse-orders-service-'));
     packed = packAll(join(temp, 'packs'));
-
-    // A copy of the example, as a user would clone it (no node_modules, no database, no lockfile).
-    app = join(temp, 'orders-service');
-    cpSync(EXAMPLE, app, { recursive: true, filter: (source) => !/(^|\/)(node_modules|data)(\/|$)|\.db(-wal|-shm)?$|package-lock\.json$/.test(relative(EXAMPLE, source)) });
-    const manifestPath = join(app, 'package.json');
-    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as ExampleManifest;
-    const dependencies: Record<string, string> = { ...manifest.dependencies };
-    for (const pkg of packed) {
-      if (pkg.name === '@gatehouse/storage-postgres') continue;
-      // The example names the Gatehouse packages by version; its copy gets that very version's tarball
-      // (storage-kysely too, so that npm does not look for it on the registry).
-      if (pkg.name in manifest.dependencies) expect(manifest.dependencies[pkg.name], `examples/orders-service → ${pkg.name}`).toBe(pkg.version);
-      dependencies[pkg.name] = `file:${pkg.tarball}`;
-    }
-    const devDependencies: Record<string, string> = { ...manifest.devDependencies };
-    for (const [field, names] of Object.entries(FROM_THE_WORKSPACE) as Array<[keyof typeof FROM_THE_WORKSPACE, readonly string[]]>) {
-      const pinned = field === 'dependencies' ? dependencies : devDependencies;
-      for (const name of names) {
-        const version = versionOf(join(REPO_ROOT, 'node_modules', name));
-        expect(caretAdmits(manifest[field][name] as string, version), `examples/orders-service wants ${name}@${manifest[field][name]}, the workspace has ${version}`).toBe(true);
-        pinned[name] = version;
-      }
-    }
-    writeFileSync(manifestPath, `${JSON.stringify({ ...manifest, dependencies, devDependencies }, null, 2)}\n`);
-
-    let started = Date.now();
-    await succeed('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: app, timeoutMs: 180_000 });
-    installTimings.npmInstallMs = Date.now() - started;
-
-    started = Date.now();
-    const installedSqlite = join(app, 'node_modules/better-sqlite3');
-    const workspaceSqlite = join(REPO_ROOT, 'node_modules/better-sqlite3');
-    if (versionOf(installedSqlite) === versionOf(workspaceSqlite) && existsSync(join(workspaceSqlite, ADDON))) {
-      mkdirSync(join(installedSqlite, 'build/Release'), { recursive: true });
-      copyFileSync(join(workspaceSqlite, ADDON), join(installedSqlite, ADDON));
-    } else {
-      await succeed('npm', ['rebuild', 'better-sqlite3'], { cwd: app, timeoutMs: 600_000 });
-    }
-    installTimings.nativeAddonMs = Date.now() - started;
+    const installed = await installExample('orders-service', temp, packed);
+    app = installed.app;
+    installTimings.npmInstallMs = installed.npmInstallMs;
 
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
@@ -198,14 +79,11 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     client = await cli<ClientCredentials>(['clients', 'create', '--name', 'Orders app', '--redirect-uri', REDIRECT_URI]);
     writeOnlyClient = await cli<ClientCredentials>(['clients', 'create', '--name', 'Shop app', '--redirect-uri', REDIRECT_URI, '--scope', 'orders.v1.write']);
 
-    server = await startServer(app, env);
+    server = await startExampleServer(app, env, 'orders-service listening on');
   }, 900_000);
 
   afterAll(async () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) {
-      server.child.kill('SIGKILL');
-      await server.exited;
-    }
+    await killExampleServer(server);
     if (temp) rmSync(temp, { recursive: true, force: true });
   }, 30_000);
 

@@ -30,6 +30,12 @@ export interface RequestedClientMetadata {
   responseTypes: string[] | undefined;
   tokenEndpointAuthMethod: string | undefined;
   scope: string | undefined;
+  /**
+   * `resource_server_for` (Gatehouse's extension, RFC 7591 §2 allows them): the configured
+   * resources the client serves as a resource server (docs/decisions/0112); for a registration
+   * with an initial access token only.
+   */
+  resourceServerFor: string[] | undefined;
   /** `application_type`, `client_uri`, `contacts`…: kept and echoed. */
   metadata: ClientMetadata;
   /**
@@ -108,6 +114,7 @@ export function readClientMetadata(document: unknown): RequestedClientMetadata {
     responseTypes: optionalStrings(fields, 'response_types', METADATA_LIMITS.listEntries, 100),
     tokenEndpointAuthMethod: optionalString(fields, 'token_endpoint_auth_method', 100),
     scope: optionalString(fields, 'scope', METADATA_LIMITS.scope),
+    resourceServerFor: optionalStrings(fields, 'resource_server_for', METADATA_LIMITS.listEntries, METADATA_LIMITS.uri),
     metadata,
     openid,
   };
@@ -152,6 +159,7 @@ export function clientInformation(client: Client): Record<string, unknown> {
   if (metadata.contacts !== undefined) information.contacts = [...metadata.contacts];
   if (metadata.softwareId !== undefined) information.software_id = metadata.softwareId;
   if (metadata.softwareVersion !== undefined) information.software_version = metadata.softwareVersion;
+  if (client.resourceServerFor !== undefined && client.resourceServerFor.length > 0) information.resource_server_for = [...client.resourceServerFor];
   // OpenID Connect Dynamic Client Registration §2 and RP-Initiated Logout §3.1 (docs/decisions/0136).
   if (client.idTokenSignedResponseAlg !== undefined) information.id_token_signed_response_alg = client.idTokenSignedResponseAlg;
   if (client.postLogoutRedirectUris !== undefined && client.postLogoutRedirectUris.length > 0) information.post_logout_redirect_uris = [...client.postLogoutRedirectUris];

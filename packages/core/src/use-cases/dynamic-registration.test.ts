@@ -325,3 +325,29 @@ describe('the resources a client nobody vouched for may get tokens for (registra
     await expect(createTestGatehouse({ settings: { registration: { anonymousResources: ['https://nowhere.example/x'] } } })).rejects.toThrow(/not a configured resource/);
   });
 });
+
+describe('a resource server that registers itself (resource_server_for, RFC 7662 §2.1)', () => {
+  const MCP = 'https://mcp.example.com/mcp';
+  const SERVER = { client_name: 'MCP server', grant_types: ['client_credentials'], response_types: [], token_endpoint_auth_method: 'client_secret_basic', resource_server_for: ['https://MCP.example.com/mcp'] };
+  const gatehouse = () =>
+    createTestGatehouse({ settings: { resources: [{ resource: MCP, name: 'MCP', scopes: ['messaging.v1.read'] }], registration: { policy: 'open', initialAccessTokenHashes: [sha256(INITIAL_TOKEN)] } } });
+
+  it('is marked the resource server of a configured resource when it registers with an initial access token, and says so', async () => {
+    const t = await gatehouse();
+    const { client, information } = await t.gatehouse.registerDynamicClient({ metadata: SERVER, initialAccessToken: INITIAL_TOKEN });
+    expect(client.resourceServerFor).toEqual([MCP]);
+    expect(information.resource_server_for).toEqual([MCP]);
+    // RFC 7592: an update without the field serves nothing any more.
+    const { resource_server_for: _served, ...rest } = SERVER;
+    const updated = await t.gatehouse.updateDynamicClient({ clientId: client.clientId, registrationAccessToken: information.registration_access_token as string, metadata: { ...rest, client_id: client.clientId } });
+    expect(updated.resource_server_for).toBeUndefined();
+    expect((await t.repositories.clients.findById(client.clientId))?.resourceServerFor).toBeUndefined();
+  });
+
+  it('is refused without an initial access token, for a public client, and for a resource not configured', async () => {
+    const t = await gatehouse();
+    await refused(t, { ...SERVER, grant_types: ['authorization_code'], response_types: ['code'], redirect_uris: ['https://app.example/cb'] }, 'invalid_client_metadata', 'resource_server_for');
+    await refused(t, { ...AGENT, resource_server_for: [MCP] }, 'invalid_client_metadata', 'resource_server_for', INITIAL_TOKEN);
+    await refused(t, { ...SERVER, resource_server_for: ['https://elsewhere.example/api'] }, 'invalid_client_metadata', 'resource_server_for', INITIAL_TOKEN);
+  });
+});

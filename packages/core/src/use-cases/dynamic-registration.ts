@@ -5,6 +5,7 @@ import type { Client, ClientMetadata, SelfRegistration } from '../domain/model.j
 import { parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { DomainError, OAuthError } from '../errors.js';
+import { resourceServerResources } from './resource-indicators.js';
 import { newClient, validateRegistration } from './clients.js';
 import { openIdClientMetadata, type OpenIdClientMetadata } from './openid-client-metadata.js';
 
@@ -51,8 +52,9 @@ export async function registerDynamicClient(
   const requested = readClientMetadata(input.metadata);
   const authMethod = authMethodOf(requested);
   const { applicationType, ...valid } = validated(deps, requested, { anonymous, isPublic: authMethod === 'none' });
+  const resourceServerFor = servedResources(deps, requested, { anonymous, isPublic: authMethod === 'none' }) ?? [];
   // Every dynamic client uses PKCE (RFC 9700 §2.1.1; MCP requires it of every client).
-  const { client, clientSecret } = newClient(deps, valid, { public: authMethod === 'none', pkceRequired: true, ownerUserKey: null }, [], openIdMetadataOf(requested));
+  const { client, clientSecret } = newClient(deps, valid, { public: authMethod === 'none', pkceRequired: true, ownerUserKey: null }, resourceServerFor, openIdMetadataOf(requested));
   const registrationAccessToken = deps.ids.secret();
   const registered: Client = {
     ...client,
@@ -120,10 +122,13 @@ export async function updateDynamicClient(
   }
   const valid = validated(deps, requested, { anonymous: registration.anonymous, isPublic: isPublicClient(existing) });
   const { applicationType, ...fields } = valid;
+  // RFC 7592 §2.2: the new metadata replaces the old, the resources it serves included.
+  const resourceServerFor = servedResources(deps, requested, { anonymous: registration.anonymous, isPublic: isPublicClient(existing) }) ?? [];
   // RFC 7592 §2.2: an omitted OpenID field takes its default again.
   const openid = openIdMetadataOf(requested);
   const changes = {
     ...fields,
+    resourceServerFor,
     pkceRequired: true,
     registration: { ...registration, metadata: metadataOf(requested, applicationType, authMethod) },
     idTokenSignedResponseAlg: openid.idTokenSignedResponseAlg,
@@ -133,8 +138,8 @@ export async function updateDynamicClient(
   };
   if (!(await deps.repos.clients.update(existing.clientId, changes))) throw registrationTokenRefused();
   deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId, reason: 'dynamic registration update' });
-  const { idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, ...kept } = existing;
-  return clientInformation({ ...kept, ...fields, pkceRequired: true, registration: changes.registration, ...openid });
+  const { resourceServerFor: _served, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, ...kept } = existing;
+  return clientInformation({ ...kept, ...fields, pkceRequired: true, registration: changes.registration, ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }), ...openid });
 }
 
 /**
@@ -259,7 +264,21 @@ const OPENID_FIELDS: Record<string, string> = {
 const RFC_FIELDS: Record<string, string> = { name: 'client_name', redirectUris: 'redirect_uris', scopes: 'scope', grantTypes: 'grant_types' };
 
 function metadataOf(requested: RequestedClientMetadata, applicationType: ClientMetadata['applicationType'], authMethod: AuthMethod): ClientMetadata {
-  // Issue 34, item 5: the field that marks a client a resource server (for its resources) is read
-  // with the others in readClientMetadata, judged here and echoed by clientInformation.
   return { ...requested.metadata, applicationType, tokenEndpointAuthMethod: authMethod };
+}
+
+/**
+ * The resources the client asks to serve as a resource server (`resource_server_for`, RFC 7662
+ * §2.1; docs/decisions/0112): only a client registered with an initial access token may, and only
+ * a confidential one, each a configured resource. Undefined when it asked for none.
+ */
+function servedResources(deps: Pick<Deps, 'settings'>, requested: RequestedClientMetadata, options: { anonymous: boolean; isPublic: boolean }): string[] | undefined {
+  if (requested.resourceServerFor === undefined || requested.resourceServerFor.length === 0) return undefined;
+  if (options.anonymous) throw metadataError('resource_server_for', 'needs an initial access token: a client that registered itself cannot introspect other clients\' tokens.');
+  try {
+    return resourceServerResources(deps.settings, requested.resourceServerFor, options.isPublic);
+  } catch (error) {
+    if (error instanceof DomainError) throw metadataError('resource_server_for', error.message);
+    throw error;
+  }
 }

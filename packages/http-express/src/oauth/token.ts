@@ -1,9 +1,8 @@
-import { OAuthError, type Client, type ClientCredentialsTokenResponse, type RequestScopedGatehouse, type TokenResponse } from '@gatehouse/core';
-import type { FormFields } from '../security/form-body.js';
+import { OAuthError } from '@gatehouse/core';
 import { clientEndpoint } from './client-endpoint.js';
 import type { OAuthContext } from './context.js';
 import { GRANT_TYPES } from './grant-types.js';
-import { AuthorizationCodeGrant, ClientCredentialsGrant, RefreshTokenGrant, parseParameters } from './params.js';
+import { GRANT_HANDLERS } from './grants/index.js';
 
 /**
  * POST /oauth/token (RFC 6749 §4.1.3, §4.4 and §6; RFC 8707 §2.2 `resource`). The client is
@@ -12,23 +11,12 @@ import { AuthorizationCodeGrant, ClientCredentialsGrant, RefreshTokenGrant, pars
  * "Rate limits", decision 0023): only client authentication records failures.
  */
 export function tokenEndpoint(ctx: OAuthContext) {
-  return clientEndpoint(ctx, ({ client, form, gatehouse }) => grant(gatehouse, client, form));
-}
-
-async function grant(gatehouse: RequestScopedGatehouse, client: Client, form: FormFields): Promise<TokenResponse | ClientCredentialsTokenResponse> {
-  const grantType = form.grant_type;
-  if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
-  if (grantType === 'authorization_code') {
-    const params = parseParameters(AuthorizationCodeGrant, form);
-    return gatehouse.exchangeCode({ client, code: params.code, redirectUri: params.redirect_uri, codeVerifier: params.code_verifier, resource: params.resource });
-  }
-  if (grantType === 'refresh_token') {
-    const params = parseParameters(RefreshTokenGrant, form);
-    return gatehouse.refresh({ client, refreshToken: params.refresh_token, scope: params.scope, resource: params.resource });
-  }
-  if (grantType === 'client_credentials') {
-    const params = parseParameters(ClientCredentialsGrant, form);
-    return gatehouse.clientCredentials({ client, scope: params.scope, resource: params.resource });
-  }
-  throw new OAuthError('unsupported_grant_type', `Only the ${GRANT_TYPES.slice(0, -1).join(', ')} and ${GRANT_TYPES.at(-1)} grants are supported.`);
+  return clientEndpoint(ctx, ({ client, form, gatehouse }) => {
+    const grantType = form.grant_type;
+    if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
+    // One handler per grant (grants/): the endpoint itself knows none of them.
+    const handler = GRANT_HANDLERS.get(grantType);
+    if (handler === undefined) throw new OAuthError('unsupported_grant_type', `Only the ${GRANT_TYPES.slice(0, -1).join(', ')} and ${GRANT_TYPES.at(-1)} grants are supported.`);
+    return handler.handle(gatehouse, client, form);
+  });
 }
