@@ -17,6 +17,7 @@ import type { UserProfile } from './ports/users.js';
 import type { ConsentRequestDetails, HostLogin, LoginRequestDetails } from './use-cases/interactions.js';
 import type { UserInfo } from './use-cases/userinfo.js';
 import type { EndSessionCheck } from './use-cases/end-session.js';
+import type { OpenIdClientRegistration } from './use-cases/openid-client-metadata.js';
 import type { SignedIn } from './use-cases/sessions.js';
 import type { TokenResponse } from './use-cases/token-response.js';
 import type { CurrentUser, NewUser } from './use-cases/users.js';
@@ -141,8 +142,8 @@ export interface RequestScopedGatehouse {
   // Clients (portal, CLI)
   /** Registers a client (scopes from `settings.scopes`); the secret is returned once, only its hash is stored; a public client has none (`null`). */
   registerClient(input: ClientRegistration): Promise<ClientWithSecret>;
-  /** Changes a client's name, redirect URIs, scopes, grant types, PKCE or the resources it serves; `ownerUserKey: null` is an operator's change. */
-  updateClient(input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes' | 'resourceServerFor'>): Promise<Client>;
+  /** Changes a client's name, redirect URIs, scopes, grant types, PKCE, the resources it serves or its OpenID Connect metadata (each kept unless given); `ownerUserKey: null` is an operator's change. */
+  updateClient(input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes' | 'resourceServerFor'> & OpenIdClientRegistration): Promise<Client>;
   /** A new secret for a confidential client, returned once; the old one stops working at once. */
   rotateClientSecret(input: { ownerUserKey: string | null; clientId: string }): Promise<ClientWithSecret & { clientSecret: string }>;
   /** Deletes a client with its codes, grants and tokens. */

@@ -73,7 +73,7 @@ describe('RP-initiated logout (end_session_endpoint)', SLOW, () => {
     const { t, client, clientSecret } = await setup();
     const { client: other } = await t.seedClient({ name: 'Other', scopes: ['openid'], postLogoutRedirectUris: ['https://other.example/bye'] });
     const { browser, idToken } = await signInWithIdToken(t, client, clientSecret);
-    for (const params of [
+    const refusals: Array<Record<string, string>> = [
       { client_id: client.clientId, post_logout_redirect_uri: 'https://evil.example/' },
       { client_id: client.clientId, post_logout_redirect_uri: `${BYE}/` },
       { client_id: client.clientId, post_logout_redirect_uri: 'https://CLIENT.example/signed-out' },
@@ -81,7 +81,8 @@ describe('RP-initiated logout (end_session_endpoint)', SLOW, () => {
       { post_logout_redirect_uri: BYE },
       { id_token_hint: idToken, client_id: other.clientId, post_logout_redirect_uri: 'https://other.example/bye' },
       { client_id: 'nosuchclient', post_logout_redirect_uri: BYE },
-    ]) {
+    ];
+    for (const params of refusals) {
       const res = await browser.get(logoutPath(params));
       expect(res.status, JSON.stringify(params)).toBe(400);
       expect(res.headers.location).toBeUndefined();

@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { basicAuth } from '../test-support/index.js';
 import { useBrowserHarness } from '../test-support/browser-harness.js';
@@ -11,7 +12,7 @@ describe('RP-initiated logout in a real browser (headless Chromium)', () => {
   const harness = useBrowserHarness({ clientApp: true, settings: { openid: true } }, 60_000);
 
   /** Signs in through the authorize page and presses Allow; the ID token of that sign-in. */
-  async function signInForIdToken(page: import('playwright-core').Page, email: string): Promise<{ idToken: string; clientId: string; signedOut: string }> {
+  async function signInForIdToken(page: Page, email: string): Promise<{ idToken: string; clientId: string; signedOut: string }> {
     const { origin, clientOrigin, t } = harness;
     await t.seedUser({ email, password: 'correct horse battery' });
     const redirectUri = `${clientOrigin}/callback`;
