@@ -120,3 +120,26 @@ describe('id_token_hint (OIDC Core §3.1.2.1)', SLOW, () => {
     expect(await verifyIdTokenHint(depsOf(t.gatehouse), tokens.id_token as string)).toMatchObject({ sub: user.userKey, audiences: [client.clientId], expired: true });
   });
 });
+
+describe("the host's login page and OpenID Connect (describeLoginRequest, completeLogin)", SLOW, () => {
+  it('describes ui_locales, the user an id_token_hint expects, and that the app signs the user in with OpenID Connect', async () => {
+    const { t, user, client } = await setup();
+    const tokens = await t.obtainTokens({ client, user, scope: 'openid' });
+    const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', scope: 'openid profile', ui_locales: 'de-CH de', login_hint: 'ada', id_token_hint: tokens.id_token as string });
+    const { loginRequest } = await t.gatehouse.startLogin({ returnTo: `/oauth/authorize?${query.toString()}` });
+    expect(await t.gatehouse.describeLoginRequest(loginRequest)).toMatchObject({ openid: true, uiLocales: ['de-CH', 'de'], expectedUserKey: user.userKey, loginHint: 'ada', scopes: ['openid', 'profile'] });
+    const plain = await t.gatehouse.startLogin({ returnTo: `/oauth/authorize?${new URLSearchParams({ client_id: client.clientId, response_type: 'code', scope: 'messaging.v1.read', ui_locales: 'de' }).toString()}` });
+    expect(await t.gatehouse.describeLoginRequest(plain.loginRequest)).toMatchObject({ openid: false, uiLocales: undefined, expectedUserKey: undefined });
+  });
+
+  it("keeps the host's amr and acr on the session, and refuses ones that are not method names, the login request left usable", async () => {
+    const { t, user, client } = await setup();
+    const returnTo = `/oauth/authorize?${new URLSearchParams({ client_id: client.clientId, response_type: 'code', scope: 'openid' }).toString()}`;
+    const { loginRequest } = await t.gatehouse.startLogin({ returnTo });
+    for (const bad of [{ amr: ['pwd otp'] }, { amr: Array.from({ length: 11 }, (_, i) => `m${i}`) }, { acr: 'a b' }, { amr: 'pwd' as unknown as string[] }]) {
+      await expect(t.gatehouse.completeLogin({ loginRequest, userKey: user.userKey, authenticatedAt: t.clock.now(), ...bad })).rejects.toMatchObject({ kind: 'invalid' });
+    }
+    const { session } = await t.gatehouse.completeLogin({ loginRequest, userKey: user.userKey, authenticatedAt: t.clock.now(), amr: ['pwd', 'otp', 'pwd'], acr: 'urn:example:loa:2' });
+    expect(await t.repositories.sessions.findById(session.sessionId)).toMatchObject({ amr: ['pwd', 'otp'], acr: 'urn:example:loa:2' });
+  });
+});

@@ -127,3 +127,16 @@ describe('GET and POST /oauth/userinfo (OIDC Core §5.3)', SLOW, () => {
     await request(t.app).get('/oauth/userinfo').set('Authorization', `Bearer ${body.access_token as string}`).expect(401);
   });
 });
+
+describe('the consent page of an OpenID Connect request', SLOW, () => {
+  it('words the OpenID scopes like the others', async () => {
+    const t = await createTestApp({ settings: { openid: true } });
+    const user = await t.seedUser({ email: 'ada@example.com' });
+    const { client } = await t.seedClient();
+    const browser = await t.signedInBrowser(user.email);
+    const page = await browser.get(`/oauth/authorize?${new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string, scope: 'openid profile email offline_access' }).toString()}`).expect(200);
+    for (const words of ['Sign you in to the app with your account', 'See your name and profile details, such as your language', 'See your e-mail address', 'Keep access while you are not using the app, until you sign out or withdraw it']) {
+      expect(page.text).toContain(words);
+    }
+  });
+});
