@@ -17,7 +17,7 @@ describe('defineSettings', () => {
       scopes: DEFAULT_SCOPES,
       resources: [],
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
-      registration: { policy: 'off', initialAccessTokenHashes: [], anonymousScopes: null, unusedClientTtlSeconds: 7 * 86400 },
+      registration: { policy: 'off', initialAccessTokenHashes: [], anonymousScopes: null, anonymousResources: null, unusedClientTtlSeconds: 7 * 86400 },
       clientMetadataDocuments: { enabled: false, allowedHosts: null, deniedHosts: [], cacheSeconds: { defaultSeconds: 300, minSeconds: 60, maxSeconds: 86400 } },
     });
   });
@@ -50,7 +50,7 @@ describe('defineSettings', () => {
       registration: { policy: 'open', anonymousScopes: ['messaging.v1.read'] },
       clientMetadataDocuments: { enabled: true, allowedHosts: ['*.Agents.example', 'tool.example'], cacheSeconds: { maxSeconds: 3600 } },
     });
-    expect(settings.registration).toEqual({ policy: 'open', initialAccessTokenHashes: [], anonymousScopes: ['messaging.v1.read'], unusedClientTtlSeconds: 7 * 86400 });
+    expect(settings.registration).toEqual({ policy: 'open', initialAccessTokenHashes: [], anonymousScopes: ['messaging.v1.read'], anonymousResources: null, unusedClientTtlSeconds: 7 * 86400 });
     expect(settings.clientMetadataDocuments).toEqual({
       enabled: true,
       allowedHosts: ['*.agents.example', 'tool.example'],

@@ -1,7 +1,7 @@
 import { generateKeyPair, type CryptoKey } from 'jose';
 import { KeyObject, verify } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { es256Signature } from '@gatehouse/core';
+import { es256Signature } from '../tokens/jws.js';
 import { startSigningThread, type SigningThread } from './signing-thread.js';
 
 async function keyPair() {
