@@ -46,6 +46,12 @@ export default tseslint.config(
     },
   },
   {
+    // @gatehouse/core/threads: the core's ports on Node.js worker threads (docs/decisions/0160).
+    files: ['packages/core/src/threads/**/*.ts'],
+    ignores: ['packages/core/src/**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ ...coreOnly, regex: String.raw`^(?!(jose|valibot|node:crypto|node:worker_threads)$)(?!\.{1,2}/)` }] }] },
+  },
+  {
     files: ['packages/core/src/testing/**/*.ts'],
     ignores: ['packages/core/src/**/*.test.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ ...coreOnly, regex: String.raw`^(?!(jose|valibot|node:crypto)$)(?!\.{1,2}/)(?!@gatehouse/core)` }] }] },

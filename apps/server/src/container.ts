@@ -11,7 +11,8 @@ import type { LogDestination } from './log-destination.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
 import { createShutdownState, type ShutdownState } from './shutdown-state.js';
-import { createClientMetadataDocumentFetcher, createStorageOutages, sharedSigningThread, watchStorage, type StorageOutages } from '@gatehouse/http-express';
+import { sharedSigningThread } from '@gatehouse/core/threads';
+import { createClientMetadataDocumentFetcher, createStorageOutages, watchStorage, type StorageOutages } from '@gatehouse/http-express';
 import { openStorage, type Storage } from './storage.js';
 
 /** A symbol that remembers the type it resolves to. */

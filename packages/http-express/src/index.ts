@@ -32,7 +32,8 @@ export {
 } from './protected-resource/index.js';
 export { HttpProblem, problem, problemErrorHandler, type Problem, type ProblemKind, type ProblemLogger } from './problem/index.js';
 export { expressServerOptions, type ExpressServerOptions } from './server-options.js';
-export { sharedSigningThread, startSigningThread, type SigningThread } from './signing-thread.js';
+// The signing thread moved to @gatehouse/core/threads (docs/decisions/0160); kept here for existing imports.
+export { sharedSigningThread, startSigningThread, type SigningThread } from '@gatehouse/core/threads';
 // Client registration without a human (RFC 7591/7592, Client ID Metadata Documents; decisions 0115–0119).
 export { createClientMetadataDocumentFetcher, type ClientMetadataDocumentFetcherOptions, type HostResolver } from './client-metadata/document-fetcher.js';
 export { addressRefusal, type AddressAllowance } from './client-metadata/address-guard.js';

@@ -1,5 +1,6 @@
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { workerModule } from '@gatehouse/core/threads';
+import type { CheckpointWorkerData } from './checkpoint-worker.js';
 import { stopWorker } from './worker-stop.js';
 
 /**
@@ -21,29 +22,6 @@ export const WAL_SIZE_LIMIT_BYTES = 48 * 1024 * 1024;
 /** How often the background thread copies the WAL into the database file. */
 export const BACKGROUND_CHECKPOINT_INTERVAL_MS = 100;
 
-// A CommonJS script (worker `eval`), so that the same file works from dist/ and from src/ in tests.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.filename, { timeout: workerData.busyTimeoutMs });
-db.pragma('synchronous = ' + workerData.synchronous);
-const checkpoint = () => {
-  try {
-    db.pragma('wal_checkpoint(PASSIVE)');
-  } catch {
-    // Busy or failing: the next round tries again, and the serving connection still checkpoints
-    // by itself past its wal_autocheckpoint.
-  }
-};
-const timer = setInterval(checkpoint, workerData.intervalMs);
-parentPort.on('message', (message) => {
-  if (message !== 'stop') return;
-  clearInterval(timer);
-  db.close();
-  parentPort.close();
-});
-`;
-
 /** The background checkpoints of one database file; `stop` ends the thread and its connection. */
 export interface BackgroundCheckpoints {
   stop(): Promise<void>;
@@ -58,10 +36,12 @@ export interface BackgroundCheckpoints {
  * does not keep the process alive.
  */
 export function startBackgroundCheckpoints(filename: string, options: { busyTimeoutMs: number; synchronous: string }): BackgroundCheckpoints {
-  const require = createRequire(import.meta.url);
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { driver: require.resolve('better-sqlite3'), filename, busyTimeoutMs: options.busyTimeoutMs, synchronous: options.synchronous, intervalMs: BACKGROUND_CHECKPOINT_INTERVAL_MS },
+  const { url, argv, execArgv } = workerModule(import.meta.url, 'checkpoint-worker');
+  const workerData: CheckpointWorkerData = { filename, busyTimeoutMs: options.busyTimeoutMs, synchronous: options.synchronous, intervalMs: BACKGROUND_CHECKPOINT_INTERVAL_MS };
+  const worker = new Worker(url, {
+    argv,
+    execArgv,
+    workerData,
     // A thread that only checkpoints: a small heap.
     resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
   });

@@ -1,7 +1,7 @@
 import { generateKeyPair, type CryptoKey } from 'jose';
 import { KeyObject, verify } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { es256Signature } from '@gatehouse/core';
+import { es256Signature } from '../tokens/jws.js';
 import { startSigningThread, type SigningThread } from './signing-thread.js';
 
 async function keyPair() {
@@ -21,6 +21,16 @@ describe('the signing thread', () => {
   afterEach(async () => {
     await thread.stop();
   });
+
+  it('signs RS256 with an RSA key too (OpenID Connect ID tokens, docs/decisions/0131)', async () => {
+    thread = startSigningThread();
+    const { privateKey, publicKey } = await generateKeyPair('RS256', { modulusLength: 2048 });
+    const input = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1MSJ9';
+    const signature = await thread.sign(input, privateKey as CryptoKey);
+    expect(Buffer.from(signature, 'base64url')).toHaveLength(256);
+    expect(es256Signature(input, privateKey as CryptoKey)).toBe(signature); // RSASSA-PKCS1-v1_5 is deterministic
+    expect(verify('sha256', Buffer.from(input, 'ascii'), KeyObject.from(publicKey as Parameters<typeof KeyObject.from>[0]), Buffer.from(signature, 'base64url'))).toBe(true);
+  }, 30_000);
 
   it('signs what one turn of the event loop asks, with each key, off the calling thread', async () => {
     thread = startSigningThread();
