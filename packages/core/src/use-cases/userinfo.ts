@@ -38,7 +38,7 @@ export async function userInfo(
     claims = profile && claimsOfProfile(profile);
   }
   if (!claims) throw new OAuthError('invalid_token', 'The access token is invalid, expired or revoked.', { detail: `user ${token.userKey} is gone` });
-  return { ...onlyAllowed(claims, claimsAllowedBy(token.scopes)), sub: token.userKey };
+  return { sub: token.userKey, ...onlyAllowed(claims, claimsAllowedBy(token.scopes)) };
 }
 
 /** The claims among `allowed` whose value is set (never `sub`, which is Gatehouse's). */
