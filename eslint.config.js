@@ -13,7 +13,7 @@ const noApps = {
 };
 // storage-kysely is not an adapter of its own: it is the dialect-neutral code both storages build on.
 const noSiblingAdapters = {
-  regex: String.raw`^@gatehouse/(http-express|storage-sqlite|storage-postgres)(/.*)?$`,
+  regex: String.raw`^@gatehouse/(http-express|storage-sqlite|storage-postgres|argon2)(/.*)?$`,
   message: 'An adapter does not depend on another adapter (the storages share code only through @gatehouse/storage-kysely).',
 };
 const noAdapters = {
@@ -57,7 +57,7 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [{ ...coreOnly, regex: String.raw`^(?!(jose|valibot|node:crypto)$)(?!\.{1,2}/)(?!@gatehouse/core)` }] }] },
   },
   {
-    files: ['packages/storage-sqlite/src/**/*.ts', 'packages/storage-postgres/src/**/*.ts', 'packages/http-express/src/**/*.ts'],
+    files: ['packages/storage-sqlite/src/**/*.ts', 'packages/storage-postgres/src/**/*.ts', 'packages/http-express/src/**/*.ts', 'packages/argon2/src/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [noApps, noSiblingAdapters] }] },
   },
   {

@@ -14,7 +14,7 @@ import { GROWTH_DEFAULTS } from './lib/growth.js';
 import { timeOrderedCode } from './lib/ids.js';
 import { combine, round, slice, warmUp } from './lib/load.js';
 import { peerVersion, startPeer } from './lib/peer.js';
-import { BENCH_CODE_CHALLENGE, createAttributeNames, exchangeCode, expectOk, provisionWithCli, REDIRECT_URI, ALL_SCOPES } from './lib/provision.js';
+import { BENCH_CODE_CHALLENGE, createAttributeNames, exchangeCode, expectOk, loginForm, provisionWithCli, REDIRECT_URI, ALL_SCOPES } from './lib/provision.js';
 import { renderMarkdown } from './lib/report.js';
 import { codeQueue, RSS_TARGET_SCENARIOS, SCENARIOS, serverOf } from './lib/scenarios.js';
 
@@ -291,7 +291,7 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
       state.attributeKeys = await createAttributeNames(baseUrl, state.identity, tokens.access_token, state.benchAccountAttributes);
     }
     phase.data = await db.counts();
-    const context = { baseUrl, bareUrl: state.bareUrl, barePrototypesUrl: state.barePrototypesUrl, identity: state.identity, tokens, attributeKeys: state.attributeKeys, peer };
+    const context = { baseUrl, bareUrl: state.bareUrl, barePrototypesUrl: state.barePrototypesUrl, identity: state.identity, tokens, attributeKeys: state.attributeKeys, peer, loginForm: await loginForm(baseUrl) };
 
     // Smoke check: each scenario answers as expected once before anything is measured.
     for (const scenario of SCENARIOS) {
@@ -347,6 +347,8 @@ async function runPhase(name, title, { opts, state, serverEnv, database, workDir
         // The same ratio from CPU time per request: what it would be with a core to itself.
         cpuRatioToBare: figures.serverCpuMsPerRequest && bare.serverCpuMsPerRequest ? round(bare.serverCpuMsPerRequest / figures.serverCpuMsPerRequest, 3) : null,
       };
+      // A scenario whose success is a redirect (sign-in's 303) counts as non-2xx only what is not that redirect.
+      if (scenario.expectStatus >= 300) row.non2xx = row.requests - (row.statusCodes[String(scenario.expectStatus)] ?? 0);
       if (codes) {
         row.codesMinted = codes.used + (onPeer ? await peer.discard() : await db.deleteUnusedCodes(state.identity.clientId));
         row.codesUsed = codes.used;

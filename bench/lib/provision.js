@@ -37,7 +37,7 @@ export async function provisionWithCli(cliPath, env) {
     ['clients', 'create', '--name', 'Bench client', '--redirect-uri', REDIRECT_URI, '--scope', ALL_SCOPES.join(' ')],
     env,
   );
-  return { accountKey: account.accountKey, userKey: user.userKey, clientId: client.clientId, clientSecret: client.clientSecret };
+  return { accountKey: account.accountKey, userKey: user.userKey, email: 'bench@bench.invalid', password, clientId: client.clientId, clientSecret: client.clientSecret };
 }
 
 /** RFC 6749 §2.3.1: Basic credentials, each part form-urlencoded first. */
@@ -80,8 +80,21 @@ export async function createAttributeNames(baseUrl, identity, accessToken, count
 
 /** GET that must answer 200 (a smoke check before measuring). */
 export async function expectOk(url, init, expected = 200) {
-  const response = await fetch(url, init);
+  const response = await fetch(url, { redirect: 'manual', ...init });
   const text = await response.text();
   if (response.status !== expected) throw new Error(`${init?.method ?? 'GET'} ${url} answered ${response.status}, expected ${expected}: ${text.slice(0, 300)}`);
   return text;
+}
+
+/**
+ * What a browser posts to sign in: the login page's double-submit CSRF cookie and its field
+ * (docs/decisions/0021), read once from `GET /oauth/login`; every sign-in of the scenario reuses them.
+ */
+export async function loginForm(baseUrl) {
+  const page = await fetch(`${baseUrl}/oauth/login`);
+  const html = await page.text();
+  const cookie = page.headers.getSetCookie().map((header) => header.split(';')[0]).find((pair) => /^(__Host-)?gatehouse_csrf=/.test(pair));
+  const csrfToken = /name="csrf_token" value="([^"]+)"/.exec(html)?.[1];
+  if (!cookie || !csrfToken) throw new Error(`the login page gave no CSRF cookie and field (${page.status})`);
+  return { cookie, csrfToken };
 }

@@ -1,5 +1,5 @@
 // The Markdown report of a run (bench/results/latest.md and the console).
-import { GROWTH_TARGET, RSS_TARGET, RSS_TARGET_SCENARIOS, TARGETS } from './scenarios.js';
+import { GROWTH_TARGET, RSS_TARGET, RSS_TARGET_SCENARIOS, SIGN_IN_TARGET_PER_CORE, TARGETS } from './scenarios.js';
 
 const fmt = (value, digits = 0) => (value === null || value === undefined || Number.isNaN(value) ? '–' : Number(value).toFixed(digits));
 const ok = (value, target) => (value === null || value === undefined ? '' : value >= target ? ' ✓' : ' ✗');
@@ -21,9 +21,20 @@ function rssSentence(phase) {
   const underLoad = phase.serverPeakRssUnderTargetLoadMiB;
   const judged =
     underLoad === null || underLoad === undefined
-      ? `no scenario of issue 16's load (${RSS_TARGET_SCENARIOS.join(', ')}) ran`
-      : `under issue 16's load (${RSS_TARGET_SCENARIOS.join(', ')}): ${fmt(underLoad, 0)} MiB, ${times(underLoad)}${ok(RSS_TARGET - underLoad / bare, 0)} target ≤ ${RSS_TARGET}×`;
+      ? `no scenario of issues 16 and 32's load (${RSS_TARGET_SCENARIOS.join(', ')}) ran`
+      : `under issues 16 and 32's load (${RSS_TARGET_SCENARIOS.join(', ')}): ${fmt(underLoad, 0)} MiB, ${times(underLoad)}${ok(RSS_TARGET - underLoad / bare, 0)} target ≤ ${RSS_TARGET}×`;
   return `Bare app's peak RSS ${fmt(bare, 0)} MiB; Gatehouse's ${judged}; over the whole phase: ${fmt(phase.serverPeakRssMiB, 0)} MiB, ${times(phase.serverPeakRssMiB)}.`;
+}
+
+/**
+ * Issue 32: how many password sign-ins one core serves a second, from the server's CPU time per
+ * sign-in (every thread of the process: the hash runs on libuv's), against Keycloak's sizing.
+ */
+function signInSentence(phase) {
+  const row = phase.scenarios.find((scenario) => scenario.name === 'sign-in');
+  if (!row) return [];
+  const perCore = row.serverCpuMsPerRequest ? 1000 / row.serverCpuMsPerRequest : null;
+  return ['', `Password sign-ins: ${fmt(perCore, 1)} per second per core (${fmt(row.serverCpuMsPerRequest, 1)} ms of CPU each)${ok(perCore, SIGN_IN_TARGET_PER_CORE)} target ≥ ${SIGN_IN_TARGET_PER_CORE}; peak RSS during the burst ${fmt(row.peakRssMiB, 0)} MiB, ${fmt(row.peakRssMiB / phase.bare.peakRssMiB, 2)}× the bare app's.`];
 }
 
 /** Gatehouse beside the peer, scenario by scenario, and the peak RSS of the three processes. */
@@ -92,6 +103,7 @@ export function renderMarkdown(results) {
         .map((row) => `${row.name} ${fmt(row.bareRequestsPerSecond)}`)
         .join(', ')} req/s). ${rssSentence(phase)}`,
     );
+    lines.push(...signInSentence(phase));
     if (phase.versusPeer?.length > 0) lines.push('', ...peerTable(phase, meta.peer));
     if (phase.notes.length > 0) lines.push('', ...phase.notes.map((note) => `- ${note}`));
   }

@@ -14,8 +14,17 @@ export const TARGETS = {
 /** The server's peak RSS under load, at most this many times the bare app's (issue 16). */
 export const RSS_TARGET = 1.6;
 
-/** The load issue 16's RSS bound speaks of: its bearer GET and token endpoint scenarios. */
-export const RSS_TARGET_SCENARIOS = ['users-me', 'code-exchange', 'refresh'];
+/**
+ * The load the RSS bound speaks of: issue 16's bearer GET and token endpoint scenarios, and issue
+ * 32's burst of sign-ins (each hashes a password).
+ */
+export const RSS_TARGET_SCENARIOS = ['users-me', 'code-exchange', 'refresh', 'sign-in'];
+
+/** Issue 32: password sign-ins per second per core the server must reach (Keycloak's sizing). */
+export const SIGN_IN_TARGET_PER_CORE = 15;
+
+/** Issue 32: the sign-in scenario's concurrent browsers. */
+export const SIGN_IN_CONNECTIONS = 50;
 
 /** Growth run: each scenario within 10% of its empty-database figure. */
 export const GROWTH_TARGET = 0.9;
@@ -125,6 +134,20 @@ export const SCENARIOS = [
       method: 'POST',
       headers: { authorization: basicAuthorization(peer.identity.clientId, peer.identity.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: peer.tokens.refresh_token }).toString(),
+    }),
+  },
+  {
+    name: 'sign-in',
+    title: 'POST /oauth/login (password sign-in, 50 browsers)',
+    // Issue 32: the login form with the right password, as 50 browsers at once post it; each
+    // sign-in hashes the password and opens a session (303 to the start page).
+    expectStatus: 303,
+    target: ({ baseUrl, identity, loginForm }) => ({
+      url: `${baseUrl}/oauth/login`,
+      connections: SIGN_IN_CONNECTIONS,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: loginForm.cookie },
+      body: new URLSearchParams({ email: identity.email, password: identity.password, csrf_token: loginForm.csrfToken }).toString(),
     }),
   },
   {

@@ -11,6 +11,7 @@ import type { LogDestination } from './log-destination.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
 import { createShutdownState, type ShutdownState } from './shutdown-state.js';
+import { createArgon2PasswordHasher } from '@gatehouse/argon2';
 import { sharedSigningThread } from '@gatehouse/core/threads';
 import { createClientMetadataDocumentFetcher, createStorageOutages, watchStorage, type StorageOutages } from '@gatehouse/http-express';
 import { openStorage, type Storage } from './storage.js';
@@ -149,6 +150,8 @@ export async function createContainer(
         settings: resolve(d, TOKENS.settings),
         clock: resolve(d, TOKENS.clock),
         audit: resolve(d, TOKENS.auditLog),
+        // argon2id at OWASP's cost; scrypt hashes of earlier releases still verify and are replaced at sign-in (docs/decisions/0170-argon2id-passwords.md).
+        passwords: createArgon2PasswordHasher(),
         // Access tokens are signed on a worker thread, off the event loop (docs/decisions/0076-signing-on-a-thread.md).
         signer: sharedSigningThread(),
         // Client ID Metadata Documents, fetched with the SSRF guards (docs/decisions/0118-guarded-document-fetcher.md).

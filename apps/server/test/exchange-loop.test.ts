@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, REPO_ROOT } from './support/processes.js';
 
-// `bench/exchange-loop.js` (docs/performance.md, "Issue 16, part 7"), as short as it goes: it proves
+// `bench/exchange-loop.js` (bench/results/history.md, "Issue 16, part 7"), as short as it goes: it proves
 // the script still drives the storage's real exchange on an empty and a grown file; it never
 // asserts a speed.
 

@@ -32,6 +32,7 @@ const EXPECTED_PEERS: Record<string, { required: string[]; optional: string[] }>
   '@gatehouse/storage-sqlite': { required: ['better-sqlite3', 'kysely'], optional: ['@types/better-sqlite3'] },
   '@gatehouse/storage-postgres': { required: ['kysely', 'pg'], optional: ['@types/pg'] },
   '@gatehouse/http-express': { required: ['express'], optional: ['@types/express'] },
+  '@gatehouse/argon2': { required: [], optional: [] },
 };
 
 describe('the published packages, as npm pack makes them', () => {

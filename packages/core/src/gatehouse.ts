@@ -253,7 +253,7 @@ function useCases(deps: Deps): RequestScopedGatehouse {
 
 /**
  * One request's use cases (`forRequest`): each bound when it is read, so a request that calls two
- * use cases binds two, not sixty (docs/performance.md, "Issue 16, part 6"). The use cases are
+ * use cases binds two, not sixty (bench/results/history.md, "Issue 16, part 6"). The use cases are
  * getters of the prototype, so `const { refresh } = gatehouse.forRequest(id)` works as before.
  */
 class RequestScope {

@@ -11,7 +11,7 @@ import type { Write, WriteAnswer, WriteStep, WriteWorkerData } from './write-wor
 /**
  * The write thread's page cache, in KiB (SQLite's default is 2,000). With a million grants, the
  * 2 MiB default no longer held the inner pages of the indexes the exchanges write, and every group
- * read them again from the file (docs/performance.md, issue 16 part 8). Since codes and refresh
+ * read them again from the file (bench/results/history.md, issue 16 part 8). Since codes and refresh
  * tokens are stored in issue order (decision 0077) the pages it needs are fewer; the cache is an
  * upper bound, filled only as pages are read.
  */

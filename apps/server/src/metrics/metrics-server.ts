@@ -10,7 +10,7 @@ export interface RunningMetricsServer {
 /**
  * The metrics listener: GET /metrics in the Prometheus text format, on its own port and host
  * (127.0.0.1 by default), apart from the public one, so a scrape never passes through the
- * internet-facing proxy and `/metrics` is not an OAuth-server path (docs/decisions/0048-metrics.md).
+ * internet-facing proxy and `/metrics` is not an OAuth-server path (docs/decisions/0048-prometheus-metrics.md).
  */
 export async function startMetricsServer(options: { registry: Registry; host: string; port: number }): Promise<RunningMetricsServer> {
   const { registry } = options;

@@ -22,7 +22,7 @@ const PING_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25
  * The server's Prometheus metrics, on a registry of their own (not prom-client's global one, so
  * two servers in one process, as in tests, do not share counters). Labels hold only values from
  * fixed sets — route patterns of the code, methods, statuses, grant types — never a URL as sent,
- * an e-mail, a client id, a token or a secret (docs/decisions/0048-metrics.md).
+ * an e-mail, a client id, a token or a secret (docs/decisions/0048-prometheus-metrics.md).
  *
  * @example
  * const metrics = createMetrics();

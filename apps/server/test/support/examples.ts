@@ -100,11 +100,11 @@ export async function installExample(name: string, temp: string, packed: readonl
       pinned[field][dependency] = version;
     }
   }
-  // Gatehouse packages the example does not name directly (storage-kysely under storage-sqlite)
-  // come from their tarballs too, so that npm does not look for them on the registry.
-  for (const pkg of packed) {
-    if (pkg.name === '@gatehouse/storage-postgres' || pkg.name in pinned.dependencies) continue;
-    pinned.dependencies[pkg.name] = `file:${pkg.tarball}`;
+  // The Gatehouse packages those depend on (storage-kysely under storage-sqlite) come from their
+  // tarballs too, so that npm does not look for them on the registry.
+  for (const named of packed.filter((pkg) => pkg.name in manifest.dependencies)) {
+    const needs = (JSON.parse(readFileSync(join(named.unpacked, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
+    for (const pkg of packed) if (pkg.name in needs && !(pkg.name in pinned.dependencies)) pinned.dependencies[pkg.name] = `file:${pkg.tarball}`;
   }
   writeFileSync(manifestPath, `${JSON.stringify({ ...manifest, ...pinned }, null, 2)}\n`);
 

@@ -9,7 +9,7 @@ const DEFAULT_LIMIT_BYTES = 16 * 1024;
  * {@link formBody} (only `application/x-www-form-urlencoded` in UTF-8, at most `limitBytes`, every
  * parameter at most once — RFC 6749 §3.1 and §3.2), without body-parser's machinery on the common
  * path: the body is read straight from the socket with a size bound and split with
- * `URLSearchParams` (docs/performance.md, "Issue 16, part 5").
+ * `URLSearchParams` (bench/results/history.md, "Issue 16, part 5").
  *
  * Everything that is not the plain case — a body the host application already parsed, a
  * `Content-Encoding`, a media type or charset that is not exactly ours, a declared length over the
