@@ -248,7 +248,7 @@ describe('two kinds of key: ES256 and RS256 (OpenID Connect ID tokens, docs/deci
   });
 
   it('rotates both kinds: each new key is published at once and signs once settled, each old one stays published', async () => {
-    const { clock, ring } = sharedKeys(JWKS_MAX_AGE_SECONDS, ['ES256', 'RS256']);
+    const { clock, ring, stored } = sharedKeys(JWKS_MAX_AGE_SECONDS, ['ES256', 'RS256']);
     const a = ring();
     const es = await signWith(a, 'ES256');
     const rs = await signWith(a, 'RS256');
@@ -256,6 +256,9 @@ describe('two kinds of key: ES256 and RS256 (OpenID Connect ID tokens, docs/deci
     const rotated = await ring().rotate();
     expect(rotated.keys.map((key) => key.alg).sort()).toEqual(['ES256', 'RS256']);
     expect(rotated.kid).toBe(rotated.keys.find((key) => key.alg === 'ES256')?.kid);
+    // One rotation's keys are stamped together (after the slower RSA key exists): they settle at the same moment.
+    const createdAts = (await stored()).filter((key) => rotated.keys.some((made) => made.kid === key.kid)).map((key) => key.createdAt.getTime());
+    expect(new Set(createdAts).size).toBe(1);
     const newRs = rotated.keys.find((key) => key.alg === 'RS256')?.kid as string;
     clock.advance(seconds(KEY_SET_MAX_AGE_MS));
     expect((await a.jwks()).keys.map((jwk) => jwk.kid)).toEqual(expect.arrayContaining([es.kid, rs.kid, rotated.kid, newRs]));

@@ -145,14 +145,23 @@ export function createKeyRing(deps: {
     return now() - loaded.loadedAt >= KEY_SET_MAX_AGE_MS ? reload() : loaded;
   };
 
-  async function generate(alg: SigningAlgorithm): Promise<SigningKey> {
-    const pair = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: RSA_MODULUS_LENGTH } : {}) });
-    const kid = deps.ids.id();
-    const publicJwk = { ...(await exportJWK(pair.publicKey)), kid, alg, use: 'sig' };
-    const privateJwk = { ...(await exportJWK(pair.privateKey)), kid, alg };
-    const record: SigningKey = { kid, alg, publicJwk, privateJwk, createdAt: deps.clock.now(), retiredAt: null };
-    await deps.repository.save(record);
-    return record;
+  /**
+   * Makes a key of each kind and stores them, all stamped with one `createdAt`, taken once every
+   * key pair exists (an RSA key takes a while): the kinds of one rotation settle at the same moment.
+   */
+  async function generate(kinds: readonly SigningAlgorithm[]): Promise<SigningKey[]> {
+    const made: Array<Omit<SigningKey, 'createdAt'>> = [];
+    for (const alg of kinds) {
+      const pair = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: RSA_MODULUS_LENGTH } : {}) });
+      const kid = deps.ids.id();
+      const publicJwk = { ...(await exportJWK(pair.publicKey)), kid, alg, use: 'sig' };
+      const privateJwk = { ...(await exportJWK(pair.privateKey)), kid, alg };
+      made.push({ kid, alg, publicJwk, privateJwk, retiredAt: null });
+    }
+    const createdAt = deps.clock.now();
+    const records = made.map((record): SigningKey => ({ ...record, createdAt }));
+    for (const record of records) await deps.repository.save(record);
+    return records;
   }
 
   function privateKey(record: SigningKey): Promise<CryptoKey> {
@@ -176,7 +185,7 @@ export function createKeyRing(deps: {
     let chosen = signingCandidate(ofAlgorithm(loaded.records, alg), at, newKeySignsAfterMs);
     if (!chosen) {
       const missing = [...new Set([alg, ...algorithms])].filter((kind) => !loaded.records.some((record) => record.alg === kind && record.retiredAt === null));
-      for (const kind of missing) await generate(kind);
+      await generate(missing);
       loaded = await reloadAfterWrite();
       at = now();
       chosen = signingCandidate(ofAlgorithm(loaded.records, alg), at, newKeySignsAfterMs);
@@ -237,8 +246,7 @@ export function createKeyRing(deps: {
       // Every kind kept, and any other kind with an active key (so none is left without a successor).
       const stored = await deps.repository.list();
       const kinds = [...new Set([...algorithms, ...stored.filter((record) => record.retiredAt === null).map((record) => record.alg)])];
-      const created: SigningKey[] = [];
-      for (const kind of kinds) created.push(await generate(kind));
+      const created = await generate(kinds);
       const at = deps.clock.now();
       // Every other active key, as stored now (another instance may have added one).
       for (const record of await deps.repository.list()) {
