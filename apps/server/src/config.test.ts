@@ -42,7 +42,14 @@ describe('loadConfig', () => {
       purgeIntervalMinutes: 15,
       demo: true,
       scopes: DEFAULT_SCOPES,
+      openid: true,
     });
+  });
+
+  it('is an OpenID Provider unless GATEHOUSE_OPENID=false (docs/decisions/0130)', () => {
+    expect(loadConfig({ GATEHOUSE_OPENID: 'false' }).openid).toBe(false);
+    expect(loadConfig({ GATEHOUSE_OPENID: 'yes' }).openid).toBe(true);
+    expect(failure({ GATEHOUSE_OPENID: 'maybe' }).message).toBe('GATEHOUSE_OPENID must be true or false (got "maybe").');
   });
 
   it('derives the default issuer from PORT and uses GATEHOUSE_ISSUER verbatim', () => {
@@ -116,6 +123,7 @@ describe('loadConfig', () => {
         unusedClientTtlSeconds: null,
       },
       clientMetadataDocuments: { enabled: true, allowedHosts: ['agents.example', '*.tools.example'], deniedHosts: ['bad.tools.example'], allowPrivateAddresses: true },
+      openid: true,
     });
   });
 
@@ -272,6 +280,7 @@ describe('loadConfig', () => {
       ['a scope listed twice', JSON.stringify([ORDERS, ORDERS]), /^the scope "orders\.v1\.read" is listed twice$/],
       ['an empty description', '[{"scope": "orders.v1.read", "description": " "}]', /^the scope "orders\.v1\.read" needs a description/],
       ['a built-in scope', '[{"scope": "messaging.v1.send", "description": "Send texts"}]', /^the scope "messaging\.v1\.send" is built in; the file only adds scopes$/],
+      ['an OpenID Connect scope', '[{"scope": "profile", "description": "Profile"}]', /^the scope "profile" is an OpenID Connect scope, which the server adds itself \(GATEHOUSE_OPENID\)$/],
     ])('refuses a file with %s in one line naming the file', (_case, content, problem) => {
       const path = scopesFile(content);
       const error = failure({ GATEHOUSE_SCOPES_FILE: path });

@@ -67,6 +67,11 @@ export interface Config {
     /** Fetch documents from loopback and private network addresses too (development only). */
     allowPrivateAddresses: boolean;
   };
+  /**
+   * OpenID Connect (SPEC §9; docs/decisions/0130): the server is an OpenID Provider. Default on;
+   * `GATEHOUSE_OPENID=false` leaves a plain OAuth server.
+   */
+  openid: boolean;
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -198,6 +203,7 @@ const schema = {
   GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS: hostList,
   GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS: hostList,
   GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE: boolean,
+  GATEHOUSE_OPENID: boolean,
 } as const;
 
 type Schema = typeof schema;
@@ -336,6 +342,7 @@ export function loadConfig(env: Env): Config {
       deniedHosts: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS ?? [],
       allowPrivateAddresses: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE ?? false,
     },
+    openid: e.GATEHOUSE_OPENID ?? true,
   };
 }
 

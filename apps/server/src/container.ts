@@ -65,6 +65,7 @@ export function settingsFrom(config: Config): GatehouseSettings {
       allowedHosts: config.clientMetadataDocuments.allowedHosts,
       deniedHosts: config.clientMetadataDocuments.deniedHosts,
     },
+    openid: config.openid,
   });
 }
 

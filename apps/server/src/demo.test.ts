@@ -20,4 +20,9 @@ describe('demoInstructions', () => {
     expect(text).not.toMatch(/password [A-Za-z0-9]{16}|CLIENT_SECRET=/);
     expect(text).toContain(`${issuer}/oauth/authorize?response_type=code&client_id=demoClient1`);
   });
+
+  it("asks for the client's API scopes, not OpenID Connect's (the OAuth walk-through stays an OAuth request)", () => {
+    const text = demoInstructions({ issuer, client: { clientId: 'demoClient1', scopes: ['messaging.v1.read', 'openid', 'profile', 'offline_access'] }, seed: undefined });
+    expect(text).toContain('&scope=messaging.v1.read&state=');
+  });
 });

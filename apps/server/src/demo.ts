@@ -1,4 +1,4 @@
-import { randomAlphanumeric, type Client, type Gatehouse } from '@gatehouse/core';
+import { isOpenIdConnectScope, randomAlphanumeric, type Client, type Gatehouse } from '@gatehouse/core';
 
 /** The demo data `serve` seeds into an empty database (GATEHOUSE_DEMO, on by default). */
 export const DEMO = {
@@ -47,7 +47,8 @@ export async function seedDemoIfEmpty(gatehouse: Gatehouse, issuer: string): Pro
   const { client, clientSecret } = await gatehouse.registerClient({
     name: DEMO.clientName,
     redirectUris: [demoRedirectUri(issuer)],
-    // Every scope of the configured catalogue (the four built-in ones and GATEHOUSE_SCOPES_FILE's).
+    // Every scope of the configured catalogue (the four built-in ones, GATEHOUSE_SCOPES_FILE's and,
+    // with OpenID Connect, its scopes: the README's "Sign in with" walk-through uses this client).
     scopes: gatehouse.settings.scopes.map((entry) => entry.scope),
     ownerUserKey: user.userKey,
   });
@@ -105,7 +106,8 @@ export function demoInstructions(input: { issuer: string; client: Pick<Client, '
     '',
     'Try the authorization-code flow:',
     '  1. Open this URL in a browser, sign in as the admin and choose Allow:',
-    `     ${authorizeUrl({ issuer, clientId: client.clientId, scopes: client.scopes })}`,
+    // The OAuth walk-through: the API scopes (an OpenID request is the openid-client walk-through's).
+    `     ${authorizeUrl({ issuer, clientId: client.clientId, scopes: client.scopes.filter((scope) => !isOpenIdConnectScope(scope)) })}`,
     '  2. The demo callback page shows the code. Exchange it (within 60 s):',
     ...tokenExchangeCurl({ issuer, clientId: client.clientId, code: '<CODE>' })
       .split('\n')

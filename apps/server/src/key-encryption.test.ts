@@ -30,6 +30,16 @@ describe('encryptSigningKeys', () => {
     expect(read?.publicJwk).toEqual(stored?.publicJwk);
   });
 
+  it('encrypts an RS256 key (OpenID Connect ID tokens) as it does an ES256 one, and signs with it after a restart', async () => {
+    const inner = createMemoryRepositories().signingKeys;
+    const ring = () => createKeyRing({ repository: encryptSigningKeys(inner, SECRET), clock: createControllableClock(), ids: createSequentialIds('kid'), audit: noAudit, accessTokenTtlSeconds: 3600, jwksMaxAgeSeconds: 300, algorithms: ['ES256', 'RS256'] });
+    const kid = (await ring().signingKey('RS256')).kid;
+    const stored = (await inner.list()).find((key) => key.alg === 'RS256');
+    expect(stored?.privateJwk).toMatchObject({ enc: 'gatehouse-aes-256-gcm-v1' });
+    expect(JSON.stringify(stored?.privateJwk)).not.toMatch(/"d"|"p"|"q"|"kty"/);
+    expect((await ring().signingKey('RS256')).kid).toBe(kid);
+  }, 30_000);
+
   it('signs with the decrypted key: a ring on the wrapped repository works across restarts', async () => {
     const inner = createMemoryRepositories().signingKeys;
     const first = await generateKey(encryptSigningKeys(inner, SECRET));

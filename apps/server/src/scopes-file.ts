@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
-import { DEFAULT_SCOPES, scopeCatalogueProblem, type ScopeCatalogue } from '@gatehouse/core';
+import { DEFAULT_SCOPES, isOpenIdConnectScope, scopeCatalogueProblem, type ScopeCatalogue } from '@gatehouse/core';
 
 /** The file's shape: a JSON array of `{ scope, description }` (unknown keys are refused, to catch typos). */
 const scopesFile = v.array(
@@ -53,6 +53,9 @@ export function readScopeCatalogue(path: string): { catalogue: ScopeCatalogue } 
   }
   const builtIn = parsed.output.find((entry) => DEFAULT_SCOPES.some((known) => known.scope === entry.scope));
   if (builtIn) return fail(`the scope ${JSON.stringify(builtIn.scope)} is built in; the file only adds scopes`);
+  // The OpenID Connect scopes come with GATEHOUSE_OPENID (docs/decisions/0130), never from the file.
+  const openid = parsed.output.find((entry) => isOpenIdConnectScope(entry.scope));
+  if (openid) return fail(`the scope ${JSON.stringify(openid.scope)} is an OpenID Connect scope, which the server adds itself (GATEHOUSE_OPENID)`);
   const catalogue = [...DEFAULT_SCOPES, ...parsed.output];
   const problem = scopeCatalogueProblem(catalogue);
   if (problem !== undefined) return fail(problem);

@@ -30,6 +30,18 @@ describe('createTestGatehouse in a Jest project', () => {
     expect(verified.scopes).toEqual(['messaging.v1.send', 'messaging.v1.read']);
   });
 
+  it('obtains and checks an ID token of an OpenID Connect request (settings.openid)', async () => {
+    const t = await createTestGatehouse({ settings: { openid: true } });
+    const user = await t.seedUser({ email: 'ada@example.com' });
+    const { client } = await t.seedClient({ scopes: ['openid', 'profile', 'email'] });
+    const tokens = await t.obtainTokens({ client, user, scope: 'openid email', nonce: 'n-1' });
+    const claims = await t.checkIdToken(tokens.id_token, { client, nonce: 'n-1', accessToken: tokens.access_token });
+    expect(claims).toMatchObject({ sub: user.userKey, aud: client.clientId, nonce: 'n-1' });
+    await expect(t.checkIdToken(tokens.id_token, { client, nonce: 'another' })).rejects.toThrow(/nonce/);
+    const info = await t.gatehouse.userInfo(await t.gatehouse.verifyAccessToken(tokens.access_token));
+    expect(info).toEqual({ sub: user.userKey, email: 'ada@example.com' });
+  }, 30000);
+
   it('expires the access token when the controllable clock moves past its lifetime', async () => {
     const { t, tokens } = await signedInUserWithTokens();
     t.clock.advance(3599);

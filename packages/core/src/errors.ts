@@ -1,5 +1,5 @@
 /**
- * RFC 6749 §4.1.2.1, §5.2, RFC 6750 §3.1, RFC 7009 §2.2.1, RFC 7591 §3.2.2 and RFC 8707 §2 error codes.
+ * RFC 6749 §4.1.2.1, §5.2, RFC 6750 §3.1, RFC 7009 §2.2.1, RFC 7591 §3.2.2, RFC 8707 §2 and OIDC Core §3.1.2.6 error codes.
  * The HTTP status is the adapter's business: the core only names the error.
  */
 export type OAuthErrorCode =
@@ -20,7 +20,15 @@ export type OAuthErrorCode =
   | 'unsupported_token_type'
   // RFC 7591 §3.2.2: a client registration that cannot be accepted.
   | 'invalid_redirect_uri'
-  | 'invalid_client_metadata';
+  | 'invalid_client_metadata'
+  /** OIDC Core §3.1.2.6: what an OpenID Connect authorization request may be answered with. */
+  | 'login_required'
+  | 'consent_required'
+  | 'interaction_required'
+  | 'account_selection_required'
+  | 'request_not_supported'
+  | 'request_uri_not_supported'
+  | 'registration_not_supported';
 
 /**
  * The one error type of the OAuth flows. `description` is public (it becomes

@@ -3,6 +3,7 @@ import type { Account, AttributeName, Client, Message, Role, Session, User, User
 import type { Clock } from './ports/clock.js';
 import type { GatehouseSettings } from './settings.js';
 import type { AccessTokenExpectations, VerifiedAccessToken } from './tokens/access-token.js';
+import type { SigningAlgorithm } from './tokens/key-ring.js';
 import type { AttributeScope } from './use-cases/attributes.js';
 import type { AuthorizationRequest, AuthorizationRequestCheck, RawParameters } from './use-cases/authorize.js';
 import type { AuthorizedApp } from './use-cases/authorized-apps.js';
@@ -13,7 +14,10 @@ import type { DynamicClientRegistered } from './use-cases/dynamic-registration.j
 import type { IntrospectionResponse } from './use-cases/introspect.js';
 import type { SendMessageInput } from './use-cases/messages.js';
 import type { UserProfile } from './ports/users.js';
-import type { ConsentRequestDetails, LoginRequestDetails } from './use-cases/interactions.js';
+import type { ConsentRequestDetails, HostLogin, LoginRequestDetails } from './use-cases/interactions.js';
+import type { UserInfo } from './use-cases/userinfo.js';
+import type { EndSessionCheck } from './use-cases/end-session.js';
+import type { OpenIdClientRegistration } from './use-cases/openid-client-metadata.js';
 import type { SignedIn } from './use-cases/sessions.js';
 import type { TokenResponse } from './use-cases/token-response.js';
 import type { CurrentUser, NewUser } from './use-cases/users.js';
@@ -79,19 +83,34 @@ export interface RequestScopedGatehouse {
   jwks(): Promise<{ keys: JWK[] }>;
   /**
    * Stores a new signing key, published at once; it signs from `signsFrom`, once every JWKS a
-   * resource server may have cached lists it (docs/operations.md, key rotation).
+   * resource server may have cached lists it (docs/operations.md, key rotation). With OpenID
+   * Connect, an RS256 key (ID tokens) is rotated with it: `keys` lists every new key, `kid` is
+   * the ES256 one (access tokens).
    */
-  rotateSigningKey(): Promise<{ kid: string; signsFrom: Date }>;
+  rotateSigningKey(): Promise<{ kid: string; signsFrom: Date; keys: Array<{ kid: string; alg: SigningAlgorithm }> }>;
   /** The `kid` of the key new tokens are signed with (generated and stored on the very first call). */
   currentSigningKeyId(): Promise<string>;
+
+  // OpenID Connect (SPEC §9; `settings.openid`)
+  /**
+   * OIDC Core §5.3: the claims about the user of an access token `verifyAccessToken` accepted (for
+   * the default audience), by its scopes; `insufficient_scope` without `openid`.
+   */
+  userInfo(token: Pick<VerifiedAccessToken, 'subjectType' | 'userKey' | 'scopes'>): Promise<UserInfo>;
+  /**
+   * RP-Initiated Logout 1.0 §2: checks an end-session request against the browser's sign-in
+   * `session`: the client, the exact post-logout redirect URI, `state`, and whether a valid
+   * `id_token_hint` of this very session makes a confirmation unneeded (`confirmed`).
+   */
+  checkEndSessionRequest(params: RawParameters, session: Pick<Session, 'sessionId' | 'userKey'> | undefined): Promise<EndSessionCheck>;
 
   // Sign-in sessions
   /** Checks an e-mail and password and starts a sign-in session (rate limiting is the adapter's). */
   signIn(credentials: { email: string; password: string }): Promise<SignedIn>;
   /** The live session of a session token, with its user; undefined when it ended or never was. */
   resolveSession(sessionToken: string): Promise<{ session: Session; user: UserProfile } | undefined>;
-  /** Product logout: ends the session and revokes every grant made under it. */
-  logout(sessionToken: string): Promise<{ revokedGrantIds: string[] }>;
+  /** Product logout: ends the session and revokes every grant made under it (`clientId`: the relying party of an RP-initiated logout, for the audit). */
+  logout(sessionToken: string, options?: { clientId?: string }): Promise<{ revokedGrantIds: string[] }>;
   /** The host's sign-out: ends every session of the user and revokes the grants made under them (docs/decisions/0091). */
   logoutUser(userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
 
@@ -100,17 +119,19 @@ export interface RequestScopedGatehouse {
   startLogin(input: { returnTo: string }): Promise<{ loginRequest: string }>;
   /**
    * What a login request asks of the host's sign-in (client, scopes, `prompt=login`, `max_age`,
-   * `login_hint`, and `authenticatedAfter`: how fresh a sign-in it needs); undefined when the
-   * request cannot be used. Does not use it.
+   * `login_hint`, and `authenticatedAfter`: how fresh a sign-in it needs; for an OpenID Connect
+   * request `ui_locales` and the user its `id_token_hint` names); undefined when the request
+   * cannot be used. Does not use it.
    */
   describeLoginRequest(loginRequest: string): Promise<LoginRequestDetails | undefined>;
   /**
    * The host signed `userKey` in at `authenticatedAt` (when the user proved who they are to the
-   * host): uses the login request once, opens a session, says where the browser goes next. A
-   * request that wants a fresher sign-in is refused (`DomainError('unauthenticated')`, field
-   * `authenticatedAt`), the login request left unused.
+   * host; optionally how, `amr`, and at which level, `acr`, which ID tokens then say): uses the
+   * login request once, opens a session, says where the browser goes next. A request that wants a
+   * fresher sign-in is refused (`DomainError('unauthenticated')`, field `authenticatedAt`), the
+   * login request left unused.
    */
-  completeLogin(input: { loginRequest: string; userKey: string; authenticatedAt: Date }): Promise<SignedIn & { redirectTo: string }>;
+  completeLogin(input: HostLogin): Promise<SignedIn & { redirectTo: string }>;
   /** A single-use, expiring consent request for the host's consent page. */
   startConsent(input: { returnTo: string; userKey: string; sessionId: string | null }): Promise<{ consentRequest: string }>;
   /** What the host's consent page shows (client, scopes); undefined when the request cannot be used. Does not use it. */
@@ -121,8 +142,8 @@ export interface RequestScopedGatehouse {
   // Clients (portal, CLI)
   /** Registers a client (scopes from `settings.scopes`); the secret is returned once, only its hash is stored; a public client has none (`null`). */
   registerClient(input: ClientRegistration): Promise<ClientWithSecret>;
-  /** Changes a client's name, redirect URIs, scopes, grant types, PKCE or the resources it serves; `ownerUserKey: null` is an operator's change. */
-  updateClient(input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes' | 'resourceServerFor'>): Promise<Client>;
+  /** Changes a client's name, redirect URIs, scopes, grant types, PKCE, the resources it serves or its OpenID Connect metadata (each kept unless given); `ownerUserKey: null` is an operator's change. */
+  updateClient(input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes' | 'resourceServerFor'> & OpenIdClientRegistration): Promise<Client>;
   /** A new secret for a confidential client, returned once; the old one stops working at once. */
   rotateClientSecret(input: { ownerUserKey: string | null; clientId: string }): Promise<ClientWithSecret & { clientSecret: string }>;
   /** Deletes a client with its codes, grants and tokens. */

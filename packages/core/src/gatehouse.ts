@@ -26,6 +26,8 @@ import * as messages from './use-cases/messages.js';
 import { purgeExpired } from './use-cases/purge.js';
 import { refresh } from './use-cases/refresh.js';
 import { revokeToken } from './use-cases/revoke.js';
+import { userInfo } from './use-cases/userinfo.js';
+import { checkEndSessionRequest } from './use-cases/end-session.js';
 import * as sessions from './use-cases/sessions.js';
 import * as lookups from './use-cases/lookups.js';
 import * as users from './use-cases/users.js';
@@ -107,6 +109,8 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       // A retired key stays published while the longest-lived token it signed may live (a resource's own lifetime included).
       accessTokenTtlSeconds: longestAccessTokenTtlSeconds(options.settings),
       jwksMaxAgeSeconds: options.settings.jwksMaxAgeSeconds,
+      // An OpenID Provider signs ID tokens RS256 by default, ES256 for clients that ask (docs/decisions/0131).
+      algorithms: options.settings.openid ? ['ES256', 'RS256'] : ['ES256'],
     });
   if (options.settings.clientMetadataDocuments.enabled && options.clientMetadataDocumentFetcher === undefined) {
     throw new Error('createGatehouse: settings.clientMetadataDocuments.enabled needs a clientMetadataDocumentFetcher (createClientMetadataDocumentFetcher() from @gatehouse/http-express).');
@@ -180,6 +184,9 @@ const USE_CASES: UseCaseBinders = {
   jwks: ({ keys }) => () => keys.jwks(),
   rotateSigningKey: ({ keys }) => () => keys.rotate(),
   currentSigningKeyId: ({ keys }) => async () => (await keys.signingKey()).kid,
+  // OpenID Connect (SPEC §9)
+  userInfo: (deps) => bind(deps, userInfo),
+  checkEndSessionRequest: (deps) => bind(deps, checkEndSessionRequest),
   // Sign-in sessions
   signIn: (deps) => bind(deps, sessions.signIn),
   resolveSession: (deps) => bind(deps, sessions.resolveSession),

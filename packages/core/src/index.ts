@@ -20,6 +20,7 @@ export {
   type ResourceDefinition,
   type ResourceUriCheck,
 } from './domain/resources.js';
+export { OIDC_SCOPES, OPENID_SCOPE, CLAIMS_OF_SCOPE, SUPPORTED_CLAIMS, isOpenIdConnectScope, claimsAllowedBy } from './domain/openid-scopes.js';
 export { redirectUriProblem, isLoopbackHost, redirectUriMatches, findRegisteredRedirectUri, isPrivateUseScheme, isLoopbackRedirectUri, type ApplicationType } from './domain/redirect-uri.js';
 export { GRANT_TYPES, DEFAULT_GRANT_TYPES, isGrantType, isPublicClient, tokenEndpointAuthMethod, assertGrantType } from './domain/grant-types.js';
 export { timeOrderedId } from './domain/time-ordered-id.js';
@@ -29,9 +30,10 @@ export { defineSettings, longestAccessTokenTtlSeconds, type GatehouseSettings } 
 export { hostMatches, isHostPattern, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, type RegistrationPolicy, type RegistrationSettings, type ClientMetadataDocumentSettings } from './registration-settings.js';
 export type { Deps } from './deps.js';
 export { sha256, constantTimeEqual, randomAlphanumeric, randomIdGenerator, createScryptPasswordHasher, DEFAULT_SCRYPT_PARAMETERS, type ScryptParameters } from './crypto.js';
-export { createKeyRing, SIGNING_ALGORITHM, type KeyRing } from './tokens/key-ring.js';
+export { createKeyRing, SIGNING_ALGORITHM, RSA_MODULUS_LENGTH, type KeyRing, type SigningAlgorithm } from './tokens/key-ring.js';
+export { issueIdToken, verifyIdTokenHint, accessTokenHash, sessionIdForClients, idTokenAlgorithmOf, type IdTokenClaims, type IdTokenHint, type IdTokenInput } from './tokens/id-token.js';
 export type { AccessTokenClaims } from './tokens/access-token-claims.js';
-export { es256Signature } from './tokens/jws.js';
+export { es256Signature, signJwsCompact } from './tokens/jws.js';
 export { issueAccessToken, verifyAccessToken, verifySignedClaims, type AccessTokenExpectations, type VerifiedAccessToken, type UserAccessToken, type ClientAccessToken } from './tokens/access-token.js';
 export { cachedClientRepository, DEFAULT_CLIENT_CACHE, type ClientCacheOptions } from './clients/cached-client-repository.js';
 export { clientInformation, readClientMetadata, applicationTypeOf, metadataError, METADATA_LIMITS, type RequestedClientMetadata } from './clients/client-metadata.js';
@@ -59,12 +61,17 @@ export * from './use-cases/revoke.js';
 export * from './use-cases/introspect.js';
 export * from './use-cases/sessions.js';
 export * from './use-cases/interactions.js';
-export { ownUserDirectory, profileOf } from './use-cases/user-directory.js';
+export { ownUserDirectory, profileOf, claimsOfProfile } from './use-cases/user-directory.js';
+export * from './use-cases/userinfo.js';
+export * from './use-cases/openid-request.js';
+export * from './use-cases/openid-client-metadata.js';
+export * from './use-cases/end-session.js';
 export * from './use-cases/users.js';
 export * from './use-cases/attributes.js';
 export * from './use-cases/messages.js';
 export * from './use-cases/authorized-apps.js';
 export * from './use-cases/purge.js';
 export * from './use-cases/lookups.js';
-export type { TokenResponse } from './use-cases/token-response.js';
+export type { TokenResponse, IdTokenRequest } from './use-cases/token-response.js';
+export type { OpenIdRequest } from './use-cases/authorization-request.js';
 export { createGatehouse, type Gatehouse, type GatehouseOptions, type RequestScopedGatehouse } from './gatehouse.js';

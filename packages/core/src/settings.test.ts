@@ -16,10 +16,21 @@ describe('defineSettings', () => {
       jwksMaxAgeSeconds: 300,
       scopes: DEFAULT_SCOPES,
       resources: [],
+      openid: false,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
       registration: { policy: 'off', initialAccessTokenHashes: [], anonymousScopes: null, anonymousResources: null, unusedClientTtlSeconds: 7 * 86400 },
       clientMetadataDocuments: { enabled: false, allowedHosts: null, deniedHosts: [], cacheSeconds: { defaultSeconds: 300, minSeconds: 60, maxSeconds: 86400 } },
     });
+  });
+
+  it('with openid, adds the OpenID Connect scopes after the configured ones; one listed keeps its own words (docs/decisions/0130)', () => {
+    const settings = defineSettings({ issuer: 'https://auth.example.com', openid: true });
+    expect(settings.openid).toBe(true);
+    expect(settings.scopes.map((entry) => entry.scope)).toEqual([...DEFAULT_SCOPES.map((entry) => entry.scope), 'openid', 'profile', 'email', 'phone', 'address', 'offline_access']);
+    const own = defineSettings({ issuer: 'https://auth.example.com', openid: true, scopes: [{ scope: 'orders.v1.read', description: 'See your orders' }, { scope: 'email', description: 'Your work e-mail' }] });
+    expect(own.scopes.map((entry) => entry.scope)).toEqual(['orders.v1.read', 'email', 'openid', 'profile', 'phone', 'address', 'offline_access']);
+    expect(own.scopes.find((entry) => entry.scope === 'email')?.description).toBe('Your work e-mail');
+    expect(() => defineSettings({ issuer: 'https://auth.example.com', scopes: [{ scope: 'email', description: 'E-mail' }] })).toThrow(/OpenID Connect scope/);
   });
 
   it('keeps overrides, merging the refresh token options', () => {

@@ -1,4 +1,5 @@
 import { canonicalResourceCatalogue, findResource, resourceCatalogueProblem, type ResourceCatalogue } from './domain/resources.js';
+import { OIDC_SCOPES } from './domain/openid-scopes.js';
 import { DEFAULT_SCOPES, scopeCatalogueProblem, type ScopeCatalogue } from './domain/scopes.js';
 import { registrationSettings, type ClientMetadataDocumentSettings, type RegistrationOverrides, type RegistrationSettings } from './registration-settings.js';
 
@@ -56,6 +57,13 @@ export interface GatehouseSettings {
   registration: RegistrationSettings;
   /** Client ID Metadata Documents: off by default (docs/decisions/0117-client-id-metadata-documents.md). */
   clientMetadataDocuments: ClientMetadataDocumentSettings;
+  /**
+   * OpenID Connect (SPEC §9; docs/decisions/0130-openid-connect-scopes-and-claims.md): the OIDC
+   * scopes (`OIDC_SCOPES`: `openid`, `profile`, `email`, `phone`, `address`, `offline_access`) join
+   * the catalogue, a request with `openid` gets an ID token, and the HTTP adapter serves UserInfo,
+   * `/.well-known/openid-configuration` and RP-initiated logout. Default off: nothing changes.
+   */
+  openid: boolean;
 }
 
 /**
@@ -77,6 +85,11 @@ export interface GatehouseSettings {
  * });
  *
  * @example
+ * // An OpenID Provider: "Sign in with <your service>" (ID tokens, UserInfo, discovery):
+ * const settings = defineSettings({ issuer: 'https://auth.example.com', openid: true });
+ * settings.scopes.some((entry) => entry.scope === 'openid'); // true
+ *
+ * @example
  * // A resource server that asks for tokens of its own (RFC 8707 `resource`):
  * const settings = defineSettings({
  *   issuer: 'https://auth.example.com',
@@ -90,8 +103,10 @@ export function defineSettings(
     refreshToken?: Partial<GatehouseSettings['refreshToken']>;
   },
 ): GatehouseSettings {
-  const { refreshToken, scopes = DEFAULT_SCOPES, resources = [], registration, clientMetadataDocuments, ...rest } = overrides;
-  const problem = scopeCatalogueProblem(scopes) ?? resourceCatalogueProblem(resources, scopes);
+  const { refreshToken, scopes: ownScopes = DEFAULT_SCOPES, resources = [], registration, clientMetadataDocuments, openid = false, ...rest } = overrides;
+  // OpenID Connect's scopes after the configured ones; one the embedder listed keeps its words.
+  const scopes = openid ? [...ownScopes, ...OIDC_SCOPES.filter((entry) => !ownScopes.some((own) => own.scope === entry.scope))] : ownScopes;
+  const problem = scopeCatalogueProblem(scopes, { openid }) ?? resourceCatalogueProblem(resources, scopes);
   if (problem !== undefined) throw new Error(`defineSettings: ${problem}.`);
   const selfRegistration = registrationSettings({ registration, clientMetadataDocuments }, scopes);
   if ('problem' in selfRegistration) throw new Error(`defineSettings: ${selfRegistration.problem}.`);
@@ -111,6 +126,7 @@ export function defineSettings(
     ...rest,
     scopes: Object.freeze(scopes.map((entry) => Object.freeze({ scope: entry.scope, description: entry.description }))),
     resources: configured,
+    openid,
     refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null, ...refreshToken },
     ...selfRegistration,
     registration: Object.freeze({ ...selfRegistration.registration, anonymousResources: anonymousResources === undefined ? null : Object.freeze(anonymousResources) }),

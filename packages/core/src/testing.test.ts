@@ -77,4 +77,20 @@ describe('the test kit', () => {
   it('s256Challenge is the RFC 7636 S256 transform', () => {
     expect(s256Challenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).toBe('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
   });
+
+  it('checkIdToken checks an ID token as a relying party would: signature, iss, aud, expiry, nonce, at_hash', { timeout: 30_000 }, async () => {
+    const t = await createTestGatehouse({ settings: { openid: true } });
+    const user = await t.seedUser();
+    const { client } = await t.seedClient({ scopes: ['openid'] });
+    const { client: other } = await t.seedClient({ scopes: ['openid'] });
+    const tokens = await t.obtainTokens({ client, user, scope: 'openid', nonce: 'n-1' });
+    await expect(t.checkIdToken(tokens.id_token, { client, nonce: 'n-1', accessToken: tokens.access_token })).resolves.toMatchObject({ sub: user.userKey });
+    await expect(t.checkIdToken(tokens.id_token, { client, nonce: 'n-2' })).rejects.toThrow(/nonce/);
+    await expect(t.checkIdToken(tokens.id_token, { client, nonce: 'n-1', accessToken: 'another token' })).rejects.toThrow(/at_hash/);
+    await expect(t.checkIdToken(tokens.id_token, { client: other, nonce: 'n-1' })).rejects.toThrow();
+    await expect(t.checkIdToken(tokens.id_token, { client: { ...client, idTokenSignedResponseAlg: 'ES256' }, nonce: 'n-1' })).rejects.toThrow();
+    await expect(t.checkIdToken(undefined, { client })).rejects.toThrow(/no id_token/);
+    t.clock.advance(3601);
+    await expect(t.checkIdToken(tokens.id_token, { client, nonce: 'n-1' })).rejects.toThrow();
+  });
 });

@@ -5,7 +5,7 @@ export type { GatehouseHttpOptions, GatehouseRouterOptions } from './options.js'
 export { silentLogger, requestLogger, requestIdOf, type HttpLogger } from './logger.js';
 // Storage outages: answered 503 with Retry-After, each logged once (docs/decisions/0100).
 export { createStorageOutages, retryAfterSeconds, watchStorage, type StorageOutage, type StorageOutageOptions, type StorageOutages } from './storage-outages.js';
-export { createOAuthRouter, authorizationServerMetadata, GRANT_TYPES, type GrantType, OAUTH_PATHS, issuerPath, gatehousePaths, wellKnownMetadataPath, type GatehousePaths } from './oauth/index.js';
+export { createOAuthRouter, authorizationServerMetadata, GRANT_TYPES, type GrantType, OAUTH_PATHS, issuerPath, gatehousePaths, wellKnownMetadataPath, wellKnownOpenIdConfigurationPath, type GatehousePaths } from './oauth/index.js';
 export { createPortalRouter, PORTAL_MENU } from './portal/index.js';
 export { createResourceRouter, RESOURCE_PREFIXES } from './resource/index.js';
 export * from './security/index.js';

@@ -36,3 +36,25 @@ export function optionalList<K extends string>(key: K, text: string): { [P in K]
   const list = fromJson<string[]>(text);
   return (list.length === 0 ? {} : { [key]: list }) as { [P in K]?: string[] };
 }
+
+/** The stored form of an OpenID Connect sign-in (`openid` of codes and grants): the time in epoch milliseconds. */
+interface OpenIdJson {
+  authTime: number;
+  amr?: string[];
+  acr?: string;
+  nonce?: string;
+}
+
+/** A code's or grant's `openid` as JSON text, null when absent (an OAuth code or grant). */
+export function toOpenIdJson(openid: { authTime: Date; amr?: string[]; acr?: string; nonce?: string } | undefined): string | null {
+  if (openid === undefined) return null;
+  const { authTime, ...rest } = openid;
+  return JSON.stringify({ authTime: authTime.getTime(), ...rest } satisfies OpenIdJson);
+}
+
+/** The `openid` field of a stored code or grant: absent when the column is null. */
+export function openIdField(text: string | null): { openid?: { authTime: Date; amr?: string[]; acr?: string; nonce?: string } } {
+  if (text === null) return {};
+  const { authTime, ...rest } = fromJson<OpenIdJson>(text);
+  return { openid: { authTime: new Date(authTime), ...rest } };
+}

@@ -17,6 +17,7 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
     '0007_resource_indicators': { up: (db) => addResourceIndicators(db) },
     '0008_dynamic_registration': { up: (db) => addSelfRegistrationToClients(db) },
     '0009_readiness_probe': { up: (db) => createReadinessProbe(db, dialect) },
+    '0010_openid_connect': { up: (db) => addOpenIdConnect(db) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -384,4 +385,22 @@ async function createReadinessProbe(db: SchemaDb, dialect: StorageDialect): Prom
     .addColumn('written_at', 'bigint', (c) => c.notNull())
     .addColumn('padding', 'text', (c) => c.notNull())
     .execute();
+}
+
+/**
+ * OpenID Connect (docs/decisions/0130-0136): how a session's user authenticated (`amr`, `acr`),
+ * the sign-in and nonce an OpenID Connect code and grant keep for their ID tokens (`openid`, JSON,
+ * null for an OAuth one), and a client's OpenID Connect metadata. Existing rows: OAuth codes and
+ * grants, sessions whose methods are not known, clients with the defaults.
+ */
+async function addOpenIdConnect(db: SchemaDb): Promise<void> {
+  const none = JSON.stringify([]);
+  await db.schema.alterTable('sessions').addColumn('amr', 'text', (c) => c.notNull().defaultTo(none)).execute();
+  await db.schema.alterTable('sessions').addColumn('acr', 'text').execute();
+  await db.schema.alterTable('authorization_codes').addColumn('openid', 'text').execute();
+  await db.schema.alterTable('grants').addColumn('openid', 'text').execute();
+  await db.schema.alterTable('clients').addColumn('id_token_signed_response_alg', 'text').execute();
+  await db.schema.alterTable('clients').addColumn('post_logout_redirect_uris', 'text', (c) => c.notNull().defaultTo(none)).execute();
+  await db.schema.alterTable('clients').addColumn('default_max_age', 'bigint').execute();
+  await db.schema.alterTable('clients').addColumn('require_auth_time', 'integer', (c) => c.notNull().defaultTo(0)).execute();
 }

@@ -41,6 +41,14 @@ export interface ClientTable {
   created_at: EpochMs;
   /** The resources the client serves as a resource server, `[]` for none (migration 0007). */
   resource_server_for: JsonText;
+  /** OpenID Connect client metadata (migration 0010): `RS256`, `ES256` or null (the default, RS256)… */
+  id_token_signed_response_alg: string | null;
+  /** …the post-logout redirect URIs, `[]` for none… */
+  post_logout_redirect_uris: JsonText;
+  /** …the default `max_age` in seconds, or null… */
+  default_max_age: number | null;
+  /** …and `require_auth_time`, 0/1. */
+  require_auth_time: number;
   /** How the client came to be: `static`, `dynamic` (RFC 7591) or `metadata-document` (migration 0008). */
   registration: string;
   /** A self-registered client's details (`registrationDetails` in repositories/clients.ts); null for a static client. */
@@ -86,6 +94,8 @@ export interface AuthorizationCodeTable {
   resources: JsonText;
   code_challenge: string | null;
   session_id: string | null;
+  /** An OpenID Connect request's sign-in and nonce (`OpenIdJson`), null for an OAuth one (migration 0010). */
+  openid: JsonText | null;
   created_at: EpochMs;
   expires_at: EpochMs;
   consumed_at: EpochMs | null;
@@ -101,6 +111,8 @@ export interface GrantTable {
   /** The RFC 8707 resources the grant covers, `[]` for none (migration 0007). */
   resources: JsonText;
   session_id: string | null;
+  /** An OpenID Connect grant's sign-in (`OpenIdJson`), null for an OAuth one (migration 0010). */
+  openid: JsonText | null;
   created_at: EpochMs;
   revoked_at: EpochMs | null;
 }
@@ -121,6 +133,10 @@ export interface SessionTable {
   created_at: EpochMs;
   /** When the user last proved who they are; null for sessions made before migration 0006: `created_at`. */
   authenticated_at: EpochMs | null;
+  /** RFC 8176 authentication methods, `[]` when not known (migration 0010). */
+  amr: JsonText;
+  /** The authentication context class, when known (migration 0010). */
+  acr: string | null;
   expires_at: EpochMs;
   ended_at: EpochMs | null;
 }

@@ -24,8 +24,8 @@ function fill(raw: BetterSqlite3.Database): void {
   const users = insert('insert into users values (?, ?, ?, ?, ?, ?, ?)');
   const clients = insert('insert into clients (client_id, client_secret_hash, name, redirect_uris, scopes, pkce_required, owner_user_key, created_at, grant_types, resource_server_for) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const sessions = insert('insert into sessions (session_id, user_key, created_at, expires_at, ended_at) values (?, ?, ?, ?, ?)');
-  const grants = insert('insert into grants values (?, ?, ?, ?, ?, ?, ?, ?)');
-  const codes = insert('insert into authorization_codes values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const grants = insert('insert into grants values (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const codes = insert('insert into authorization_codes values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const tokens = insert('insert into refresh_tokens (token_hash, grant_id, created_at, last_used_at, rotated_at) values (?, ?, ?, ?, ?)');
   const accounts = insert('insert into accounts values (?, ?)');
   const memberships = insert('insert into memberships values (?, ?, ?)');
@@ -38,9 +38,9 @@ function fill(raw: BetterSqlite3.Database): void {
     for (let g = 0; g < GRANTS; g += 1) {
       const session = `s${g % 20_000}`;
       if (g < 20_000) sessions.run(session, `u${g % USERS}`, T, T + 3_600_000, g % 3 === 0 ? T + 1000 : null);
-      grants.run(`g${g}`, `c${g % CLIENTS}`, `u${g % USERS}`, '["messaging.v1.send"]', session, T + g, g % 4 === 0 ? T + g : null, '[]');
+      grants.run(`g${g}`, `c${g % CLIENTS}`, `u${g % USERS}`, '["messaging.v1.send"]', session, T + g, g % 4 === 0 ? T + g : null, '[]', null);
       if (g % 2 === 1) continue;
-      codes.run(`code${g}`, `c${g % CLIENTS}`, `u${g % USERS}`, 'https://a.example/cb', '["messaging.v1.send"]', null, session, T + g, T + g + 60_000, T + g + 1, `g${g}`, '[]');
+      codes.run(`code${g}`, `c${g % CLIENTS}`, `u${g % USERS}`, 'https://a.example/cb', '["messaging.v1.send"]', null, session, T + g, T + g + 60_000, T + g + 1, `g${g}`, '[]', null);
       tokens.run(`rt${g}`, `g${g}`, T + g, T + g, null);
     }
     for (let a = 0; a < ACCOUNTS; a += 1) {

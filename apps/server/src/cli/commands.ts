@@ -70,6 +70,51 @@ const resourceServerJson = (client: Client) => (client.resourceServerFor === und
 /** The readable line of the resources a client serves, or none. */
 const resourceServerLine = (client: Client, indent: string) => (client.resourceServerFor === undefined || client.resourceServerFor.length === 0 ? '' : `\n${indent}resource server of: ${client.resourceServerFor.join(' ')}`);
 
+/** A client's OpenID Connect metadata (docs/decisions/0136), only the fields it has. */
+const openIdJson = (client: Client) => ({
+  ...(client.idTokenSignedResponseAlg === undefined ? {} : { idTokenSignedResponseAlg: client.idTokenSignedResponseAlg }),
+  ...(client.postLogoutRedirectUris === undefined || client.postLogoutRedirectUris.length === 0 ? {} : { postLogoutRedirectUris: client.postLogoutRedirectUris }),
+  ...(client.defaultMaxAge === undefined ? {} : { defaultMaxAge: client.defaultMaxAge }),
+  ...(client.requireAuthTime === true ? { requireAuthTime: true } : {}),
+});
+
+/** The readable lines of a client's OpenID Connect metadata, or none. */
+function openIdLines(client: Client, indent: string): string {
+  const lines = [
+    client.idTokenSignedResponseAlg === undefined ? undefined : `ID tokens: ${client.idTokenSignedResponseAlg}`,
+    client.postLogoutRedirectUris === undefined || client.postLogoutRedirectUris.length === 0 ? undefined : `post-logout redirect URIs: ${client.postLogoutRedirectUris.join(' ')}`,
+    client.defaultMaxAge === undefined ? undefined : `default max age: ${client.defaultMaxAge} s`,
+    client.requireAuthTime === true ? 'requires auth_time' : undefined,
+  ].filter((line) => line !== undefined);
+  return lines.map((line) => `\n${indent}${line}`).join('');
+}
+
+/** The OpenID Connect options of `clients create` and `clients set-openid`, as a registration reads them. */
+const OPENID_OPTIONS: Record<string, OptionSpec> = {
+  'id-token-signed-response-alg': { type: 'string' },
+  'post-logout-redirect-uri': { type: 'string', multiple: true },
+  'default-max-age': { type: 'string' },
+  'require-auth-time': { type: 'boolean' },
+};
+
+/**
+ * The OpenID Connect metadata the options give; on `set-openid` (`update`), `--no-post-logout-redirect-uris`
+ * and `--default-max-age none` remove, and what is not given stays.
+ */
+function openIdOptions(values: OptionValues, update: boolean) {
+  const alg = optional(values, 'id-token-signed-response-alg');
+  const maxAge = optional(values, 'default-max-age');
+  if (maxAge !== undefined && !/^(\d{1,9}|none)$/.test(maxAge)) throw new UsageError('--default-max-age must be a whole number of seconds (or none)');
+  if (maxAge === 'none' && !update) throw new UsageError('--default-max-age must be a whole number of seconds');
+  const uris = list(values, 'post-logout-redirect-uri');
+  return {
+    ...(alg === undefined ? {} : { idTokenSignedResponseAlg: alg }),
+    ...(uris.length > 0 ? { postLogoutRedirectUris: uris } : values['no-post-logout-redirect-uris'] === true ? { postLogoutRedirectUris: [] } : {}),
+    ...(maxAge === undefined ? {} : { defaultMaxAge: maxAge === 'none' ? null : Number(maxAge) }),
+    ...(values['require-auth-time'] === true ? { requireAuthTime: true } : values['no-require-auth-time'] === true ? { requireAuthTime: false } : {}),
+  };
+}
+
 const clientJson = (client: Client) => ({
   clientId: client.clientId,
   name: client.name,
@@ -84,6 +129,7 @@ const clientJson = (client: Client) => ({
   // How it came to be (docs/decisions/0115, 0117): static, dynamic or metadata-document, and when a self-registered one was first used.
   registration: clientOrigin(client).registration,
   ...(client.registration === undefined ? {} : { firstUsedAt: client.registration.firstUsedAt?.toISOString() ?? null }),
+  ...openIdJson(client),
 });
 
 /** What `clients list` adds after a client's name: its type, and how a self-registered one came to be. */
@@ -196,8 +242,9 @@ export const COMMANDS: readonly Command[] = [
   {
     path: ['clients', 'create'],
     usage:
-      'gatehouse clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required] [--public] [--grant-type authorization_code|refresh_token|client_credentials …] [--resource-server-for URI …] [--json]',
+      'gatehouse clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required] [--public] [--grant-type authorization_code|refresh_token|client_credentials …] [--resource-server-for URI …] [--id-token-signed-response-alg RS256|ES256] [--post-logout-redirect-uri U …] [--default-max-age SECONDS] [--require-auth-time] [--json]',
     options: {
+      ...OPENID_OPTIONS,
       name: { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
       scope: { type: 'string', multiple: true },
@@ -236,9 +283,10 @@ export const COMMANDS: readonly Command[] = [
         public: isPublic,
         grantTypes,
         resourceServerFor: list(values, 'resource-server-for'),
+        ...openIdOptions(values, false),
       });
       return {
-        json: { clientId: client.clientId, clientSecret, name: client.name, redirectUris: client.redirectUris, scopes: client.scopes, grantTypes: client.grantTypes, ...resourceServerJson(client) },
+        json: { clientId: client.clientId, clientSecret, name: client.name, redirectUris: client.redirectUris, scopes: client.scopes, grantTypes: client.grantTypes, ...resourceServerJson(client), ...openIdJson(client) },
         text: [
           `Created ${clientSecret === null ? 'public ' : ''}client "${client.name}"`,
           `  client_id:     ${client.clientId}`,
@@ -247,7 +295,7 @@ export const COMMANDS: readonly Command[] = [
             : `  client_secret: ${clientSecret}   (shown once: only its hash is stored)`,
           `  redirect URIs: ${client.redirectUris.length === 0 ? '(none)' : client.redirectUris.join(' ')}`,
           `  scopes:        ${client.scopes.join(' ')}`,
-          `  grant types:   ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}`,
+          `  grant types:   ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}`,
         ].join('\n'),
       };
     },
@@ -267,7 +315,7 @@ export const COMMANDS: readonly Command[] = [
             : clients
                 .map(
                   (client) =>
-                    `${client.clientId}  ${client.name}${clientMarks(client)}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}`,
+                    `${client.clientId}  ${client.name}${clientMarks(client)}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}`,
                 )
                 .join('\n'),
       };
@@ -295,6 +343,27 @@ export const COMMANDS: readonly Command[] = [
         json: { clientId: client.clientId, resourceServerFor: served },
         text: served.length === 0 ? `Client ${client.clientId} is no resource server now.` : `Client ${client.clientId} is the resource server of: ${served.join(' ')}`,
       };
+    },
+  },
+  {
+    path: ['clients', 'set-openid'],
+    usage:
+      'gatehouse clients set-openid CLIENT_ID [--id-token-signed-response-alg RS256|ES256] [--post-logout-redirect-uri U …|--no-post-logout-redirect-uris] [--default-max-age SECONDS|none] [--require-auth-time|--no-require-auth-time] [--json]',
+    options: { ...OPENID_OPTIONS, 'no-post-logout-redirect-uris': { type: 'boolean' }, 'no-require-auth-time': { type: 'boolean' } },
+    positionals: ['CLIENT_ID'],
+    async run({ gatehouse }, values, [clientId]) {
+      // A client's OpenID Connect metadata (docs/decisions/0136): what is given changes, the rest stays.
+      const existing = (await gatehouse.listClients()).find((client) => client.clientId === clientId);
+      if (!existing) throw new DomainError('not_found', 'No such client.');
+      const client = await gatehouse.updateClient({
+        ownerUserKey: null,
+        clientId: existing.clientId,
+        name: existing.name,
+        redirectUris: existing.redirectUris,
+        scopes: existing.scopes,
+        ...openIdOptions(values, true),
+      });
+      return { json: { clientId: client.clientId, ...openIdJson(client) }, text: `Client ${client.clientId}:${openIdLines(client, '  ') || '\n  (no OpenID Connect metadata: RS256 ID tokens, no post-logout redirect URI)'}` };
     },
   },
   {
@@ -326,14 +395,16 @@ export const COMMANDS: readonly Command[] = [
     options: {},
     positionals: [],
     async run({ gatehouse, config }) {
-      const { kid, signsFrom } = await gatehouse.rotateSigningKey();
+      // With OpenID Connect, an RS256 key (ID tokens) is rotated with the ES256 one (docs/decisions/0131).
+      const { kid, signsFrom, keys } = await gatehouse.rotateSigningKey();
       // docs/operations.md (key rotation): a new key signs only once every cached JWKS lists it.
       const waitSeconds = Math.round((signsFrom.getTime() - gatehouse.clock.now().getTime()) / 1000);
       const { jwksMaxAgeSeconds } = gatehouse.settings;
       return {
-        json: { kid, signsFrom: signsFrom.toISOString() },
+        json: { kid, signsFrom: signsFrom.toISOString(), keys },
         text:
-          `New signing key ${kid}. Running servers publish it within 5 s and sign with it from ${signsFrom.toISOString()} ` +
+          `New signing key ${kid}${keys.length > 1 ? ` (with ${keys.filter((key) => key.kid !== kid).map((key) => `${key.alg} key ${key.kid}`).join(', ')} for ID tokens)` : ''}. ` +
+          `Running servers publish it within 5 s and sign with it from ${signsFrom.toISOString()} ` +
           `(in ${waitSeconds} s: the JWKS may be cached ${jwksMaxAgeSeconds} s); the previous key signs until then and stays in the JWKS ` +
           `until its tokens expire (${config.accessTokenTtlSeconds} s after the hand-over).`,
       };

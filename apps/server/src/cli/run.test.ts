@@ -330,8 +330,8 @@ describe('gatehouse CLI', () => {
   it('clients create refuses what the core refuses, with one line', async () => {
     const http = await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'http://app.example/cb', '--scope', 'messaging.v1.send');
     expect(http).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The redirect URI http://app.example/cb must use https (http is allowed on loopback only).\n' });
-    const scope = await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://app.example/cb', '--scope', 'openid');
-    expect(scope).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The scope openid is not in the catalogue.\n' });
+    const scope = await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://app.example/cb', '--scope', 'orders.v9.read');
+    expect(scope).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The scope orders.v9.read is not in the catalogue.\n' });
     const owner = await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://app.example/cb', '--scope', 'messaging.v1.send', '--owner', 'nobody@example.com');
     expect(owner).toMatchObject({ code: 2, stderr: 'gatehouse clients create: --owner nobody@example.com: no user with this e-mail\n' });
     const missing = await cli('clients', 'create', '--name', 'X', '--scope', 'messaging.v1.send');
@@ -348,7 +348,8 @@ describe('gatehouse CLI', () => {
     expect(client.scopes).toEqual(['orders.v1.read']);
     await withGatehouse(async (gatehouse) => {
       expect((await gatehouse.listClients()).map((entry) => entry.scopes)).toEqual([['orders.v1.read']]);
-      expect(gatehouse.settings.scopes.at(-1)).toEqual({ scope: 'orders.v1.read', description: 'See your orders' });
+      // After the four built-in scopes (OpenID Connect's come after the configured ones).
+      expect(gatehouse.settings.scopes[4]).toEqual({ scope: 'orders.v1.read', description: 'See your orders' });
     });
   });
 
@@ -401,23 +402,54 @@ describe('gatehouse CLI', () => {
     expect(noId).toMatchObject({ code: 2, stderr: 'gatehouse clients rotate-secret: expected CLIENT_ID (usage: gatehouse clients rotate-secret CLIENT_ID [--json])\n' });
   });
 
-  it('keys rotate adds a signing key and keeps the old one published', async () => {
-    const first = await json<{ kid: string }>('keys', 'rotate');
-    const second = await json<{ kid: string }>('keys', 'rotate');
+  it('clients create and set-openid carry the OpenID Connect metadata (docs/decisions/0136); clients list shows it', async () => {
+    const created = await json<Record<string, unknown>>(
+      'clients', 'create', '--name', 'Site', '--redirect-uri', 'https://site.example/cb', '--scope', 'openid profile',
+      '--id-token-signed-response-alg', 'ES256', '--post-logout-redirect-uri', 'https://site.example/bye', '--post-logout-redirect-uri', 'https://site.example/again',
+      '--default-max-age', '3600', '--require-auth-time',
+    );
+    expect(created).toMatchObject({ idTokenSignedResponseAlg: 'ES256', postLogoutRedirectUris: ['https://site.example/bye', 'https://site.example/again'], defaultMaxAge: 3600, requireAuthTime: true });
+    const clientId = created.clientId as string;
+    const listed = await json<{ clients: Array<Record<string, unknown>> }>('clients', 'list');
+    expect(listed.clients[0]).toMatchObject({ idTokenSignedResponseAlg: 'ES256', postLogoutRedirectUris: ['https://site.example/bye', 'https://site.example/again'], defaultMaxAge: 3600, requireAuthTime: true });
+    expect(await json('clients', 'set-openid', clientId, '--default-max-age', 'none', '--no-post-logout-redirect-uris')).toEqual({ clientId, idTokenSignedResponseAlg: 'ES256', requireAuthTime: true });
+    expect(await json('clients', 'set-openid', clientId, '--id-token-signed-response-alg', 'RS256', '--no-require-auth-time', '--post-logout-redirect-uri', 'https://site.example/bye')).toEqual({
+      clientId,
+      idTokenSignedResponseAlg: 'RS256',
+      postLogoutRedirectUris: ['https://site.example/bye'],
+    });
+    expect(await cli('clients', 'set-openid', clientId, '--post-logout-redirect-uri', 'http://site.example/bye')).toMatchObject({
+      code: 1,
+      stderr: 'gatehouse clients set-openid: The post-logout redirect URI http://site.example/bye must use https (http is allowed on loopback only).\n',
+    });
+    expect(await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://x.example/cb', '--scope', 'openid', '--id-token-signed-response-alg', 'HS256')).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The ID token algorithm must be RS256 or ES256.\n' });
+    expect(await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://x.example/cb', '--scope', 'openid', '--default-max-age', 'soon')).toMatchObject({ code: 2 });
+    // A client without OpenID Connect metadata lists none of it.
+    const plain = await json<{ clientId: string }>('clients', 'create', '--name', 'Plain', '--redirect-uri', 'https://p.example/cb', '--scope', 'messaging.v1.read');
+    expect(Object.keys(plain)).toEqual(['clientId', 'clientSecret', 'name', 'redirectUris', 'scopes', 'grantTypes']);
+  });
+
+  it('keys rotate adds a signing key of each kind (ES256, and RS256 for ID tokens) and keeps the old ones published', async () => {
+    type Rotated = { kid: string; keys: Array<{ kid: string; alg: string }> };
+    const first = await json<Rotated>('keys', 'rotate');
+    const second = await json<Rotated>('keys', 'rotate');
     expect(second.kid).not.toBe(first.kid);
+    for (const rotated of [first, second]) {
+      expect(rotated.keys.map((key) => key.alg).sort()).toEqual(['ES256', 'RS256']);
+      expect(rotated.keys.find((key) => key.alg === 'ES256')?.kid).toBe(rotated.kid);
+    }
+    const kidsOf = (rotated: Rotated) => rotated.keys.map((key) => key.kid);
     await withGatehouse(async (gatehouse) => {
       const { keys } = await gatehouse.jwks();
-      expect(keys.map((key) => key.kid).sort()).toEqual([first.kid, second.kid].sort());
+      expect(keys.map((key) => key.kid).sort()).toEqual([...kidsOf(first), ...kidsOf(second)].sort());
     });
     const raw = await openSqliteStorage({ filename: env.GATEHOUSE_DB as string });
     const stored = await raw.repositories.signingKeys.list();
     await raw.close();
-    // The first key is retired (it no longer becomes the signing key), the second is active.
-    expect(stored.map((key) => [key.kid, key.retiredAt === null])).toEqual([
-      [first.kid, false],
-      [second.kid, true],
-    ]);
-  });
+    // The first keys are retired (they no longer become signing keys), the second ones are active.
+    expect(stored.filter((key) => key.retiredAt === null).map((key) => key.kid).sort()).toEqual(kidsOf(second).sort());
+    expect(stored.filter((key) => key.retiredAt !== null).map((key) => key.kid).sort()).toEqual(kidsOf(first).sort());
+  }, 60_000);
 
   it('keys rotate says when the new key starts signing: after the JWKS cache lifetime (docs/operations.md)', async () => {
     const before = Date.now();
@@ -429,7 +461,7 @@ describe('gatehouse CLI', () => {
     const text = await cli('keys', 'rotate');
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(
-      /^New signing key [A-Za-z0-9]+\. Running servers publish it within 5 s and sign with it from \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z \(in 310 s: the JWKS may be cached 300 s\); /,
+      /^New signing key [A-Za-z0-9]+ \(with RS256 key [A-Za-z0-9]+ for ID tokens\)\. Running servers publish it within 5 s and sign with it from \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z \(in 310 s: the JWKS may be cached 300 s\); /,
     );
   });
 
@@ -456,29 +488,36 @@ describe('gatehouse CLI', () => {
 
   it('stores private signing keys encrypted with GATEHOUSE_KEY_SECRET, and a wrong secret is a clear error', async () => {
     env.GATEHOUSE_KEY_SECRET = 'an example key secret, 32+ characters long';
-    const { kid } = await json<{ kid: string }>('keys', 'rotate');
+    // Both kinds (ES256, and RS256 for ID tokens) are stored encrypted; a refusal names one of them.
+    const { keys } = await json<{ kid: string; keys: Array<{ kid: string }> }>('keys', 'rotate');
+    const kids = keys.map((key) => key.kid);
     const raw = await openSqliteStorage({ filename: env.GATEHOUSE_DB as string });
-    const stored = (await raw.repositories.signingKeys.list()).find((key) => key.kid === kid);
+    const stored = (await raw.repositories.signingKeys.list()).filter((key) => kids.includes(key.kid));
     await raw.close();
-    expect(stored?.privateJwk).toMatchObject({ enc: 'gatehouse-aes-256-gcm-v1', ciphertext: expect.any(String) });
-    expect(stored?.privateJwk).not.toHaveProperty('d');
+    expect(stored).toHaveLength(2);
+    for (const key of stored) {
+      expect(key.privateJwk).toMatchObject({ enc: 'gatehouse-aes-256-gcm-v1', ciphertext: expect.any(String) });
+      expect(key.privateJwk).not.toHaveProperty('d');
+    }
+    const namesOneOf = (message: string) => kids.some((kid) => message.includes(` ${kid}`));
 
     env.GATEHOUSE_KEY_SECRET = 'a different secret, also 32+ characters';
     const wrong = await cli('keys', 'rotate');
-    expect(wrong).toMatchObject({
-      code: 1,
-      stderr: `gatehouse keys rotate: GATEHOUSE_KEY_SECRET does not decrypt signing key ${kid}: it is not the secret the key was stored with.\n`,
-    });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/^gatehouse keys rotate: GATEHOUSE_KEY_SECRET does not decrypt signing key [A-Za-z0-9]+: it is not the secret the key was stored with\.\n$/);
+    expect(namesOneOf(wrong.stderr)).toBe(true);
     delete env.GATEHOUSE_KEY_SECRET;
     const none = await cli('keys', 'rotate');
-    expect(none).toMatchObject({ code: 1, stderr: `gatehouse keys rotate: Signing key ${kid} is encrypted: set GATEHOUSE_KEY_SECRET to the secret it was stored with.\n` });
-  });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/^gatehouse keys rotate: Signing key [A-Za-z0-9]+ is encrypted: set GATEHOUSE_KEY_SECRET to the secret it was stored with\.\n$/);
+    expect(namesOneOf(none.stderr)).toBe(true);
+  }, 60_000);
 
   it('answers bad usage with exit code 2 and one line (and one JSON object with --json)', async () => {
     expect(await cli()).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: a command is needed; run gatehouse --help\n' });
     expect(await cli('frobnicate')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: unknown command "frobnicate"; run gatehouse --help\n' });
     expect((await cli('clients', 'frob')).stderr).toBe(
-      'gatehouse: unknown command "clients frob"; try: clients create, clients list, clients set-resource-server, clients rotate-secret, clients delete\n',
+      'gatehouse: unknown command "clients frob"; try: clients create, clients list, clients set-resource-server, clients set-openid, clients rotate-secret, clients delete\n',
     );
     expect(await cli('accounts', 'create', '--nmae', 'X')).toEqual({ code: 2, stdout: '', stderr: "gatehouse: Unknown option '--nmae'\n" });
     expect(await cli('accounts', 'create')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse accounts create: --name is required\n' });
@@ -528,14 +567,17 @@ describe('gatehouse CLI', () => {
 
   it('serve refuses to start with a key secret that does not decrypt the stored key', async () => {
     env.GATEHOUSE_KEY_SECRET = 'the first secret, at least 32 characters';
-    const { kid } = await json<{ kid: string }>('keys', 'rotate');
+    const { keys } = await json<{ keys: Array<{ kid: string }> }>('keys', 'rotate');
     env.GATEHOUSE_KEY_SECRET = 'the other secret, at least 32 characters';
     env.PORT = '39998';
     const result = await cli('serve');
+    // The keys of one rotation (ES256, and RS256 for ID tokens) were made together: the refusal names one of them.
+    const named = /signing key ([A-Za-z0-9]+):/.exec(result.stderr)?.[1];
+    expect(keys.map((key) => key.kid)).toContain(named);
     expect(result).toEqual({
       code: 1,
       stdout: '',
-      stderr: `gatehouse serve: GATEHOUSE_KEY_SECRET does not decrypt signing key ${kid}: it is not the secret the key was stored with.\n`,
+      stderr: `gatehouse serve: GATEHOUSE_KEY_SECRET does not decrypt signing key ${named}: it is not the secret the key was stored with.\n`,
     });
-  });
+  }, 60_000);
 });

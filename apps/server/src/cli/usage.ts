@@ -6,7 +6,7 @@ export class UsageError extends Error {
   }
 }
 
-export const GENERAL_HELP = `gatehouse: the Gatehouse OAuth 2.0 authorization server
+export const GENERAL_HELP = `gatehouse: the Gatehouse OAuth 2.0 authorization server and OpenID Provider
 
 Usage: gatehouse <command> [options]
 
@@ -25,9 +25,15 @@ Commands:
                                           with only client_credentials, no --redirect-uri is needed
                                           --resource-server-for (repeatable): a configured resource this client
                                           serves: it may introspect that resource's tokens
+      [--id-token-signed-response-alg RS256|ES256] [--post-logout-redirect-uri U …] [--default-max-age SECONDS]
+      [--require-auth-time]               OpenID Connect: the ID tokens' algorithm (default RS256), where logout
+                                          may send the browser back to, the default max_age, auth_time required
   clients list                            list every client (no secrets)
   clients set-resource-server CLIENT_ID [--resource-server-for URI …]
                                           the resources the client serves (none given: none)
+  clients set-openid CLIENT_ID [--id-token-signed-response-alg RS256|ES256] [--post-logout-redirect-uri U …]
+      [--no-post-logout-redirect-uris] [--default-max-age SECONDS|none] [--require-auth-time|--no-require-auth-time]
+                                          change a client's OpenID Connect metadata (the rest stays)
   clients rotate-secret CLIENT_ID         issue a new secret; the old one stops working (confidential clients)
   clients delete CLIENT_ID                delete a client with its grants and tokens
   keys rotate                             new signing key; the old one stays published until its tokens expire

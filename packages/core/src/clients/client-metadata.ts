@@ -3,6 +3,7 @@ import type { Client, ClientMetadata } from '../domain/model.js';
 import type { ApplicationType } from '../domain/redirect-uri.js';
 import { formatScope } from '../domain/scopes.js';
 import { OAuthError } from '../errors.js';
+import type { OpenIdClientRegistration } from '../use-cases/openid-client-metadata.js';
 
 /**
  * The bounds of RFC 7591 metadata fields (docs/decisions/0115-dynamic-client-registration.md):
@@ -37,6 +38,13 @@ export interface RequestedClientMetadata {
   resourceServerFor: string[] | undefined;
   /** `application_type`, `client_uri`, `contacts`…: kept and echoed. */
   metadata: ClientMetadata;
+  /**
+   * OpenID Connect Dynamic Client Registration §2 and RP-Initiated Logout §3.1:
+   * `id_token_signed_response_alg`, `post_logout_redirect_uris`, `default_max_age`,
+   * `require_auth_time`, read but not yet judged (`openIdClientMetadata` judges them;
+   * docs/decisions/0136-openid-client-metadata.md).
+   */
+  openid: OpenIdClientRegistration;
 }
 
 /**
@@ -84,6 +92,21 @@ export function readClientMetadata(document: unknown): RequestedClientMetadata {
   if (softwareVersion !== undefined) metadata.softwareVersion = softwareVersion;
   // The name's own rule (1 to 100 characters, no control characters) is validateRegistration's.
   const clientName = optionalString(fields, 'client_name', 1000);
+  const openid: OpenIdClientRegistration = {};
+  const alg = optionalString(fields, 'id_token_signed_response_alg', 20);
+  if (alg !== undefined) openid.idTokenSignedResponseAlg = alg;
+  const postLogoutRedirectUris = optionalStrings(fields, 'post_logout_redirect_uris', METADATA_LIMITS.redirectUris, METADATA_LIMITS.uri);
+  if (postLogoutRedirectUris !== undefined) openid.postLogoutRedirectUris = postLogoutRedirectUris;
+  const defaultMaxAge = fields.default_max_age;
+  if (defaultMaxAge !== undefined && defaultMaxAge !== null) {
+    if (typeof defaultMaxAge !== 'number' || !Number.isSafeInteger(defaultMaxAge) || defaultMaxAge < 0) throw metadataError('default_max_age', 'must be a whole number of seconds.');
+    openid.defaultMaxAge = defaultMaxAge;
+  }
+  const requireAuthTime = fields.require_auth_time;
+  if (requireAuthTime !== undefined && requireAuthTime !== null) {
+    if (typeof requireAuthTime !== 'boolean') throw metadataError('require_auth_time', 'must be true or false.');
+    openid.requireAuthTime = requireAuthTime;
+  }
   return {
     clientName,
     redirectUris: optionalStrings(fields, 'redirect_uris', METADATA_LIMITS.redirectUris, METADATA_LIMITS.uri) ?? [],
@@ -93,6 +116,7 @@ export function readClientMetadata(document: unknown): RequestedClientMetadata {
     scope: optionalString(fields, 'scope', METADATA_LIMITS.scope),
     resourceServerFor: optionalStrings(fields, 'resource_server_for', METADATA_LIMITS.listEntries, METADATA_LIMITS.uri),
     metadata,
+    openid,
   };
 }
 
@@ -136,6 +160,11 @@ export function clientInformation(client: Client): Record<string, unknown> {
   if (metadata.softwareId !== undefined) information.software_id = metadata.softwareId;
   if (metadata.softwareVersion !== undefined) information.software_version = metadata.softwareVersion;
   if (client.resourceServerFor !== undefined && client.resourceServerFor.length > 0) information.resource_server_for = [...client.resourceServerFor];
+  // OpenID Connect Dynamic Client Registration §2 and RP-Initiated Logout §3.1 (docs/decisions/0136).
+  if (client.idTokenSignedResponseAlg !== undefined) information.id_token_signed_response_alg = client.idTokenSignedResponseAlg;
+  if (client.postLogoutRedirectUris !== undefined && client.postLogoutRedirectUris.length > 0) information.post_logout_redirect_uris = [...client.postLogoutRedirectUris];
+  if (client.defaultMaxAge !== undefined) information.default_max_age = client.defaultMaxAge;
+  if (client.requireAuthTime === true) information.require_auth_time = true;
   return information;
 }
 

@@ -2,13 +2,14 @@ import { sha256 } from '../crypto.js';
 import type { Client, GrantType } from '../domain/model.js';
 import { redirectUriProblem } from '../domain/redirect-uri.js';
 import { isCataloguedScope, parseScope } from '../domain/scopes.js';
-import { OAuthError } from '../errors.js';
+import { DomainError, OAuthError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { ClientMetadataDocumentFetcher, FetchedClientMetadataDocument } from '../ports/client-metadata-documents.js';
 import type { AuditLog } from '../ports/services.js';
 import type { ClientRepository, Repositories } from '../ports/repositories.js';
 import { hostMatches } from '../registration-settings.js';
 import type { GatehouseSettings } from '../settings.js';
+import { openIdClientMetadata, type OpenIdClientMetadata } from '../use-cases/openid-client-metadata.js';
 import { applicationTypeOf, readClientMetadata } from './client-metadata.js';
 
 /** The largest document Gatehouse reads (draft-ietf-oauth-client-id-metadata-document; docs/decisions/0117). */
@@ -176,6 +177,14 @@ export function judgeDocument(clientId: string, fetched: FetchedClientMetadataDo
   const { anonymousScopes } = settings.registration;
   const allowed = (scope: string) => isCataloguedScope(settings.scopes, scope) && (anonymousScopes === null || anonymousScopes.includes(scope));
   const scopes = requested.scope === undefined ? settings.scopes.map((entry) => entry.scope).filter(allowed) : [...new Set(parseScope(requested.scope))].filter(allowed);
+  // OpenID Connect metadata (docs/decisions/0136): a document that cannot be used is refused, as a wrong name is.
+  let openid: OpenIdClientMetadata;
+  try {
+    openid = openIdClientMetadata(requested.openid);
+  } catch (error) {
+    if (error instanceof DomainError) return refuse(`is not valid: ${error.message}`, error.field ?? 'openid');
+    throw error;
+  }
   const requestedGrants = requested.grantTypes ?? ['authorization_code'];
   const grantTypes: GrantType[] = requestedGrants.includes('refresh_token') ? ['authorization_code', 'refresh_token'] : ['authorization_code'];
   return {
@@ -189,6 +198,7 @@ export function judgeDocument(clientId: string, fetched: FetchedClientMetadataDo
       pkceRequired: true,
       ownerUserKey: null,
       createdAt: now,
+      ...openid,
       registration: {
         kind: 'metadata-document',
         documentHash: sha256(text),

@@ -52,6 +52,31 @@ export interface Client {
    * user or the host registered (docs/decisions/0115-dynamic-client-registration.md).
    */
   registration?: SelfRegistration;
+  /**
+   * OpenID Connect client metadata (OIDC Dynamic Client Registration 1.0 §2; RP-Initiated Logout
+   * 1.0 §3.1), all optional (docs/decisions/0136-openid-client-metadata.md):
+   * the algorithm of its ID tokens (absent: RS256, OIDC Core §15.1)…
+   */
+  idTokenSignedResponseAlg?: IdTokenSigningAlgorithm;
+  /** …where RP-initiated logout may send the browser back to (exact match; absent or empty: nowhere)… */
+  postLogoutRedirectUris?: string[];
+  /** …the `max_age` of its OpenID requests that send none (seconds)… */
+  defaultMaxAge?: number;
+  /** …and whether its ID tokens must carry `auth_time` (Gatehouse's always do). */
+  requireAuthTime?: boolean;
+}
+
+/** The algorithms an ID token may be signed with (OIDC Core §15.1: RS256 by default). */
+export type IdTokenSigningAlgorithm = 'RS256' | 'ES256';
+
+/**
+ * How the user proved who they are, as an ID token says it (OIDC Core §2): when (`auth_time`), by
+ * which methods (`amr`, RFC 8176 values) and at which level (`acr`), the last two when known.
+ */
+export interface OpenIdAuthentication {
+  authTime: Date;
+  amr?: string[];
+  acr?: string;
 }
 
 /** RFC 7591 §2 metadata kept for a self-registered client beyond what every client has. */
@@ -110,6 +135,11 @@ export interface AuthorizationCode {
   resources?: string[];
   codeChallenge: string | null;
   sessionId: string | null;
+  /**
+   * Present for an OpenID Connect request (`openid` among the scopes): the sign-in its ID token
+   * describes, and the request's `nonce` (OIDC Core §3.1.2.1), echoed in the ID token.
+   */
+  openid?: OpenIdAuthentication & { nonce?: string };
   createdAt: Date;
   expiresAt: Date;
   consumedAt: Date | null;
@@ -133,6 +163,11 @@ export interface Grant {
   resources?: string[];
   /** Sign-in session the grant was made under; product logout revokes it. */
   sessionId: string | null;
+  /**
+   * Present for a grant made by an OpenID Connect request: the sign-in its ID tokens describe,
+   * those of a refresh included (OIDC Core §12.2: the `auth_time` of the original sign-in).
+   */
+  openid?: OpenIdAuthentication;
   createdAt: Date;
   revokedAt: Date | null;
 }
@@ -177,6 +212,10 @@ export interface Session {
    * (docs/decisions/0107-fresh-sign-in-through-the-host.md). `prompt=login` and `max_age` read it.
    */
   authenticatedAt: Date;
+  /** How the user authenticated (RFC 8176 `amr` values): `pwd` on Gatehouse's login page, what the host says otherwise. Absent: not known. */
+  amr?: string[];
+  /** The authentication context class the host says the sign-in meets (OIDC Core §2 `acr`); absent: not known. */
+  acr?: string;
   expiresAt: Date;
   endedAt: Date | null;
 }
@@ -207,7 +246,8 @@ export type MessageStatus = 'QUEUED' | 'SENT' | 'FAILED';
 
 export interface SigningKey {
   kid: string;
-  alg: 'ES256';
+  /** ES256 (P-256: access tokens, and ID tokens of clients that ask for it) or RS256 (RSA: ID tokens; docs/decisions/0131). */
+  alg: 'ES256' | 'RS256';
   /** Public JWK (no private members). */
   publicJwk: Record<string, unknown>;
   /** Private JWK. An adapter may encrypt it at rest. */

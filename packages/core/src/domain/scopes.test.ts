@@ -43,11 +43,20 @@ describe('scopeCatalogueProblem', () => {
   });
 
   it('refuses a scope-token outside the product form', () => {
-    for (const scope of ['openid', 'orders.read', 'orders.1.read', 'orders.v1', 'Orders.v1.read', 'orders.v1.a.b.c', 'orders.v1.read:all', '.v1.read', 'orders.v1.']) {
+    for (const scope of ['orders.read', 'orders.1.read', 'orders.v1', 'Orders.v1.read', 'orders.v1.a.b.c', 'orders.v1.read:all', '.v1.read', 'orders.v1.']) {
       expect(scopeCatalogueProblem([entry(scope)])).toBe(
         `the scope ${JSON.stringify(scope)} is not of the form <area>.<version>.<resource>.<action> or <area>.<version>.<action> (such as orders.v1.read)`,
       );
     }
+  });
+
+  it('takes the OpenID Connect scopes only with OpenID Connect on (docs/decisions/0130)', () => {
+    for (const scope of ['openid', 'profile', 'email', 'phone', 'address', 'offline_access']) {
+      expect(scopeCatalogueProblem([entry(scope)])).toBe(`the scope ${JSON.stringify(scope)} is an OpenID Connect scope: it is offered when OpenID Connect is on (openid: true)`);
+      expect(scopeCatalogueProblem([entry(scope)], { openid: true })).toBeUndefined();
+    }
+    // Only the standard's names: any other name keeps the product's form.
+    expect(scopeCatalogueProblem([entry('openid2')], { openid: true })).toMatch(/is not of the form/);
   });
 
   it('refuses duplicates, missing or unusable descriptions and an empty catalogue', () => {

@@ -1,3 +1,5 @@
+import { isOpenIdConnectScope } from './openid-scopes.js';
+
 /** One scope of the catalogue: the token and the words the consent page shows for it. */
 export interface ScopeDefinition {
   /** An RFC 6749 §3.3 scope-token in the product's form (docs/decisions/0015-scopes-are-configuration.md). */
@@ -68,14 +70,15 @@ const MAX_DESCRIPTION_LENGTH = 200;
 
 /**
  * What is wrong with a catalogue, or undefined when it can be used: each scope an RFC 6749 §3.3
- * scope-token in the product's form, no scope twice, each with a description of 1 to 200
- * characters without control characters.
+ * scope-token in the product's form (or, with `openid`, one of the OpenID Connect scopes, whose
+ * form is the standard's: docs/decisions/0130-openid-connect-scopes-and-claims.md), no scope twice,
+ * each with a description of 1 to 200 characters without control characters.
  *
  * @example
  * scopeCatalogueProblem([{ scope: 'orders.read', description: 'Read orders' }]);
  * // 'the scope "orders.read" is not of the form <area>.<version>.<resource>.<action> or <area>.<version>.<action> (such as orders.v1.read)'
  */
-export function scopeCatalogueProblem(catalogue: ScopeCatalogue): string | undefined {
+export function scopeCatalogueProblem(catalogue: ScopeCatalogue, options: { openid?: boolean } = {}): string | undefined {
   if (catalogue.length === 0) return 'the scope catalogue is empty';
   const seen = new Set<string>();
   for (const entry of catalogue) {
@@ -84,7 +87,9 @@ export function scopeCatalogueProblem(catalogue: ScopeCatalogue): string | undef
     if (typeof scope !== 'string' || scope.length > MAX_SCOPE_LENGTH || !isValidScopeToken(scope)) {
       return `the scope ${JSON.stringify(scope)} is not an RFC 6749 §3.3 scope-token of at most ${MAX_SCOPE_LENGTH} characters`;
     }
-    if (!SCOPE_FORM.test(scope)) {
+    if (isOpenIdConnectScope(scope)) {
+      if (options.openid !== true) return `the scope ${JSON.stringify(scope)} is an OpenID Connect scope: it is offered when OpenID Connect is on (openid: true)`;
+    } else if (!SCOPE_FORM.test(scope)) {
       return `the scope ${JSON.stringify(scope)} is not of the form <area>.<version>.<resource>.<action> or <area>.<version>.<action> (such as orders.v1.read)`;
     }
     if (seen.has(scope)) return `the scope ${JSON.stringify(scope)} is listed twice`;

@@ -23,9 +23,15 @@ export interface ClientRepository {
   /**
    * Returns false when there is no such client. `resourceServerFor` is changed only when given.
    * With `registration`, a self-registered client's details are replaced too (RFC 7592 update),
-   * its `firstUsedAt` kept.
+   * its `firstUsedAt` kept. Each OpenID Connect field (`idTokenSignedResponseAlg`,
+   * `postLogoutRedirectUris`, `defaultMaxAge`, `requireAuthTime`) is changed only when its key is
+   * given; present with `undefined`, `[]` or `false`, it is removed.
    */
-  update(clientId: string, changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired' | 'resourceServerFor'> & Partial<Pick<Client, 'registration'>>): Promise<boolean>;
+  update(
+    clientId: string,
+    changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired' | 'resourceServerFor'> &
+      Partial<Pick<Client, 'registration' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime'>>,
+  ): Promise<boolean>;
   updateSecretHash(clientId: string, clientSecretHash: string): Promise<boolean>;
   /** Deletes the client with its codes, grants, refresh tokens and remembered consents. */
   delete(clientId: string): Promise<boolean>;

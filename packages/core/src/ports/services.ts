@@ -11,6 +11,10 @@ export interface MessageTransport {
  * base64url) with a private P-256 key: SHA-256, then the 64-byte R‖S of RFC 7518 §3.4, returned
  * base64url-encoded. Gatehouse signs access tokens through it; by default on the calling thread
  * (node:crypto). A host may sign elsewhere, e.g. on a worker thread (docs/decisions/0076-signing-on-a-thread.md).
+ * With OpenID Connect on, ID tokens are signed through it too, and the key may then be an RSA
+ * key: the RS256 signature (RFC 7518 §3.3, RSASSA-PKCS1-v1_5 with SHA-256), which node:crypto's
+ * `sign('sha256', input, { key, dsaEncoding: 'ieee-p1363' })` computes for either kind
+ * (docs/decisions/0131-id-tokens-rs256-and-es256.md).
  *
  * @example
  * const signer: Es256Signer = { sign: (input, key) => mySigningService.sign(input, key) };

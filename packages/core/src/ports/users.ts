@@ -27,6 +27,57 @@ export interface UserDirectory {
   findByKey(userKey: string): Promise<UserProfile | undefined>;
   /** The user who signs in as `login` (the login form's `email` field). */
   findByLogin(login: string): Promise<UserProfile | undefined>;
+  /**
+   * Optional, for OpenID Connect (SPEC §9; docs/decisions/0130): the user's standard claims (OIDC
+   * Core §5.1) for the scopes granted (`profile`, `email`, `phone`, `address`), as the host knows
+   * them; undefined when the user is gone. Gatehouse keeps only the claims those scopes allow
+   * (§5.4) and sets `sub` itself (the `userKey`). Say `email_verified: true` only for an address
+   * the host has verified. Without it, `profile` gives the names of `findByKey` and `email` its
+   * login name when that is an e-mail address.
+   *
+   * @example
+   * claimsFor: async (userKey, scopes) => {
+   *   const user = await db.users.byId(userKey);
+   *   return user && { name: user.fullName, email: user.email, email_verified: user.emailConfirmed, locale: user.language };
+   * },
+   */
+  claimsFor?(userKey: string, scopes: readonly string[]): Promise<StandardClaims | undefined>;
+}
+
+/** OIDC Core §5.1.1: a postal address. */
+export interface AddressClaim {
+  formatted?: string;
+  street_address?: string;
+  locality?: string;
+  region?: string;
+  postal_code?: string;
+  country?: string;
+}
+
+/**
+ * OIDC Core §5.1 standard claims (all optional; `sub` is Gatehouse's). Dates as §5.1 says:
+ * `birthdate` `YYYY-MM-DD`, `updated_at` seconds since the epoch.
+ */
+export interface StandardClaims {
+  name?: string;
+  given_name?: string;
+  family_name?: string;
+  middle_name?: string;
+  nickname?: string;
+  preferred_username?: string;
+  profile?: string;
+  picture?: string;
+  website?: string;
+  gender?: string;
+  birthdate?: string;
+  zoneinfo?: string;
+  locale?: string;
+  updated_at?: number;
+  email?: string;
+  email_verified?: boolean;
+  phone_number?: string;
+  phone_number_verified?: boolean;
+  address?: AddressClaim;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Repositories } from '../ports/repositories.js';
 import { describeAdminContract } from './contract-admin.js';
 import { describeConsentContract } from './contract-consents.js';
 import { describeIdentityContract } from './contract-identity.js';
+import { describeOpenIdContract } from './contract-openid.js';
 import { describeResourceContract } from './contract-resources.js';
 import { describeSelfRegistrationContract } from './contract-self-registration.js';
 import type { ContractRunner } from './contract-support.js';
@@ -62,6 +63,7 @@ export function describeRepositoryContract(
     runner.describe('administration', () => describeAdminContract(context));
     runner.describe('resources (RFC 8707)', () => describeResourceContract(context));
     runner.describe('self-registration', () => describeSelfRegistrationContract(context));
+    runner.describe('OpenID Connect', () => describeOpenIdContract(context));
   });
 }
 

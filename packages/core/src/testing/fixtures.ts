@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { Client, Role, User } from '../domain/model.js';
 import { createGatehouse, type Gatehouse } from '../gatehouse.js';
 import type { Repositories } from '../ports/repositories.js';
@@ -7,6 +8,7 @@ import type { Es256Signer, PasswordHasher } from '../ports/services.js';
 import type { ClientMetadataDocumentFetcher } from '../ports/client-metadata-documents.js';
 import { defineSettings, type GatehouseSettings } from '../settings.js';
 import type { TokenResponse } from '../use-cases/token-response.js';
+import { accessTokenHash, type IdTokenClaims } from '../tokens/id-token.js';
 import { createControllableClock, type ControllableClock } from './clock.js';
 import { createFastPasswordHasher, createRecordingAuditLog, createRecordingTransport, createSequentialIds, type RecordingAuditLog, type RecordingTransport } from './doubles.js';
 import { createMemoryRepositories } from './memory-repositories.js';
@@ -22,20 +24,34 @@ export interface TestGatehouse {
   seedUser(input?: Partial<Pick<User, 'email' | 'givenName' | 'familyName'>> & { password?: string; accountKey?: string; role?: Role; phone?: string }): Promise<User>;
   seedAccount(name?: string): Promise<{ accountKey: string; name: string }>;
   /** A confidential client (a public one: `gatehouse.registerClient({ …, public: true })`). */
-  seedClient(input?: Partial<Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'ownerUserKey' | 'grantTypes' | 'resourceServerFor'>>): Promise<{ client: Client; clientSecret: string }>;
+  seedClient(
+    input?: Partial<Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'ownerUserKey' | 'grantTypes' | 'resourceServerFor' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime'>>,
+  ): Promise<{ client: Client; clientSecret: string }>;
   /**
    * Runs authorize → consent → code exchange for a user and returns the token response. `resource`
    * (RFC 8707, one or several) is sent at authorize; the exchange names none, so a single resource
    * is the token's audience.
    */
-  obtainTokens(input: { client: Client; user: User; scope?: string; sessionId?: string | null; resource?: string | string[] }): Promise<TokenResponse>;
+  obtainTokens(input: { client: Client; user: User; scope?: string; sessionId?: string | null; resource?: string | string[]; nonce?: string }): Promise<TokenResponse>;
   /**
    * The flow of a login handed to the host application (docs/decisions/0091): authorize →
    * `startLogin` → the host's `completeLogin` for `userKey`, who signed in to the host at
    * `authenticatedAt` (default: the clock's now) → consent (Allow) under the new session → code
    * exchange. Returns the tokens and the sign-in session token.
    */
-  obtainTokensViaHostLogin(input: { client: Client; userKey: string; scope?: string; authenticatedAt?: Date }): Promise<{ tokens: TokenResponse; sessionToken: string }>;
+  obtainTokensViaHostLogin(input: { client: Client; userKey: string; scope?: string; authenticatedAt?: Date; nonce?: string; amr?: string[] }): Promise<{ tokens: TokenResponse; sessionToken: string }>;
+  /**
+   * Checks an ID token as a relying party would (OIDC Core §3.1.3.7): signed by a key of the
+   * gatehouse's JWKS with the client's algorithm (RS256 unless it asked for ES256), `iss` the
+   * issuer, `aud` the client, not expired by the test clock, `nonce` the one sent (none when none
+   * was), `at_hash` that of `accessToken` when given. Returns its claims; throws otherwise.
+   *
+   * @example
+   * const tokens = await t.obtainTokens({ client, user, scope: 'openid email', nonce: 'n-1' });
+   * const claims = await t.checkIdToken(tokens.id_token, { client, nonce: 'n-1', accessToken: tokens.access_token });
+   * claims.sub; // user.userKey
+   */
+  checkIdToken(idToken: string | undefined, expected: { client: Client; nonce?: string; accessToken?: string }): Promise<IdTokenClaims>;
 }
 
 /** A `UserDirectory` in memory, for an embedder's tests of "bring your own users". */
@@ -145,35 +161,60 @@ export async function createTestGatehouse(
         ownerUserKey: input.ownerUserKey ?? null,
         ...(input.grantTypes === undefined ? {} : { grantTypes: input.grantTypes }),
         ...(input.resourceServerFor === undefined ? {} : { resourceServerFor: input.resourceServerFor }),
+        idTokenSignedResponseAlg: input.idTokenSignedResponseAlg,
+        postLogoutRedirectUris: input.postLogoutRedirectUris,
+        defaultMaxAge: input.defaultMaxAge,
+        requireAuthTime: input.requireAuthTime,
       });
       if (clientSecret === null) throw new Error('a confidential client has a secret');
       return { client, clientSecret };
     },
-    async obtainTokens({ client, user, scope, sessionId = null, resource }) {
+    async obtainTokens({ client, user, scope, sessionId = null, resource, nonce }) {
       const check = await gatehouse.checkAuthorizationRequest({
         client_id: client.clientId,
         response_type: 'code',
         redirect_uri: client.redirectUris[0],
         ...(scope === undefined ? {} : { scope }),
         ...(resource === undefined ? {} : { resource }),
+        ...(nonce === undefined ? {} : { nonce }),
       });
       if (check.kind !== 'valid') throw check.error;
       const { redirectTo } = await gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId });
       const code = new URL(redirectTo).searchParams.get('code') as string;
       return gatehouse.exchangeCode({ client, code, redirectUri: check.request.redirectUri, codeVerifier: undefined });
     },
-    async obtainTokensViaHostLogin({ client, userKey, scope, authenticatedAt = gatehouse.clock.now() }) {
-      const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string, ...(scope === undefined ? {} : { scope }) });
+    async obtainTokensViaHostLogin({ client, userKey, scope, authenticatedAt = gatehouse.clock.now(), nonce, amr }) {
+      const query = new URLSearchParams({
+        client_id: client.clientId,
+        response_type: 'code',
+        redirect_uri: client.redirectUris[0] as string,
+        ...(scope === undefined ? {} : { scope }),
+        ...(nonce === undefined ? {} : { nonce }),
+      });
       // The authorize endpoint is under the issuer's path, where the router is mounted (docs/decisions/0090).
       const authorizePath = `${new URL(settings.issuer).pathname.replace(/\/+$/, '')}/oauth/authorize`;
       const { loginRequest } = await gatehouse.startLogin({ returnTo: `${authorizePath}?${query.toString()}` });
-      const { sessionToken, session, redirectTo } = await gatehouse.completeLogin({ loginRequest, userKey, authenticatedAt });
+      const { sessionToken, session, redirectTo } = await gatehouse.completeLogin({ loginRequest, userKey, authenticatedAt, ...(amr === undefined ? {} : { amr }) });
       const check = await gatehouse.checkAuthorizationRequest(Object.fromEntries(new URL(redirectTo, settings.issuer).searchParams));
       if (check.kind !== 'valid') throw check.error;
       const approved = await gatehouse.approveAuthorization({ request: check.request, userKey, sessionId: session.sessionId });
       const code = new URL(approved.redirectTo).searchParams.get('code') as string;
       const tokens = await gatehouse.exchangeCode({ client, code, redirectUri: check.request.redirectUri, codeVerifier: undefined });
       return { tokens, sessionToken };
+    },
+    async checkIdToken(idToken, expected) {
+      if (idToken === undefined) throw new Error('The token response has no id_token.');
+      const { payload } = await jwtVerify(idToken, createLocalJWKSet(await gatehouse.jwks()), {
+        algorithms: [expected.client.idTokenSignedResponseAlg ?? 'RS256'],
+        issuer: settings.issuer,
+        audience: expected.client.clientId,
+        currentDate: clock.now(),
+        requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'at_hash'],
+      });
+      const claims = payload as unknown as IdTokenClaims;
+      if (claims.nonce !== expected.nonce) throw new Error(`The ID token's nonce is ${JSON.stringify(claims.nonce)}, not ${JSON.stringify(expected.nonce)}.`);
+      if (expected.accessToken !== undefined && claims.at_hash !== accessTokenHash(expected.accessToken)) throw new Error("The ID token's at_hash is not the access token's.");
+      return claims;
     },
   };
   return t;

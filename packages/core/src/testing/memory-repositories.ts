@@ -29,6 +29,19 @@ function stored<T extends object>(record: T, key: keyof T): T {
   return value;
 }
 
+/** The OpenID Connect fields of a client, each changed only when given (`ClientRepository.update`). */
+const OPENID_CLIENT_FIELDS = ['idTokenSignedResponseAlg', 'postLogoutRedirectUris', 'defaultMaxAge', 'requireAuthTime'] as const;
+
+/** A client as the SQL adapters read it back: an OpenID Connect field absent rather than undefined, `[]` or `false`. */
+function withoutEmptyOpenIdFields(client: Client): Client {
+  const kept = { ...client };
+  if (kept.idTokenSignedResponseAlg === undefined) delete kept.idTokenSignedResponseAlg;
+  if (kept.postLogoutRedirectUris === undefined || kept.postLogoutRedirectUris.length === 0) delete kept.postLogoutRedirectUris;
+  if (kept.defaultMaxAge === undefined) delete kept.defaultMaxAge;
+  if (kept.requireAuthTime !== true) delete kept.requireAuthTime;
+  return kept;
+}
+
 /** Deletes the entries of `map` whose value is `dead`; returns how many it deleted (what a purge reports). */
 function deleteWhere<K, V>(map: Map<K, V>, dead: (value: V) => unknown): number {
   let removed = 0;
@@ -97,7 +110,7 @@ export function createMemoryRepositories(): Repositories {
     clients: {
       async create(client) {
         if (clients.has(client.clientId)) throw new DomainError('conflict', 'client id taken');
-        clients.set(client.clientId, stored(client, 'resourceServerFor'));
+        clients.set(client.clientId, withoutEmptyOpenIdFields(stored(client, 'resourceServerFor')));
       },
       async findById(clientId) {
         const client = clients.get(clientId);
@@ -106,11 +119,13 @@ export function createMemoryRepositories(): Repositories {
       async update(clientId, changes) {
         const client = clients.get(clientId);
         if (!client) return false;
-        const { resourceServerFor, registration, ...fields } = changes;
+        const { resourceServerFor, registration, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, ...fields } = changes;
         Object.assign(client, copy(fields));
         if (registration !== undefined && client.registration) client.registration = { ...copy(registration), firstUsedAt: client.registration.firstUsedAt };
         // Changed only when given, as the port says.
-        if (resourceServerFor !== undefined) clients.set(clientId, stored({ ...client, resourceServerFor: [...resourceServerFor] }, 'resourceServerFor'));
+        for (const key of OPENID_CLIENT_FIELDS) if (Object.hasOwn(changes, key)) (client as unknown as Record<string, unknown>)[key] = copy(changes[key]);
+        clients.set(clientId, withoutEmptyOpenIdFields(client));
+        if (resourceServerFor !== undefined) clients.set(clientId, stored({ ...(clients.get(clientId) as Client), resourceServerFor: [...resourceServerFor] }, 'resourceServerFor'));
         return true;
       },
       async updateSecretHash(clientId, clientSecretHash) {

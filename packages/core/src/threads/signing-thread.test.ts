@@ -22,6 +22,16 @@ describe('the signing thread', () => {
     await thread.stop();
   });
 
+  it('signs RS256 with an RSA key too (OpenID Connect ID tokens, docs/decisions/0131)', async () => {
+    thread = startSigningThread();
+    const { privateKey, publicKey } = await generateKeyPair('RS256', { modulusLength: 2048 });
+    const input = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1MSJ9';
+    const signature = await thread.sign(input, privateKey as CryptoKey);
+    expect(Buffer.from(signature, 'base64url')).toHaveLength(256);
+    expect(es256Signature(input, privateKey as CryptoKey)).toBe(signature); // RSASSA-PKCS1-v1_5 is deterministic
+    expect(verify('sha256', Buffer.from(input, 'ascii'), KeyObject.from(publicKey as Parameters<typeof KeyObject.from>[0]), Buffer.from(signature, 'base64url'))).toBe(true);
+  }, 30_000);
+
   it('signs what one turn of the event loop asks, with each key, off the calling thread', async () => {
     thread = startSigningThread();
     const first = await keyPair();

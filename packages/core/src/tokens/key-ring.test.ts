@@ -1,4 +1,4 @@
-import { SignJWT } from 'jose';
+import { compactVerify, SignJWT, type CryptoKey } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createControllableClock, createMemoryRepositories, createRecordingAuditLog, createSequentialIds } from '@gatehouse/core/testing';
 import type { SigningKey } from '../domain/model.js';
@@ -10,6 +10,7 @@ import {
   RELOAD_ON_MISS_AT_MOST_EVERY_MS,
   signingCandidate,
   type KeyRing,
+  type SigningAlgorithm,
 } from './key-ring.js';
 
 const TTL_SECONDS = 3600;
@@ -19,7 +20,7 @@ const { newKeySignsAfterMs: NEW_KEY_SIGNS_AFTER_MS, retiredKeyGraceMs: RETIRED_K
 const seconds = (ms: number) => ms / 1000;
 
 /** One repository shared by several rings (instances and the `keys rotate` command), counting its reads. */
-function sharedKeys(jwksMaxAgeSeconds = JWKS_MAX_AGE_SECONDS) {
+function sharedKeys(jwksMaxAgeSeconds = JWKS_MAX_AGE_SECONDS, algorithms: readonly SigningAlgorithm[] = ['ES256']) {
   const clock = createControllableClock();
   const inner = createMemoryRepositories().signingKeys;
   let reads = 0;
@@ -33,14 +34,15 @@ function sharedKeys(jwksMaxAgeSeconds = JWKS_MAX_AGE_SECONDS) {
     purgeRetiredBefore: (before) => inner.purgeRetiredBefore(before),
   };
   const ids = createSequentialIds();
-  const ring = (): KeyRing => createKeyRing({ repository, clock, ids, audit: createRecordingAuditLog(), accessTokenTtlSeconds: TTL_SECONDS, jwksMaxAgeSeconds });
-  return { clock, ring, reads: () => reads };
+  const ring = (kinds: readonly SigningAlgorithm[] = algorithms): KeyRing =>
+    createKeyRing({ repository, clock, ids, audit: createRecordingAuditLog(), accessTokenTtlSeconds: TTL_SECONDS, jwksMaxAgeSeconds, algorithms: kinds });
+  return { clock, ring, reads: () => reads, stored: () => inner.list() };
 }
 
 /** A token-shaped JWS signed by the ring's current signing key (only the header and signature matter here). */
-async function signWith(ring: KeyRing): Promise<{ kid: string; jws: string }> {
-  const { kid, key } = await ring.signingKey();
-  return { kid, jws: await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid }).sign(key) };
+async function signWith(ring: KeyRing, alg: SigningAlgorithm = 'ES256'): Promise<{ kid: string; jws: string }> {
+  const { kid, key } = await ring.signingKey(alg);
+  return { kid, jws: await new SignJWT({}).setProtectedHeader({ alg, kid }).sign(key) };
 }
 
 function key(kid: string, createdAt: number, retiredAt: number | null = null): SigningKey {
@@ -205,5 +207,72 @@ describe('rotation and resource servers caching the JWKS (docs/operations.md)', 
     expect((await signWith(a)).kid).toBe(first.kid);
     clock.advance(1);
     expect((await signWith(a)).kid).toBe(newKid);
+  });
+});
+
+describe('two kinds of key: ES256 and RS256 (OpenID Connect ID tokens, docs/decisions/0131)', () => {
+  it('makes the first key of each kind together, publishes both and verifies with each', async () => {
+    const { ring, stored } = sharedKeys(JWKS_MAX_AGE_SECONDS, ['ES256', 'RS256']);
+    const a = ring();
+    const es = await signWith(a, 'ES256');
+    expect((await stored()).map((key) => key.alg).sort()).toEqual(['ES256', 'RS256']);
+    const rs = await signWith(a, 'RS256');
+    expect(rs.kid).not.toBe(es.kid);
+    const jwks = (await a.jwks()).keys;
+    expect(jwks.map((jwk) => [jwk.kid, jwk.alg, jwk.kty, jwk.use])).toEqual(
+      expect.arrayContaining([
+        [es.kid, 'ES256', 'EC', 'sig'],
+        [rs.kid, 'RS256', 'RSA', 'sig'],
+      ]),
+    );
+    // RSA 2048 (RFC 7518 §3.3: at least 2048 bits): a 256-byte modulus.
+    const rsaJwk = jwks.find((jwk) => jwk.kid === rs.kid);
+    expect(Buffer.from(rsaJwk?.n as string, 'base64url').length).toBe(256);
+    expect(jwks.every((jwk) => jwk.d === undefined && jwk.p === undefined)).toBe(true);
+    await expect(compactVerify(rs.jws, (await a.verificationKey(rs.kid)) as CryptoKey)).resolves.toBeDefined();
+    await expect(compactVerify(es.jws, (await a.verificationKey(es.kid)) as CryptoKey)).resolves.toBeDefined();
+  });
+
+  it('a database of ES256 keys only (stored before OpenID Connect) gets its RS256 key when one is first needed; the ES256 key stays', async () => {
+    const { ring, stored } = sharedKeys();
+    const before = await signWith(ring(['ES256']));
+    const oidc = ring(['ES256', 'RS256']);
+    expect((await signWith(oidc, 'ES256')).kid).toBe(before.kid);
+    expect((await stored()).map((key) => key.alg)).toEqual(['ES256']);
+    const rs = await signWith(oidc, 'RS256');
+    expect((await stored()).map((key) => [key.kid, key.alg])).toEqual([
+      [before.kid, 'ES256'],
+      [rs.kid, 'RS256'],
+    ]);
+    expect((await oidc.jwks()).keys.map((jwk) => jwk.kid)).toEqual([before.kid, rs.kid]);
+  });
+
+  it('rotates both kinds: each new key is published at once and signs once settled, each old one stays published', async () => {
+    const { clock, ring, stored } = sharedKeys(JWKS_MAX_AGE_SECONDS, ['ES256', 'RS256']);
+    const a = ring();
+    const es = await signWith(a, 'ES256');
+    const rs = await signWith(a, 'RS256');
+    clock.advance(TTL_SECONDS);
+    const rotated = await ring().rotate();
+    expect(rotated.keys.map((key) => key.alg).sort()).toEqual(['ES256', 'RS256']);
+    expect(rotated.kid).toBe(rotated.keys.find((key) => key.alg === 'ES256')?.kid);
+    // One rotation's keys are stamped together (after the slower RSA key exists): they settle at the same moment.
+    const createdAts = (await stored()).filter((key) => rotated.keys.some((made) => made.kid === key.kid)).map((key) => key.createdAt.getTime());
+    expect(new Set(createdAts).size).toBe(1);
+    const newRs = rotated.keys.find((key) => key.alg === 'RS256')?.kid as string;
+    clock.advance(seconds(KEY_SET_MAX_AGE_MS));
+    expect((await a.jwks()).keys.map((jwk) => jwk.kid)).toEqual(expect.arrayContaining([es.kid, rs.kid, rotated.kid, newRs]));
+    expect((await signWith(a, 'RS256')).kid).toBe(rs.kid);
+    clock.advance(seconds(NEW_KEY_SIGNS_AFTER_MS));
+    expect((await signWith(a, 'RS256')).kid).toBe(newRs);
+    expect((await signWith(a, 'ES256')).kid).toBe(rotated.kid);
+  });
+
+  it('a ring that keeps ES256 only still rotates an RS256 key it finds active (none is left without a successor)', async () => {
+    const { ring, stored } = sharedKeys(JWKS_MAX_AGE_SECONDS, ['ES256', 'RS256']);
+    await signWith(ring(), 'ES256');
+    const rotated = await ring(['ES256']).rotate();
+    expect(rotated.keys.map((key) => key.alg).sort()).toEqual(['ES256', 'RS256']);
+    expect((await stored()).filter((key) => key.retiredAt === null).map((key) => key.kid).sort()).toEqual(rotated.keys.map((key) => key.kid).sort());
   });
 });

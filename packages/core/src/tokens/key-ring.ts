@@ -5,7 +5,18 @@ import type { IdGenerator } from '../ports/ids.js';
 import type { SigningKeyRepository } from '../ports/repositories.js';
 import type { AuditLog } from '../ports/services.js';
 
+/** The algorithm of access tokens (RFC 9068): ES256, the first kind of key every ring keeps. */
 export const SIGNING_ALGORITHM = 'ES256';
+
+/**
+ * The kinds of signing key a ring keeps: ES256 (P-256) signs access tokens and, for a client that
+ * asks for it, ID tokens; RS256 (RSA 2048) signs ID tokens by default (OIDC Core §15.1: mandatory to
+ * implement; docs/decisions/0131-id-tokens-rs256-and-es256.md).
+ */
+export type SigningAlgorithm = 'ES256' | 'RS256';
+
+/** RSA modulus of the RS256 keys (RFC 7518 §3.3: 2048 bits at least). */
+export const RSA_MODULUS_LENGTH = 2048;
 
 /**
  * The signing keys, loaded from their repository and kept imported in memory. Several instances
@@ -23,17 +34,22 @@ export const SIGNING_ALGORITHM = 'ES256';
  *   access-token lifetime allows for, since it may still sign during that hand-over.
  */
 export interface KeyRing {
-  /** The key to sign with (see above); one is generated and stored when there is no active key. */
-  signingKey(): Promise<{ kid: string; key: CryptoKey }>;
+  /**
+   * The key of `alg` (default ES256) to sign with (see above). When there is no active key of
+   * `alg`, one is generated and stored, with one of every other kind the ring keeps that has none.
+   */
+  signingKey(alg?: SigningAlgorithm): Promise<{ kid: string; key: CryptoKey }>;
   /** A stored key by `kid` (active or retired); an unknown `kid` reloads the set (another instance or the CLI rotated). */
   verificationKey(kid: string): Promise<CryptoKey | undefined>;
   /** RFC 7517 JWK Set of the public keys still verifying live tokens, and of a new key before it signs. */
   jwks(): Promise<{ keys: JWK[] }>;
   /**
-   * Stores a new key and retires the active ones; they stay published until their tokens expire.
-   * The new key is published at once and signs from `signsFrom` (see above).
+   * Stores a new key of every kind the ring keeps (and of any kind with an active key) and retires
+   * the active ones; they stay published until their tokens expire. The new keys are published at
+   * once and sign from `signsFrom` (see above). `kid` is the new ES256 key's (access tokens), `keys`
+   * every new key.
    */
-  rotate(): Promise<{ kid: string; signsFrom: Date }>;
+  rotate(): Promise<{ kid: string; signsFrom: Date; keys: Array<{ kid: string; alg: SigningAlgorithm }> }>;
   /** Drops retired keys whose last token has expired. */
   purge(): Promise<number>;
 }
@@ -79,7 +95,10 @@ export function createKeyRing(deps: {
   accessTokenTtlSeconds: number;
   /** How long the JWKS may be cached (its `Cache-Control: max-age`): a new key waits this out before signing. */
   jwksMaxAgeSeconds: number;
+  /** The kinds of key to keep and rotate (default `['ES256']`; with OpenID Connect, RS256 too). ES256 is always kept. */
+  algorithms?: readonly SigningAlgorithm[];
 }): KeyRing {
+  const algorithms: SigningAlgorithm[] = [...new Set<SigningAlgorithm>([SIGNING_ALGORITHM, ...(deps.algorithms ?? [])])];
   const now = () => deps.clock.now().getTime();
   const { newKeySignsAfterMs, retiredKeyGraceMs } = keyRotationTimings(deps.jwksMaxAgeSeconds);
   const publishedFor = deps.accessTokenTtlSeconds * 1000 + retiredKeyGraceMs;
@@ -92,7 +111,7 @@ export function createKeyRing(deps: {
     const records = await deps.repository.list();
     const imported = new Map<string, CryptoKey>();
     for (const record of records) {
-      imported.set(record.kid, (await importJWK(record.publicJwk as JWK, SIGNING_ALGORITHM)) as CryptoKey);
+      imported.set(record.kid, (await importJWK(record.publicJwk as JWK, record.alg)) as CryptoKey);
     }
     return { records, imported, loadedAt: now() };
   }
@@ -126,64 +145,80 @@ export function createKeyRing(deps: {
     return now() - loaded.loadedAt >= KEY_SET_MAX_AGE_MS ? reload() : loaded;
   };
 
-  async function generate(): Promise<SigningKey> {
-    const pair = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
-    const kid = deps.ids.id();
-    const publicJwk = { ...(await exportJWK(pair.publicKey)), kid, alg: SIGNING_ALGORITHM, use: 'sig' };
-    const privateJwk = { ...(await exportJWK(pair.privateKey)), kid, alg: SIGNING_ALGORITHM };
-    const record: SigningKey = { kid, alg: SIGNING_ALGORITHM, publicJwk, privateJwk, createdAt: deps.clock.now(), retiredAt: null };
-    await deps.repository.save(record);
-    return record;
+  /**
+   * Makes a key of each kind and stores them, all stamped with one `createdAt`, taken once every
+   * key pair exists (an RSA key takes a while): the kinds of one rotation settle at the same moment.
+   */
+  async function generate(kinds: readonly SigningAlgorithm[]): Promise<SigningKey[]> {
+    const made: Array<Omit<SigningKey, 'createdAt'>> = [];
+    for (const alg of kinds) {
+      const pair = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: RSA_MODULUS_LENGTH } : {}) });
+      const kid = deps.ids.id();
+      const publicJwk = { ...(await exportJWK(pair.publicKey)), kid, alg, use: 'sig' };
+      const privateJwk = { ...(await exportJWK(pair.privateKey)), kid, alg };
+      made.push({ kid, alg, publicJwk, privateJwk, retiredAt: null });
+    }
+    const createdAt = deps.clock.now();
+    const records = made.map((record): SigningKey => ({ ...record, createdAt }));
+    for (const record of records) await deps.repository.save(record);
+    return records;
   }
 
   function privateKey(record: SigningKey): Promise<CryptoKey> {
     let key = privateKeys.get(record.kid);
     if (!key) {
-      key = importJWK(record.privateJwk as JWK, SIGNING_ALGORITHM) as Promise<CryptoKey>;
+      key = importJWK(record.privateJwk as JWK, record.alg) as Promise<CryptoKey>;
       privateKeys.set(record.kid, key);
       key.catch(() => privateKeys.delete(record.kid));
     }
     return key;
   }
 
-  /** The key to sign with, and until when that choice holds (a stale set, or a key settling or leaving the hand-over). */
-  async function chooseSigningKey(): Promise<{ kid: string; key: CryptoKey; until: number }> {
+  /**
+   * The key of `alg` to sign with, and until when that choice holds (a stale set, or a key settling
+   * or leaving the hand-over). Without an active key of `alg`, one is generated with one of each
+   * other kind kept that has none, so a new database publishes all its first keys together.
+   */
+  async function chooseSigningKey(alg: SigningAlgorithm): Promise<{ kid: string; key: CryptoKey; until: number }> {
     let loaded = await fresh();
     let at = now();
-    let chosen = signingCandidate(loaded.records, at, newKeySignsAfterMs);
+    let chosen = signingCandidate(ofAlgorithm(loaded.records, alg), at, newKeySignsAfterMs);
     if (!chosen) {
-      await generate();
+      const missing = [...new Set([alg, ...algorithms])].filter((kind) => !loaded.records.some((record) => record.alg === kind && record.retiredAt === null));
+      await generate(missing);
       loaded = await reloadAfterWrite();
       at = now();
-      chosen = signingCandidate(loaded.records, at, newKeySignsAfterMs);
+      chosen = signingCandidate(ofAlgorithm(loaded.records, alg), at, newKeySignsAfterMs);
       if (!chosen) throw new Error('no signing key after generating one');
     }
-    const changes = loaded.records
+    const changes = ofAlgorithm(loaded.records, alg)
       .flatMap((record) => [record.createdAt.getTime(), record.retiredAt?.getTime() ?? Number.NaN])
       .map((time) => time + newKeySignsAfterMs)
       .filter((time) => time > at);
     return { kid: chosen.kid, key: await privateKey(chosen), until: Math.min(loaded.loadedAt + KEY_SET_MAX_AGE_MS, ...changes) };
   }
 
-  let signing: Promise<{ kid: string; key: CryptoKey; until: number }> | undefined;
-  let signingUntil = 0;
+  /** Per kind of key, the choice of signing key and until when it holds. */
+  const signing = new Map<SigningAlgorithm, { choice: Promise<{ kid: string; key: CryptoKey; until: number }>; until: number }>();
 
   return {
-    async signingKey() {
-      if (!signing || now() >= signingUntil) {
-        const choice = chooseSigningKey();
-        signing = choice;
-        signingUntil = Number.POSITIVE_INFINITY;
+    async signingKey(alg = SIGNING_ALGORITHM) {
+      let current = signing.get(alg);
+      if (!current || now() >= current.until) {
+        const choice = chooseSigningKey(alg);
+        const entry = { choice, until: Number.POSITIVE_INFINITY };
+        signing.set(alg, entry);
+        current = entry;
         choice.then(
           (chosen) => {
-            if (signing === choice) signingUntil = chosen.until;
+            entry.until = chosen.until;
           },
           () => {
-            if (signing === choice) signing = undefined;
+            if (signing.get(alg) === entry) signing.delete(alg);
           },
         );
       }
-      const { kid, key } = await signing;
+      const { kid, key } = await current.choice;
       return { kid, key };
     },
 
@@ -208,27 +243,40 @@ export function createKeyRing(deps: {
     },
 
     async rotate() {
-      const created = await generate();
+      // Every kind kept, and any other kind with an active key (so none is left without a successor).
+      const stored = await deps.repository.list();
+      const kinds = [...new Set([...algorithms, ...stored.filter((record) => record.retiredAt === null).map((record) => record.alg)])];
+      const created = await generate(kinds);
       const at = deps.clock.now();
       // Every other active key, as stored now (another instance may have added one).
       for (const record of await deps.repository.list()) {
-        if (!record.retiredAt && record.kid !== created.kid) await deps.repository.retire(record.kid, at);
+        if (!record.retiredAt && !created.some((key) => key.kid === record.kid)) await deps.repository.retire(record.kid, at);
       }
       await reloadAfterWrite();
-      signing = undefined;
-      deps.audit.record({ type: 'key.rotated', at, reason: `new kid ${created.kid}` });
-      return { kid: created.kid, signsFrom: new Date(created.createdAt.getTime() + newKeySignsAfterMs) };
+      signing.clear();
+      const accessTokenKey = created.find((key) => key.alg === SIGNING_ALGORITHM) as SigningKey;
+      deps.audit.record({ type: 'key.rotated', at, reason: `new kid ${created.map((key) => key.kid).join(', ')}` });
+      return {
+        kid: accessTokenKey.kid,
+        signsFrom: new Date(accessTokenKey.createdAt.getTime() + newKeySignsAfterMs),
+        keys: created.map((key) => ({ kid: key.kid, alg: key.alg })),
+      };
     },
 
     async purge() {
       const removed = await deps.repository.purgeRetiredBefore(new Date(now() - publishedFor));
       if (removed > 0) {
         state = undefined;
-        signing = undefined;
+        signing.clear();
       }
       return removed;
     },
   };
+}
+
+/** The records of one kind of key; records stored before RS256 existed are ES256. */
+function ofAlgorithm(records: readonly SigningKey[], alg: SigningAlgorithm): SigningKey[] {
+  return records.filter((record) => record.alg === alg);
 }
 
 /** Old enough that every JWKS copy still fresh and every instance can know it (see `keyRotationTimings`). */

@@ -22,4 +22,19 @@ export interface AuthorizationRequest {
    * docs/decisions/0109-no-silent-consent-for-loopback-public-clients.md). Absent means true.
    */
   consentMayBeRemembered?: boolean;
+  /**
+   * Present for an OpenID Connect request (`openid` among the scopes; OIDC Core §3.1.2.1): what it
+   * adds. Without it, the request is an OAuth one and nothing OpenID applies.
+   */
+  openid?: OpenIdRequest;
+}
+
+/** What an OpenID Connect authorization request adds (docs/decisions/0134-openid-request-parameters.md). */
+export interface OpenIdRequest {
+  /** OIDC Core §3.1.2.1 `nonce`: echoed in the ID token of the code. */
+  nonce?: string;
+  /** The `sub` of a valid `id_token_hint`: only this user may be signed in (else `login_required`). */
+  expectedUserKey?: string;
+  /** OIDC Core §3.1.2.1 `ui_locales`: the languages the client prefers, for the host's login page. */
+  uiLocales?: string[];
 }

@@ -1,7 +1,7 @@
 import type { Consent } from '../domain/model.js';
 import type { Deps } from '../deps.js';
 import { sha256 } from '../crypto.js';
-import { issueAuthorizationCode } from './authorization-code.js';
+import { issueAuthorizationCode, unexpectedUser } from './authorization-code.js';
 import { authorizationResponseUrl } from './authorization-response.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import { createInteraction, INTERACTION_ID } from './interaction-records.js';
@@ -47,6 +47,8 @@ interface StepInput {
  * - `prompt=none` shows no page: a code at once when the user is signed in, recently enough for
  *   `max_age`, and the consent is remembered, else the `login_required` or `consent_required`
  *   error (OIDC Core §3.1.2.6);
+ * - a signed-in user other than the one an OpenID Connect request's `id_token_hint` names is
+ *   `login_required` (OIDC Core §3.1.2.1), with or without `prompt=none`;
  * - a signed-out user signs in; with `prompt=login`, or a sign-in older than `max_age`, a
  *   signed-in user signs in again, until a sign-in newer than the request
  *   (docs/decisions/0096-prompt-login-marker.md, 0107-fresh-sign-in-through-the-host.md);
@@ -69,6 +71,9 @@ export async function nextAuthorizationStep(deps: StepDeps, input: StepInput): P
     return { kind: 'sign-in', returnTo: withQueryParameter(input.returnTo, REAUTHENTICATION_PARAMETER, marker), reauthenticate: true };
   }
   if (!user) return { kind: 'sign-in', returnTo: input.returnTo, reauthenticate: false };
+  // OIDC Core §3.1.2.1: a request whose id_token_hint names another user than the signed-in one.
+  const refused = unexpectedUser(deps, request, user.userKey);
+  if (refused) return { kind: 'redirect', ...refused };
 
   const consent = await deps.repos.consents.find(user.userKey, request.clientId);
   if (!prompts.includes('consent') && request.consentMayBeRemembered !== false && covers(consent, request.scopes)) {
@@ -121,6 +126,8 @@ async function silentStep(deps: StepDeps, request: AuthorizationRequest, user: A
     redirectTo: authorizationResponseUrl(deps.settings.issuer, request.redirectUri, { error: code, error_description: description, state: request.state }),
   });
   if (!user) return error('login_required', 'The user is not signed in.');
+  const refused = unexpectedUser(deps, request, user.userKey);
+  if (refused) return { kind: 'redirect', ...refused };
   if (request.maxAge !== undefined && !withinMaxAge(user, request.maxAge, deps.clock.now())) return error('login_required', 'The user signed in too long ago for max_age.');
   const consent = await deps.repos.consents.find(user.userKey, request.clientId);
   // RFC 8252 §8.6: a public client whose redirect URI any local program could take gets no code

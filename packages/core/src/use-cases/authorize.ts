@@ -2,11 +2,13 @@ import { findAuthorizingClient } from '../clients/metadata-document-clients.js';
 import { isPublicClient } from '../domain/grant-types.js';
 import type { Client } from '../domain/model.js';
 import { findRegisteredRedirectUri, isLocalAppRedirectUri } from '../domain/redirect-uri.js';
+import { isOpenIdConnectScope, OPENID_SCOPE } from '../domain/openid-scopes.js';
 import { isCataloguedScope, isValidScopeToken, parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { issueAuthorizationCode, rememberConsent } from './authorization-code.js';
 import { authorizationResponseUrl } from './authorization-response.js';
+import { asksToSelectAccount, checkOpenIdRequest } from './openid-request.js';
 import { parsePrompt } from './prompt.js';
 import { authorizationTarget } from './resource-indicators.js';
 import { isUnvouchedClient } from '../registration-settings.js';
@@ -61,7 +63,7 @@ const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
  * if (check.kind === 'valid') showConsent(check.client, check.request.scopes);
  */
 export async function checkAuthorizationRequest(
-  deps: Pick<Deps, 'repos' | 'settings' | 'clientMetadataDocuments'>,
+  deps: Pick<Deps, 'repos' | 'settings' | 'clock' | 'keys' | 'clientMetadataDocuments'>,
   params: RawParameters,
 ): Promise<AuthorizationRequestCheck> {
   const clientId = params.client_id;
@@ -107,6 +109,10 @@ export async function checkAuthorizationRequest(
   if (!responseType) return fail('invalid_request', 'The request has no response_type.');
   if (responseType !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
 
+  const scopeParameter = params.scope as string | undefined;
+  // OIDC Core §3.1.2.1: an OpenID Connect request is one whose scope has openid (never a defaulted scope).
+  const openidRequested = settingsOfferOpenId(deps.settings) && scopeParameter !== undefined && parseScope(scopeParameter).includes(OPENID_SCOPE);
+  if (openidRequested && asksToSelectAccount(params.prompt)) return fail('account_selection_required', 'Choosing an account is not supported: the user signs in with one account.');
   const prompt = parsePrompt(params.prompt as string | undefined);
   if ('problem' in prompt) return fail('invalid_request', prompt.problem);
   const maxAgeParameter = params.max_age as string | undefined;
@@ -114,12 +120,12 @@ export async function checkAuthorizationRequest(
   const loginHint = params.login_hint as string | undefined;
   if (loginHint !== undefined && loginHint.length > MAX_LOGIN_HINT_LENGTH) return fail('invalid_request', `login_hint must be at most ${MAX_LOGIN_HINT_LENGTH} characters.`);
 
-  const scopeParameter = params.scope as string | undefined;
   let scopes: string[];
   if (scopeParameter === undefined || scopeParameter.trim() === '') {
     // No scope parameter means all of the client's registered scopes that the catalogue still
-    // offers (docs/decisions/0015-scopes-are-configuration.md).
-    scopes = client.scopes.filter((scope) => isCataloguedScope(deps.settings.scopes, scope));
+    // offers (docs/decisions/0015-scopes-are-configuration.md), OpenID Connect's aside: a request
+    // without openid in its scope parameter is an OAuth request (docs/decisions/0130).
+    scopes = client.scopes.filter((scope) => isCataloguedScope(deps.settings.scopes, scope) && !isOpenIdConnectScope(scope));
   } else {
     scopes = parseScope(scopeParameter);
     const bad = scopes.find((scope) => !isValidScopeToken(scope) || !isCataloguedScope(deps.settings.scopes, scope) || !client.scopes.includes(scope));
@@ -151,6 +157,15 @@ export async function checkAuthorizationRequest(
     if (!CODE_CHALLENGE.test(challenge)) return fail('invalid_request', 'code_challenge is not a S256 challenge.');
   }
 
+  // OIDC Core §3.1.2.1: the OpenID Connect parameters, only for an OpenID Connect request.
+  let maxAge = maxAgeParameter === undefined ? undefined : Number(maxAgeParameter);
+  let openid: AuthorizationRequest['openid'];
+  if (openidRequested) {
+    const checked = await checkOpenIdRequest(deps, params, client, maxAge);
+    if ('error' in checked) return fail(checked.error, checked.problem);
+    ({ openid, maxAge } = checked);
+  }
+
   return {
     kind: 'valid',
     client,
@@ -161,14 +176,20 @@ export async function checkAuthorizationRequest(
       state,
       codeChallenge: challenge,
       prompts: prompt.prompts,
-      ...(maxAgeParameter === undefined ? {} : { maxAge: Number(maxAgeParameter) }),
+      ...(maxAge === undefined ? {} : { maxAge }),
       ...(loginHint === undefined || loginHint === '' ? {} : { loginHint }),
       // RFC 8252 §8.6: a public client's loopback or private-use redirect URI proves nothing about
       // which app receives the code, so its remembered consent never skips the page (docs/decisions/0109).
       consentMayBeRemembered: !(isPublicClient(client) && isLocalAppRedirectUri(redirectUri)),
       ...(target.resources.length === 0 ? {} : { resources: target.resources.map((resource) => resource.resource) }),
+      ...(openid === undefined ? {} : { openid }),
     },
   };
+}
+
+/** Whether the deployment is an OpenID Provider (`settings.openid`); without it, `openid` is not even a scope. */
+function settingsOfferOpenId(settings: Pick<Deps['settings'], 'openid'>): boolean {
+  return settings.openid === true;
 }
 
 export { authorizationResponseUrl };

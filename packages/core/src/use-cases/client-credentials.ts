@@ -1,6 +1,7 @@
 import { noteFirstUse } from '../clients/first-use.js';
 import { assertGrantType, isPublicClient } from '../domain/grant-types.js';
 import type { Client, Grant } from '../domain/model.js';
+import { isOpenIdConnectScope } from '../domain/openid-scopes.js';
 import { formatScope, isCataloguedScope, isValidScopeToken, parseScope } from '../domain/scopes.js';
 import { timeOrderedId } from '../domain/time-ordered-id.js';
 import type { Deps } from '../deps.js';
@@ -55,15 +56,19 @@ export async function clientCredentials(
   return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope: formatScope(scopes) };
 }
 
-/** RFC 6749 §3.3: the requested scopes, all registered and catalogued; none requested means all of them. */
+/**
+ * RFC 6749 §3.3: the requested scopes, all registered and catalogued; none requested means all of
+ * them. The OpenID Connect scopes are about a user, whom a client's own token has none of: never
+ * part of one (docs/decisions/0130).
+ */
 function requestedScopes(catalogue: Deps['settings']['scopes'], registered: readonly string[], requested: string | undefined): string[] {
   if (requested === undefined || requested.trim() === '') {
-    const all = registered.filter((scope) => isCataloguedScope(catalogue, scope));
+    const all = registered.filter((scope) => isCataloguedScope(catalogue, scope) && !isOpenIdConnectScope(scope));
     if (all.length === 0) throw new OAuthError('invalid_scope', 'The client has no scopes to request.');
     return all;
   }
   const scopes = parseScope(requested);
-  const bad = scopes.find((scope) => !isValidScopeToken(scope) || !isCataloguedScope(catalogue, scope) || !registered.includes(scope));
+  const bad = scopes.find((scope) => !isValidScopeToken(scope) || !isCataloguedScope(catalogue, scope) || !registered.includes(scope) || isOpenIdConnectScope(scope));
   if (bad !== undefined) throw new OAuthError('invalid_scope', `The scope ${JSON.stringify(bad)} is not available to this client.`);
   return scopes;
 }

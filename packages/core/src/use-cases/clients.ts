@@ -5,9 +5,10 @@ import { isCataloguedScope, type ScopeCatalogue } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { DomainError, OAuthError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
+import { openIdClientMetadata, type OpenIdClientMetadata, type OpenIdClientRegistration } from './openid-client-metadata.js';
 import { resourceServerResources } from './resource-indicators.js';
 
-export interface ClientRegistration {
+export interface ClientRegistration extends OpenIdClientRegistration {
   name: string;
   /** Needed when the client has the `authorization_code` grant. */
   redirectUris: string[];
@@ -115,7 +116,9 @@ export async function registerClient(
 ): Promise<ClientWithSecret> {
   const valid = validateRegistration(input, deps.settings.scopes);
   const resourceServerFor = resourceServerResources(deps.settings, input.resourceServerFor ?? [], input.public === true);
-  const created = newClient(deps, valid, input, resourceServerFor);
+  // OpenID Connect client metadata (docs/decisions/0136-openid-client-metadata.md).
+  const openid = openIdClientMetadata(input);
+  const created = newClient(deps, valid, input, resourceServerFor, openid);
   await deps.repos.clients.create(created.client);
   const { client } = created;
   deps.audit.record({ type: 'client.created', at: client.createdAt, clientId: client.clientId, ...(client.ownerUserKey ? { userKey: client.ownerUserKey } : {}) });
@@ -126,13 +129,15 @@ export async function registerClient(
  * A new client record of a validated registration, with its secret (`null` for a public
  * client), not stored yet: registration by the portal, the CLI or the host, and Dynamic Client
  * Registration (`use-cases/dynamic-registration.ts`) make clients the same way.
- * `resourceServerFor`: the resources it serves, already checked (`resourceServerResources`).
+ * `resourceServerFor`: the resources it serves, already checked (`resourceServerResources`);
+ * `openid`: its OpenID Connect metadata, already checked (`openIdClientMetadata`).
  */
 export function newClient(
   deps: Pick<Deps, 'clock' | 'ids'>,
   valid: ReturnType<typeof validateRegistration>,
   input: Pick<ClientRegistration, 'public' | 'pkceRequired' | 'ownerUserKey'>,
   resourceServerFor: readonly string[] = [],
+  openid: OpenIdClientMetadata = {},
 ): ClientWithSecret {
   const clientSecret = input.public ? null : deps.ids.secret();
   const client: Client = {
@@ -144,6 +149,7 @@ export function newClient(
     ownerUserKey: input.ownerUserKey ?? null,
     createdAt: deps.clock.now(),
     ...(resourceServerFor.length === 0 ? {} : { resourceServerFor: [...resourceServerFor] }),
+    ...openid,
   };
   return { client, clientSecret };
 }
@@ -157,7 +163,7 @@ export async function findOwnedClient(deps: Pick<Deps, 'repos'>, ownerUserKey: s
 
 export async function updateClient(
   deps: Pick<Deps, 'repos' | 'clock' | 'audit' | 'settings'>,
-  input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes' | 'resourceServerFor'>,
+  input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes' | 'resourceServerFor'> & OpenIdClientRegistration,
 ): Promise<Client> {
   const existing = input.ownerUserKey === null
     ? await deps.repos.clients.findById(input.clientId)
@@ -170,12 +176,21 @@ export async function updateClient(
   );
   // The resources it serves stay unless given (docs/decisions/0112-introspection-by-resource-servers.md).
   const resourceServerFor = resourceServerResources(deps.settings, input.resourceServerFor ?? existing.resourceServerFor ?? [], isPublicClient(existing));
-  const changes = { ...valid, pkceRequired: isPublicClient(existing) || (input.pkceRequired ?? existing.pkceRequired), resourceServerFor };
+  // The OpenID Connect metadata stays unless given (docs/decisions/0136-openid-client-metadata.md).
+  const openid = openIdClientMetadata(input, existing);
+  const changes = {
+    ...valid,
+    pkceRequired: isPublicClient(existing) || (input.pkceRequired ?? existing.pkceRequired),
+    resourceServerFor,
+    idTokenSignedResponseAlg: openid.idTokenSignedResponseAlg,
+    postLogoutRedirectUris: openid.postLogoutRedirectUris ?? [],
+    defaultMaxAge: openid.defaultMaxAge,
+    requireAuthTime: openid.requireAuthTime ?? false,
+  };
   await deps.repos.clients.update(existing.clientId, changes);
   deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId });
-  const { resourceServerFor: _previous, ...unchanged } = existing;
-  const { resourceServerFor: _served, ...changed } = changes;
-  return { ...unchanged, ...changed, ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }) };
+  const { resourceServerFor: _previous, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, ...unchanged } = existing;
+  return { ...unchanged, ...valid, pkceRequired: changes.pkceRequired, ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }), ...openid };
 }
 
 /** Rotates the secret: the old one stops working at once; the new one is returned once. A public client has none. */

@@ -7,6 +7,7 @@ import type { Deps } from '../deps.js';
 import { DomainError, OAuthError } from '../errors.js';
 import { resourceServerResources } from './resource-indicators.js';
 import { newClient, validateRegistration } from './clients.js';
+import { openIdClientMetadata, type OpenIdClientMetadata } from './openid-client-metadata.js';
 
 /** What the registration endpoint answers (RFC 7591 §3.2.1), `registration_client_uri` aside (the adapter knows its path). */
 export interface DynamicClientRegistered {
@@ -53,7 +54,7 @@ export async function registerDynamicClient(
   const { applicationType, ...valid } = validated(deps, requested, { anonymous, isPublic: authMethod === 'none' });
   const resourceServerFor = servedResources(deps, requested, { anonymous, isPublic: authMethod === 'none' }) ?? [];
   // Every dynamic client uses PKCE (RFC 9700 §2.1.1; MCP requires it of every client).
-  const { client, clientSecret } = newClient(deps, valid, { public: authMethod === 'none', pkceRequired: true, ownerUserKey: null }, resourceServerFor);
+  const { client, clientSecret } = newClient(deps, valid, { public: authMethod === 'none', pkceRequired: true, ownerUserKey: null }, resourceServerFor, openIdMetadataOf(requested));
   const registrationAccessToken = deps.ids.secret();
   const registered: Client = {
     ...client,
@@ -123,15 +124,22 @@ export async function updateDynamicClient(
   const { applicationType, ...fields } = valid;
   // RFC 7592 §2.2: the new metadata replaces the old, the resources it serves included.
   const resourceServerFor = servedResources(deps, requested, { anonymous: registration.anonymous, isPublic: isPublicClient(existing) }) ?? [];
+  // RFC 7592 §2.2: an omitted OpenID field takes its default again.
+  const openid = openIdMetadataOf(requested);
   const changes = {
     ...fields,
     resourceServerFor,
     pkceRequired: true,
     registration: { ...registration, metadata: metadataOf(requested, applicationType, authMethod) },
+    idTokenSignedResponseAlg: openid.idTokenSignedResponseAlg,
+    postLogoutRedirectUris: openid.postLogoutRedirectUris ?? [],
+    defaultMaxAge: openid.defaultMaxAge,
+    requireAuthTime: openid.requireAuthTime ?? false,
   };
   if (!(await deps.repos.clients.update(existing.clientId, changes))) throw registrationTokenRefused();
   deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId, reason: 'dynamic registration update' });
-  return clientInformation({ ...existing, ...changes });
+  const { resourceServerFor: _served, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, ...kept } = existing;
+  return clientInformation({ ...kept, ...fields, pkceRequired: true, registration: changes.registration, ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }), ...openid });
 }
 
 /**
@@ -230,6 +238,27 @@ function validated(deps: Pick<Deps, 'settings'>, requested: RequestedClientMetad
   }
   return { ...valid, applicationType };
 }
+
+/**
+ * The OpenID Connect metadata of a registration (OIDC Dynamic Client Registration §2,
+ * RP-Initiated Logout §3.1; docs/decisions/0136), judged as every client's is, a refusal
+ * naming the RFC field (`invalid_client_metadata`).
+ */
+function openIdMetadataOf(requested: RequestedClientMetadata): OpenIdClientMetadata {
+  try {
+    return openIdClientMetadata(requested.openid);
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === 'invalid') throw metadataError(OPENID_FIELDS[error.field ?? ''] ?? 'client_metadata', error.message);
+    throw error;
+  }
+}
+
+const OPENID_FIELDS: Record<string, string> = {
+  idTokenSignedResponseAlg: 'id_token_signed_response_alg',
+  postLogoutRedirectUris: 'post_logout_redirect_uris',
+  defaultMaxAge: 'default_max_age',
+  requireAuthTime: 'require_auth_time',
+};
 
 /** `validateRegistration`'s field names as RFC 7591 names them. */
 const RFC_FIELDS: Record<string, string> = { name: 'client_name', redirectUris: 'redirect_uris', scopes: 'scope', grantTypes: 'grant_types' };

@@ -1,5 +1,5 @@
 import { assertGrantType, isPublicClient } from '../domain/grant-types.js';
-import type { Client, Grant } from '../domain/model.js';
+import type { AuthorizationCode, Client, Grant, OpenIdAuthentication } from '../domain/model.js';
 import { timeOrderedId } from '../domain/time-ordered-id.js';
 import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
 import type { Deps } from '../deps.js';
@@ -66,6 +66,8 @@ export async function exchangeCode(
     scopes: code.scopes,
     ...(code.resources === undefined || code.resources.length === 0 ? {} : { resources: code.resources }),
     sessionId: code.sessionId,
+    // An OpenID Connect grant keeps the sign-in its ID tokens describe, those of a refresh too (OIDC Core §12.2).
+    ...(code.openid === undefined ? {} : { openid: authenticationOf(code.openid) }),
     createdAt: now,
     revokedAt: null,
   };
@@ -74,7 +76,9 @@ export async function exchangeCode(
   // access token is signed while the write commits: sent only if the write won, dropped unseen
   // otherwise (docs/decisions/0078-exchange-response-prepared-during-the-write.md).
   const principal = await principalOf(deps, grant);
-  const response = tokenResponseFor(deps, grant, target.scopes, refreshToken, principal, target.resource);
+  // OIDC Core §3.1.3.3: a code of an OpenID Connect request (`openid` granted) gets an ID token, with its nonce.
+  const idToken = code.openid === undefined ? undefined : { client: input.client, nonce: code.openid.nonce };
+  const response = tokenResponseFor(deps, grant, target.scopes, refreshToken, principal, target.resource, idToken);
   response.catch(ignore);
   const won = await deps.repos.grants.createFromCode({
     grant,
@@ -95,6 +99,12 @@ export async function exchangeCode(
   }
 
   return response;
+}
+
+/** The sign-in of a code's OpenID Connect request, without its nonce (which only the code's ID token carries). */
+function authenticationOf(openid: NonNullable<AuthorizationCode['openid']>): OpenIdAuthentication {
+  const { nonce: _nonce, ...authentication } = openid;
+  return authentication;
 }
 
 /** A response prepared for a write that lost is dropped, its failure too. */

@@ -250,6 +250,9 @@ describe('a fresh sign-in through the host: prompt=login and max_age (docs/decis
       maxAgeSeconds: undefined,
       authenticatedAfter: asked,
       loginHint: 'ada@orders.example',
+      openid: false,
+      uiLocales: undefined,
+      expectedUserKey: undefined,
     });
     expect(await t.gatehouse.describeLoginRequest('A'.repeat(43))).toBeUndefined();
   });

@@ -53,6 +53,27 @@ export interface LoginRequestDetails {
   authenticatedAfter: Date | undefined;
   /** OIDC Core §3.1.2.1 `login_hint`: who the client thinks is signing in (pre-fill, never trust). */
   loginHint: string | undefined;
+  /** True for an OpenID Connect request (`openid` among the scopes): the app signs the user in with Gatehouse. */
+  openid: boolean;
+  /** OIDC Core §3.1.2.1 `ui_locales`: the languages the app prefers for the page, most preferred first. */
+  uiLocales: string[] | undefined;
+  /**
+   * The user the app expects (the `sub` of its valid `id_token_hint`, OIDC Core §3.1.2.1): signing
+   * in another user ends in `login_required` for the app, so the page may say whom to sign in.
+   */
+  expectedUserKey: string | undefined;
+}
+
+/**
+ * What the host says of its sign-in (`completeLogin`): who, when they proved it, and, when it
+ * knows, how (RFC 8176 `amr`, e.g. `['pwd', 'otp']`) and at which level (`acr`): the ID token says so.
+ */
+export interface HostLogin {
+  loginRequest: string;
+  userKey: string;
+  authenticatedAt: Date;
+  amr?: readonly string[];
+  acr?: string;
 }
 
 /**
@@ -65,7 +86,7 @@ export interface LoginRequestDetails {
  * if (details?.authenticatedAfter && mySession.authenticatedAt < details.authenticatedAfter) showPasswordForm();
  */
 export async function describeLoginRequest(
-  deps: Pick<Deps, 'repos' | 'clock' | 'settings'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'settings' | 'keys'>,
   loginRequest: string,
 ): Promise<LoginRequestDetails | undefined> {
   if (!INTERACTION_ID.test(loginRequest)) return undefined;
@@ -82,6 +103,9 @@ export async function describeLoginRequest(
     maxAgeSeconds: request.maxAge,
     authenticatedAfter: await authenticatedAfter(deps, interaction, request),
     loginHint: request.loginHint,
+    openid: request.openid !== undefined,
+    uiLocales: request.openid?.uiLocales,
+    expectedUserKey: request.openid?.expectedUserKey,
   };
 }
 
@@ -119,14 +143,15 @@ const CLOCK_SKEW_SECONDS = 60;
  * const { sessionToken, redirectTo } = await completeLogin(deps, { loginRequest, userKey: 'u-42', authenticatedAt: mySession.signedInAt });
  */
 export async function completeLogin(
-  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit' | 'userDirectory'>,
-  input: { loginRequest: string; userKey: string; authenticatedAt: Date },
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit' | 'userDirectory' | 'keys'>,
+  input: HostLogin,
 ): Promise<SignedIn & { redirectTo: string }> {
   const now = deps.clock.now();
   const authenticatedAt = input.authenticatedAt;
   if (!(authenticatedAt instanceof Date) || Number.isNaN(authenticatedAt.getTime()) || authenticatedAt.getTime() > secondsAfter(now, CLOCK_SKEW_SECONDS).getTime()) {
     throw new DomainError('invalid', 'authenticatedAt must be the time the user signed in to the host, not later than now.', { field: 'authenticatedAt' });
   }
+  authenticationMethodsOf(input);
   const demanded = (await describeLoginRequest(deps, input.loginRequest))?.authenticatedAfter;
   if (demanded !== undefined && authenticatedAt.getTime() < demanded.getTime()) {
     deps.audit.record({ type: 'sign_in.failed', at: now, userKey: input.userKey, reason: 'host login older than the request allows (prompt=login or max_age)' });
@@ -138,8 +163,29 @@ export async function completeLogin(
     deps.audit.record({ type: 'sign_in.failed', at: now, userKey: input.userKey, reason: 'host login of a user not in the directory' });
     throw new DomainError('unauthenticated', 'This user cannot sign in here.');
   }
-  const signedIn = await startSession(deps, user, { reason: 'host login', authenticatedAt: new Date(Math.min(authenticatedAt.getTime(), now.getTime())) });
+  const signedIn = await startSession(deps, user, {
+    reason: 'host login',
+    authenticatedAt: new Date(Math.min(authenticatedAt.getTime(), now.getTime())),
+    ...authenticationMethodsOf(input),
+  });
   return { ...signedIn, redirectTo: interaction.returnTo };
+}
+
+/** RFC 8176 §2: an `amr` value is a short token; an `acr` a short string (a URI or a level name). */
+const AMR_VALUE = /^[A-Za-z0-9_.:-]{1,64}$/;
+const MAX_AMR_VALUES = 10;
+const ACR_VALUE = /^[\x21-\x7E]{1,255}$/;
+
+/** The host's `amr` and `acr`, checked (`DomainError('invalid')` naming the field). */
+function authenticationMethodsOf(input: Pick<HostLogin, 'amr' | 'acr'>): { amr?: string[]; acr?: string } {
+  const { amr, acr } = input;
+  if (amr !== undefined && (!Array.isArray(amr) || amr.length > MAX_AMR_VALUES || !amr.every((value) => typeof value === 'string' && AMR_VALUE.test(value)))) {
+    throw new DomainError('invalid', `amr must be a list of at most ${MAX_AMR_VALUES} RFC 8176 method names (such as "pwd", "otp", "mfa").`, { field: 'amr' });
+  }
+  if (acr !== undefined && (typeof acr !== 'string' || !ACR_VALUE.test(acr))) {
+    throw new DomainError('invalid', 'acr must be 1 to 255 printable characters without spaces.', { field: 'acr' });
+  }
+  return { ...(amr === undefined || amr.length === 0 ? {} : { amr: [...new Set(amr)] }), ...(acr === undefined ? {} : { acr }) };
 }
 
 /**
@@ -178,7 +224,7 @@ export interface ConsentRequestDetails {
  * // { clientName: 'Orders app', scopes: ['orders.read'], … }
  */
 export async function describeConsentRequest(
-  deps: Pick<Deps, 'repos' | 'clock' | 'settings'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'settings' | 'keys'>,
   consentRequest: string,
 ): Promise<ConsentRequestDetails | undefined> {
   if (!INTERACTION_ID.test(consentRequest)) return undefined;
@@ -207,7 +253,7 @@ export async function describeConsentRequest(
  * const { redirectTo } = await completeConsent(deps, { consentRequest, decision: 'allow' });
  */
 export async function completeConsent(
-  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit' | 'keys'>,
   input: { consentRequest: string; decision: 'allow' | 'deny' },
 ): Promise<{ redirectTo: string }> {
   const interaction = await consumeInteraction(deps, input.consentRequest, 'consent');

@@ -1,7 +1,9 @@
 /**
  * The `prompt` values Gatehouse understands (OpenID Connect Core 1.0 §3.1.2.1, whose meaning
  * Gatehouse follows for OAuth requests): `none` shows no page at all, `login` asks for the
- * password again, `consent` asks for consent even when it is remembered.
+ * password again, `consent` asks for consent even when it is remembered. `select_account` is not
+ * offered (Gatehouse has no account chooser): an OpenID Connect request with it is answered
+ * `account_selection_required` before this parse (docs/decisions/0134), an OAuth one `invalid_request`.
  */
 export type Prompt = 'none' | 'login' | 'consent';
 

@@ -1,5 +1,6 @@
 import { assertGrantType, isPublicClient } from '../domain/grant-types.js';
 import type { Client } from '../domain/model.js';
+import { OPENID_SCOPE } from '../domain/openid-scopes.js';
 import { isCataloguedScope, isValidScopeToken, type ScopeCatalogue, parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
@@ -47,12 +48,16 @@ export async function refresh(
     throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'idle lifetime over' });
   }
 
-  const { scopes, resource } = tokenTarget(deps.settings, grant.resources ?? [], input.resource, narrowScopes(deps.settings.scopes, grant.scopes, input.scope));
+  const narrowed = narrowScopes(deps.settings.scopes, grant.scopes, input.scope);
+  const { scopes, resource } = tokenTarget(deps.settings, grant.resources ?? [], input.resource, narrowed);
+  // OIDC Core §12.2: an OpenID Connect grant refreshed with `openid` gets a new ID token (same
+  // sub, the original auth_time, no nonce); the access token's resource does not matter.
+  const idToken = grant.openid !== undefined && narrowed.includes(OPENID_SCOPE) ? { client: input.client } : undefined;
 
   if (!rotate) {
     if (idleTtlSeconds !== null) await deps.repos.refreshTokens.touch(tokenHash, now);
     // The seed: the refresh token stays valid until logout, so the same one is returned.
-    return buildTokenResponse(deps, grant, scopes, input.refreshToken, resource);
+    return buildTokenResponse(deps, grant, scopes, input.refreshToken, resource, idToken);
   }
 
   const next = timeOrderedSecret(now, deps.ids);
@@ -70,7 +75,7 @@ export async function refresh(
     deps.audit.record({ type: 'refresh_token.reused', at: now, clientId: grant.clientId, ...(grant.userKey === null ? {} : { userKey: grant.userKey }), grantIds: [grant.grantId] });
     throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: stored.supersededAt ? 'superseded refresh token reused' : 'rotated refresh token reused' });
   }
-  return buildTokenResponse(deps, grant, scopes, next, resource);
+  return buildTokenResponse(deps, grant, scopes, next, resource, idToken);
 }
 
 /** RFC 6749 §6: the requested scope must not include any scope not originally granted. */

@@ -26,6 +26,8 @@ describe('signIn', () => {
       userKey: user.userKey,
       createdAt: t.clock.now(),
       authenticatedAt: t.clock.now(),
+      // RFC 8176 §2: a password sign-in (what an ID token's amr says).
+      amr: ['pwd'],
       expiresAt: new Date(t.clock.now().getTime() + 12 * 3600 * 1000),
       endedAt: null,
     });

@@ -64,7 +64,8 @@ export async function signIn(
     throw new DomainError('unauthenticated', 'The e-mail or password is not right.');
   }
   const signedInUser = await rehashIfOutdated(deps, user, credentials.password);
-  return startSession(deps, profileOf(signedInUser));
+  // RFC 8176 §2: a password sign-in.
+  return startSession(deps, profileOf(signedInUser), { amr: ['pwd'] });
 }
 
 /** `signIn` with the embedder's `PasswordCheck`; the user's profile comes from the user directory. */
@@ -84,7 +85,7 @@ async function signInWithPasswordCheck(
     deps.audit.record({ type: 'sign_in.failed', at: deps.clock.now(), ...(failedKey === undefined ? {} : { userKey: failedKey }), reason });
     throw new DomainError('unauthenticated', 'The e-mail or password is not right.');
   }
-  return startSession(deps, user);
+  return startSession(deps, user, { amr: ['pwd'] });
 }
 
 /**
@@ -95,16 +96,18 @@ async function signInWithPasswordCheck(
 export async function startSession(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit'>,
   user: UserProfile,
-  options: { reason?: string; authenticatedAt?: Date } = {},
+  options: { reason?: string; authenticatedAt?: Date; amr?: string[]; acr?: string } = {},
 ): Promise<SignedIn> {
   const now = deps.clock.now();
-  const { reason, authenticatedAt = now } = options;
+  const { reason, authenticatedAt = now, amr, acr } = options;
   const sessionToken = deps.ids.secret();
   const session: Session = {
     sessionId: sha256(sessionToken),
     userKey: user.userKey,
     createdAt: now,
     authenticatedAt,
+    ...(amr === undefined || amr.length === 0 ? {} : { amr }),
+    ...(acr === undefined ? {} : { acr }),
     expiresAt: secondsAfter(now, deps.settings.sessionTtlSeconds),
     endedAt: null,
   };
@@ -137,13 +140,21 @@ export async function resolveSession(
 export async function logout(
   deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
   sessionToken: string,
+  options: { clientId?: string } = {},
 ): Promise<{ revokedGrantIds: string[] }> {
   const sessionId = sha256(sessionToken);
   const session = await deps.repos.sessions.findById(sessionId);
   if (!session) return { revokedGrantIds: [] };
   const now = deps.clock.now();
   const { revokedGrantIds } = await deps.repos.sessions.endWithGrants(sessionId, now);
-  deps.audit.record({ type: 'logout', at: now, userKey: session.userKey, grantIds: revokedGrantIds });
+  // RP-Initiated Logout 1.0: the audit names the relying party that asked (docs/decisions/0135).
+  deps.audit.record({
+    type: 'logout',
+    at: now,
+    userKey: session.userKey,
+    grantIds: revokedGrantIds,
+    ...(options.clientId === undefined ? {} : { clientId: options.clientId, reason: 'RP-initiated logout' }),
+  });
   return { revokedGrantIds };
 }
 

@@ -1,12 +1,16 @@
-import type { Grant } from '../domain/model.js';
+import type { Client, Grant } from '../domain/model.js';
 import type { ResourceDefinition } from '../domain/resources.js';
 import { formatScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { issueAccessToken } from '../tokens/access-token.js';
+import { issueIdToken } from '../tokens/id-token.js';
 import { userDirectoryOf } from './user-directory.js';
 
-/** RFC 6749 §5.1 token response, with the owner's `principal` (openapi.yaml `TokenResponse`). */
+/**
+ * RFC 6749 §5.1 token response, with the owner's `principal` (openapi.yaml `TokenResponse`), and
+ * for an OpenID Connect grant the ID token (OIDC Core §3.1.3.3).
+ */
 export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
@@ -14,17 +18,32 @@ export interface TokenResponse {
   expires_in: number;
   scope: string;
   principal: string;
+  /** OIDC Core §3.1.3.3 and §12.2: present when the grant is an OpenID Connect one and `openid` is among the scopes asked for. */
+  id_token?: string;
 }
 
-/** The response for a grant: reads the owner, signs the access token (for `resource`, RFC 8707, or the default audience). */
+/**
+ * The ID token a response carries (OIDC Core §3.1.3.3, §12.2): for which client, with the
+ * authorization request's `nonce` (a code exchange; never a refresh).
+ */
+export interface IdTokenRequest {
+  client: Pick<Client, 'clientId' | 'idTokenSignedResponseAlg'>;
+  nonce?: string | undefined;
+}
+
+/**
+ * The response for a grant: reads the owner, signs the access token (for `resource`, RFC 8707, or
+ * the default audience) and, with `idToken` and an OpenID Connect grant, the ID token.
+ */
 export async function buildTokenResponse(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'signer' | 'userDirectory'>,
   grant: Grant,
   scopes: readonly string[],
   refreshToken: string,
   resource?: ResourceDefinition,
+  idToken?: IdTokenRequest,
 ): Promise<TokenResponse> {
-  return tokenResponseFor(deps, grant, scopes, refreshToken, await principalOf(deps, grant), resource);
+  return tokenResponseFor(deps, grant, scopes, refreshToken, await principalOf(deps, grant), resource, idToken);
 }
 
 /** The e-mail of the grant's owner, the response's `principal`; `invalid_grant` when the owner is gone. */
@@ -42,9 +61,10 @@ export async function tokenResponseFor(
   refreshToken: string,
   principal: string,
   resource?: ResourceDefinition,
+  idToken?: IdTokenRequest,
 ): Promise<TokenResponse> {
   const { token, expiresIn } = await issueAccessToken(deps, grant, principal, scopes, resource);
-  return {
+  const response: TokenResponse = {
     access_token: token,
     token_type: 'Bearer',
     refresh_token: refreshToken,
@@ -52,4 +72,15 @@ export async function tokenResponseFor(
     scope: formatScope(scopes),
     principal,
   };
+  if (idToken === undefined || grant.openid === undefined || grant.userKey === null) return response;
+  // OIDC Core §3.1.3.3: the ID token of the user's sign-in, its at_hash binding the access token beside it.
+  response.id_token = await issueIdToken(deps, {
+    client: idToken.client,
+    userKey: grant.userKey,
+    authentication: grant.openid,
+    nonce: idToken.nonce,
+    sessionId: grant.sessionId,
+    accessToken: token,
+  });
+  return response;
 }

@@ -1,7 +1,7 @@
 import type { User } from '../domain/model.js';
 import type { Deps } from '../deps.js';
 import type { UserRepository } from '../ports/repositories.js';
-import type { UserDirectory, UserProfile } from '../ports/users.js';
+import type { StandardClaims, UserDirectory, UserProfile } from '../ports/users.js';
 
 /** The profile part of a Gatehouse-owned user (never its password hash). */
 export function profileOf(user: Pick<User, 'userKey' | 'email' | 'givenName' | 'familyName'>): UserProfile {
@@ -10,14 +10,23 @@ export function profileOf(user: Pick<User, 'userKey' | 'email' | 'givenName' | '
 
 /**
  * The default `UserDirectory`: Gatehouse's own users repository, logins being e-mail addresses
- * (compared ignoring case).
+ * (compared ignoring case). Its OpenID Connect claims (docs/decisions/0130): `profile` gives
+ * `name`, `given_name`, `family_name` and `locale`; `email` the e-mail address, not said to be
+ * verified (Gatehouse does not verify addresses); `phone` the user's first phone number, when the
+ * repository lists them.
  *
  * @example
  * const directory = ownUserDirectory(repositories.users);
  * await directory.findByLogin('ada@example.com'); // { userKey, email, givenName, familyName }
  */
-export function ownUserDirectory(users: Pick<UserRepository, 'findByKey' | 'findByEmail'>): UserDirectory {
+export function ownUserDirectory(users: Pick<UserRepository, 'findByKey' | 'findByEmail'> & Partial<Pick<UserRepository, 'listPhoneNumbers'>>): UserDirectory {
   return {
+    claimsFor: async (userKey, scopes) => {
+      const user = await users.findByKey(userKey);
+      if (!user) return undefined;
+      const phone = scopes.includes('phone') && users.listPhoneNumbers ? (await users.listPhoneNumbers(userKey))[0] : undefined;
+      return { ...claimsOfProfile(profileOf(user), user.locale), email: user.email, ...(phone === undefined ? {} : { phone_number: phone }) };
+    },
     findByKey: async (userKey) => {
       const user = await users.findByKey(userKey);
       return user && profileOf(user);
@@ -32,4 +41,27 @@ export function ownUserDirectory(users: Pick<UserRepository, 'findByKey' | 'find
 /** The user directory of `deps`: the embedder's, or Gatehouse's own users. */
 export function userDirectoryOf(deps: Pick<Deps, 'repos' | 'userDirectory'>): UserDirectory {
   return deps.userDirectory ?? ownUserDirectory(deps.repos.users);
+}
+
+/** A loose check that a login name is an e-mail address (it is then the `email` claim of a directory without `claimsFor`). */
+const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+$/;
+
+/**
+ * The claims a user profile gives (OIDC Core §5.1): names, `locale` when known, and the login name
+ * as `email` when it is an e-mail address (never `email_verified`). What a directory without
+ * `claimsFor` answers.
+ *
+ * @example
+ * claimsOfProfile({ userKey: 'u1', email: 'ada@example.com', givenName: 'Ada', familyName: 'Lovelace' });
+ * // { name: 'Ada Lovelace', given_name: 'Ada', family_name: 'Lovelace', email: 'ada@example.com' }
+ */
+export function claimsOfProfile(profile: UserProfile, locale?: string): StandardClaims {
+  const name = `${profile.givenName} ${profile.familyName}`.trim();
+  return {
+    ...(name === '' ? {} : { name }),
+    ...(profile.givenName === '' ? {} : { given_name: profile.givenName }),
+    ...(profile.familyName === '' ? {} : { family_name: profile.familyName }),
+    ...(locale === undefined || locale === '' ? {} : { locale }),
+    ...(EMAIL_ADDRESS.test(profile.email) ? { email: profile.email } : {}),
+  };
 }

@@ -1,4 +1,4 @@
-import type { Gatehouse } from '@gatehouse/core';
+import type { Gatehouse, HostLogin } from '@gatehouse/core';
 import type { Response } from 'express';
 import { csrfSettings, issueCsrfToken } from '../security/csrf.js';
 import { clearSessionCookie, setSessionCookie } from '../security/session.js';
@@ -14,6 +14,8 @@ import { clearSessionCookie, setSessionCookie } from '../security/session.js';
  * for the credentials and calls again (docs/decisions/0107-fresh-sign-in-through-the-host.md).
  * An unknown, expired or used login request rejects with `DomainError('not_found')`, a user the
  * directory does not know with `DomainError('unauthenticated')`; nothing is sent then, the host answers.
+ * For OpenID Connect, `amr` (RFC 8176 methods, e.g. `['pwd', 'otp']`) and `acr` say how the user
+ * signed in, and the ID tokens of the sign-in carry them (docs/decisions/0131).
  *
  * @example
  * app.post('/login', express.urlencoded({ extended: false }), async (req, res) => {
@@ -25,7 +27,7 @@ import { clearSessionCookie, setSessionCookie } from '../security/session.js';
 export async function completeGatehouseLogin(
   gatehouse: Pick<Gatehouse, 'completeLogin' | 'settings'>,
   res: Response,
-  input: { loginRequest: string; userKey: string; authenticatedAt: Date },
+  input: HostLogin,
 ): Promise<void> {
   const issuer = gatehouse.settings.issuer;
   const { sessionToken, redirectTo } = await gatehouse.completeLogin(input);

@@ -2,7 +2,7 @@ import { StorageUnavailableError } from '@gatehouse/core';
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { requestContext, requestLogger, silentLogger } from '../logger.js';
 import { authorizationServerMetadata } from '../oauth/metadata.js';
-import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATH_PREFIX, OAUTH_PATHS, wellKnownMetadataPath } from '../oauth/paths.js';
+import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATH_PREFIX, OAUTH_PATHS, wellKnownMetadataPath, wellKnownOpenIdConfigurationPath } from '../oauth/paths.js';
 import { createOAuthRouter } from '../oauth/router.js';
 import { sendJsonFailure } from '../oauth/json-errors.js';
 import type { GatehouseRouterOptions } from '../options.js';
@@ -16,7 +16,7 @@ import { createStorageOutages } from '../storage-outages.js';
 import type { Gatehouse } from '@gatehouse/core';
 
 /** The paths Gatehouse's router answers, relative to where it is mounted. */
-export const GATEHOUSE_ROUTER_PREFIXES: readonly string[] = [OAUTH_PATH_PREFIX, OAUTH_PATHS.metadata, STYLESHEET_PATH];
+export const GATEHOUSE_ROUTER_PREFIXES: readonly string[] = [OAUTH_PATH_PREFIX, OAUTH_PATHS.metadata, OAUTH_PATHS.openidConfiguration, STYLESHEET_PATH];
 
 /**
  * The routes of Gatehouse's router without the request context, headers and error page (which
@@ -25,7 +25,7 @@ export const GATEHOUSE_ROUTER_PREFIXES: readonly string[] = [OAUTH_PATH_PREFIX, 
 export function gatehouseRoutes(options: GatehouseRouterOptions): RequestHandler {
   return byPrefix([
     [[STYLESHEET_PATH], createAssetsRouter()],
-    [[OAUTH_PATH_PREFIX, OAUTH_PATHS.metadata], createOAuthRouter(options)],
+    [[OAUTH_PATH_PREFIX, OAUTH_PATHS.metadata, OAUTH_PATHS.openidConfiguration], createOAuthRouter(options)],
   ]);
 }
 
@@ -96,8 +96,10 @@ function onOwnPath(path: string): boolean {
  * RFC 8414 §3.1: for an issuer with a path, the metadata is at the host's root under
  * `/.well-known/oauth-authorization-server<issuer path>` (`https://host.example/auth` →
  * `/.well-known/oauth-authorization-server/auth`). This router serves exactly that path (GET and
- * HEAD) and lets everything else through; mount it at the host's root. Every endpoint URL in the
- * document is under the issuer's path.
+ * HEAD), for an OpenID Provider `/.well-known/openid-configuration<issuer path>` too (the
+ * Discovery document, whose own location, `<issuer>/.well-known/openid-configuration`, is
+ * `createGatehouseRouter`'s), and lets everything else through; mount it at the host's root.
+ * Every endpoint URL in the document is under the issuer's path.
  *
  * @example
  * app.use(authorizationServerMetadataRouter(gatehouse));
@@ -107,9 +109,12 @@ export function authorizationServerMetadataRouter(gatehouse: Pick<Gatehouse, 'se
   const body = authorizationServerMetadata(issuer, gatehouse.settings.scopes, gatehouse.settings);
   const headers = securityHeaders(issuer);
   const router = Router();
-  router.get(wellKnownMetadataPath(issuer), headers, (_req: Request, res: Response) => {
+  const answer = (_req: Request, res: Response) => {
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.status(200).json(body);
-  });
+  };
+  router.get(wellKnownMetadataPath(issuer), headers, answer);
+  // An OpenID Provider's Discovery document with the path inserted too (docs/decisions/0133).
+  if (gatehouse.settings.openid) router.get(wellKnownOpenIdConfigurationPath(issuer), headers, answer);
   return router;
 }

@@ -38,6 +38,19 @@ describe('GET /oauth/login', () => {
     }
   });
 
+  it("fills in the e-mail with the request's login_hint (OIDC Core §3.1.2.1), focusing the password; a made-up link fills in nothing", async () => {
+    const t = await createTestApp();
+    const { client } = await t.seedClient();
+    const res = await request(t.app).get(authorizePath(client, { login_hint: 'ada@example.com' })).expect(302);
+    const page = await request(t.app).get(res.headers.location as string).expect(200);
+    expect(inputValue(page.text, 'email')).toBe('ada@example.com');
+    expect(page.text).toMatch(/<input id="password"[^>]* autofocus>/);
+    const forged = authorizePath({ clientId: client.clientId, redirectUris: ['https://evil.example/cb'] }, { login_hint: 'eve@example.com' });
+    const refused = await request(t.app).get(`/oauth/login?${new URLSearchParams({ return_to: forged })}`).expect(200);
+    expect(inputValue(refused.text, 'email')).toBe('');
+    expect(refused.text).toMatch(/<input id="email"[^>]* autofocus value=""/);
+  });
+
   it('drops a return_to that leaves the origin', async () => {
     const t = await createTestApp();
     for (const evil of ['//evil.example/x', 'https://evil.example/', '/\\evil.example', 'javascript:alert(1)', '/%0d%0aSet-Cookie:x']) {

@@ -15,20 +15,23 @@ import { gatehouseFor } from '../request-scope.js';
 const WRONG_CREDENTIALS = 'The e-mail or password is not right.';
 
 /**
- * The name of the app whose authorization request `returnTo` is (the login page says "Sign in to
- * continue to …"), only for a request that passes the check (a known client, a registered
- * redirect URI): a made-up link cannot put a name on the page.
+ * What the login page takes from the authorization request `returnTo` is, only for a request that
+ * passes the check (a known client, a registered redirect URI; a made-up link cannot put a name
+ * on the page): the app's name ("Sign in to continue to …") and its `login_hint` (OIDC Core
+ * §3.1.2.1), which fills in the e-mail field.
  */
-async function appNameOf(ctx: OAuthContext, returnTo: string | undefined): Promise<string | undefined> {
-  if (returnTo === undefined) return undefined;
+async function requestOf(ctx: OAuthContext, returnTo: string | undefined): Promise<{ appName?: string; loginHint?: string }> {
+  if (returnTo === undefined) return {};
   const url = new URL(returnTo, 'http://gatehouse.invalid');
-  if (url.pathname !== ctx.paths.authorize) return undefined;
+  if (url.pathname !== ctx.paths.authorize) return {};
   const check = await ctx.gatehouse.checkAuthorizationRequest(parseQueryString(url.search.slice(1)) as RawParameters);
-  return check.kind === 'valid' ? check.client.name : undefined;
+  if (check.kind !== 'valid') return {};
+  return { appName: check.client.name, ...(check.request.loginHint === undefined ? {} : { loginHint: check.request.loginHint }) };
 }
 
 /**
- * GET /oauth/login: the sign-in form, or straight on to `return_to` when already signed in (else a
+ * GET /oauth/login: the sign-in form (its e-mail filled in with the request's `login_hint`), or
+ * straight on to `return_to` when already signed in (else a
  * page linking on to `afterSignIn`), unless `prompt=login` (an authorization request asked for the
  * password again: the form then, whose sign-in starts a new session; docs/decisions/0096-prompt-login-marker.md).
  */
@@ -46,8 +49,8 @@ export function loginForm(ctx: OAuthContext) {
       sendPage(res, 200, signedInPage({ email: signedIn.user.email, paths: ctx.paths, onward: ctx.afterSignIn }));
       return;
     }
-    const appName = await appNameOf(ctx, returnTo);
-    sendPage(res, 200, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, appName, paths: ctx.paths }));
+    const { appName, loginHint } = await requestOf(ctx, returnTo);
+    sendPage(res, 200, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, appName, paths: ctx.paths, ...(loginHint === undefined ? {} : { email: loginHint }) }));
   };
 }
 
@@ -63,7 +66,7 @@ export function loginSubmit(ctx: OAuthContext) {
     const returnTo = safeReturnTo(form.return_to);
     const log = requestLogger(ctx.logger, res);
     const again = async (status: number, message: string, email?: string) => {
-      const appName = await appNameOf(ctx, returnTo);
+      const { appName } = await requestOf(ctx, returnTo);
       sendPage(res, status, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, message, appName, paths: ctx.paths, ...(email === undefined ? {} : { email }) }));
     };
 

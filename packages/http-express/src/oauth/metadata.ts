@@ -1,4 +1,4 @@
-import type { GatehouseSettings, ScopeCatalogue } from '@gatehouse/core';
+import { ID_TOKEN_SIGNING_ALGORITHMS, PROMPT_VALUES, SUPPORTED_CLAIMS, type GatehouseSettings, type ScopeCatalogue } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import { endpointUrl, type OAuthContext } from './context.js';
 import { GRANT_TYPES } from './grant-types.js';
@@ -7,14 +7,20 @@ import { OAUTH_PATHS } from './paths.js';
 /**
  * RFC 8414 §2 authorization server metadata: exactly what is implemented, URLs built from the
  * issuer (never from the Host header), `scopes_supported` from the configured catalogue;
- * `registration_endpoint` and `client_id_metadata_document_supported` when `selfRegistration` turns them on.
+ * `registration_endpoint` and `client_id_metadata_document_supported` when `settings` turn them on.
+ * For an OpenID Provider (`settings.openid`), the OpenID Connect Discovery 1.0 §3 fields too: the
+ * same document answers both well-known paths (docs/decisions/0133-discovery.md).
+ *
+ * @example
+ * authorizationServerMetadata('https://auth.example.com', settings.scopes, settings);
  */
 export function authorizationServerMetadata(
   issuer: string,
   scopes: ScopeCatalogue,
-  selfRegistration?: Pick<GatehouseSettings, 'registration' | 'clientMetadataDocuments'>,
+  settings?: Pick<GatehouseSettings, 'registration' | 'clientMetadataDocuments'> & Partial<Pick<GatehouseSettings, 'openid'>>,
 ): Record<string, unknown> {
-  return {
+  const selfRegistration = settings;
+  const oauth = {
     issuer,
     authorization_endpoint: endpointUrl(issuer, OAUTH_PATHS.authorize),
     token_endpoint: endpointUrl(issuer, OAUTH_PATHS.token),
@@ -38,8 +44,35 @@ export function authorizationServerMetadata(
     // draft-ietf-oauth-client-id-metadata-document: an https client_id names the client's metadata (docs/decisions/0117).
     ...(selfRegistration?.clientMetadataDocuments.enabled ? { client_id_metadata_document_supported: true } : {}),
   };
+  return settings?.openid === true ? { ...oauth, ...openIdProviderMetadata(issuer) } : oauth;
 }
 
+/**
+ * OpenID Connect Discovery 1.0 §3: what the OpenID Provider implements, and nothing it does not:
+ * the ID token algorithms (RS256 first, OIDC Core §15.1), the `prompt` values it acts on, no
+ * `claims`, `request` or `request_uri` parameter (their defaults would be wrong: `request_uri`'s
+ * is true), RP-Initiated Logout 1.0's `end_session_endpoint`.
+ */
+function openIdProviderMetadata(issuer: string): Record<string, unknown> {
+  return {
+    userinfo_endpoint: endpointUrl(issuer, OAUTH_PATHS.userinfo),
+    end_session_endpoint: endpointUrl(issuer, OAUTH_PATHS.logout),
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [...ID_TOKEN_SIGNING_ALGORITHMS],
+    claims_supported: [...SUPPORTED_CLAIMS],
+    claim_types_supported: ['normal'],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    prompt_values_supported: [...PROMPT_VALUES],
+    display_values_supported: ['page', 'popup', 'touch', 'wap'],
+  };
+}
+
+/**
+ * GET /.well-known/oauth-authorization-server (RFC 8414) and, for an OpenID Provider,
+ * /.well-known/openid-configuration (Discovery 1.0 §4) under the issuer: one document.
+ */
 export function metadataEndpoint(ctx: OAuthContext) {
   const body = authorizationServerMetadata(ctx.issuer, ctx.gatehouse.settings.scopes, ctx.gatehouse.settings);
   return (_req: Request, res: Response): void => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { withParameter } from './context.js';
-import { gatehousePaths, issuerPath, wellKnownMetadataPath } from './paths.js';
+import { gatehousePaths, issuerPath, wellKnownMetadataPath, wellKnownOpenIdConfigurationPath } from './paths.js';
 
 describe('the mount path from the issuer (docs/decisions/0090)', () => {
   it('is the issuer\'s path without trailing slashes', () => {
@@ -20,6 +20,7 @@ describe('the mount path from the issuer (docs/decisions/0090)', () => {
       revoke: '/auth/oauth/revoke',
       introspect: '/auth/oauth/introspect',
       jwks: '/auth/oauth/jwks',
+      userinfo: '/auth/oauth/userinfo',
       login: '/auth/oauth/login',
       logout: '/auth/oauth/logout',
       stylesheet: '/auth/assets/gatehouse.css',
@@ -29,6 +30,8 @@ describe('the mount path from the issuer (docs/decisions/0090)', () => {
   it('appends the issuer path to the well-known path (RFC 8414 §3.1)', () => {
     expect(wellKnownMetadataPath('https://host.example/auth')).toBe('/.well-known/oauth-authorization-server/auth');
     expect(wellKnownMetadataPath('https://auth.example.com')).toBe('/.well-known/oauth-authorization-server');
+    expect(wellKnownOpenIdConfigurationPath('https://host.example/auth')).toBe('/.well-known/openid-configuration/auth');
+    expect(wellKnownOpenIdConfigurationPath('https://auth.example.com')).toBe('/.well-known/openid-configuration');
   });
 });
 

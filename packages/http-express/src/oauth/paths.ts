@@ -14,7 +14,11 @@ export const OAUTH_PATHS = {
   jwks: '/oauth/jwks',
   login: '/oauth/login',
   logout: '/oauth/logout',
+  /** OIDC Core §5.3 (with `settings.openid`). */
+  userinfo: '/oauth/userinfo',
   metadata: '/.well-known/oauth-authorization-server',
+  /** OpenID Connect Discovery 1.0 §4: appended to the issuer (with `settings.openid`). */
+  openidConfiguration: '/.well-known/openid-configuration',
   /** RFC 7591 registration endpoint; RFC 7592 management at `/oauth/register/<client_id>`. Served when registration is not off. */
   register: '/oauth/register',
 } as const;
@@ -23,7 +27,7 @@ export const OAUTH_PATHS = {
 export const OAUTH_POST_PATHS: readonly string[] = [OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.introspect];
 
 /** The endpoints whose errors are OAuth JSON (RFC 6749 §5.2) rather than a page. */
-export const OAUTH_JSON_PATHS: readonly string[] = [...OAUTH_POST_PATHS, OAUTH_PATHS.jwks, OAUTH_PATHS.metadata, OAUTH_PATHS.register];
+export const OAUTH_JSON_PATHS: readonly string[] = [...OAUTH_POST_PATHS, OAUTH_PATHS.jwks, OAUTH_PATHS.metadata, OAUTH_PATHS.register, OAUTH_PATHS.openidConfiguration, OAUTH_PATHS.userinfo];
 
 /** The absolute paths (as the browser sees them) of everything Gatehouse's router serves. */
 export interface GatehousePaths extends PagePaths {
@@ -35,6 +39,7 @@ export interface GatehousePaths extends PagePaths {
   revoke: string;
   introspect: string;
   jwks: string;
+  userinfo: string;
 }
 
 /**
@@ -58,6 +63,7 @@ export function gatehousePaths(base: string): GatehousePaths {
     revoke: `${base}${OAUTH_PATHS.revoke}`,
     introspect: `${base}${OAUTH_PATHS.introspect}`,
     jwks: `${base}${OAUTH_PATHS.jwks}`,
+    userinfo: `${base}${OAUTH_PATHS.userinfo}`,
     login: `${base}${OAUTH_PATHS.login}`,
     logout: `${base}${OAUTH_PATHS.logout}`,
     stylesheet: `${base}${STYLESHEET_PATH}`,
@@ -73,4 +79,17 @@ export function gatehousePaths(base: string): GatehousePaths {
  */
 export function wellKnownMetadataPath(issuer: string): string {
   return `${OAUTH_PATHS.metadata}${issuerPath(issuer)}`;
+}
+
+/**
+ * The OpenID Connect Discovery document with the issuer's path inserted, as RFC 8414 §3.1 does
+ * (`https://host.example/auth` → `/.well-known/openid-configuration/auth`): where clients that
+ * try every form (the MCP authorization spec's) also look. Discovery 1.0 §4's own location is the
+ * issuer with `/.well-known/openid-configuration` appended, which Gatehouse's router serves.
+ *
+ * @example
+ * wellKnownOpenIdConfigurationPath('https://host.example/auth'); // '/.well-known/openid-configuration/auth'
+ */
+export function wellKnownOpenIdConfigurationPath(issuer: string): string {
+  return `${OAUTH_PATHS.openidConfiguration}${issuerPath(issuer)}`;
 }

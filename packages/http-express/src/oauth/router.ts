@@ -19,6 +19,7 @@ import { registrationRouter } from './register.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
 import { createStorageOutages } from '../storage-outages.js';
+import { addUserInfoEndpoint } from './userinfo.js';
 
 /** RFC 6749 §5.2: a body the token, revocation or introspection endpoint cannot accept is invalid_request. */
 const oauthFormBody = leanFormBody({
@@ -45,7 +46,8 @@ function onlyPost(req: Request, _res: Response, next: NextFunction): void {
 
 /**
  * The OAuth endpoints: authorize with its login and consent pages, token, revocation,
- * introspection, logout, RFC 8414 metadata and the JWKS, at paths relative to where the router
+ * introspection, logout, RFC 8414 metadata and the JWKS (and, for an OpenID Provider, UserInfo
+ * and the OpenID Connect Discovery document), at paths relative to where the router
  * is mounted (the issuer's path); links, forms and redirects of its pages use that path
  * (docs/decisions/0090). Installs no 404 and no error page: unknown paths go on to the next layer.
  * `createGatehouseRouter` adds the stylesheet, security headers and an error page for its paths.
@@ -73,6 +75,11 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
 
   router.get(OAUTH_PATHS.metadata, metadataEndpoint(ctx));
   router.get(OAUTH_PATHS.jwks, jwksEndpoint(ctx));
+  if (gatehouse.settings.openid) {
+    // OpenID Connect Discovery 1.0 §4 (the issuer's path, then the well-known path) and UserInfo (OIDC Core §5.3).
+    router.get(OAUTH_PATHS.openidConfiguration, metadataEndpoint(ctx));
+    addUserInfoEndpoint(router, ctx);
+  }
 
   // RFC 7591 / RFC 7592, under the host's policy (docs/decisions/0115-dynamic-client-registration.md); it answers its own errors.
   if (gatehouse.settings.registration.policy !== 'off') router.use(OAUTH_PATHS.register, registrationRouter(ctx, options.registrationLimits, { failureStore: options.failureStore, ipv6PrefixLength: options.rateLimit?.ipv6PrefixLength }));

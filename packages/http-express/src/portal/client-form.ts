@@ -1,4 +1,4 @@
-import { DEFAULT_GRANT_TYPES, DomainError, GRANT_TYPES, isPublicClient, validateRegistration, type Client, type ScopeCatalogue } from '@gatehouse/core';
+import { DEFAULT_GRANT_TYPES, DomainError, GRANT_TYPES, isPublicClient, openIdClientMetadata, validateRegistration, type Client, type OpenIdClientRegistration, type ScopeCatalogue } from '@gatehouse/core';
 import type { FormFields } from '../security/form-body.js';
 
 /**
@@ -18,6 +18,19 @@ export const GRANT_TYPES_OFFERED_FIELD = 'grant_types_offered';
 export const RESOURCE_SERVER_FIELD_PREFIX = 'resource_server_';
 /** The hidden field saying the resource-server boxes were on the form (as `GRANT_TYPES_OFFERED_FIELD`). */
 export const RESOURCE_SERVERS_OFFERED_FIELD = 'resource_servers_offered';
+/** The hidden field saying the OpenID Connect fields were on the form (an OpenID Provider's portal). */
+export const OPENID_OFFERED_FIELD = 'openid_offered';
+
+/** A client's OpenID Connect metadata as the form holds it (docs/decisions/0136-openid-client-metadata.md), as typed. */
+export interface OpenIdFormValues {
+  /** `RS256` (the default) or `ES256`. */
+  idTokenSignedResponseAlg: string;
+  /** The textarea as typed: one post-logout redirect URI per line. */
+  postLogoutRedirectUris: string;
+  /** Seconds as typed; empty: none. */
+  defaultMaxAge: string;
+  requireAuthTime: boolean;
+}
 
 export type ClientType = 'confidential' | 'public';
 
@@ -38,12 +51,22 @@ export interface ClientFormValues {
    * an older form): a new client serves none, an edited one keeps its own.
    */
   resourceServerFor?: string[] | undefined;
+  /** The OpenID Connect fields; `undefined`: the post carried none (no OpenID Connect): a new client has none, an edited one keeps its own. */
+  openid?: OpenIdFormValues | undefined;
 }
 
-export type ClientFormField = 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'resourceServerFor';
+export type ClientFormField = 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'resourceServerFor' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge';
 export type ClientFormErrors = Partial<Record<ClientFormField, string>>;
 
-export const EMPTY_CLIENT_FORM: ClientFormValues = { name: '', clientType: 'confidential', redirectUris: '', scopes: [], grantTypes: [...DEFAULT_GRANT_TYPES], pkceRequired: false };
+export const EMPTY_CLIENT_FORM: ClientFormValues = {
+  name: '',
+  clientType: 'confidential',
+  redirectUris: '',
+  scopes: [],
+  grantTypes: [...DEFAULT_GRANT_TYPES],
+  pkceRequired: false,
+  openid: { idTokenSignedResponseAlg: 'RS256', postLogoutRedirectUris: '', defaultMaxAge: '', requireAuthTime: false },
+};
 
 export function clientFormValuesOf(client: Client): ClientFormValues {
   return {
@@ -54,6 +77,12 @@ export function clientFormValuesOf(client: Client): ClientFormValues {
     grantTypes: [...client.grantTypes],
     pkceRequired: client.pkceRequired,
     resourceServerFor: [...(client.resourceServerFor ?? [])],
+    openid: {
+      idTokenSignedResponseAlg: client.idTokenSignedResponseAlg ?? 'RS256',
+      postLogoutRedirectUris: (client.postLogoutRedirectUris ?? []).join('\n'),
+      defaultMaxAge: client.defaultMaxAge === undefined ? '' : String(client.defaultMaxAge),
+      requireAuthTime: client.requireAuthTime === true,
+    },
   };
 }
 
@@ -71,6 +100,29 @@ export function readClientForm(fields: FormFields): ClientFormValues {
     grantTypes: fields[GRANT_TYPES_OFFERED_FIELD] === undefined ? undefined : checked(GRANT_TYPE_FIELD_PREFIX),
     pkceRequired: fields.pkce_required !== undefined,
     resourceServerFor: fields[RESOURCE_SERVERS_OFFERED_FIELD] === undefined ? undefined : checked(RESOURCE_SERVER_FIELD_PREFIX),
+    openid:
+      fields[OPENID_OFFERED_FIELD] === undefined
+        ? undefined
+        : {
+            idTokenSignedResponseAlg: fields.id_token_signed_response_alg ?? 'RS256',
+            postLogoutRedirectUris: fields.post_logout_redirect_uris ?? '',
+            defaultMaxAge: (fields.default_max_age ?? '').trim(),
+            requireAuthTime: fields.require_auth_time !== undefined,
+          },
+  };
+}
+
+/**
+ * The OpenID Connect metadata of the form's fields, as a registration sends it: post-logout
+ * redirect URIs one per line, no default max age when the field is empty (`null`: removed on an
+ * edit), a `defaultMaxAge` of NaN when it is not a number (the core then names the field).
+ */
+export function openIdRegistrationOf(values: OpenIdFormValues): OpenIdClientRegistration {
+  return {
+    idTokenSignedResponseAlg: values.idTokenSignedResponseAlg,
+    postLogoutRedirectUris: redirectUriLines(values.postLogoutRedirectUris),
+    defaultMaxAge: values.defaultMaxAge === '' ? null : /^\d{1,9}$/.test(values.defaultMaxAge) ? Number(values.defaultMaxAge) : Number.NaN,
+    requireAuthTime: values.requireAuthTime,
   };
 }
 
@@ -116,6 +168,8 @@ export function checkClientForm(values: ClientFormValues, catalogue: ScopeCatalo
     problemOf(() => validateRegistration({ ...passing, redirectUris, grantTypes: codeFlow }, catalogue), 'redirectUris'),
     problemOf(() => validateRegistration({ ...passing, scopes: values.scopes }, catalogue), 'scopes'),
     problemOf(() => validateRegistration({ ...passing, grantTypes: values.grantTypes ?? DEFAULT_GRANT_TYPES, public: isPublic }, catalogue), 'grantTypes'),
+    // OpenID Connect metadata (docs/decisions/0136): the core's rules, one field at a time.
+    ...(values.openid === undefined ? [] : openIdProblems(openIdRegistrationOf(values.openid))),
   ];
   const errors: ClientFormErrors = {};
   for (const problem of problems) {
@@ -124,10 +178,20 @@ export function checkClientForm(values: ClientFormValues, catalogue: ScopeCatalo
   return errors;
 }
 
+function openIdProblems(registration: OpenIdClientRegistration): Array<[ClientFormField, string] | undefined> {
+  return [
+    problemOf(() => openIdClientMetadata({ idTokenSignedResponseAlg: registration.idTokenSignedResponseAlg }), 'idTokenSignedResponseAlg'),
+    problemOf(() => openIdClientMetadata({ postLogoutRedirectUris: registration.postLogoutRedirectUris }), 'postLogoutRedirectUris'),
+    problemOf(() => openIdClientMetadata({ defaultMaxAge: registration.defaultMaxAge }), 'defaultMaxAge'),
+  ];
+}
+
+const FORM_FIELDS: readonly string[] = ['name', 'redirectUris', 'scopes', 'grantTypes', 'resourceServerFor', 'idTokenSignedResponseAlg', 'postLogoutRedirectUris', 'defaultMaxAge'];
+
 /** The field errors of a `DomainError` the core raised anyway (the last word is the core's). */
 export function formErrorsOf(error: unknown): ClientFormErrors | undefined {
   if (!(error instanceof DomainError) || error.kind !== 'invalid') return undefined;
-  const field = error.field === 'name' || error.field === 'redirectUris' || error.field === 'scopes' || error.field === 'grantTypes' || error.field === 'resourceServerFor' ? error.field : 'name';
+  const field = FORM_FIELDS.includes(error.field ?? '') ? (error.field as ClientFormField) : 'name';
   return { [field]: error.message };
 }
 

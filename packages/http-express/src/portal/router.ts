@@ -9,7 +9,7 @@ import { loadSignedIn, requireSignedInPageAt } from '../security/session.js';
 import { issuerPath } from '../oauth/paths.js';
 import { createPortalAssetsRouter } from './assets.js';
 import { sendPortalPage } from './chrome.js';
-import { checkClientForm, clientFormValuesOf, EMPTY_CLIENT_FORM, formErrorsOf, hasErrors, readClientForm, redirectUriLines, type ClientFormErrors, type ClientFormValues } from './client-form.js';
+import { checkClientForm, clientFormValuesOf, EMPTY_CLIENT_FORM, formErrorsOf, hasErrors, openIdRegistrationOf, readClientForm, redirectUriLines, type ClientFormErrors, type ClientFormValues } from './client-form.js';
 import { authorizedAppsPage } from './pages/authorized-apps.js';
 import { clientFormPage } from './pages/client-form.js';
 import { clientDetailPage, clientsListPage } from './pages/clients.js';
@@ -102,6 +102,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
       errors,
       catalogue: gatehouse.settings.scopes,
       resources: gatehouse.settings.resources,
+      openid: gatehouse.settings.openid,
     });
     sendPortalPage(res, status, page);
   }
@@ -134,6 +135,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
         pkceRequired: values.pkceRequired,
         ownerUserKey: user.userKey,
         ...(values.resourceServerFor === undefined ? {} : { resourceServerFor: values.resourceServerFor }),
+        ...(values.openid === undefined ? {} : openIdRegistrationOf(values.openid)),
       });
       requestLogger(logger, res).info({ event: 'client_created', clientId: client.clientId, userKey: user.userKey }, 'client registered in the portal');
       // A public client has no secret to show once: straight to its page.
@@ -176,7 +178,13 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     const existing = await gatehouse.findOwnedClient(user.userKey, clientId);
     // The type is fixed at registration: the edit form does not change it.
     const posted = readClientForm(req.body as FormFields);
-    const values = { ...posted, clientType: clientFormValuesOf(existing).clientType, grantTypes: posted.grantTypes ?? existing.grantTypes, resourceServerFor: posted.resourceServerFor ?? existing.resourceServerFor ?? [] };
+    const values = {
+      ...posted,
+      clientType: clientFormValuesOf(existing).clientType,
+      grantTypes: posted.grantTypes ?? existing.grantTypes,
+      resourceServerFor: posted.resourceServerFor ?? existing.resourceServerFor ?? [],
+      openid: posted.openid ?? clientFormValuesOf(existing).openid,
+    };
     const errors = inPlainWords(checkClientForm(values, gatehouse.settings.scopes), values);
     if (hasErrors(errors)) return sendForm(res, 400, 'edit', clientId, values, errors);
     try {
@@ -190,6 +198,8 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
         pkceRequired: values.pkceRequired,
         // Kept unless the form offered the boxes (docs/decisions/0112).
         ...(posted.resourceServerFor === undefined ? {} : { resourceServerFor: posted.resourceServerFor }),
+        // Kept unless the form had the OpenID Connect fields (docs/decisions/0136).
+        ...(posted.openid === undefined ? {} : openIdRegistrationOf(posted.openid)),
       });
     } catch (error) {
       const fieldErrors = formErrorsOf(error);

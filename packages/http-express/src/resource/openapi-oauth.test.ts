@@ -110,6 +110,34 @@ describe('OAuth endpoints match openapi.yaml', () => {
     expectMatchesOpenApi(jwks, 'get', '/oauth/jwks');
   });
 
+  it('OpenID Connect: the Discovery document, a token response with an ID token, UserInfo and its refusals', async () => {
+    const h = await createResourceHarness({ settings: { openid: true } });
+    const { client, clientSecret } = await h.t.seedClient({ name: 'Site' });
+    const check = await h.t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0], scope: 'openid profile email', nonce: 'n' });
+    if (check.kind !== 'valid') throw new Error('authorization request refused');
+    const { redirectTo } = await h.t.gatehouse.approveAuthorization({ request: check.request, userKey: h.admin.userKey, sessionId: null });
+    const code = new URL(redirectTo).searchParams.get('code') as string;
+    const exchange = await h.http.post('/oauth/token').auth(client.clientId, clientSecret).type('form').send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUris[0] });
+    expect(exchange.body.id_token).toEqual(expect.any(String));
+    expectMatchesOpenApi(exchange, 'post', '/oauth/token');
+    const discovery = await h.http.get('/.well-known/openid-configuration');
+    expect(discovery.status).toBe(200);
+    expectMatchesOpenApi(discovery, 'get', '/.well-known/openid-configuration');
+    expectMatchesOpenApi(await h.http.get('/.well-known/oauth-authorization-server'), 'get', '/.well-known/oauth-authorization-server');
+    for (const method of ['get', 'post'] as const) {
+      const info = await h.http[method]('/oauth/userinfo').set('Authorization', `Bearer ${exchange.body.access_token as string}`);
+      expect(info.status).toBe(200);
+      expectMatchesOpenApi(info, method, '/oauth/userinfo');
+    }
+    const oauthToken = await h.tokenFor(h.admin, 'messaging.v1.read');
+    const insufficient = await h.http.get('/oauth/userinfo').set('Authorization', `Bearer ${oauthToken}`);
+    expect(insufficient.status).toBe(403);
+    expectMatchesOpenApi(insufficient, 'get', '/oauth/userinfo');
+    const missing = await h.http.get('/oauth/userinfo');
+    expect(missing.status).toBe(401);
+    expectMatchesOpenApi(missing, 'get', '/oauth/userinfo');
+  }, 30_000);
+
   it('resource indicators: a token for a resource, invalid_target, the APIs\' protected resource metadata', async () => {
     const scopes = [{ scope: 'messaging.v1.read', description: 'Read' }, { scope: 'orders.v1.read', description: 'Orders' }];
     const h = await createResourceHarness({

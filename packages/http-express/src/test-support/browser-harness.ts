@@ -4,7 +4,7 @@ import express from 'express';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { findChromium } from './chromium.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { createTestApp, type TestApp, type TestAppOptions } from './test-app.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
@@ -13,7 +13,7 @@ export interface BrowserHarness {
   browser: Browser;
   /** The app's origin (also its issuer), `http://127.0.0.1:<port>`. */
   origin: string;
-  /** The client app's origin (its `/callback` answers "callback reached"); set when asked for. */
+  /** The client app's origin (its `/callback` answers "callback reached", `/signed-out` "signed out at the app"); set when asked for. */
   clientOrigin: string;
   t: TestApp;
   /** Closes the browser and both servers. */
@@ -38,7 +38,7 @@ async function closeServer(server: Server | undefined): Promise<void> {
  * beforeAll(async () => ({ browser, origin, t } = harness = await startBrowserHarness()), 30_000);
  * afterAll(() => harness?.close());
  */
-export async function startBrowserHarness(options: { clientApp?: boolean } = {}): Promise<BrowserHarness> {
+export async function startBrowserHarness(options: { clientApp?: boolean; settings?: TestAppOptions['settings'] } = {}): Promise<BrowserHarness> {
   const server = createServer();
   let clientServer: Server | undefined;
   let browser: Browser | undefined;
@@ -55,10 +55,14 @@ export async function startBrowserHarness(options: { clientApp?: boolean } = {})
       clientApp.get('/callback', (_req, res) => {
         res.type('text/plain').send('callback reached');
       });
+      // Where RP-initiated logout comes back to (a post-logout redirect URI).
+      clientApp.get('/signed-out', (_req, res) => {
+        res.type('text/plain').send('signed out at the app');
+      });
       clientServer = createServer(clientApp);
       clientOrigin = await listen(clientServer);
     }
-    const t = await createTestApp({ settings: { issuer: origin } });
+    const t = await createTestApp({ settings: { ...options.settings, issuer: origin } });
     server.on('request', t.app);
     browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true });
     return { browser, origin, clientOrigin, t, close };
@@ -78,7 +82,7 @@ export async function startBrowserHarness(options: { clientApp?: boolean } = {})
  *   const { browser, origin, t } = harness;
  * });
  */
-export function useBrowserHarness(options: { clientApp?: boolean } = {}, timeoutMs = 30_000): Omit<BrowserHarness, 'close'> {
+export function useBrowserHarness(options: { clientApp?: boolean; settings?: TestAppOptions['settings'] } = {}, timeoutMs = 30_000): Omit<BrowserHarness, 'close'> {
   let harness: BrowserHarness | undefined;
   beforeAll(async () => {
     harness = await startBrowserHarness(options);

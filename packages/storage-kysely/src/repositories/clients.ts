@@ -34,6 +34,7 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
           pkce_required: toFlag(changes.pkceRequired),
           // Changed only when given (the port's rule).
           ...(changes.resourceServerFor === undefined ? {} : { resource_server_for: toOptionalListJson(changes.resourceServerFor) }),
+          ...openIdColumnsOf(changes),
           ...(changes.registration === undefined ? {} : { registration_details: registrationDetails(changes.registration) }),
         })
         .where('client_id', '=', clientId)
@@ -81,7 +82,19 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
         const documentChanged = fromJson<StoredDetails>(stored.registration_details).documentHash !== fromJson<StoredDetails>(row.registration_details as string).documentHash;
         await trx
           .updateTable('clients')
-          .set({ name: row.name, redirect_uris: row.redirect_uris, scopes: row.scopes, grant_types: row.grant_types, pkce_required: row.pkce_required, registration_details: row.registration_details })
+          .set({
+            name: row.name,
+            redirect_uris: row.redirect_uris,
+            scopes: row.scopes,
+            grant_types: row.grant_types,
+            pkce_required: row.pkce_required,
+            registration_details: row.registration_details,
+            // The document's OpenID Connect metadata (docs/decisions/0136), as it says now.
+            id_token_signed_response_alg: row.id_token_signed_response_alg,
+            post_logout_redirect_uris: row.post_logout_redirect_uris,
+            default_max_age: row.default_max_age,
+            require_auth_time: row.require_auth_time,
+          })
           .where('client_id', '=', client.clientId)
           .execute();
         // A changed document is asked about again (docs/decisions/0117-client-id-metadata-documents.md).
@@ -152,9 +165,24 @@ function toRow(client: Client): ClientTable {
     owner_user_key: client.ownerUserKey,
     created_at: toMs(client.createdAt),
     resource_server_for: toOptionalListJson(client.resourceServerFor),
+    id_token_signed_response_alg: client.idTokenSignedResponseAlg ?? null,
+    post_logout_redirect_uris: toOptionalListJson(client.postLogoutRedirectUris),
+    default_max_age: client.defaultMaxAge ?? null,
+    require_auth_time: toFlag(client.requireAuthTime === true),
     registration: client.registration?.kind ?? 'static',
     registration_details: client.registration === undefined ? null : registrationDetails(client.registration),
     first_used_at: client.registration?.firstUsedAt ? toMs(client.registration.firstUsedAt) : null,
+  };
+}
+
+/** The OpenID Connect columns an update names (`ClientRepository.update`: each changed only when its key is given). */
+function openIdColumnsOf(changes: Partial<Client>): Partial<Pick<ClientTable, 'id_token_signed_response_alg' | 'post_logout_redirect_uris' | 'default_max_age' | 'require_auth_time'>> {
+  const given = (key: keyof Client) => Object.hasOwn(changes, key);
+  return {
+    ...(given('idTokenSignedResponseAlg') ? { id_token_signed_response_alg: changes.idTokenSignedResponseAlg ?? null } : {}),
+    ...(given('postLogoutRedirectUris') ? { post_logout_redirect_uris: toOptionalListJson(changes.postLogoutRedirectUris) } : {}),
+    ...(given('defaultMaxAge') ? { default_max_age: changes.defaultMaxAge ?? null } : {}),
+    ...(given('requireAuthTime') ? { require_auth_time: toFlag(changes.requireAuthTime === true) } : {}),
   };
 }
 
@@ -170,6 +198,10 @@ function fromRow(row: Selectable<ClientTable>): Client {
     ownerUserKey: row.owner_user_key,
     createdAt: fromMs(row.created_at),
     ...optionalList('resourceServerFor', row.resource_server_for),
+    ...(row.id_token_signed_response_alg === null ? {} : { idTokenSignedResponseAlg: row.id_token_signed_response_alg as Client['idTokenSignedResponseAlg'] }),
+    ...optionalList('postLogoutRedirectUris', row.post_logout_redirect_uris),
+    ...(row.default_max_age === null ? {} : { defaultMaxAge: Number(row.default_max_age) }),
+    ...(Number(row.require_auth_time) === 1 ? { requireAuthTime: true } : {}),
   };
   const registration = selfRegistrationOf(row);
   if (registration !== undefined) client.registration = registration;

@@ -1,6 +1,6 @@
 import type { AuthorizationCode, AuthorizationCodeRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
-import { affected, fromJson, fromMs, fromMsOrNull, optionalList, toJson, toMs, toMsOrNull, toOptionalListJson } from '../encoding.js';
+import { affected, fromJson, fromMs, fromMsOrNull, openIdField, optionalList, toJson, toMs, toMsOrNull, toOpenIdJson, toOptionalListJson } from '../encoding.js';
 import { param, reusableQuery } from '../reusable-query.js';
 import type { AuthorizationCodeTable, Database } from '../schema.js';
 
@@ -60,6 +60,7 @@ function toRow(code: AuthorizationCode): AuthorizationCodeTable {
     resources: toOptionalListJson(code.resources),
     code_challenge: code.codeChallenge,
     session_id: code.sessionId,
+    openid: toOpenIdJson(code.openid),
     created_at: toMs(code.createdAt),
     expires_at: toMs(code.expiresAt),
     consumed_at: toMsOrNull(code.consumedAt),
@@ -77,6 +78,7 @@ function fromRow(row: Selectable<AuthorizationCodeTable>): AuthorizationCode {
     ...optionalList('resources', row.resources),
     codeChallenge: row.code_challenge,
     sessionId: row.session_id,
+    ...openIdField(row.openid),
     createdAt: fromMs(row.created_at),
     expiresAt: fromMs(row.expires_at),
     consumedAt: fromMsOrNull(row.consumed_at),

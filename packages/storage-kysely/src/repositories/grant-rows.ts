@@ -1,6 +1,6 @@
 import type { Grant } from '@gatehouse/core';
 import type { Selectable } from 'kysely';
-import { fromJson, fromMs, fromMsOrNull, optionalList, toJson, toMs, toMsOrNull, toOptionalListJson } from '../encoding.js';
+import { fromJson, fromMs, fromMsOrNull, openIdField, optionalList, toJson, toMs, toMsOrNull, toOpenIdJson, toOptionalListJson } from '../encoding.js';
 import type { GrantTable } from '../schema.js';
 
 /** A client-credentials grant has no user: stored as `''`, which no user key is. */
@@ -14,6 +14,7 @@ export function toRow(grant: Grant): GrantTable {
     scopes: toJson(grant.scopes),
     resources: toOptionalListJson(grant.resources),
     session_id: grant.sessionId,
+    openid: toOpenIdJson(grant.openid),
     created_at: toMs(grant.createdAt),
     revoked_at: toMsOrNull(grant.revokedAt),
   };
@@ -27,6 +28,7 @@ export function fromRow(row: Selectable<GrantTable>): Grant {
     scopes: fromJson<string[]>(row.scopes),
     ...optionalList('resources', row.resources),
     sessionId: row.session_id,
+    ...openIdField(row.openid),
     createdAt: fromMs(row.created_at),
     revokedAt: fromMsOrNull(row.revoked_at),
   };

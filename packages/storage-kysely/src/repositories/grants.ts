@@ -19,6 +19,7 @@ const insertGrant = reusableQuery((db: Kysely<Database>) =>
     scopes: param('scopes'),
     resources: param('resources'),
     session_id: param<string | null>('session_id'),
+    openid: param<string | null>('openid'),
     created_at: param<number>('created_at'),
     revoked_at: param<number | null>('revoked_at'),
   }),
@@ -62,7 +63,7 @@ const exchangeInOneStatement = reusableQuery((db: Kysely<Database>) =>
     .with('new_grant', (db) =>
       db
         .insertInto('grants')
-        .columns(['grant_id', 'client_id', 'user_key', 'scopes', 'resources', 'session_id', 'created_at', 'revoked_at'])
+        .columns(['grant_id', 'client_id', 'user_key', 'scopes', 'resources', 'session_id', 'openid', 'created_at', 'revoked_at'])
         .expression((eb) =>
           eb
             .selectFrom('consumed')
@@ -73,6 +74,7 @@ const exchangeInOneStatement = reusableQuery((db: Kysely<Database>) =>
               eb.cast<string>(eb.val(param('scopes')), 'text').as('scopes'),
               eb.cast<string>(eb.val(param('resources')), 'text').as('resources'),
               eb.cast<string | null>(eb.val(param<string | null>('session_id')), 'text').as('session_id'),
+              eb.cast<string | null>(eb.val(param<string | null>('openid')), 'text').as('openid'),
               eb.cast<number>(eb.val(param<number>('created_at')), 'bigint').as('created_at'),
               eb.cast<number | null>(eb.val(param<number | null>('revoked_at')), 'bigint').as('revoked_at'),
             ]),

@@ -23,7 +23,7 @@ const findRefreshTokenWithGrant = reusableQuery((db: Kysely<Database>) =>
     .selectFrom('refresh_tokens')
     .innerJoin('grants', 'grants.grant_id', 'refresh_tokens.grant_id')
     .selectAll('refresh_tokens')
-    .select(['grants.client_id', 'grants.user_key', 'grants.scopes', 'grants.resources', 'grants.session_id', 'grants.created_at as grant_created_at', 'grants.revoked_at'])
+    .select(['grants.client_id', 'grants.user_key', 'grants.scopes', 'grants.resources', 'grants.session_id', 'grants.openid', 'grants.created_at as grant_created_at', 'grants.revoked_at'])
     .where('refresh_tokens.token_hash', '=', param('tokenHash')),
 );
 const touchRefreshToken = reusableQuery((db: Kysely<Database>) =>

@@ -1,6 +1,6 @@
 import type { Session, SessionRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
-import { affected, fromMs, fromMsOrNull, toMs, toMsOrNull } from '../encoding.js';
+import { affected, fromMs, fromMsOrNull, optionalList, toMs, toMsOrNull, toOptionalListJson } from '../encoding.js';
 import type { Database, SessionTable } from '../schema.js';
 
 export function createSessionRepository(db: Kysely<Database>): SessionRepository {
@@ -13,6 +13,8 @@ export function createSessionRepository(db: Kysely<Database>): SessionRepository
           user_key: session.userKey,
           created_at: toMs(session.createdAt),
           authenticated_at: toMs(session.authenticatedAt),
+          amr: toOptionalListJson(session.amr),
+          acr: session.acr ?? null,
           expires_at: toMs(session.expiresAt),
           ended_at: toMsOrNull(session.endedAt),
         })
@@ -87,6 +89,8 @@ function fromRow(row: Selectable<SessionTable>): Session {
     userKey: row.user_key,
     createdAt: fromMs(row.created_at),
     authenticatedAt: fromMs(row.authenticated_at ?? row.created_at),
+    ...optionalList('amr', row.amr),
+    ...(row.acr === null ? {} : { acr: row.acr }),
     expiresAt: fromMs(row.expires_at),
     endedAt: fromMsOrNull(row.ended_at),
   };

@@ -22,7 +22,8 @@ export interface LoginPageInput {
  */
 export function loginPage(input: LoginPageInput): SafeHtml {
   const paths = input.paths ?? ROOT_PAGE_PATHS;
-  const focusPassword = input.message !== undefined && (input.email ?? '') !== '';
+  // A typed (or hinted: login_hint) e-mail: the password is what is left to type.
+  const focusPassword = (input.email ?? '') !== '';
   return layout({
     title: 'Sign in',
     stylesheetHref: paths.stylesheet,

@@ -4,6 +4,7 @@ import { CSRF_FIELD } from '../../security/csrf.js';
 import { portalPage } from '../chrome.js';
 import type { PortalPaths } from '../paths.js';
 import {
+  OPENID_OFFERED_FIELD,
   GRANT_TYPE_FIELD_PREFIX,
   GRANT_TYPES_OFFERED_FIELD,
   OFFERED_GRANT_TYPES,
@@ -49,6 +50,44 @@ export interface ClientFormPageInput {
   catalogue: ScopeCatalogue;
   /** The configured resources (`settings.resources`): one "resource server of" checkbox each; none, no such boxes. */
   resources?: ResourceCatalogue;
+  /** An OpenID Provider (`settings.openid`): the form has the client's OpenID Connect fields. */
+  openid?: boolean;
+}
+
+/**
+ * A client's OpenID Connect metadata (docs/decisions/0136-openid-client-metadata.md), for an
+ * OpenID Provider: the ID tokens' algorithm, where logout may send the browser back to, the
+ * default max age, and whether `auth_time` is required.
+ */
+function openIdFields(input: ClientFormPageInput): SafeHtml | '' {
+  if (input.openid !== true) return '';
+  const values = input.values.openid ?? { idTokenSignedResponseAlg: 'RS256', postLogoutRedirectUris: '', defaultMaxAge: '', requireAuthTime: false };
+  const { errors } = input;
+  const option = (alg: string, label: string) => html`<option value="${alg}"${values.idTokenSignedResponseAlg === alg ? html` selected` : ''}>${label}</option>`;
+  return html`<fieldset id="openid">
+<legend>Sign-in with OpenID Connect</legend>
+<input type="hidden" name="${OPENID_OFFERED_FIELD}" value="on">
+<p class="field-hint">For apps that sign users in with the <code>openid</code> scope.</p>
+<label for="id_token_signed_response_alg">ID token signature</label>
+<select id="id_token_signed_response_alg" name="id_token_signed_response_alg"${errors.idTokenSignedResponseAlg === undefined ? '' : html` aria-invalid="true" aria-describedby="id_token_signed_response_alg-error"`}>
+${option('RS256', 'RS256 (RSA; what most apps expect)')}
+${option('ES256', 'ES256 (elliptic curve P-256)')}
+</select>
+${fieldError('id_token_signed_response_alg', errors.idTokenSignedResponseAlg)}
+<label for="post_logout_redirect_uris">Post-logout redirect URIs</label>
+<p class="field-hint" id="post_logout_redirect_uris-hint">One per line, the same rules as redirect URIs. When the app signs the user out of this server, the browser may come back only to one of these, exactly.</p>
+<textarea id="post_logout_redirect_uris" name="post_logout_redirect_uris" rows="2" spellcheck="false" autocapitalize="off" autocomplete="off"${
+    errors.postLogoutRedirectUris === undefined ? '' : html` aria-invalid="true"`
+  } aria-describedby="${describedBy('post_logout_redirect_uris', true, errors.postLogoutRedirectUris)}" placeholder="https://app.example.com/signed-out">${values.postLogoutRedirectUris}</textarea>
+${fieldError('post_logout_redirect_uris', errors.postLogoutRedirectUris)}
+<label for="default_max_age">Default max age (seconds)</label>
+<p class="field-hint" id="default_max_age-hint">Users who signed in longer ago than this sign in again, unless the app asks otherwise (<code>max_age</code>). Empty: no limit.</p>
+<input id="default_max_age" name="default_max_age" type="text" inputmode="numeric" autocomplete="off" value="${values.defaultMaxAge}"${
+    errors.defaultMaxAge === undefined ? '' : html` aria-invalid="true"`
+  } aria-describedby="${describedBy('default_max_age', true, errors.defaultMaxAge)}">
+${fieldError('default_max_age', errors.defaultMaxAge)}
+<label class="check single"><input type="checkbox" name="require_auth_time" value="on"${values.requireAuthTime ? html` checked` : ''}><span>Require auth_time<code>ID tokens say when the user signed in (Gatehouse's always do).</code></span></label>
+</fieldset>`;
 }
 
 /**
@@ -73,7 +112,15 @@ ${error === undefined ? '' : html`<p class="field-error" id="resource_servers-er
 }
 
 /** The element each field's error links to from the summary (the fieldset of a group of boxes). */
-const FIELD_IDS: Record<string, string> = { name: 'name', redirectUris: 'redirect_uris', scopes: 'scopes', resourceServerFor: 'resource_servers' };
+const FIELD_IDS: Record<string, string> = {
+  name: 'name',
+  redirectUris: 'redirect_uris',
+  scopes: 'scopes',
+  resourceServerFor: 'resource_servers',
+  idTokenSignedResponseAlg: 'id_token_signed_response_alg',
+  postLogoutRedirectUris: 'post_logout_redirect_uris',
+  defaultMaxAge: 'default_max_age',
+};
 
 /**
  * The error summary at the top of a failed form (the GOV.UK Design System pattern): it takes the
@@ -148,6 +195,7 @@ ${OFFERED_GRANT_TYPES.map(
 ${fieldError('grant_types', errors.grantTypes)}
 ${resourceServerChoice(input)}
 <label class="check single"><input type="checkbox" name="pkce_required" value="on"${values.pkceRequired ? html` checked` : ''}><span>Require PKCE<code>Every authorization request must carry an S256 code_challenge (RFC 7636).</code></span></label>
+${openIdFields(input)}
 <div class="actions">
 <a class="button secondary" href="${input.cancelHref}">Cancel</a>
 <button type="submit">${creating ? 'Register client' : 'Save changes'}</button>

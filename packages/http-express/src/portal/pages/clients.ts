@@ -57,6 +57,16 @@ ${rows}
 }
 
 /** /portal/clients/:id: one client, with Edit, Rotate secret (confidential clients) and Delete. */
+/** A client's OpenID Connect metadata (docs/decisions/0136), the fields it has. */
+function openIdDetails(client: Client): SafeHtml | '' {
+  const uris = client.postLogoutRedirectUris ?? [];
+  if (client.idTokenSignedResponseAlg === undefined && uris.length === 0 && client.defaultMaxAge === undefined && client.requireAuthTime !== true) return '';
+  return html`${client.idTokenSignedResponseAlg === undefined ? '' : html`<dt>ID token signature</dt><dd>${client.idTokenSignedResponseAlg}</dd>`}
+${uris.length === 0 ? '' : html`<dt>Post-logout redirect URIs</dt><dd><ul class="plain">${uris.map((uri) => html`<li><code>${uri}</code></li>`)}</ul></dd>`}
+${client.defaultMaxAge === undefined ? '' : html`<dt>Default max age</dt><dd>${client.defaultMaxAge} s</dd>`}
+${client.requireAuthTime === true ? html`<dt>auth_time</dt><dd>Required</dd>` : ''}`;
+}
+
 export function clientDetailPage(input: { paths: PortalPaths; email: string; client: Client; catalogue: ScopeCatalogue; resources?: ResourceCatalogue; done: unknown }): SafeHtml {
   const { client } = input;
   const isPublic = isPublicClient(client);
@@ -84,6 +94,7 @@ ${
             (uri) => html`<li>${input.resources?.find((entry) => entry.resource === uri)?.name ?? uri} <code>${uri}</code></li>`,
           )}</ul><p class="muted">It may introspect the access tokens issued for these.</p></dd>`
     }
+${openIdDetails(client)}
 <dt>Created</dt><dd>${dateTime(client.createdAt)}</dd>
 </dl>
 <div class="actions">

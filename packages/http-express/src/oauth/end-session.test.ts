@@ -1,0 +1,130 @@
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { createTestApp, inputValue, type TestApp } from '../test-support/index.js';
+import type { TestBrowser } from '../test-support/test-browser.js';
+
+// RP-Initiated Logout 1.0 at /oauth/logout (docs/decisions/0135-rp-initiated-logout.md): a
+// confirmation when the hint is missing or stale, none when it names this very sign-in; only
+// registered post-logout redirect URIs, exactly; the sign-in and its grants end.
+
+const SLOW = { timeout: 30_000 };
+const BYE = 'https://client.example/signed-out';
+
+async function setup() {
+  const t = await createTestApp({ settings: { openid: true } });
+  const user = await t.seedUser({ email: 'ada@example.com' });
+  const { client, clientSecret } = await t.seedClient({ name: 'Relying Party', scopes: ['openid', 'profile'], postLogoutRedirectUris: [BYE] });
+  return { t, user, client, clientSecret };
+}
+
+/** Signs in on a browser and gets an ID token (and access token) of that sign-in. */
+async function signInWithIdToken(t: TestApp, client: Awaited<ReturnType<typeof setup>>['client'], clientSecret: string) {
+  const { body, browser } = await t.tokensOverHttp({ client, clientSecret, email: 'ada@example.com', extra: { scope: 'openid' } });
+  return { browser, idToken: body.id_token as string, accessToken: body.access_token as string };
+}
+
+const logoutPath = (params: Record<string, string>) => `/oauth/logout?${new URLSearchParams(params).toString()}`;
+
+async function stillSignedIn(browser: TestBrowser): Promise<boolean> {
+  const page = await browser.get('/oauth/login');
+  return page.status === 200 && page.text.includes('You are signed in');
+}
+
+describe('RP-initiated logout (end_session_endpoint)', SLOW, () => {
+  it('a hint of this very sign-in: signed out at once, back to the registered post-logout URI with state; the grants end', async () => {
+    const { t, client, clientSecret } = await setup();
+    const { browser, idToken, accessToken } = await signInWithIdToken(t, client, clientSecret);
+    const res = await browser.get(logoutPath({ id_token_hint: idToken, post_logout_redirect_uri: BYE, state: 'st 1' })).expect(303);
+    expect(res.headers.location).toBe(`${BYE}?state=st+1`);
+    expect(await stillSignedIn(browser)).toBe(false);
+    await expect(t.gatehouse.verifyAccessToken(accessToken)).rejects.toMatchObject({ code: 'invalid_token' });
+    expect(t.audit.ofType('logout')).toMatchObject([{ clientId: client.clientId, reason: 'RP-initiated logout' }]);
+  });
+
+  it('no hint: the confirmation page names the app; its form signs out and goes back with state', async () => {
+    const { t, client, clientSecret } = await setup();
+    const { browser, accessToken } = await signInWithIdToken(t, client, clientSecret);
+    const page = await browser.get(logoutPath({ client_id: client.clientId, post_logout_redirect_uri: BYE, state: 'abc' })).expect(200);
+    expect(page.text).toContain('<strong>Relying Party</strong> asks you to sign out.');
+    expect(inputValue(page.text, 'post_logout_redirect_uri')).toBe(BYE);
+    expect(inputValue(page.text, 'state')).toBe('abc');
+    expect(await stillSignedIn(browser)).toBe(true);
+    const answer = await browser.postForm('/oauth/logout', { client_id: client.clientId, post_logout_redirect_uri: BYE, state: 'abc' }).expect(303);
+    expect(answer.headers.location).toBe(`${BYE}?state=abc`);
+    expect(await stillSignedIn(browser)).toBe(false);
+    await expect(t.gatehouse.verifyAccessToken(accessToken)).rejects.toMatchObject({ code: 'invalid_token' });
+  });
+
+  it('a stale hint (another sign-in of the user, or a token that is not one of ours) asks first', async () => {
+    const { t, client, clientSecret } = await setup();
+    const first = await signInWithIdToken(t, client, clientSecret);
+    const second = await signInWithIdToken(t, client, clientSecret);
+    for (const hint of [first.idToken, 'not.a.token', second.accessToken]) {
+      const page = await second.browser.get(logoutPath({ id_token_hint: hint, client_id: client.clientId, post_logout_redirect_uri: BYE })).expect(200);
+      expect(page.text).toContain('<h1>Sign out?</h1>');
+    }
+    expect(await stillSignedIn(second.browser)).toBe(true);
+    // Without client_id, the stale hint still names the client (its audience).
+    const named = await second.browser.get(logoutPath({ id_token_hint: first.idToken, post_logout_redirect_uri: BYE })).expect(200);
+    expect(named.text).toContain('Relying Party');
+  });
+
+  it('never an open redirect: an unregistered or merely similar URI, no client to name, a client_id the hint was not issued to, an unknown client', async () => {
+    const { t, client, clientSecret } = await setup();
+    const { client: other } = await t.seedClient({ name: 'Other', scopes: ['openid'], postLogoutRedirectUris: ['https://other.example/bye'] });
+    const { browser, idToken } = await signInWithIdToken(t, client, clientSecret);
+    const refusals: Array<Record<string, string>> = [
+      { client_id: client.clientId, post_logout_redirect_uri: 'https://evil.example/' },
+      { client_id: client.clientId, post_logout_redirect_uri: `${BYE}/` },
+      { client_id: client.clientId, post_logout_redirect_uri: 'https://CLIENT.example/signed-out' },
+      { id_token_hint: idToken, post_logout_redirect_uri: 'https://other.example/bye' },
+      { post_logout_redirect_uri: BYE },
+      { id_token_hint: idToken, client_id: other.clientId, post_logout_redirect_uri: 'https://other.example/bye' },
+      { client_id: 'nosuchclient', post_logout_redirect_uri: BYE },
+    ];
+    for (const params of refusals) {
+      const res = await browser.get(logoutPath(params));
+      expect(res.status, JSON.stringify(params)).toBe(400);
+      expect(res.headers.location).toBeUndefined();
+      expect(res.text).toContain('This sign-out link is not valid');
+    }
+    expect(await stillSignedIn(browser)).toBe(true);
+  });
+
+  it('a confirmation form changed on its way (another post-logout URI) is refused and signs nobody out', async () => {
+    const { t, client, clientSecret } = await setup();
+    const { browser } = await signInWithIdToken(t, client, clientSecret);
+    const res = await browser.postForm('/oauth/logout', { client_id: client.clientId, post_logout_redirect_uri: 'https://evil.example/' }).expect(400);
+    expect(res.headers.location).toBeUndefined();
+    expect(await stillSignedIn(browser)).toBe(true);
+    // And without the CSRF token, the form is a relying party's request: confirmation again, nobody signed out.
+    const unsigned = await browser.postForm('/oauth/logout', { client_id: client.clientId, post_logout_redirect_uri: BYE }, { csrf: false }).expect(200);
+    expect(unsigned.text).toContain('<h1>Sign out?</h1>');
+    expect(await stillSignedIn(browser)).toBe(true);
+  });
+
+  it('nobody signed in: straight back to the relying party (nothing to end); without a URI, the signed-out page', async () => {
+    const { t, client } = await setup();
+    const res = await request(t.app).get(logoutPath({ client_id: client.clientId, post_logout_redirect_uri: BYE, state: 's' })).expect(303);
+    expect(res.headers.location).toBe(`${BYE}?state=s`);
+    const page = await request(t.app).get(logoutPath({ client_id: client.clientId })).expect(200);
+    expect(page.text).toContain('You are not signed in');
+  });
+
+  it('a relying party may POST the request too (RP-Initiated Logout §2)', async () => {
+    const { t, client, clientSecret } = await setup();
+    const { browser, idToken } = await signInWithIdToken(t, client, clientSecret);
+    const res = await browser.postForm('/oauth/logout', { id_token_hint: idToken, post_logout_redirect_uri: BYE }, { csrf: false }).expect(303);
+    expect(res.headers.location).toBe(BYE);
+    expect(await stillSignedIn(browser)).toBe(false);
+  });
+
+  it('without OpenID Connect, the logout page ignores the parameters as before: it asks, and redirects nowhere', async () => {
+    const t = await createTestApp();
+    const user = await t.seedUser({ email: 'bob@example.com' });
+    const browser = await t.signedInBrowser(user.email);
+    const page = await browser.get(logoutPath({ client_id: 'x', post_logout_redirect_uri: BYE })).expect(200);
+    expect(page.text).toContain('<h1>Sign out?</h1>');
+    expect(page.text).not.toContain(BYE);
+  });
+});
