@@ -9,6 +9,7 @@ import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, WA
 import { WriteGate } from './write-gate.js';
 import { startWriteThread, WRITE_THREAD_CACHE_KIB, type WriteThread } from './write-thread.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
+import { createSqliteFailureStore, ensureFailedAttemptsTable, type SqliteFailureStore } from './failed-attempts.js';
 
 interface SqliteCommonOptions {
   /**
@@ -40,8 +41,19 @@ export interface SqliteFileOptions extends SqliteCommonOptions {
   /**
    * Copy the WAL into the database file from a background thread instead of inside a commit of
    * this connection (default true; docs/decisions/0068-checkpoints-off-the-event-loop.md).
+   * `'in-another-process'`: another process serving the same file runs that thread (one of
+   * several workers, docs/decisions/0171-serve-workers.md); this connection keeps only the
+   * fallback checkpoints it makes when the WAL grows past `SERVING_CONNECTION_AUTOCHECKPOINT_PAGES`.
    */
-  backgroundCheckpoints?: boolean;
+  backgroundCheckpoints?: boolean | 'in-another-process';
+  /**
+   * Several processes serve this file (the workers of `gatehouse serve --workers N`): the storage
+   * then keeps the failed-attempt counts of the rate limits in the file too
+   * (`storage.failedAttempts`, its table created by `migrate()`), so that every process counts
+   * together, as PostgreSQL's instances do (docs/decisions/0171-serve-workers.md). Default false:
+   * one process counts in memory, without a write per failure.
+   */
+  sharedByProcesses?: boolean;
   /**
    * Run the code exchange's write transaction on a worker thread with its own connection instead
    * of on the event loop, committing the writes that arrive together at once (default true;
@@ -64,6 +76,11 @@ export type SqliteStorageOptions = SqliteFileOptions | SqliteConnectionOptions;
 
 export type SqliteSynchronous = 'NORMAL' | 'FULL';
 
+/** The storage of a SQLite database; with `sharedByProcesses`, the failure counts every process shares. */
+export interface SqliteStorage extends Storage {
+  failedAttempts?: SqliteFailureStore;
+}
+
 /** `busyTimeoutMs` when none is given. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
@@ -84,7 +101,7 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
  * // In the host's own database, beside its tables; storage.close() leaves `hostDb` open.
  * const storage = await openSqliteStorage({ database: hostDb, tablePrefix: 'gh_' });
  */
-export async function openSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
+export async function openSqliteStorage(options: SqliteStorageOptions): Promise<SqliteStorage> {
   return (await openSqlite(options)).storage;
 }
 
@@ -92,7 +109,7 @@ export async function openSqliteStorage(options: SqliteStorageOptions): Promise<
 export async function openSqlite(
   options: SqliteStorageOptions,
   log?: LogConfig,
-): Promise<{ storage: Storage; db: Kysely<Database>; database: BetterSqlite3.Database }> {
+): Promise<{ storage: SqliteStorage; db: Kysely<Database>; database: BetterSqlite3.Database }> {
   const { tablePrefix } = options;
   if (tablePrefix !== undefined) assertTablePrefix(tablePrefix);
   const { database, ownsDatabase, lockKey, checkpoints, writeThread, busyTimeoutMs } = options.database === undefined ? openFile(options) : borrow(options.database);
@@ -113,9 +130,14 @@ export async function openSqlite(
   if (!log) setDirectExecutor(db, dialect.direct);
 
   let closed: Promise<void> | undefined;
-  const storage: Storage = {
+  const sharedByProcesses = options.database === undefined && options.sharedByProcesses === true;
+  const storage: SqliteStorage = {
     repositories: createKyselyRepositories(db, sqliteDialect),
-    migrate: () => migrateToLatest(db, sqliteDialect, tablePrefix === undefined ? {} : { tablePrefix }),
+    async migrate() {
+      await migrateToLatest(db, sqliteDialect, tablePrefix === undefined ? {} : { tablePrefix });
+      if (sharedByProcesses) await ensureFailedAttemptsTable(db);
+    },
+    ...(sharedByProcesses ? { failedAttempts: createSqliteFailureStore(db) } : {}),
     ping: () => pingDatabase(db),
     checkWrites: (options) => checkWrites(db, options),
     close() {
@@ -179,6 +201,8 @@ function openFile(options: SqliteFileOptions): Connection {
     if (options.backgroundCheckpoints === false) return { database, ownsDatabase: true, lockKey, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
     // The serving connection still checkpoints past this many frames (background-checkpoints.ts).
     database.pragma(`wal_autocheckpoint = ${SERVING_CONNECTION_AUTOCHECKPOINT_PAGES}`);
+    // One process of those serving the file runs the thread (docs/decisions/0171-serve-workers.md).
+    if (options.backgroundCheckpoints === 'in-another-process') return { database, ownsDatabase: true, lockKey, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
     const checkpoints = startBackgroundCheckpoints(path, { busyTimeoutMs, synchronous });
     return { database, ownsDatabase: true, lockKey, checkpoints, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
   } catch (error) {
