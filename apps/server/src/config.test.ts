@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_SCOPES, sha256 } from '@gatehouse/core';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,7 +43,17 @@ describe('loadConfig', () => {
       demo: true,
       scopes: DEFAULT_SCOPES,
       openid: true,
+      workers: 1,
     });
+  });
+
+  it('serves with one process unless GATEHOUSE_WORKERS says how many (auto: one per core; docs/decisions/0171)', () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ GATEHOUSE_WORKERS: '4' }).workers).toBe(4);
+    expect(loadConfig({ GATEHOUSE_WORKERS: 'AUTO' }).workers).toBe(availableParallelism());
+    for (const wrong of ['0', '-1', '2.5', 'many', '257']) {
+      expect(() => loadConfig({ GATEHOUSE_WORKERS: wrong }), wrong).toThrow(/GATEHOUSE_WORKERS.*auto or a whole number from 1 to 256/);
+    }
   });
 
   it('is an OpenID Provider unless GATEHOUSE_OPENID=false (docs/decisions/0130)', () => {
@@ -93,6 +103,7 @@ describe('loadConfig', () => {
       GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS: 'agents.example, *.Tools.example',
       GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS: 'bad.tools.example',
       GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE: 'true',
+      GATEHOUSE_WORKERS: '3',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -124,6 +135,7 @@ describe('loadConfig', () => {
       },
       clientMetadataDocuments: { enabled: true, allowedHosts: ['agents.example', '*.tools.example'], deniedHosts: ['bad.tools.example'], allowPrivateAddresses: true },
       openid: true,
+      workers: 3,
     });
   });
 

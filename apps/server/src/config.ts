@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { DEFAULT_SCOPES, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, findResource, isCataloguedScope, isHostPattern, isLoopbackHost, parseScope, sha256, type RegistrationPolicy, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
 import { DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP } from '@gatehouse/http-express';
@@ -72,6 +73,11 @@ export interface Config {
    * `GATEHOUSE_OPENID=false` leaves a plain OAuth server.
    */
   openid: boolean;
+  /**
+   * How many processes serve (`GATEHOUSE_WORKERS`, `serve --workers N`; default 1, `auto`: one per
+   * core): several share the port through Node's cluster (docs/decisions/0171-serve-workers.md).
+   */
+  workers: number;
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -116,6 +122,17 @@ const boolean = v.pipe(
   v.toLowerCase(),
   v.check((value) => TRUE.includes(value) || FALSE.includes(value), 'must be true or false'),
   v.transform((value) => TRUE.includes(value)),
+);
+
+/** The most workers `serve` starts: more processes than this only add memory and lock waits. */
+export const MAX_WORKERS = 256;
+
+/** `auto` (one per core) or a whole number of serving processes. */
+export const workerCount = v.pipe(
+  v.string(),
+  v.toLowerCase(),
+  v.check((value) => value === 'auto' || (/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= MAX_WORKERS), `must be auto or a whole number from 1 to ${MAX_WORKERS}`),
+  v.transform((value) => (value === 'auto' ? availableParallelism() : Number(value))),
 );
 
 /** 0 (the variable's "off") or a number of seconds. */
@@ -204,6 +221,7 @@ const schema = {
   GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS: hostList,
   GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE: boolean,
   GATEHOUSE_OPENID: boolean,
+  GATEHOUSE_WORKERS: workerCount,
 } as const;
 
 type Schema = typeof schema;
@@ -343,6 +361,7 @@ export function loadConfig(env: Env): Config {
       allowPrivateAddresses: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE ?? false,
     },
     openid: e.GATEHOUSE_OPENID ?? true,
+    workers: e.GATEHOUSE_WORKERS ?? 1,
   };
 }
 

@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { createHttpApp } from './http/app.js';
 import { encryptSigningKeys } from './key-encryption.js';
 import type { LogDestination } from './log-destination.js';
+import { workerIndex } from './cluster/worker-messages.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
 import { createShutdownState, type ShutdownState } from './shutdown-state.js';
@@ -96,8 +97,8 @@ export async function createContainer(
     metrics?: Metrics;
   },
 ): Promise<DependencyContainer> {
-  const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination });
-  const storage = await openStorage(config.database);
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination, worker: workerIndex(process.env) });
+  const storage = await openStorage(config.database, config);
   const c = rootContainer.createChildContainer();
   const once = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
 

@@ -26,8 +26,11 @@ export interface ServerOptions {
   host: string | undefined;
   port: number;
   logger: Logger;
-  /** Housekeeping run every `purgeIntervalMinutes` (the timer does not keep the process alive). */
-  purge: () => Promise<Record<string, number>>;
+  /**
+   * Housekeeping run every `purgeIntervalMinutes` (the timer does not keep the process alive);
+   * none in the workers of `serve --workers N` but the first (docs/decisions/0171-serve-workers.md).
+   */
+  purge: (() => Promise<Record<string, number>>) | undefined;
   purgeIntervalMinutes: number;
   shutdownTimeoutSeconds: number;
   /** Told when the stop begins (the readiness probe reads it). */
@@ -52,13 +55,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const server = createServer({ ...options.classes, requestTimeout: 30_000, headersTimeout: 20_000 }, handler);
 
   let purging: Promise<unknown> = Promise.resolve();
-  const purgeTimer = setInterval(() => {
-    purging = options
-      .purge()
-      .then((removed) => logger.info({ removed }, 'purged expired records'))
-      .catch((error: unknown) => logger.error({ err: error instanceof Error ? error.message : String(error) }, 'purge failed'));
-  }, options.purgeIntervalMinutes * 60_000);
-  purgeTimer.unref();
+  const { purge } = options;
+  const purgeTimer =
+    purge === undefined
+      ? undefined
+      : setInterval(() => {
+          purging = purge()
+            .then((removed) => logger.info({ removed }, 'purged expired records'))
+            .catch((error: unknown) => logger.error({ err: error instanceof Error ? error.message : String(error) }, 'purge failed'));
+        }, options.purgeIntervalMinutes * 60_000);
+  purgeTimer?.unref();
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

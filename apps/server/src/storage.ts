@@ -2,11 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { FailureStore } from '@gatehouse/http-express';
 import { openSqliteStorage, type Storage as CoreStorage } from '@gatehouse/storage-sqlite';
+import { workerIndex } from './cluster/worker-messages.js';
 import type { Config } from './config.js';
 
 /**
- * The database, and on PostgreSQL the failure counts every instance shares
- * (docs/decisions/0023-rate-limiting-failed-attempts.md); on SQLite (one process) they stay in memory.
+ * The database, and the failure counts every instance shares: on PostgreSQL always, on SQLite when
+ * several workers serve the file (docs/decisions/0023-rate-limiting-failed-attempts.md,
+ * docs/decisions/0171-serve-workers.md); one SQLite process keeps them in memory.
  */
 export interface Storage extends CoreStorage {
   failedAttempts?: FailureStore & { purgeExpired(now: number): Promise<number> };
@@ -17,7 +19,7 @@ export interface Storage extends CoreStorage {
  * else the SQLite file, whose directory is created) and applies pending migrations (on
  * PostgreSQL, that creates the shared failure-count table too).
  */
-export async function openStorage(database: Config['database']): Promise<Storage> {
+export async function openStorage(database: Config['database'], workers: Pick<Config, 'workers'> = { workers: 1 }): Promise<Storage> {
   let storage: Storage;
   if (database.kind === 'postgres') {
     // Loaded only when configured: a SQLite deployment never loads the pg driver.
@@ -30,7 +32,7 @@ export async function openStorage(database: Config['database']): Promise<Storage
   } else {
     const filename = database.filename === ':memory:' ? database.filename : resolve(database.filename);
     if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-    storage = await openSqliteStorage({ filename, busyTimeoutMs: database.busyTimeoutMs, synchronous: database.synchronous });
+    storage = await openSqliteStorage({ filename, busyTimeoutMs: database.busyTimeoutMs, synchronous: database.synchronous, ...sharingOfSqliteFile(workers.workers) });
   }
   try {
     await storage.migrate();
@@ -39,4 +41,15 @@ export async function openStorage(database: Config['database']): Promise<Storage
     throw error;
   }
   return storage;
+}
+
+/**
+ * How this process shares the SQLite file with the others of `gatehouse serve --workers N`
+ * (docs/decisions/0171-serve-workers.md): they count failures in the file, and one of them, the
+ * first worker, runs the background checkpoints; the others (and the primary, the CLI) checkpoint
+ * only past the WAL's bound. One process: the defaults.
+ */
+function sharingOfSqliteFile(workers: number): { sharedByProcesses?: true; backgroundCheckpoints?: 'in-another-process' } {
+  if (workers <= 1) return {};
+  return { sharedByProcesses: true, ...(workerIndex(process.env) === 0 ? {} : { backgroundCheckpoints: 'in-another-process' as const }) };
 }

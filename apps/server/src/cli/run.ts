@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DomainError, OAuthError } from '@gatehouse/core';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import * as v from 'valibot';
+import { ConfigError, loadConfig, workerCount, type Config } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { KeyDecryptionError } from '../key-encryption.js';
 import { COMMANDS, type Command, type OptionSpec, type OptionValues } from './commands.js';
@@ -37,9 +38,14 @@ async function readAll(input: AsyncIterable<string | Uint8Array>): Promise<strin
 }
 
 /** Every option of every command, so the first pass reads option values as values, not as positionals. */
-const ALL_OPTIONS: Record<string, OptionSpec> = Object.assign({}, GLOBAL_OPTIONS, ...COMMANDS.map((command) => command.options));
+const ALL_OPTIONS: Record<string, OptionSpec> = Object.assign({}, GLOBAL_OPTIONS, { workers: { type: 'string' } }, ...COMMANDS.map((command) => command.options));
 
-const SERVE: Pick<Command, 'path' | 'usage' | 'options' | 'positionals'> = { path: ['serve'], usage: 'gatehouse serve', options: {}, positionals: [] };
+const SERVE: Pick<Command, 'path' | 'usage' | 'options' | 'positionals'> = {
+  path: ['serve'],
+  usage: 'gatehouse serve [--workers N|auto]   (N processes share the port; default GATEHOUSE_WORKERS, else 1)',
+  options: { workers: { type: 'string' } },
+  positionals: [],
+};
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
@@ -112,7 +118,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       );
     }
     const config: Config = loadConfig(io.env);
-    if (command === SERVE) return await serve(config, io);
+    if (command === SERVE) return await serve(withWorkers(config, values.workers), io);
     return await runCommand(command as Command, config, values, rest, io, json);
   } catch (error) {
     const { code, message, exitCode } = describe(error);
@@ -120,6 +126,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (json) io.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
     return exitCode;
   }
+}
+
+/** `serve --workers N|auto` over `GATEHOUSE_WORKERS` (docs/decisions/0171-serve-workers.md). */
+function withWorkers(config: Config, option: OptionValues[string]): Config {
+  if (option === undefined) return config;
+  const parsed = v.safeParse(workerCount, String(option));
+  if (!parsed.success) throw new UsageError(`--workers ${parsed.issues[0].message}`);
+  return { ...config, workers: parsed.output };
 }
 
 async function runCommand(command: Command, config: Config, values: OptionValues, positionals: string[], io: CliIo, json: boolean): Promise<number> {
