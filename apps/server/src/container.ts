@@ -6,7 +6,6 @@ import type { Express } from 'express';
 import { createPinoAuditLog } from './audit-log.js';
 import type { Config } from './config.js';
 import { createHttpApp } from './http/app.js';
-import { encryptSigningKeys } from './key-encryption.js';
 import type { LogDestination } from './log-destination.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -97,7 +96,7 @@ export async function createContainer(
   },
 ): Promise<DependencyContainer> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination });
-  const storage = await openStorage(config.database);
+  const storage = await openStorage(config.database, config.keySecret);
   const c = rootContainer.createChildContainer();
   const once = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
 
@@ -138,7 +137,6 @@ export async function createContainer(
         // The same for what Users/me shows, a user and their memberships; the grant is still read on
         // every bearer request (docs/decisions/0079-current-user-cached-in-memory.md).
         ...cachedUserRepositories(repositories, resolve(d, TOKENS.clock), DEFAULT_USER_CACHE),
-        signingKeys: encryptSigningKeys(repositories.signingKeys, resolve(d, TOKENS.config).keySecret),
       };
     }),
   );

@@ -15,9 +15,11 @@ export interface Storage extends CoreStorage {
 /**
  * Opens the database the configuration names (PostgreSQL when GATEHOUSE_DATABASE_URL is set,
  * else the SQLite file, whose directory is created) and applies pending migrations (on
- * PostgreSQL, that creates the shared failure-count table too).
+ * PostgreSQL, that creates the shared failure-count table too). Private signing keys are
+ * encrypted under `keySecret` (GATEHOUSE_KEY_SECRET) by the storage itself, as for an embedder.
  */
-export async function openStorage(database: Config['database']): Promise<Storage> {
+export async function openStorage(database: Config['database'], keySecret?: string): Promise<Storage> {
+  const keys = { ...(keySecret === undefined ? {} : { signingKeySecret: keySecret }), signingKeySecretName: 'GATEHOUSE_KEY_SECRET' };
   let storage: Storage;
   if (database.kind === 'postgres') {
     // Loaded only when configured: a SQLite deployment never loads the pg driver.
@@ -26,11 +28,12 @@ export async function openStorage(database: Config['database']): Promise<Storage
       connectionString: database.connectionString,
       poolSize: database.poolSize,
       ...(database.schema === undefined ? {} : { schema: database.schema }),
+      ...keys,
     });
   } else {
     const filename = database.filename === ':memory:' ? database.filename : resolve(database.filename);
     if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-    storage = await openSqliteStorage({ filename, busyTimeoutMs: database.busyTimeoutMs, synchronous: database.synchronous });
+    storage = await openSqliteStorage({ filename, busyTimeoutMs: database.busyTimeoutMs, synchronous: database.synchronous, ...keys });
   }
   try {
     await storage.migrate();

@@ -1,6 +1,7 @@
 // The dialect-neutral kysely code of @gatehouse/storage-sqlite and @gatehouse/storage-postgres.
-export { checkWrites, pingDatabase, type Storage } from './storage.js';
-export { createKyselyRepositories } from './kysely-repositories.js';
+export { checkWrites, pingDatabase, type Storage, type StorageFailureStore, type StorageWiringOptions } from './storage.js';
+export { createKyselyRepositories, type KyselyRepositoryOptions } from './kysely-repositories.js';
+export { encryptSigningKeys, assertSigningKeySecret, KeyDecryptionError, MIN_SIGNING_KEY_SECRET_LENGTH, type KeyEncryptionOptions } from './key-encryption.js';
 export { createMigrationProvider, migrateToLatest, MIGRATION_TABLE, MIGRATION_LOCK_TABLE, type MigrateOptions } from './migrations.js';
 export { directExecutorOf, param, reusableQuery, setDirectExecutor, type BackgroundStatement, type BoundQuery, type DirectExecutor, type DirectStep, type ReusableQuery } from './reusable-query.js';
 export type { StorageDialect } from './dialect.js';

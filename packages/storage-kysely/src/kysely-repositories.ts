@@ -14,15 +14,27 @@ import { createSessionRepository } from './repositories/sessions.js';
 import { createSigningKeyRepository } from './repositories/signing-keys.js';
 import { createUserRepository } from './repositories/users.js';
 import type { Database } from './schema.js';
+import { encryptSigningKeys } from './key-encryption.js';
+
+/** What the storages' options change in the repositories. */
+export interface KyselyRepositoryOptions {
+  /**
+   * Private signing keys are stored encrypted under this secret (`encryptSigningKeys`); without it
+   * they are stored as JWK, and an encrypted one fails to load with an error naming `signingKeySecretName`.
+   */
+  signingKeySecret?: string | undefined;
+  /** How errors name the secret (default `signingKeySecret`; the reference server: `GATEHOUSE_KEY_SECRET`). */
+  signingKeySecretName?: string | undefined;
+}
 
 /**
  * Every repository of the core on a kysely database, for any dialect that has the schema of
  * `migrateToLatest`. Only `dialect` differs between SQLite and PostgreSQL.
  *
  * @example
- * const repositories = createKyselyRepositories(db, sqliteDialect);
+ * const repositories = createKyselyRepositories(db, sqliteDialect, { signingKeySecret: process.env.SIGNING_KEY_SECRET });
  */
-export function createKyselyRepositories(db: Kysely<Database>, dialect: StorageDialect): Repositories {
+export function createKyselyRepositories(db: Kysely<Database>, dialect: StorageDialect, options: KyselyRepositoryOptions = {}): Repositories {
   return {
     clients: createClientRepository(db, dialect),
     users: createUserRepository(db, dialect),
@@ -35,6 +47,6 @@ export function createKyselyRepositories(db: Kysely<Database>, dialect: StorageD
     consents: createConsentRepository(db),
     attributes: createAttributeRepository(db, dialect),
     messages: createMessageRepository(db),
-    signingKeys: createSigningKeyRepository(db),
+    signingKeys: encryptSigningKeys(createSigningKeyRepository(db), options.signingKeySecret, options.signingKeySecretName === undefined ? {} : { secretName: options.signingKeySecretName }),
   };
 }

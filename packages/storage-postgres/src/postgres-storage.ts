@@ -1,10 +1,10 @@
-import { createKyselyRepositories, migrateToLatest, checkWrites, pingDatabase, type Database, type Storage } from '@gatehouse/storage-kysely';
+import { assertSigningKeySecret, createKyselyRepositories, migrateToLatest, checkWrites, pingDatabase, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
 import { Kysely, sql, WithSchemaPlugin, type LogConfig } from 'kysely';
 import pg from 'pg';
 import { createPostgresFailureStore, ensureFailedAttemptsTable, type PostgresFailureStore } from './failed-attempts.js';
 import { createPostgresKyselyDialect, postgresDialect, watchConnection } from './postgres-dialect.js';
 
-interface PostgresCommonOptions {
+interface PostgresCommonOptions extends StorageWiringOptions {
   /**
    * Schema holding the tables (created by `migrate()` when missing); default: the connection's
    * search_path. Every query names it, so a host's pool and search_path stay as they are.
@@ -26,9 +26,14 @@ export interface PostgresConnectionOptions extends PostgresCommonOptions {
   pool?: never;
 }
 
-/** The core's storage, plus the failure counts every instance shares (docs/decisions/0023, amended). */
+/**
+ * The core's storage, plus the failure counts every instance shares (docs/decisions/0023,
+ * amended), which Gatehouse's router uses when given the storage (docs/decisions/0145).
+ */
 export interface PostgresStorage extends Storage {
-  failedAttempts: PostgresFailureStore;
+  readonly failedAttempts: PostgresFailureStore;
+  /** True unless opened with `sharedByInstances: false` (one instance on this database). */
+  readonly sharedByInstances: boolean;
 }
 
 /** The host's pool: the storage borrows its connections and `close()` leaves it open. */
@@ -58,6 +63,11 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * @example
  * // On the host's own pool, in a schema of its own; storage.close() leaves `hostPool` open.
  * const storage = await openPostgresStorage({ pool: hostPool, schema: 'gatehouse' });
+ *
+ * @example
+ * // Private signing keys encrypted at rest; give the router the storage and a shared csrfKey.
+ * const storage = await openPostgresStorage({ pool: hostPool, signingKeySecret: process.env.SIGNING_KEY_SECRET });
+ * app.use('/auth', createGatehouseRouter({ gatehouse, storage, csrfKey: process.env.CSRF_KEY }));
  */
 export async function openPostgresStorage(options: PostgresStorageOptions): Promise<PostgresStorage> {
   return (await openPostgres(options)).storage;
@@ -65,8 +75,9 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
 
 /** The storage with its kysely instance and pool (tests look inside). */
 export async function openPostgres(options: PostgresStorageOptions, log?: LogConfig): Promise<{ storage: PostgresStorage; db: Kysely<Database>; pool: pg.Pool }> {
-  const { schema } = options;
+  const { schema, signingKeySecret, signingKeySecretName } = options;
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error('The PostgreSQL schema must be a plain identifier ([A-Za-z_][A-Za-z0-9_]*).');
+  if (signingKeySecret !== undefined) assertSigningKeySecret(signingKeySecret, signingKeySecretName);
   const ownsPool = options.pool === undefined;
   const pool = options.pool ?? createPool(options as PostgresConnectionOptions, schema);
   const plugins = schema === undefined ? [] : [new WithSchemaPlugin(schema)];
@@ -74,8 +85,10 @@ export async function openPostgres(options: PostgresStorageOptions, log?: LogCon
 
   let closed: Promise<void> | undefined;
   const storage: PostgresStorage = {
-    repositories: createKyselyRepositories(db, postgresDialect),
+    repositories: createKyselyRepositories(db, postgresDialect, { signingKeySecret, signingKeySecretName }),
     failedAttempts: createPostgresFailureStore(db as Kysely<unknown>),
+    // The scale-out adapter: several instances unless the host says otherwise (docs/decisions/0145).
+    sharedByInstances: options.sharedByInstances !== false,
     async migrate() {
       const migrationTableSchema = schema ?? (await sql<{ name: string | null }>`select current_schema() as name`.execute(db)).rows[0]?.name ?? undefined;
       await migrateToLatest(db, postgresDialect, migrationTableSchema === undefined ? {} : { migrationTableSchema });

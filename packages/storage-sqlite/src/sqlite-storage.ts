@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { assertTablePrefix, createKyselyRepositories, setDirectExecutor, migrateToLatest, checkWrites, pingDatabase, TablePrefixPlugin, type Database, type Storage } from '@gatehouse/storage-kysely';
+import { assertSigningKeySecret, assertTablePrefix, createKyselyRepositories, setDirectExecutor, migrateToLatest, checkWrites, pingDatabase, TablePrefixPlugin, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
 import { LockContention } from './lock-contention.js';
@@ -10,7 +10,7 @@ import { WriteGate } from './write-gate.js';
 import { startWriteThread, WRITE_THREAD_CACHE_KIB, type WriteThread } from './write-thread.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
 
-interface SqliteCommonOptions {
+interface SqliteCommonOptions extends StorageWiringOptions {
   /**
    * Put before the name of every Gatehouse table and index, and of the migrator's tables, so the
    * storage shares a database with the host application's own tables (`gh_` → `gh_users`,
@@ -83,6 +83,10 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
  * @example
  * // In the host's own database, beside its tables; storage.close() leaves `hostDb` open.
  * const storage = await openSqliteStorage({ database: hostDb, tablePrefix: 'gh_' });
+ *
+ * @example
+ * // Private signing keys encrypted at rest (docs/decisions/0145-embedders-production-wiring.md).
+ * const storage = await openSqliteStorage({ filename: './data/gatehouse.db', signingKeySecret: process.env.SIGNING_KEY_SECRET });
  */
 export async function openSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   return (await openSqlite(options)).storage;
@@ -93,8 +97,9 @@ export async function openSqlite(
   options: SqliteStorageOptions,
   log?: LogConfig,
 ): Promise<{ storage: Storage; db: Kysely<Database>; database: BetterSqlite3.Database }> {
-  const { tablePrefix } = options;
+  const { tablePrefix, signingKeySecret, signingKeySecretName } = options;
   if (tablePrefix !== undefined) assertTablePrefix(tablePrefix);
+  if (signingKeySecret !== undefined) assertSigningKeySecret(signingKeySecret, signingKeySecretName);
   const { database, ownsDatabase, lockKey, checkpoints, writeThread, busyTimeoutMs } = options.database === undefined ? openFile(options) : borrow(options.database);
   const { lock, gate, contention } = lockKey === undefined ? { lock: connectionLock(database), gate: undefined, contention: new LockContention() } : fileLocks.take(lockKey);
   // The code exchange's writes go to the thread only where its statements run directly (not when kysely logs them).
@@ -114,7 +119,9 @@ export async function openSqlite(
 
   let closed: Promise<void> | undefined;
   const storage: Storage = {
-    repositories: createKyselyRepositories(db, sqliteDialect),
+    repositories: createKyselyRepositories(db, sqliteDialect, { signingKeySecret, signingKeySecretName }),
+    // Several processes on one file (a CLI beside the server is not one): the host says so.
+    sharedByInstances: options.sharedByInstances === true,
     migrate: () => migrateToLatest(db, sqliteDialect, tablePrefix === undefined ? {} : { tablePrefix }),
     ping: () => pingDatabase(db),
     checkWrites: (options) => checkWrites(db, options),

@@ -1,0 +1,53 @@
+import { KeyDecryptionError } from '@gatehouse/storage-kysely';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openPostgres, openPostgresStorage } from './postgres-storage.js';
+import { dropSchema, freshSchemaName, POSTGRES_URL, warnIfSkipped } from './test-support/postgres.js';
+
+warnIfSkipped('the production wiring options');
+
+const SECRET = 'a signing key secret of at least 32 characters';
+const key = (kid: string) => ({ kid, alg: 'ES256' as const, publicJwk: { kty: 'EC', kid }, privateJwk: { kty: 'EC', kid, d: 'private-part' }, createdAt: new Date(1_000), retiredAt: null });
+
+// The production wiring an embedder gets from the storage (docs/decisions/0145-embedders-production-wiring.md).
+describe.skipIf(!POSTGRES_URL)('openPostgresStorage: production wiring options', () => {
+  const url = POSTGRES_URL as string;
+  const schema = freshSchemaName();
+  afterAll(() => dropSchema(schema));
+
+  it('stores private signing keys encrypted under signingKeySecret, and reads them back only with it', async () => {
+    const { storage, db } = await openPostgres({ connectionString: url, schema, signingKeySecret: SECRET });
+    try {
+      await storage.migrate();
+      await storage.repositories.signingKeys.save(key('k1'));
+      const { rows } = await sql<{ private_jwk: string }>`select private_jwk from ${sql.table(`${schema}.signing_keys`)}`.execute(db);
+      expect(rows[0]?.private_jwk).toContain('gatehouse-aes-256-gcm-v1');
+      expect(rows[0]?.private_jwk).not.toContain('private-part');
+      expect((await storage.repositories.signingKeys.list())[0]?.privateJwk).toEqual({ kty: 'EC', kid: 'k1', d: 'private-part' });
+    } finally {
+      await storage.close();
+    }
+    const withoutSecret = await openPostgresStorage({ connectionString: url, schema });
+    try {
+      await expect(withoutSecret.repositories.signingKeys.list()).rejects.toThrow(KeyDecryptionError);
+      await expect(withoutSecret.repositories.signingKeys.list()).rejects.toThrow('Signing key k1 is encrypted: set signingKeySecret');
+    } finally {
+      await withoutSecret.close();
+    }
+    await expect(openPostgresStorage({ connectionString: url, schema, signingKeySecret: 'short' })).rejects.toThrow('signingKeySecret must be a string of at least 32 characters');
+  });
+
+  it('is shared by instances unless the host says otherwise, and hands over its shared failure counts', async () => {
+    const shared = await openPostgresStorage({ connectionString: url, schema });
+    const single = await openPostgresStorage({ connectionString: url, schema, sharedByInstances: false });
+    try {
+      expect(shared.sharedByInstances).toBe(true);
+      expect(single.sharedByInstances).toBe(false);
+      await shared.migrate();
+      await shared.failedAttempts.recordFailure([{ key: 'sign-in:email:ada@example.com', max: 5 }], 10_000, 60_000);
+      expect(await single.failedAttempts.recentFailures([{ key: 'sign-in:email:ada@example.com', max: 5 }], 0)).toEqual([[10_000]]);
+    } finally {
+      await Promise.all([shared.close(), single.close()]);
+    }
+  });
+});
