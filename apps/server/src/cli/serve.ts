@@ -1,5 +1,5 @@
 import type { Gatehouse } from '@gatehouse/core';
-import { expressServerOptions } from '@gatehouse/http-express';
+import { expressServerOptions, purgeExpiredRecords } from '@gatehouse/http-express';
 import type { Config } from '../config.js';
 import { describeDatabase } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
@@ -10,10 +10,8 @@ import { startServer } from '../server.js';
 import type { Storage } from '../storage.js';
 
 /** The housekeeping: the core's expired records and, on PostgreSQL, the shared failure counts past their window. */
-export async function purgeExpired(gatehouse: Gatehouse, storage: Pick<Storage, 'failedAttempts'>): Promise<Record<string, number>> {
-  const removed = await gatehouse.purgeExpired();
-  if (!storage.failedAttempts) return removed;
-  return { ...removed, failedAttempts: await storage.failedAttempts.purgeExpired(gatehouse.clock.now().getTime()) };
+export function purgeExpired(gatehouse: Gatehouse, storage: Pick<Storage, 'failedAttempts'>): Promise<Record<string, number>> {
+  return purgeExpiredRecords(gatehouse, storage);
 }
 
 /** Where shutdown signals come from: the process, or an emitter in tests. */
