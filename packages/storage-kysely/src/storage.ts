@@ -27,6 +27,15 @@ export interface StorageWiringOptions {
   /** How errors name the secret (default `signingKeySecret`; the reference server: `GATEHOUSE_KEY_SECRET`). */
   signingKeySecretName?: string;
   /**
+   * Create the tables of Gatehouse-owned users and the product APIs (users, phone numbers,
+   * accounts, memberships, attributes, messages): needed by Gatehouse's login page without a
+   * `userDirectory`, the portal and `createResourceRouter`. Default: true in a database Gatehouse
+   * opens itself; on the host's connection or pool, only when the database already has them
+   * (docs/decisions/0146-only-the-tables-a-host-uses.md). Without them those repositories throw
+   * `UserTablesOffError`; turning it on later creates them at the next `migrate()`.
+   */
+  userTables?: boolean;
+  /**
    * Several server instances (processes) use this database, so per-process state is wrong:
    * Gatehouse's router then refuses to start without a `csrfKey` every instance shares, and
    * without failure counts they share. Default: false for SQLite, true for PostgreSQL.

@@ -1,6 +1,8 @@
-import { KeyDecryptionError } from '@gatehouse/storage-kysely';
+import { KeyDecryptionError, OAUTH_TABLES, USER_TABLES, UserTablesOffError } from '@gatehouse/storage-kysely';
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAILED_ATTEMPTS_TABLE } from './failed-attempts.js';
 import { openPostgres, openPostgresStorage } from './postgres-storage.js';
 import { dropSchema, freshSchemaName, POSTGRES_URL, warnIfSkipped } from './test-support/postgres.js';
 
@@ -48,6 +50,43 @@ describe.skipIf(!POSTGRES_URL)('openPostgresStorage: production wiring options',
       expect(await single.failedAttempts.recentFailures([{ key: 'sign-in:email:ada@example.com', max: 5 }], 0)).toEqual([[10_000]]);
     } finally {
       await Promise.all([shared.close(), single.close()]);
+    }
+  });
+});
+
+// Issue #30 point 6 (docs/decisions/0146-only-the-tables-a-host-uses.md).
+describe.skipIf(!POSTGRES_URL)("openPostgresStorage on the host's pool: only the tables it uses, names that cannot clash", () => {
+  const schema = freshSchemaName();
+  let pool: pg.Pool;
+  beforeAll(async () => {
+    pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4, options: `-c search_path=${schema}` });
+    await pool.query(`create schema "${schema}"`);
+    await pool.query('create table users (id bigserial primary key, login text not null); create table sessions (sid text primary key)');
+  });
+  afterAll(async () => {
+    await pool.end();
+    await dropSchema(schema);
+  });
+  const tables = async () => (await pool.query<{ tablename: string }>('select tablename from pg_tables where schemaname = $1 order by tablename', [schema])).rows.map((row) => row.tablename);
+
+  it('in the host\'s schema: gh_ tables of the authorization server only, then the user tables when turned on', async () => {
+    const storage = await openPostgresStorage({ pool, sharedByInstances: false });
+    try {
+      await storage.migrate();
+      expect((await tables()).filter((name) => !name.startsWith('gh_'))).toEqual([FAILED_ATTEMPTS_TABLE, 'sessions', 'users']);
+      expect((await tables()).filter((name) => name.startsWith('gh_'))).toEqual([...OAUTH_TABLES.map((name) => `gh_${name}`), 'gh_gatehouse_migration', 'gh_gatehouse_migration_lock'].sort());
+      await expect(storage.repositories.users.findByKey('u1')).rejects.toThrow(UserTablesOffError);
+    } finally {
+      await storage.close();
+    }
+    const withUsers = await openPostgresStorage({ pool, userTables: true });
+    try {
+      await withUsers.migrate();
+      await withUsers.repositories.accounts.create({ accountKey: 'a1', name: 'Acme' });
+      expect(await tables()).toEqual(expect.arrayContaining(USER_TABLES.map((name) => `gh_${name}`)));
+      expect((await pool.query('select name from gh_accounts')).rows).toEqual([{ name: 'Acme' }]);
+    } finally {
+      await withUsers.close();
     }
   });
 });

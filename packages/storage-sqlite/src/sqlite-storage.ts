@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { assertSigningKeySecret, assertTablePrefix, createKyselyRepositories, setDirectExecutor, migrateToLatest, checkWrites, pingDatabase, TablePrefixPlugin, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
+import { assertSigningKeySecret, assertTablePrefix, storageNames, createKyselyRepositories, setDirectExecutor, migrateToLatest, checkWrites, pingDatabase, TablePrefixPlugin, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
 import { LockContention } from './lock-contention.js';
@@ -13,8 +13,10 @@ import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
 interface SqliteCommonOptions extends StorageWiringOptions {
   /**
    * Put before the name of every Gatehouse table and index, and of the migrator's tables, so the
-   * storage shares a database with the host application's own tables (`gh_` → `gh_users`,
-   * `gh_gatehouse_migration`, …). Letters, digits and `_`, not starting with a digit.
+   * storage shares a database with the host application's own tables (`gh_` → `gh_clients`,
+   * `gh_gatehouse_migration`, …). Letters, digits and `_`, not starting with a digit; `''` for
+   * none. Default: none in a file the storage opens; `gh_` on the host's connection, unless an
+   * earlier version created unprefixed tables there (docs/decisions/0146-only-the-tables-a-host-uses.md).
    */
   tablePrefix?: string;
 }
@@ -98,13 +100,15 @@ export async function openSqlite(
   log?: LogConfig,
 ): Promise<{ storage: Storage; db: Kysely<Database>; database: BetterSqlite3.Database }> {
   const { tablePrefix, signingKeySecret, signingKeySecretName } = options;
-  if (tablePrefix !== undefined) assertTablePrefix(tablePrefix);
+  if (tablePrefix !== undefined && tablePrefix !== '') assertTablePrefix(tablePrefix);
   if (signingKeySecret !== undefined) assertSigningKeySecret(signingKeySecret, signingKeySecretName);
   const { database, ownsDatabase, lockKey, checkpoints, writeThread, busyTimeoutMs } = options.database === undefined ? openFile(options) : borrow(options.database);
+  const hasTable = async (name: string) => database.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(name) !== undefined;
+  const names = await storageNames({ hostConnection: !ownsDatabase, tablePrefix, userTables: options.userTables, hasTable });
   const { lock, gate, contention } = lockKey === undefined ? { lock: connectionLock(database), gate: undefined, contention: new LockContention() } : fileLocks.take(lockKey);
   // The code exchange's writes go to the thread only where its statements run directly (not when kysely logs them).
   const writer = writeThread === undefined || gate === undefined || log ? undefined : writeThread(gate, contention);
-  const plugins = tablePrefix === undefined || tablePrefix === '' ? [] : [new TablePrefixPlugin(tablePrefix)];
+  const plugins = names.tablePrefix === '' ? [] : [new TablePrefixPlugin(names.tablePrefix)];
   const dialect = createSqliteKyselyDialect(database, lock, {
     leaveOpen: !ownsDatabase,
     ...(gate ? { gate } : {}),
@@ -119,10 +123,10 @@ export async function openSqlite(
 
   let closed: Promise<void> | undefined;
   const storage: Storage = {
-    repositories: createKyselyRepositories(db, sqliteDialect, { signingKeySecret, signingKeySecretName }),
+    repositories: createKyselyRepositories(db, sqliteDialect, { signingKeySecret, signingKeySecretName, userTables: names.userTables }),
     // Several processes on one file (a CLI beside the server is not one): the host says so.
     sharedByInstances: options.sharedByInstances === true,
-    migrate: () => migrateToLatest(db, sqliteDialect, tablePrefix === undefined ? {} : { tablePrefix }),
+    migrate: () => migrateToLatest(db, sqliteDialect, names),
     ping: () => pingDatabase(db),
     checkWrites: (options) => checkWrites(db, options),
     close() {
