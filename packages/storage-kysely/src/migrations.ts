@@ -87,6 +87,45 @@ export async function migrateToLatest(
   if (options.userTables !== false) await runTrack(track(createUserTablesMigrationProvider(dialect), prefix + USER_TABLES_MIGRATION_TABLE));
 }
 
+/** One migration of `migrationStatus`: its name, and when it ran (null: pending). */
+export interface MigrationState {
+  name: string;
+  /** `main`, or `user-tables` (the user tables' own track, decision 0146). */
+  track: 'main' | 'user-tables';
+  executedAt: Date | null;
+}
+
+/**
+ * Every migration this version knows for the storage's parts, applied or pending, in order
+ * (`gatehouse migrate status`). Reads only: it creates nothing, not even the migrator's tables
+ * (a database never migrated has every migration pending).
+ *
+ * @example
+ * const pending = (await migrationStatus(db, sqliteDialect)).filter((migration) => migration.executedAt === null);
+ */
+export async function migrationStatus(db: Kysely<Database>, dialect: StorageDialect, options: MigrateOptions = {}): Promise<MigrationState[]> {
+  const prefix = options.tablePrefix ?? '';
+  const executed = async (table: string): Promise<Map<string, Date>> => {
+    const from = options.migrationTableSchema === undefined ? sql.table(table) : sql.table(`${options.migrationTableSchema}.${table}`);
+    try {
+      const { rows } = await sql<{ name: string; timestamp: string }>`select name, timestamp from ${from}`.execute(db);
+      return new Map(rows.map((row) => [row.name, new Date(row.timestamp)]));
+    } catch (error) {
+      // No migrator table yet: nothing ran. Any other failure (an outage) is the caller's to see.
+      if (/no such table|does not exist/i.test(error instanceof Error ? error.message : '')) return new Map();
+      throw error;
+    }
+  };
+  const states = async (provider: MigrationProvider, table: string, track: MigrationState['track']): Promise<MigrationState[]> => {
+    const ran = await executed(prefix + table);
+    return Object.keys(await provider.getMigrations())
+      .sort()
+      .map((name) => ({ name, track, executedAt: ran.get(name) ?? null }));
+  };
+  const main = await states(createMigrationProvider(dialect, options), MIGRATION_TABLE, 'main');
+  return options.userTables === false ? main : [...main, ...(await states(createUserTablesMigrationProvider(dialect), USER_TABLES_MIGRATION_TABLE, 'user-tables'))];
+}
+
 async function runTrack(migrator: Migrator): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   // kysely's wording for a migration recorded in the database but not known here: a newer version ran.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Repositories } from '@gatehouse/core';
 import { sql, type Kysely } from 'kysely';
+import type { MigrationState } from './migrations.js';
 import type { Database } from './schema.js';
 
 /**
@@ -52,6 +53,8 @@ export interface Storage {
   readonly failedAttempts?: StorageFailureStore;
   /** Applies pending migrations; harmless to run again or from several processes. */
   migrate(): Promise<void>;
+  /** Every migration of this version, applied (with when) or pending; reads only (`gatehouse migrate status`). */
+  migrationStatus?(): Promise<MigrationState[]>;
   /** True when the database answers (readiness). */
   ping(): Promise<boolean>;
   /**

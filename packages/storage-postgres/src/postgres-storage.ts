@@ -1,4 +1,4 @@
-import { assertSigningKeySecret, assertTablePrefix, storageNames, TablePrefixPlugin, createKyselyRepositories, migrateToLatest, checkWrites, pingDatabase, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
+import { assertSigningKeySecret, assertTablePrefix, storageNames, TablePrefixPlugin, createKyselyRepositories, migrateToLatest, migrationStatus, checkWrites, pingDatabase, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
 import { Kysely, sql, WithSchemaPlugin, type LogConfig } from 'kysely';
 import pg from 'pg';
 import { createPostgresFailureStore, ensureFailedAttemptsTable, type PostgresFailureStore } from './failed-attempts.js';
@@ -99,6 +99,9 @@ export async function openPostgres(options: PostgresStorageOptions, log?: LogCon
     failedAttempts: createPostgresFailureStore(db as Kysely<unknown>),
     // The scale-out adapter: several instances unless the host says otherwise (docs/decisions/0145).
     sharedByInstances: options.sharedByInstances !== false,
+    async migrationStatus() {
+      return migrationStatus(db, postgresDialect, { ...names, ...(schema === undefined ? {} : { migrationTableSchema: schema }) });
+    },
     async migrate() {
       const migrationTableSchema = schema ?? (await sql<{ name: string | null }>`select current_schema() as name`.execute(db)).rows[0]?.name ?? undefined;
       await migrateToLatest(db, postgresDialect, { ...names, ...(migrationTableSchema === undefined ? {} : { migrationTableSchema }) });

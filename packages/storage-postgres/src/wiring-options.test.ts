@@ -90,3 +90,22 @@ describe.skipIf(!POSTGRES_URL)("openPostgresStorage on the host's pool: only the
     }
   });
 });
+
+describe.skipIf(!POSTGRES_URL)('openPostgresStorage: migrationStatus', () => {
+  const schema = freshSchemaName();
+  afterAll(() => dropSchema(schema));
+
+  it('says every migration is pending before migrate() and applied after, in a schema of its own', async () => {
+    const storage = await openPostgresStorage({ connectionString: POSTGRES_URL as string, schema });
+    try {
+      const before = await storage.migrationStatus?.();
+      expect(before?.every((migration) => migration.executedAt === null)).toBe(true);
+      await storage.migrate();
+      const after = (await storage.migrationStatus?.()) ?? [];
+      expect(after.length).toBe(before?.length);
+      expect(after.every((migration) => migration.executedAt instanceof Date)).toBe(true);
+    } finally {
+      await storage.close();
+    }
+  });
+});

@@ -125,3 +125,23 @@ describe('only the tables a host uses, under names that cannot clash', () => {
     }
   });
 });
+
+describe('migrationStatus', () => {
+  it('says every migration is pending on a new database, creating nothing, and when each ran after migrate()', async () => {
+    const database = new BetterSqlite3(':memory:');
+    const storage = await openSqliteStorage({ database, userTables: true });
+    try {
+      const before = await storage.migrationStatus?.();
+      expect(before?.map((migration) => migration.executedAt)).toEqual(before?.map(() => null));
+      expect(before?.at(-1)).toEqual({ name: '0011_user_tables', track: 'user-tables', executedAt: null });
+      expect(tablesOf(database)).toEqual([]);
+      await storage.migrate();
+      const after = (await storage.migrationStatus?.()) ?? [];
+      expect(after.map((migration) => migration.name)).toEqual(before?.map((migration) => migration.name));
+      for (const migration of after) expect(migration.executedAt).toBeInstanceOf(Date);
+    } finally {
+      await storage.close();
+      database.close();
+    }
+  });
+});
