@@ -6,7 +6,6 @@ import type { Express } from 'express';
 import { createPinoAuditLog } from './audit-log.js';
 import type { Config } from './config.js';
 import { createHttpApp } from './http/app.js';
-import { encryptSigningKeys } from './key-encryption.js';
 import type { LogDestination } from './log-destination.js';
 import { workerIndex } from './cluster/worker-messages.js';
 import { createLogger, type Logger } from './logger.js';
@@ -98,7 +97,7 @@ export async function createContainer(
   },
 ): Promise<DependencyContainer> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination, worker: workerIndex(process.env) });
-  const storage = await openStorage(config.database, config);
+  const storage = await openStorage(config.database, config.keySecret, config);
   const c = rootContainer.createChildContainer();
   const once = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
 
@@ -139,7 +138,6 @@ export async function createContainer(
         // The same for what Users/me shows, a user and their memberships; the grant is still read on
         // every bearer request (docs/decisions/0079-current-user-cached-in-memory.md).
         ...cachedUserRepositories(repositories, resolve(d, TOKENS.clock), DEFAULT_USER_CACHE),
-        signingKeys: encryptSigningKeys(repositories.signingKeys, resolve(d, TOKENS.config).keySecret),
       };
     }),
   );

@@ -17,9 +17,11 @@ export interface Storage extends CoreStorage {
 /**
  * Opens the database the configuration names (PostgreSQL when GATEHOUSE_DATABASE_URL is set,
  * else the SQLite file, whose directory is created) and applies pending migrations (on
- * PostgreSQL, that creates the shared failure-count table too).
+ * PostgreSQL, that creates the shared failure-count table too). Private signing keys are
+ * encrypted under `keySecret` (GATEHOUSE_KEY_SECRET) by the storage itself, as for an embedder.
  */
-export async function openStorage(database: Config['database'], workers: Pick<Config, 'workers'> = { workers: 1 }): Promise<Storage> {
+export async function openStorage(database: Config['database'], keySecret?: string, workers: Pick<Config, 'workers'> = { workers: 1 }): Promise<Storage> {
+  const keys = { ...(keySecret === undefined ? {} : { signingKeySecret: keySecret }), signingKeySecretName: 'GATEHOUSE_KEY_SECRET' };
   let storage: Storage;
   if (database.kind === 'postgres') {
     // Loaded only when configured: a SQLite deployment never loads the pg driver.
@@ -28,11 +30,12 @@ export async function openStorage(database: Config['database'], workers: Pick<Co
       connectionString: database.connectionString,
       poolSize: database.poolSize,
       ...(database.schema === undefined ? {} : { schema: database.schema }),
+      ...keys,
     });
   } else {
     const filename = database.filename === ':memory:' ? database.filename : resolve(database.filename);
     if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-    storage = await openSqliteStorage({ filename, busyTimeoutMs: database.busyTimeoutMs, synchronous: database.synchronous, ...sharingOfSqliteFile(workers.workers) });
+    storage = await openSqliteStorage({ filename, busyTimeoutMs: database.busyTimeoutMs, synchronous: database.synchronous, ...keys, ...sharingOfSqliteFile(workers.workers) });
   }
   try {
     await storage.migrate();
@@ -49,7 +52,7 @@ export async function openStorage(database: Config['database'], workers: Pick<Co
  * first worker, runs the background checkpoints; the others (and the primary, the CLI) checkpoint
  * only past the WAL's bound. One process: the defaults.
  */
-function sharingOfSqliteFile(workers: number): { sharedByProcesses?: true; backgroundCheckpoints?: 'in-another-process' } {
+function sharingOfSqliteFile(workers: number): { sharedByInstances?: true; backgroundCheckpoints?: 'in-another-process' } {
   if (workers <= 1) return {};
-  return { sharedByProcesses: true, ...(workerIndex(process.env) === 0 ? {} : { backgroundCheckpoints: 'in-another-process' as const }) };
+  return { sharedByInstances: true, ...(workerIndex(process.env) === 0 ? {} : { backgroundCheckpoints: 'in-another-process' as const }) };
 }

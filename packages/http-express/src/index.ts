@@ -95,6 +95,18 @@ export {
 } from './protected-resource/index.js';
 export { HttpProblem, problem, problemErrorHandler, type Problem, type ProblemKind, type ProblemLogger } from './problem/index.js';
 export { expressServerOptions, type ExpressServerOptions } from './server-options.js';
+// Housekeeping in one call: the purge on an unref'd timer (docs/decisions/0145-embedders-production-wiring.md).
+export {
+  startMaintenance,
+  purgeExpiredRecords,
+  DEFAULT_MAINTENANCE_INTERVAL_MS,
+  type Maintenance,
+  type MaintenanceOptions,
+  type GatehouseMaintenanceOptions,
+  type CustomMaintenanceOptions,
+  type MaintenanceSchedule,
+  type MaintainedStorage,
+} from './maintenance/maintenance.js';
 // The signing thread moved to @gatehouse/core/threads (docs/decisions/0160); kept here for existing imports.
 export { sharedSigningThread, startSigningThread, type SigningThread } from '@gatehouse/core/threads';
 // Client registration without a human (RFC 7591/7592, Client ID Metadata Documents; decisions 0115–0119).

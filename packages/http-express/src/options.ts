@@ -3,6 +3,7 @@ import type { Router } from 'express';
 import type { HttpLogger } from './logger.js';
 import type { RegistrationLimits } from './oauth/register.js';
 import type { FailureStore, RateLimitSettings } from './security/rate-limit.js';
+import type { RouterStorage } from './security/shared-storage.js';
 import type { StorageOutages } from './storage-outages.js';
 
 /** What Gatehouse's router needs (`createGatehouseRouter`, and `createGatehouseApp` on top of it). */
@@ -21,12 +22,24 @@ export interface GatehouseRouterOptions {
   /** Failed sign-ins and failed client authentications (default 5 per 300 s per key, 25 per IP). */
   rateLimit?: RateLimitSettings;
   /**
+   * The storage the core's repositories come from (`openPostgresStorage`, `openSqliteStorage`):
+   * failures are counted in its shared `failedAttempts` (PostgreSQL) when no `failureStore` is
+   * given, and when several instances share it (`sharedByInstances`, PostgreSQL's default) the
+   * router refuses to start without a `csrfKey` or a shared failure store
+   * (docs/decisions/0145-embedders-production-wiring.md).
+   */
+  storage?: RouterStorage;
+  /**
    * The secret the session-bound CSRF tokens are keyed with (HKDF-derived under a label of its
-   * own, so an existing secret may be reused). Give every instance the same one; without it the
-   * tokens rest on the session token's secrecy alone (docs/decisions/0025).
+   * own, so an existing secret may be reused). Give every instance the same one (required when the
+   * `storage` is shared by instances); without it the tokens rest on the session token's secrecy
+   * alone (docs/decisions/0025).
    */
   csrfKey?: string | Uint8Array;
-  /** Where failure counts live: default in this process's memory; a shared store (apps/server: PostgreSQL) makes instances count together. */
+  /**
+   * Where failure counts live: default the `storage`'s shared ones when it has them (PostgreSQL),
+   * else this process's memory; a store given here wins.
+   */
   failureStore?: FailureStore;
   /**
    * The limits of the registration endpoint when `settings.registration.policy` is not `off`

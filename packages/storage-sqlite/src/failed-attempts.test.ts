@@ -71,10 +71,10 @@ describe('failure counts in the SQLite file, shared by the processes serving it 
   });
 });
 
-describe('openSqliteStorage({ sharedByProcesses })', () => {
+describe('openSqliteStorage({ sharedByInstances })', () => {
   it('gives the storage a failure store whose table migrate() creates; a storage for one process has none', async () => {
     const file = tempDatabaseFile();
-    const shared = await openSqlite({ filename: file.filename, sharedByProcesses: true });
+    const shared = await openSqlite({ filename: file.filename, sharedByInstances: true });
     const single = await openSqlite({ filename: file.filename });
     try {
       expect(single.storage.failedAttempts).toBeUndefined();

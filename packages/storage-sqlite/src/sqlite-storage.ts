@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { assertTablePrefix, createKyselyRepositories, setDirectExecutor, migrateToLatest, checkWrites, pingDatabase, TablePrefixPlugin, type Database, type Storage } from '@gatehouse/storage-kysely';
+import { assertSigningKeySecret, assertTablePrefix, storageNames, createKyselyRepositories, setDirectExecutor, migrateToLatest, migrationStatus, checkWrites, pingDatabase, TablePrefixPlugin, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
 import { LockContention } from './lock-contention.js';
@@ -9,13 +9,15 @@ import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, WA
 import { WriteGate } from './write-gate.js';
 import { startWriteThread, WRITE_THREAD_CACHE_KIB, type WriteThread } from './write-thread.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
-import { createSqliteFailureStore, ensureFailedAttemptsTable, type SqliteFailureStore } from './failed-attempts.js';
+import { createSqliteFailureStore, ensureFailedAttemptsTable } from './failed-attempts.js';
 
-interface SqliteCommonOptions {
+interface SqliteCommonOptions extends StorageWiringOptions {
   /**
    * Put before the name of every Gatehouse table and index, and of the migrator's tables, so the
-   * storage shares a database with the host application's own tables (`gh_` → `gh_users`,
-   * `gh_gatehouse_migration`, …). Letters, digits and `_`, not starting with a digit.
+   * storage shares a database with the host application's own tables (`gh_` → `gh_clients`,
+   * `gh_gatehouse_migration`, …). Letters, digits and `_`, not starting with a digit; `''` for
+   * none. Default: none in a file the storage opens; `gh_` on the host's connection, unless an
+   * earlier version created unprefixed tables there (docs/decisions/0146-only-the-tables-a-host-uses.md).
    */
   tablePrefix?: string;
 }
@@ -47,14 +49,6 @@ export interface SqliteFileOptions extends SqliteCommonOptions {
    */
   backgroundCheckpoints?: boolean | 'in-another-process';
   /**
-   * Several processes serve this file (the workers of `gatehouse serve --workers N`): the storage
-   * then keeps the failed-attempt counts of the rate limits in the file too
-   * (`storage.failedAttempts`, its table created by `migrate()`), so that every process counts
-   * together, as PostgreSQL's instances do (docs/decisions/0171-serve-workers.md). Default false:
-   * one process counts in memory, without a write per failure.
-   */
-  sharedByProcesses?: boolean;
-  /**
    * Run the code exchange's write transaction on a worker thread with its own connection instead
    * of on the event loop, committing the writes that arrive together at once (default true;
    * docs/decisions/0075-code-exchange-writes-on-a-thread.md).
@@ -76,10 +70,6 @@ export type SqliteStorageOptions = SqliteFileOptions | SqliteConnectionOptions;
 
 export type SqliteSynchronous = 'NORMAL' | 'FULL';
 
-/** The storage of a SQLite database; with `sharedByProcesses`, the failure counts every process shares. */
-export interface SqliteStorage extends Storage {
-  failedAttempts?: SqliteFailureStore;
-}
 
 /** `busyTimeoutMs` when none is given. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
@@ -100,8 +90,12 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
  * @example
  * // In the host's own database, beside its tables; storage.close() leaves `hostDb` open.
  * const storage = await openSqliteStorage({ database: hostDb, tablePrefix: 'gh_' });
+ *
+ * @example
+ * // Private signing keys encrypted at rest (docs/decisions/0145-embedders-production-wiring.md).
+ * const storage = await openSqliteStorage({ filename: './data/gatehouse.db', signingKeySecret: process.env.SIGNING_KEY_SECRET });
  */
-export async function openSqliteStorage(options: SqliteStorageOptions): Promise<SqliteStorage> {
+export async function openSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   return (await openSqlite(options)).storage;
 }
 
@@ -109,14 +103,17 @@ export async function openSqliteStorage(options: SqliteStorageOptions): Promise<
 export async function openSqlite(
   options: SqliteStorageOptions,
   log?: LogConfig,
-): Promise<{ storage: SqliteStorage; db: Kysely<Database>; database: BetterSqlite3.Database }> {
-  const { tablePrefix } = options;
-  if (tablePrefix !== undefined) assertTablePrefix(tablePrefix);
+): Promise<{ storage: Storage; db: Kysely<Database>; database: BetterSqlite3.Database }> {
+  const { tablePrefix, signingKeySecret, signingKeySecretName } = options;
+  if (tablePrefix !== undefined && tablePrefix !== '') assertTablePrefix(tablePrefix);
+  if (signingKeySecret !== undefined) assertSigningKeySecret(signingKeySecret, signingKeySecretName);
   const { database, ownsDatabase, lockKey, checkpoints, writeThread, busyTimeoutMs } = options.database === undefined ? openFile(options) : borrow(options.database);
+  const hasTable = async (name: string) => database.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(name) !== undefined;
+  const names = await storageNames({ hostConnection: !ownsDatabase, tablePrefix, userTables: options.userTables, hasTable });
   const { lock, gate, contention } = lockKey === undefined ? { lock: connectionLock(database), gate: undefined, contention: new LockContention() } : fileLocks.take(lockKey);
   // The code exchange's writes go to the thread only where its statements run directly (not when kysely logs them).
   const writer = writeThread === undefined || gate === undefined || log ? undefined : writeThread(gate, contention);
-  const plugins = tablePrefix === undefined || tablePrefix === '' ? [] : [new TablePrefixPlugin(tablePrefix)];
+  const plugins = names.tablePrefix === '' ? [] : [new TablePrefixPlugin(names.tablePrefix)];
   const dialect = createSqliteKyselyDialect(database, lock, {
     leaveOpen: !ownsDatabase,
     ...(gate ? { gate } : {}),
@@ -130,14 +127,19 @@ export async function openSqlite(
   if (!log) setDirectExecutor(db, dialect.direct);
 
   let closed: Promise<void> | undefined;
-  const sharedByProcesses = options.database === undefined && options.sharedByProcesses === true;
-  const storage: SqliteStorage = {
-    repositories: createKyselyRepositories(db, sqliteDialect),
+  // Several processes on one file (a CLI beside the server is not one): the host says so. On a
+  // file the storage opens, they then count failures in it too (docs/decisions/0171-serve-workers.md).
+  const sharedByInstances = options.sharedByInstances === true;
+  const sharedFailureCounts = sharedByInstances && options.database === undefined;
+  const storage: Storage = {
+    repositories: createKyselyRepositories(db, sqliteDialect, { signingKeySecret, signingKeySecretName, userTables: names.userTables }),
+    sharedByInstances,
+    ...(sharedFailureCounts ? { failedAttempts: createSqliteFailureStore(db) } : {}),
     async migrate() {
-      await migrateToLatest(db, sqliteDialect, tablePrefix === undefined ? {} : { tablePrefix });
-      if (sharedByProcesses) await ensureFailedAttemptsTable(db);
+      await migrateToLatest(db, sqliteDialect, names);
+      if (sharedFailureCounts) await ensureFailedAttemptsTable(db);
     },
-    ...(sharedByProcesses ? { failedAttempts: createSqliteFailureStore(db) } : {}),
+    migrationStatus: () => migrationStatus(db, sqliteDialect, names),
     ping: () => pingDatabase(db),
     checkWrites: (options) => checkWrites(db, options),
     close() {

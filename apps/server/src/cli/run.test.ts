@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Gatehouse } from '@gatehouse/core';
 import { openSqliteStorage } from '@gatehouse/storage-sqlite';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
@@ -500,9 +501,11 @@ describe('gatehouse CLI', () => {
     // Both kinds (ES256, and RS256 for ID tokens) are stored encrypted; a refusal names one of them.
     const { keys } = await json<{ kid: string; keys: Array<{ kid: string }> }>('keys', 'rotate');
     const kids = keys.map((key) => key.kid);
-    const raw = await openSqliteStorage({ filename: env.GATEHOUSE_DB as string });
-    const stored = (await raw.repositories.signingKeys.list()).filter((key) => kids.includes(key.kid));
-    await raw.close();
+    // The rows as stored (the storage itself decrypts, or refuses without the secret).
+    const raw = new BetterSqlite3(env.GATEHOUSE_DB as string, { readonly: true });
+    const rows = raw.prepare('select kid, private_jwk from signing_keys').all() as Array<{ kid: string; private_jwk: string }>;
+    raw.close();
+    const stored = rows.filter((row) => kids.includes(row.kid)).map((row) => ({ privateJwk: JSON.parse(row.private_jwk) as Record<string, unknown> }));
     expect(stored).toHaveLength(2);
     for (const key of stored) {
       expect(key.privateJwk).toMatchObject({ enc: 'gatehouse-aes-256-gcm-v1', ciphertext: expect.any(String) });

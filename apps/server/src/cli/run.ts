@@ -4,7 +4,7 @@ import { DomainError, OAuthError } from '@gatehouse/core';
 import * as v from 'valibot';
 import { ConfigError, loadConfig, workerCount, type Config } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
-import { KeyDecryptionError } from '../key-encryption.js';
+import { KeyDecryptionError } from '@gatehouse/storage-sqlite';
 import { COMMANDS, type Command, type OptionSpec, type OptionValues } from './commands.js';
 import { serve, type SignalSource } from './serve.js';
 import { GENERAL_HELP, UsageError } from './usage.js';

@@ -1,6 +1,6 @@
 import type { Gatehouse } from '@gatehouse/core';
 import { AggregatorRegistry } from 'prom-client';
-import { expressServerOptions } from '@gatehouse/http-express';
+import { expressServerOptions, purgeExpiredRecords } from '@gatehouse/http-express';
 import type { Config } from '../config.js';
 import { describeDatabase } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
@@ -16,10 +16,8 @@ import { waitForStopSignal, type ServeIo, type SignalSource } from './stop-signa
 export type { ServeIo, SignalSource };
 
 /** The housekeeping: the core's expired records and, on PostgreSQL, the shared failure counts past their window. */
-export async function purgeExpired(gatehouse: Gatehouse, storage: Pick<Storage, 'failedAttempts'>): Promise<Record<string, number>> {
-  const removed = await gatehouse.purgeExpired();
-  if (!storage.failedAttempts) return removed;
-  return { ...removed, failedAttempts: await storage.failedAttempts.purgeExpired(gatehouse.clock.now().getTime()) };
+export function purgeExpired(gatehouse: Gatehouse, storage: Pick<Storage, 'failedAttempts'>): Promise<Record<string, number>> {
+  return purgeExpiredRecords(gatehouse, storage);
 }
 
 /**

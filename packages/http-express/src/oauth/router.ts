@@ -6,6 +6,7 @@ import { repeatedParameterProblem } from '../security/form-body.js';
 import { leanFormBody } from '../security/lean-form.js';
 import { createAttemptLimits, DEFAULT_RATE_LIMIT } from '../security/rate-limit.js';
 import { loadSignedIn, safeReturnTo } from '../security/session.js';
+import { sharedWiring } from '../security/shared-storage.js';
 import { authorizeEndpoint, decisionEndpoint } from './authorize.js';
 import type { OAuthContext } from './context.js';
 import { introspectionEndpoint } from './introspect.js';
@@ -56,11 +57,13 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   const { gatehouse } = options;
   const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
   const logger = options.logger ?? silentLogger;
+  // The storage's shared failure counts by default; a shared storage without shared secrets does not start (decision 0145).
+  const { failureStore } = sharedWiring(options);
   const ctx: OAuthContext = {
     gatehouse,
     logger,
     storageOutages: options.storageOutages ?? createStorageOutages({ logger }),
-    limits: createAttemptLimits(gatehouse.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT, options.failureStore),
+    limits: createAttemptLimits(gatehouse.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT, failureStore),
     issuer,
     paths: gatehousePaths(issuerPath(issuer)),
     loginUrl: options.loginUrl,
@@ -82,7 +85,7 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   }
 
   // RFC 7591 / RFC 7592, under the host's policy (docs/decisions/0115-dynamic-client-registration.md); it answers its own errors.
-  if (gatehouse.settings.registration.policy !== 'off') router.use(OAUTH_PATHS.register, registrationRouter(ctx, options.registrationLimits, { failureStore: options.failureStore, ipv6PrefixLength: options.rateLimit?.ipv6PrefixLength }));
+  if (gatehouse.settings.registration.policy !== 'off') router.use(OAUTH_PATHS.register, registrationRouter(ctx, options.registrationLimits, { failureStore, ipv6PrefixLength: options.rateLimit?.ipv6PrefixLength }));
   router.post(OAUTH_PATHS.token, tokenFormBody, tokenEndpoint(ctx));
   router.post(OAUTH_PATHS.revoke, oauthFormBody, revocationEndpoint(ctx));
   router.post(OAUTH_PATHS.introspect, oauthFormBody, introspectionEndpoint(ctx));

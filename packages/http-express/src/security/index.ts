@@ -27,3 +27,4 @@ export {
   clearSessionCookie,
 } from './session.js';
 export type { SignedInState } from './locals.js';
+export { sharedWiring, GatehouseSetupError, type RouterStorage, type SharedWiring } from './shared-storage.js';
