@@ -1,7 +1,7 @@
 import type { Gatehouse } from '@gatehouse/core';
 import { expressServerOptions } from '@gatehouse/http-express';
 import type { Config } from '../config.js';
-import { describeDatabase } from '../config.js';
+import { ConfigError, describeDatabase } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { demoInstructions, findDemoClient, seedDemoIfEmpty } from '../demo.js';
 import { createMetrics } from '../metrics/metrics.js';
@@ -51,25 +51,30 @@ export async function serve(
   try {
     // The first start generates the signing key (kept in the database, encrypted when GATEHOUSE_KEY_SECRET is set).
     const kid = await gatehouse.currentSigningKeyId();
-    const seed = config.demo ? await seedDemoIfEmpty(gatehouse, config.issuer) : undefined;
-    const demoClient = config.demo ? await findDemoClient(gatehouse, config.issuer) : undefined;
 
     const app = resolve(container, TOKENS.httpApp);
-    server = await startServer({
-      handler: metrics ? metrics.instrument(app) : app,
-      classes: expressServerOptions(app),
-      host: config.host,
-      port: config.port,
-      logger,
-      purge: () => purgeExpired(gatehouse, storage),
-      purgeIntervalMinutes: config.purgeIntervalMinutes,
-      shutdownTimeoutSeconds: config.shutdownTimeoutSeconds,
-      shutdown: resolve(container, TOKENS.shutdown),
-    });
+    server = await listening('PORT', config.host, config.port, () =>
+      startServer({
+        handler: metrics ? metrics.instrument(app) : app,
+        classes: expressServerOptions(app),
+        host: config.host,
+        port: config.port,
+        logger,
+        purge: () => purgeExpired(gatehouse, storage),
+        purgeIntervalMinutes: config.purgeIntervalMinutes,
+        shutdownTimeoutSeconds: config.shutdownTimeoutSeconds,
+        shutdown: resolve(container, TOKENS.shutdown),
+      }),
+    );
     if (metrics && config.metrics) {
-      metricsServer = await startMetricsServer({ registry: metrics.registry, ...config.metrics });
-      logger.info({ host: config.metrics.host, port: metricsServer.port }, 'metrics listening');
+      const { host, port } = config.metrics;
+      metricsServer = await listening('GATEHOUSE_METRICS_PORT', host, port, () => startMetricsServer({ registry: metrics.registry, host, port }));
+      logger.info({ host, port: metricsServer.port }, 'metrics listening');
     }
+    // The demo data only once both ports are ours: its secrets are shown once, just below, and a
+    // start that fails before (a busy port) must not create them unseen (issue 33).
+    const seed = config.demo ? await seedDemoIfEmpty(gatehouse, config.issuer) : undefined;
+    const demoClient = config.demo ? await findDemoClient(gatehouse, config.issuer) : undefined;
     io.stderr.write(`\nGatehouse is serving on port ${server.port} (issuer ${config.issuer}; ${describeDatabase(config)}).\n`);
     if (demoClient) io.stderr.write(`\n${demoInstructions({ issuer: config.issuer, client: demoClient, seed })}\n\n`);
     logger.info({ host: config.host ?? '*', port: server.port, issuer: config.issuer, database: config.database.kind, kid }, 'listening');
@@ -91,6 +96,30 @@ export async function serve(
   await storage.close();
   logger.info('stopped');
   return 0;
+}
+
+/** Node's listen errors an operator fixes by changing the variable (or stopping what holds the port). */
+const LISTEN_PROBLEMS: Record<string, string> = {
+  EADDRINUSE: 'is already in use (another process listens there): stop it or choose another port',
+  EACCES: 'may not be bound by this user (ports below 1024 need privileges): choose a port from 1024',
+  EADDRNOTAVAIL: 'cannot be bound: the host is no address of this machine',
+};
+
+/**
+ * `start()`, with a listen error that the configuration causes turned into a one-line `ConfigError`
+ * naming `variable` (the README promises one for every configuration error).
+ */
+async function listening<T>(variable: 'PORT' | 'GATEHOUSE_METRICS_PORT', host: string | undefined, port: number, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const problem = code === undefined ? undefined : LISTEN_PROBLEMS[code];
+    if (problem === undefined) throw error;
+    const hostVariable = variable === 'PORT' ? 'HOST' : 'GATEHOUSE_METRICS_HOST';
+    const named = code === 'EADDRNOTAVAIL' ? hostVariable : variable;
+    throw new ConfigError(named, `${named}: ${host ?? '*'}:${port} ${problem} (${code}).`);
+  }
 }
 
 function waitForStopSignal(signals: SignalSource): { received: Promise<string>; cancel(): void } {
