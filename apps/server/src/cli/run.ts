@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DomainError, OAuthError } from '@gatehouse/core';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { ConfigError, loadConfig, unknownVariableWarnings, type Config } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { KeyDecryptionError } from '../key-encryption.js';
 import { COMMANDS, type Command, type OptionSpec, type OptionValues } from './commands.js';
@@ -111,6 +111,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         command.positionals.length === 0 ? `unexpected argument "${rest[0]}"` : `expected ${command.positionals.join(' ')} (usage: ${command.usage})`,
       );
     }
+    // A misspelt variable would otherwise pass silently: one line each, before anything else (docs/decisions/0150).
+    for (const warning of unknownVariableWarnings(io.env)) io.stderr.write(`${label}: warning: ${warning}\n`);
     const config: Config = loadConfig(io.env);
     if (command === SERVE) return await serve(config, io);
     return await runCommand(command as Command, config, values, rest, io, json);
