@@ -2,7 +2,7 @@ export { createGatehouseApp } from './app.js';
 export { createGatehouseRouter, authorizationServerMetadataRouter } from './embed/router.js';
 export { completeGatehouseLogin, completeGatehouseConsent, logoutGatehouseUser } from './embed/host-login.js';
 export type { GatehouseHttpOptions, GatehouseRouterOptions } from './options.js';
-export { silentLogger, requestLogger, requestIdOf, type HttpLogger } from './logger.js';
+export { silentLogger, requestLogger, requestIdOf, routineRequest, type HttpLogger } from './logger.js';
 // Storage outages: answered 503 with Retry-After, each logged once (docs/decisions/0100).
 export { createStorageOutages, retryAfterSeconds, watchStorage, type StorageOutage, type StorageOutageOptions, type StorageOutages } from './storage-outages.js';
 export { createOAuthRouter, authorizationServerMetadata, GRANT_TYPES, type GrantType, OAUTH_PATHS, issuerPath, gatehousePaths, wellKnownMetadataPath, wellKnownOpenIdConfigurationPath, type GatehousePaths } from './oauth/index.js';
