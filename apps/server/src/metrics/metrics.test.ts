@@ -70,7 +70,8 @@ describe('createMetrics', () => {
       res.status(400).json({});
     });
     await serving(metrics.instrument(app), async (origin) => {
-      for (const form of [{ grant_type: 'refresh_token', error: 'invalid_grant' }, { grant_type: 'client_credentials', error: 'Not A Code <script>' }, { grant_type: 'client_credentials' }]) {
+      const forms: Array<Record<string, string>> = [{ grant_type: 'refresh_token', error: 'invalid_grant' }, { grant_type: 'client_credentials', error: 'Not A Code <script>' }, { grant_type: 'client_credentials' }];
+      for (const form of forms) {
         await fetch(`${origin}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
       }
     });
