@@ -6,6 +6,7 @@ import { createContainer, resolve, TOKENS } from '../container.js';
 import { KeyDecryptionError } from '../key-encryption.js';
 import { COMMANDS, type Command, type OptionSpec, type OptionValues } from './commands.js';
 import { serve, type SignalSource } from './serve.js';
+import { COMMAND_HELP } from './help.js';
 import { GENERAL_HELP, UsageError } from './usage.js';
 
 export interface CliIo {
@@ -103,7 +104,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     label = `gatehouse ${command.path.join(' ')}`;
     const { values } = parse(argv, command.options);
     if (values.help) {
-      io.stdout.write(`Usage: ${command.usage}\n`);
+      const details = COMMAND_HELP[command.path.join(' ')];
+      io.stdout.write(`Usage: ${command.usage}\n${details === undefined ? '' : `\n${details}\n`}`);
       return EXIT.ok;
     }
     if (rest.length !== command.positionals.length) {
