@@ -3,7 +3,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_SCOPES, sha256 } from '@gatehouse/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, unknownVariableWarnings } from './config.js';
 
 const ORDERS = { scope: 'orders.v1.read', description: 'See your orders' };
 
@@ -400,5 +400,27 @@ describe('secret settings from files (<NAME>_FILE)', () => {
     const denied = failure({ GATEHOUSE_DATABASE_URL_FILE: dir });
     expect(denied.message).toBe(`GATEHOUSE_DATABASE_URL_FILE names a file that cannot be read (EISDIR: ${dir}).`);
     expect(denied.message).not.toContain('\n');
+  });
+});
+
+describe('unknownVariableWarnings (docs/decisions/0150-unknown-variables-warn.md)', () => {
+  it('names each unknown GATEHOUSE_* variable once, with the closest known one when it is near, never its value', () => {
+    const warnings = unknownVariableWarnings({
+      GATEHOUSE_ACCES_TOKEN_TTL_SECONDS: '600',
+      GATEHOUSE_METRICS_PROT: '9464',
+      GATEHOUSE_KEY_SECRET_FIEL: 'secret-value-never-shown',
+      GATEHOUSE_SOMETHING_ELSE_ENTIRELY: '1',
+      GATEHOUSE_ISSUER: 'https://auth.example.com',
+      GATEHOUSE_KEY_SECRET_FILE: '/run/secrets/key',
+      GATEHOUSE_TEST_POSTGRES_URL: 'postgres://postgres@127.0.0.1/test',
+      PATH: '/usr/bin',
+    });
+    expect(warnings).toEqual([
+      'GATEHOUSE_ACCES_TOKEN_TTL_SECONDS is not a Gatehouse variable and is ignored; did you mean GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS?',
+      'GATEHOUSE_KEY_SECRET_FIEL is not a Gatehouse variable and is ignored; did you mean GATEHOUSE_KEY_SECRET_FILE?',
+      'GATEHOUSE_METRICS_PROT is not a Gatehouse variable and is ignored; did you mean GATEHOUSE_METRICS_PORT?',
+      'GATEHOUSE_SOMETHING_ELSE_ENTIRELY is not a Gatehouse variable and is ignored; see README.md "Configuration" for the variables',
+    ]);
+    expect(warnings.join('\n')).not.toContain('secret-value-never-shown');
   });
 });

@@ -105,6 +105,8 @@ export async function createContainer(
   c.register(TOKENS.logger, { useValue: logger });
   c.register(TOKENS.clock, { useValue: options.clock ?? systemClock });
   c.register(TOKENS.storage, { useValue: storage });
+  // Sessions, grants and the connection's state, read when Prometheus scrapes.
+  options.metrics?.observeStorage(storage, options.clock ?? systemClock);
   // The database's outages: each logged once with its cause, counted when metrics are on, seen by
   // the error answers (503), the storage's calls (the recovery) and readiness (docs/decisions/0100).
   c.register(

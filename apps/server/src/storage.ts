@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { FailureStore } from '@gatehouse/http-express';
 import { openSqliteStorage, type Storage as CoreStorage } from '@gatehouse/storage-sqlite';
 import { workerIndex } from './cluster/worker-messages.js';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 
 /**
  * The database, and the failure counts every instance shares: on PostgreSQL always, on SQLite when
@@ -34,14 +34,18 @@ export async function openStorage(database: Config['database'], keySecret?: stri
     });
   } else {
     const filename = database.filename === ':memory:' ? database.filename : resolve(database.filename);
-    if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-    storage = await openSqliteStorage({ filename, busyTimeoutMs: database.busyTimeoutMs, synchronous: database.synchronous, ...keys, ...sharingOfSqliteFile(workers.workers) });
+    if (filename !== ':memory:') prepareSqliteFile(filename);
+    try {
+      storage = await openSqliteStorage({ filename, busyTimeoutMs: database.busyTimeoutMs, synchronous: database.synchronous, ...keys, ...sharingOfSqliteFile(workers.workers) });
+    } catch (error) {
+      throw sqliteFileError(filename, error);
+    }
   }
   try {
     await storage.migrate();
   } catch (error) {
     await storage.close().catch(() => undefined);
-    throw error;
+    throw database.kind === 'sqlite' ? sqliteFileError(database.filename, error) : error;
   }
   return storage;
 }
@@ -55,4 +59,43 @@ export async function openStorage(database: Config['database'], keySecret?: stri
 function sharingOfSqliteFile(workers: number): { sharedByInstances?: true; backgroundCheckpoints?: 'in-another-process' } {
   if (workers <= 1) return {};
   return { sharedByInstances: true, ...(workerIndex(process.env) === 0 ? {} : { backgroundCheckpoints: 'in-another-process' as const }) };
+}
+
+/** The errors of a file or directory SQLite or Node may not write (a read-only file or file system, missing rights). */
+const UNWRITABLE = /^(EACCES|EPERM|EROFS|ENOTDIR|EISDIR|ENOENT|SQLITE_READONLY\w*|SQLITE_CANTOPEN\w*|SQLITE_PERM|SQLITE_AUTH)$/;
+
+/**
+ * The SQLite file's directory, created when missing; a path that is a directory, or a directory
+ * that cannot be created, is a one-line `ConfigError` naming GATEHOUSE_DB (issue 33).
+ */
+function prepareSqliteFile(filename: string): void {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(filename, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    // A path through a file, or a directory this user may not enter: creating the directory says why.
+  }
+  if (isDirectory) {
+    throw new ConfigError('GATEHOUSE_DB', `GATEHOUSE_DB names a directory (${filename}); give the path of a file, such as ${join(filename, 'gatehouse.db')}.`);
+  }
+  try {
+    mkdirSync(dirname(filename), { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a part of the path is a file' : code === 'EACCES' || code === 'EPERM' ? 'no permission' : code === 'EROFS' ? 'a read-only file system' : 'refused';
+    throw new ConfigError('GATEHOUSE_DB', `GATEHOUSE_DB: the directory ${dirname(filename)} cannot be created (${why}, ${code}); create it, or choose a path the server may write.`);
+  }
+}
+
+/**
+ * An error opening or migrating the SQLite file that the file's place causes (read-only, no
+ * rights), as a one-line `ConfigError` naming GATEHOUSE_DB; any other error as it was.
+ */
+function sqliteFileError(filename: string, error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !UNWRITABLE.test(code)) return error;
+  return new ConfigError(
+    'GATEHOUSE_DB',
+    `GATEHOUSE_DB: the SQLite file ${resolve(filename)} cannot be opened for writing (${code}); the server needs to write the file and the files beside it (-wal, -shm) in ${dirname(resolve(filename))}.`,
+  );
 }

@@ -2,7 +2,7 @@ export { createGatehouseApp } from './app.js';
 export { createGatehouseRouter, authorizationServerMetadataRouter } from './embed/router.js';
 export { completeGatehouseLogin, completeGatehouseConsent, logoutGatehouseUser } from './embed/host-login.js';
 export type { GatehouseHttpOptions, GatehouseRouterOptions } from './options.js';
-export { silentLogger, requestLogger, requestIdOf, type HttpLogger } from './logger.js';
+export { silentLogger, requestLogger, requestIdOf, routineRequest, type HttpLogger } from './logger.js';
 // Storage outages: answered 503 with Retry-After, each logged once (docs/decisions/0100).
 export {
   createStorageOutages,

@@ -69,6 +69,35 @@ export interface Storage {
   checkWrites(options?: { bytes?: number }): Promise<void>;
   /** Finishes and closes the connection(s); the storage is unusable afterwards. */
   close(): Promise<void>;
+  /** Sessions not ended nor expired, and grants not revoked, at `now` (two counts; the metrics' gauges). */
+  countActive?(now: Date): Promise<ActiveCounts>;
+  /** The connection's state now, from memory (no query): the metrics' gauges. */
+  connectionStats?(): ConnectionStats;
+}
+
+export interface ActiveCounts {
+  sessions: number;
+  grants: number;
+}
+
+/** What waits on the database now: a PostgreSQL pool, or SQLite's one connection and writer. */
+export type ConnectionStats =
+  | { kind: 'postgres'; total: number; idle: number; waiting: number; max: number }
+  /** Statements waiting for the connection or the write gate, and writes in the write thread. */
+  | { kind: 'sqlite'; waiting: number; inThread: number };
+
+/**
+ * `Storage.countActive` for any kysely database: live sessions (through the expiry index) and
+ * grants not revoked.
+ *
+ * @example
+ * const { sessions, grants } = await countActive(db, new Date());
+ */
+export async function countActive(db: Kysely<Database>, now: Date): Promise<ActiveCounts> {
+  const at = now.getTime();
+  const sessions = await db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).where('expires_at', '>', at).where('ended_at', 'is', null).executeTakeFirst();
+  const grants = await db.selectFrom('grants').select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).where('revoked_at', 'is', null).executeTakeFirst();
+  return { sessions: Number(sessions?.n ?? 0), grants: Number(grants?.n ?? 0) };
 }
 
 /** `Storage.ping` for any kysely database: true when `select 1` answers. */

@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { assertSigningKeySecret, assertTablePrefix, storageNames, createKyselyRepositories, setDirectExecutor, migrateToLatest, migrationStatus, checkWrites, pingDatabase, TablePrefixPlugin, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
+import { assertSigningKeySecret, assertTablePrefix, storageNames, createKyselyRepositories, setDirectExecutor, migrateToLatest, migrationStatus, checkWrites, countActive, pingDatabase, TablePrefixPlugin, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
 import { LockContention } from './lock-contention.js';
@@ -142,6 +142,8 @@ export async function openSqlite(
     migrationStatus: () => migrationStatus(db, sqliteDialect, names),
     ping: () => pingDatabase(db),
     checkWrites: (options) => checkWrites(db, options),
+    countActive: (now) => countActive(db, now),
+    connectionStats: () => ({ kind: 'sqlite', waiting: lock.waiting + (gate?.waiting ?? 0), inThread: gate?.inThread ?? 0 }),
     close() {
       closed ??= (async () => {
         try {

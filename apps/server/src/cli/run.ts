@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DomainError, OAuthError } from '@gatehouse/core';
 import * as v from 'valibot';
-import { ConfigError, loadConfig, workerCount, type Config } from '../config.js';
+import { ConfigError, loadConfig, unknownVariableWarnings, workerCount, type Config } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { KeyDecryptionError } from '@gatehouse/storage-sqlite';
 import { COMMANDS, type Command, type OptionSpec, type OptionValues } from './commands.js';
 import { serve, type SignalSource } from './serve.js';
+import { COMMAND_HELP } from './help.js';
 import { GENERAL_HELP, UsageError } from './usage.js';
 
 export interface CliIo {
@@ -109,7 +110,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     label = `gatehouse ${command.path.join(' ')}`;
     const { values } = parse(argv, command.options);
     if (values.help) {
-      io.stdout.write(`Usage: ${command.usage}\n`);
+      const details = COMMAND_HELP[command.path.join(' ')];
+      io.stdout.write(`Usage: ${command.usage}\n${details === undefined ? '' : `\n${details}\n`}`);
       return EXIT.ok;
     }
     if (rest.length !== command.positionals.length) {
@@ -117,6 +119,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         command.positionals.length === 0 ? `unexpected argument "${rest[0]}"` : `expected ${command.positionals.join(' ')} (usage: ${command.usage})`,
       );
     }
+    // A misspelt variable would otherwise pass silently: one line each, before anything else (docs/decisions/0150).
+    for (const warning of unknownVariableWarnings(io.env)) io.stderr.write(`${label}: warning: ${warning}\n`);
     const config: Config = loadConfig(io.env);
     if (command === SERVE) return await serve(withWorkers(config, values.workers), io);
     return await runCommand(command as Command, config, values, rest, io, json);

@@ -4,6 +4,7 @@ import { createContainer, resolve, TOKENS } from '../container.js';
 import { demoInstructions, findDemoClient, seedDemoIfEmpty } from '../demo.js';
 import { startMetricsServer, type RunningMetricsServer } from '../metrics/metrics-server.js';
 import { superviseWorkers, type WorkerSupervisor } from '../cluster/supervisor.js';
+import { listening } from './listen-errors.js';
 import { waitForStopSignal, type ServeIo } from './stop-signal.js';
 
 /**
@@ -40,8 +41,10 @@ export async function serveWithWorkers(config: Config, io: ServeIo): Promise<num
     if (config.metrics) {
       // Each worker answers with its registry (serve.ts); gauges sum, except those that say otherwise.
       const aggregator = new AggregatorRegistry();
-      metricsServer = await startMetricsServer({ registry: { metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType }, ...config.metrics });
-      logger.info({ host: config.metrics.host, port: metricsServer.port }, 'metrics listening');
+      const { host, port: metricsPort } = config.metrics;
+      const registry = { metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType };
+      metricsServer = await listening('GATEHOUSE_METRICS_PORT', host, metricsPort, () => startMetricsServer({ registry, host, port: metricsPort }));
+      logger.info({ host, port: metricsServer.port }, 'metrics listening');
     }
     io.stderr.write(`\nGatehouse is serving on port ${port} with ${config.workers} workers (issuer ${config.issuer}; ${describeDatabase(config)}).\n`);
     if (demoClient) io.stderr.write(`\n${demoInstructions({ issuer: config.issuer, client: demoClient, seed })}\n\n`);

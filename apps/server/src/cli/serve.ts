@@ -3,6 +3,7 @@ import { AggregatorRegistry } from 'prom-client';
 import { expressServerOptions, purgeExpiredRecords } from '@gatehouse/http-express';
 import type { Config } from '../config.js';
 import { describeDatabase } from '../config.js';
+import { listening } from './listen-errors.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { demoInstructions, findDemoClient, seedDemoIfEmpty } from '../demo.js';
 import { createMetrics } from '../metrics/metrics.js';
@@ -43,26 +44,24 @@ export async function serve(config: Config, io: ServeIo): Promise<number> {
   try {
     // The first start generates the signing key (kept in the database, encrypted when GATEHOUSE_KEY_SECRET is set).
     const kid = await gatehouse.currentSigningKeyId();
-    // A worker's primary seeds the demo data and prints the instructions once for all.
-    const demo = config.demo && worker === undefined;
-    const seed = demo ? await seedDemoIfEmpty(gatehouse, config.issuer) : undefined;
-    const demoClient = demo ? await findDemoClient(gatehouse, config.issuer) : undefined;
 
     const app = resolve(container, TOKENS.httpApp);
-    server = await startServer({
-      handler: metrics ? metrics.instrument(app) : app,
-      classes: expressServerOptions(app),
-      host: config.host,
-      port: config.port,
-      logger,
-      // One worker purges for all.
-      purge: worker === undefined || worker === 0 ? () => purgeExpired(gatehouse, storage) : undefined,
-      purgeIntervalMinutes: config.purgeIntervalMinutes,
-      shutdownTimeoutSeconds: config.shutdownTimeoutSeconds,
-      shutdown: resolve(container, TOKENS.shutdown),
-    });
+    server = await listening('PORT', config.host, config.port, () =>
+      startServer({
+        handler: metrics ? metrics.instrument(app) : app,
+        classes: expressServerOptions(app),
+        host: config.host,
+        port: config.port,
+        logger,
+        // One worker purges for all.
+        purge: worker === undefined || worker === 0 ? () => purgeExpired(gatehouse, storage) : undefined,
+        purgeIntervalMinutes: config.purgeIntervalMinutes,
+        shutdownTimeoutSeconds: config.shutdownTimeoutSeconds,
+        shutdown: resolve(container, TOKENS.shutdown),
+      }),
+    );
     if (worker !== undefined) {
-      // The primary serves the sum of the workers' metrics and says where it listens.
+      // The primary serves the sum of the workers' metrics, seeds the demo data and says where it listens.
       if (metrics) {
         // Constructing one is what makes prom-client answer the primary's requests in a worker.
         new AggregatorRegistry();
@@ -72,9 +71,14 @@ export async function serve(config: Config, io: ServeIo): Promise<number> {
       reportListening(server.port);
     } else {
       if (metrics && config.metrics) {
-        metricsServer = await startMetricsServer({ registry: metrics.registry, ...config.metrics });
-        logger.info({ host: config.metrics.host, port: metricsServer.port }, 'metrics listening');
+        const { host, port } = config.metrics;
+        metricsServer = await listening('GATEHOUSE_METRICS_PORT', host, port, () => startMetricsServer({ registry: metrics.registry, host, port }));
+        logger.info({ host, port: metricsServer.port }, 'metrics listening');
       }
+      // The demo data only once both ports are ours: its secrets are shown once, just below, and a
+      // start that fails before (a busy port) must not create them unseen (issue 33).
+      const seed = config.demo ? await seedDemoIfEmpty(gatehouse, config.issuer) : undefined;
+      const demoClient = config.demo ? await findDemoClient(gatehouse, config.issuer) : undefined;
       io.stderr.write(`\nGatehouse is serving on port ${server.port} (issuer ${config.issuer}; ${describeDatabase(config)}).\n`);
       if (demoClient) io.stderr.write(`\n${demoInstructions({ issuer: config.issuer, client: demoClient, seed })}\n\n`);
       logger.info({ host: config.host ?? '*', port: server.port, issuer: config.issuer, database: config.database.kind, kid }, 'listening');

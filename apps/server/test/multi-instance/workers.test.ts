@@ -72,6 +72,8 @@ describe(`gatehouse serve with ${WORKERS} workers on one SQLite file`, () => {
     expect(workerPids()).toHaveLength(WORKERS);
     expect(new Set(workerPids()).size).toBe(WORKERS);
     expect(server.logs.filter((line) => line.msg === 'worker listening').map((line) => line.worker).sort()).toEqual([0, 1]);
+    // The variable that tells a worker its slot is the server's own, never reported as unknown.
+    expect(server.stderr()).not.toContain('warning');
     for (let index = 0; index < 6; index += 1) expect((await send(p.origin, 'GET', '/.well-known/oauth-authorization-server', {})).status).toBe(200);
     await expect.poll(() => workersThatAnswered(server, '/.well-known/oauth-authorization-server', 200), { timeout: 10_000 }).toEqual(new Set([0, 1]));
   });

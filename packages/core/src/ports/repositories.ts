@@ -66,6 +66,8 @@ export interface UserRepository {
   findWithMemberships(userKey: string): Promise<{ user: User; memberships: Membership[] } | undefined>;
   /** E-mails compare ignoring case. */
   findByEmail(email: string): Promise<User | undefined>;
+  /** A page of users by e-mail (ignoring case), `limit` of them after the first `offset` (the operator's `users list`). */
+  list(options: { limit: number; offset: number }): Promise<User[]>;
   /**
    * Stores a new password hash; false when there is no such user. With `ifCurrent`, only over
    * that stored hash, in one conditional write (false when it changed meanwhile): a re-hash at
@@ -128,6 +130,8 @@ export interface GrantRepository {
   revokeByUserAndClient(userKey: string, clientId: string, at: Date): Promise<string[]>;
   /** Live grants of a user, newest first. */
   listActiveByUser(userKey: string): Promise<Grant[]>;
+  /** Live grants of a client (its users' and its client-credentials grants), newest first. */
+  listActiveByClient(clientId: string): Promise<Grant[]>;
   /**
    * Deletes grants revoked before `before`, and client-credentials grants (no user) created
    * before it (their one access token has expired), with their refresh tokens and codes.
@@ -165,6 +169,8 @@ export interface SessionRepository {
   end(sessionId: string, at: Date): Promise<boolean>;
   /** Ends every live session of the user; returns the ids of those this call ended. */
   endByUser(userKey: string, at: Date): Promise<string[]>;
+  /** The user's sessions neither ended nor expired at `now`, newest first. */
+  listActiveByUser(userKey: string, now: Date): Promise<Session[]>;
   /**
    * Product logout, all or nothing in one transaction: ends the session (`ended` is true when this
    * call ended it) and revokes every live grant made under it, returning their ids. Together with

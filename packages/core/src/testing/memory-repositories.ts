@@ -194,6 +194,10 @@ export function createMemoryRepositories(): Repositories {
         const user = [...users.values()].find((candidate) => sameName(candidate.email, email));
         return user && copy(user);
       },
+      async list({ limit, offset }) {
+        const byEmail = [...users.values()].sort((a, b) => (a.email.toLowerCase() < b.email.toLowerCase() ? -1 : a.email.toLowerCase() > b.email.toLowerCase() ? 1 : 0));
+        return byEmail.slice(offset, offset + limit).map(copy);
+      },
       async updatePasswordHash(userKey, passwordHash, options = {}) {
         const user = users.get(userKey);
         if (!user || (options.ifCurrent !== undefined && user.passwordHash !== options.ifCurrent)) return false;
@@ -298,6 +302,11 @@ export function createMemoryRepositories(): Repositories {
           .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
           .map(copy);
       },
+      async listActiveByClient(clientId) {
+        return liveGrants((grant) => grant.clientId === clientId)
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+          .map(copy);
+      },
       async purge(before) {
         // Revoked grants, and client-credentials grants (no user) whose token has expired.
         const dead = [...grants.values()].filter((grant) => (grant.revokedAt ?? (grant.userKey === null ? grant.createdAt : null)) !== null && (grant.revokedAt ?? grant.createdAt) < before);
@@ -355,6 +364,12 @@ export function createMemoryRepositories(): Repositories {
         if (!session || session.endedAt) return false;
         session.endedAt = at;
         return true;
+      },
+      async listActiveByUser(userKey, now) {
+        return [...sessions.values()]
+          .filter((session) => session.userKey === userKey && session.endedAt === null && session.expiresAt > now)
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+          .map(copy);
       },
       async endByUser(userKey, at) {
         const ended: string[] = [];

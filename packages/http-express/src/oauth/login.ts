@@ -1,5 +1,6 @@
 import { DomainError, type RawParameters } from '@gatehouse/core';
 import type { Request, Response } from 'express';
+import { createHash } from 'node:crypto';
 import { parse as parseQueryString } from 'node:querystring';
 import * as v from 'valibot';
 import { requestLogger } from '../logger.js';
@@ -55,6 +56,18 @@ export function loginForm(ctx: OAuthContext) {
 }
 
 /**
+ * An e-mail address as the sign-in log lines name it (docs/decisions/0151): the first 16 hex digits
+ * of the SHA-256 of the address as the rate limit counts it (trimmed, lower case), so an operator
+ * finds a user's lines (`printf %s ada@example.com | sha256sum | cut -c1-16`) and the log holds no address.
+ *
+ * @example
+ * emailHash(' Ada@Example.com'); // the same as emailHash('ada@example.com')
+ */
+export function emailHash(email: string): string {
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 16);
+}
+
+/**
  * POST /oauth/login: checks the CSRF token, the rate limit (failed sign-ins per e-mail and per
  * IP; only failures count), then the password. Success sets the session cookie, rotates the CSRF
  * token and goes to `return_to` (a same-origin path only). Failure shows the form again (401)
@@ -82,23 +95,23 @@ export function loginSubmit(ctx: OAuthContext) {
     const ip = clientIp(req);
     const limit = await ctx.limits.signIn.check(email, ip);
     if (limit.limited) {
-      log.warn({ event: 'rate_limited', limit: 'sign_in' }, 'sign-in rate limited');
+      // Which account and address (docs/decisions/0151): the e-mail by its hash (no e-mail in the logs), the address as is.
+      log.warn({ event: 'rate_limited', limit: 'sign_in', emailHash: emailHash(email), ip, retryAfterSeconds: limit.retryAfterSeconds }, 'sign-in rate limited');
       res.setHeader('Retry-After', String(limit.retryAfterSeconds));
       const minutes = Math.ceil(limit.retryAfterSeconds / 60);
       return again(429, `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, email);
     }
 
     try {
-      const { sessionToken, user } = await gatehouseFor(ctx.gatehouse, res).signIn({ email, password });
+      const { sessionToken } = await gatehouseFor(ctx.gatehouse, res).signIn({ email, password });
       setSessionCookie(res, ctx.issuer, sessionToken);
       issueCsrfToken(res, ctx.csrf);
-      log.info({ event: 'sign_in', userKey: user.userKey }, 'signed in');
+      // One line per sign-in: the core's audit event (sign_in.succeeded, with this request's reqId).
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(303, returnTo ?? ctx.afterSignIn ?? ctx.paths.login);
     } catch (error) {
       if (!(error instanceof DomainError) || error.kind !== 'unauthenticated') throw error;
       await ctx.limits.signIn.recordFailure(email, ip);
-      log.info({ event: 'sign_in_failed' }, 'sign-in failed');
       await again(401, WRONG_CREDENTIALS, email);
     }
   };

@@ -37,6 +37,19 @@ export function createSessionRepository(db: Kysely<Database>): SessionRepository
       return ended !== undefined;
     },
 
+    async listActiveByUser(userKey, now) {
+      const rows = await db
+        .selectFrom('sessions')
+        .selectAll()
+        .where('user_key', '=', userKey)
+        .where('ended_at', 'is', null)
+        .where('expires_at', '>', toMs(now))
+        .orderBy('created_at', 'desc')
+        .orderBy('session_id', 'desc')
+        .execute();
+      return rows.map(fromRow);
+    },
+
     async endByUser(userKey, at) {
       const ended = await db
         .updateTable('sessions')
