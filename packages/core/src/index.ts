@@ -60,6 +60,7 @@ export * from './use-cases/client-credentials.js';
 export * from './use-cases/revoke.js';
 export * from './use-cases/introspect.js';
 export * from './use-cases/sessions.js';
+export { forgetUser, type ForgottenUser } from './use-cases/forget-user.js';
 export * from './use-cases/interactions.js';
 export { ownUserDirectory, profileOf, claimsOfProfile } from './use-cases/user-directory.js';
 export * from './use-cases/userinfo.js';
