@@ -75,7 +75,9 @@ export function createOrdersApp({ db, gatehouse }) {
 
   /**
    * Tells Gatehouse who signed in, and when they entered their password: it sets its own session
-   * cookie and sends the browser (303) back to the authorization request, which goes on to consent.
+   * cookie and sends the browser back to the authorization request, which goes on to consent (or,
+   * with the consent remembered, to the app): a redirect for a GET, a page that moves on at once
+   * for the form's POST, which this page's CSP `form-action 'self'` would otherwise block in Chromium.
    *
    * @param {import('express').Response} res
    * @param {string} loginRequest

@@ -13,6 +13,8 @@ export interface LayoutOptions {
   width?: 'card' | 'wide';
   /** The stylesheet's address (default `/assets/gatehouse.css`; under the mount path when embedded). */
   stylesheetHref?: string;
+  /** More of the head (a meta refresh). */
+  head?: SafeHtml;
 }
 
 /**
@@ -31,7 +33,7 @@ export function layout(options: LayoutOptions): SafeHtml {
 <meta name="referrer" content="no-referrer">
 <title>${options.title} · Gatehouse</title>
 <link rel="stylesheet" href="${options.stylesheetHref ?? STYLESHEET_PATH}">
-</head>
+${options.head ?? ''}</head>
 <body>
 <header class="site"><span class="brand">Gatehouse</span>${
     nav.length > 0 ? html`<nav>${nav.map((item) => html`<a href="${item.href}">${item.label}</a>`)}</nav>` : ''
