@@ -129,10 +129,14 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
       expect(browser.has('gatehouse_session')).toBe(true);
       consent = await browser.request('GET', authorizePath);
     }
-    // Gatehouse's consent page, in the words of the service's scopes.
+    // Gatehouse's consent page, in the words of the service's scopes, with its name, logo and
+    // links: "Not you?" to its switch-account page, no "Authorized apps" (it mounts none).
     expect(consent.status).toBe(200);
     const html = await consent.text();
     expect(html).toContain(scope === 'orders.v1.read' ? 'See your orders' : 'Place orders for you');
+    expect(html).toContain('<span class="brand"><img class="logo" src="/logo.svg" alt="">Orders</span>');
+    expect(html).toContain(`<a href="/switch-account?${new URLSearchParams({ return_to: authorizePath }).toString().replace(/&/g, '&amp;')}">Use another account</a>`);
+    expect(html).not.toContain('Authorized apps');
     const decision = formWithAction(html, '/auth/oauth/authorize/decision?');
     const allowed = await browser.request('POST', decision.action, { ...decision.hidden, decision: 'allow' });
     expect(allowed.status).toBe(302);
@@ -308,6 +312,61 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     const back = new URL(answered.headers.get('location') as string);
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
     expect(back.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43}$/);
+  });
+
+  it('leaves no dead end in Gatehouse\'s pages (docs/decisions/0142): its login form is not served, "Not you?" switches accounts, the pages wear the service\'s brand', async () => {
+    const gatehouseLogin = await fetch(`${issuer}/oauth/login`, { redirect: 'manual' });
+    expect(gatehouseLogin.status).toBe(302);
+    expect(gatehouseLogin.headers.get('location')).toBe('/login');
+    const stylesheet = await (await fetch(`${issuer}/assets/gatehouse.css`)).text();
+    expect(stylesheet).toContain(':root { --accent: #0a7f5a; }');
+    expect((await fetch(`${origin}/logo.svg`)).headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+
+    // Bob, at the consent page, is not the one who should be signed in: "Use another account".
+    const bobs = new Browser(origin);
+    const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'orders.v1.read' });
+    const authorizePath = `/auth/oauth/authorize?${query}`;
+    const toLogin = await bobs.request('GET', authorizePath);
+    const form = formWithAction(await (await bobs.request('GET', toLogin.headers.get('location') as string)).text(), '/login');
+    await onwardOf(await bobs.request('POST', '/login', { ...form.hidden, email: BOB.email, password: BOB.password }));
+    const consent = await (await bobs.request('GET', authorizePath)).text();
+    const switchLink = /href="(\/switch-account\?[^"]+)"/.exec(consent)?.[1]?.replace(/&amp;/g, '&') as string;
+    const switchPage = await bobs.request('GET', switchLink);
+    expect(switchPage.status).toBe(200);
+    const switchForm = formWithAction(await switchPage.text(), '/switch-account');
+    // The service's pages write '&' as '&#38;' (which the test's form reader leaves as it is).
+    const returnTo = (switchForm.hidden.return_to ?? '').replace(/&#38;/g, '&');
+    expect(returnTo).toBe(authorizePath);
+    const switched = await bobs.request('POST', '/switch-account', { return_to: returnTo });
+    expect(switched.status).toBe(303);
+    expect(switched.headers.get('location')).toBe(authorizePath);
+    expect(bobs.has('orders_session')).toBe(false);
+    expect(bobs.has('gatehouse_session')).toBe(false);
+    // Back at the request: the service's login, for whoever signs in now.
+    const again = await bobs.request('GET', authorizePath);
+    expect(new URL(again.headers.get('location') as string, origin).pathname).toBe('/login');
+    // A return_to that is not an authorization request is not followed.
+    const elsewhere = await bobs.request('POST', '/switch-account', { return_to: 'https://evil.example/' });
+    expect(elsewhere.headers.get('location')).toBe('/');
+  });
+
+  it('forgets a user the service deletes (cli.js users delete → gatehouse.forgetUser): their tokens stop at once', async () => {
+    const bobs = new Browser(origin);
+    const bobTokens = await exchange(client, await authorize(bobs, client, 'orders.v1.read', BOB));
+    expect((await getOrders(bobTokens.access_token)).status).toBe(200);
+
+    const deleted = await cli<{ deleted: boolean; forgotten: Record<string, number> }>(['users', 'delete', '--email', BOB.email]);
+    expect(deleted.deleted).toBe(true);
+    expect(deleted.forgotten).toMatchObject({ grants: 1, consents: 1 });
+    expect(deleted.forgotten.sessions).toBeGreaterThanOrEqual(1); // the one ended by "Use another account" too
+
+    const refused = await getOrders(bobTokens.access_token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="orders", error="invalid_token"');
+    const refresh = await token(client, { grant_type: 'refresh_token', refresh_token: bobTokens.refresh_token });
+    expect(refresh.status).toBe(400);
+    // Ada's tokens are untouched.
+    expect((await getOrders(tokens.access_token)).status).toBe(200);
   });
 
   it('refuses a sign-in form posted from another site', async () => {
