@@ -1,10 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packAll, type PackedPackage } from '../../../../scripts/pack-all.mjs';
+import { launchChromium } from '../../../../packages/http-express/src/test-support/chromium.js';
 import { Browser, formWithAction } from '../support/browser.js';
 import { expectBuilt, installExample, killExampleServer, run, startExampleServer, succeed, versionOf, type ExampleServer } from '../support/examples.js';
 import { freePort } from '../support/processes.js';
@@ -314,6 +317,52 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     expect(back.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43}$/);
   });
 
+  it('in headless Chromium, under the login page\'s CSP form-action \'self\' (as helmet\'s default), a sign-in with the consent remembered reaches the redirect URI (docs/decisions/0141)', async () => {
+    // A client of its own (Chromium refuses port 9, an unsafe port), whose redirect URI a server of the test answers.
+    const callbackServer = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('callback reached'));
+    await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
+    const callback = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
+    const browserApp = await cli<ClientCredentials>(['clients', 'create', '--name', 'Browser app', '--redirect-uri', callback, '--scope', 'orders.v1.read']);
+    const query = new URLSearchParams({ client_id: browserApp.clientId, response_type: 'code', redirect_uri: callback, scope: 'orders.v1.read', state: 'chromium' });
+    const chromium = await launchChromium();
+    /** A fresh browser (no cookie): authorize → the service's login form → (consent, the first time) → the redirect URI. */
+    const signInAndLand = async (allow: boolean) => {
+      const context = await chromium.newContext();
+      try {
+        const page = await context.newPage();
+        const violations: string[] = [];
+        page.on('console', (message) => {
+          if (message.text().includes('Content Security Policy')) violations.push(message.text());
+        });
+        await page.goto(`${issuer}/oauth/authorize?${query}`);
+        expect(new URL(page.url()).pathname).toBe('/login');
+        await page.fill('input[name="email"]', ADA.email);
+        await page.fill('input[name="password"]', ADA.password);
+        const landing = page.waitForURL((url) => url.toString().startsWith(callback), { timeout: 30_000 });
+        await page.click('button[type="submit"]');
+        if (allow) {
+          await page.waitForSelector('button[name="decision"][value="allow"]');
+          await page.click('button[name="decision"][value="allow"]');
+        }
+        await landing;
+        const landed = new URL(page.url());
+        expect(landed.searchParams.get('state')).toBe('chromium');
+        expect(landed.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43}$/);
+        expect(violations).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    };
+    try {
+      await signInAndLand(true);
+      // The consent remembered: login POST → Gatehouse → the app, which a redirect chain would not reach.
+      await signInAndLand(false);
+    } finally {
+      await chromium.close();
+      await new Promise<void>((resolve) => callbackServer.close(() => resolve()));
+    }
+  }, 120_000);
+
   it('leaves no dead end in Gatehouse\'s pages (docs/decisions/0142): its login form is not served, "Not you?" switches accounts, the pages wear the service\'s brand', async () => {
     const gatehouseLogin = await fetch(`${issuer}/oauth/login`, { redirect: 'manual' });
     expect(gatehouseLogin.status).toBe(302);
@@ -402,7 +451,7 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
       expect(tables.filter((name) => !name.startsWith('gh_'))).toEqual(['orders', 'sessions', 'users']);
       expect(tables).toEqual(expect.arrayContaining(['gh_clients', 'gh_grants', 'gh_refresh_tokens', 'gh_sessions', 'gh_signing_keys', 'gh_gatehouse_migration']));
       expect(db.prepare('SELECT COUNT(*) AS n FROM gh_users').get()).toEqual({ n: 0 });
-      expect(db.prepare('SELECT COUNT(*) AS n FROM gh_clients').get()).toEqual({ n: 2 });
+      expect(db.prepare('SELECT COUNT(*) AS n FROM gh_clients').get()).toEqual({ n: 3 });
     } finally {
       db.close();
     }
