@@ -25,7 +25,7 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-describe('a host with helmet\'s default CSP, in headless Chromium', () => {
+describe('a host with helmet\'s default CSP and its own brand, in headless Chromium', () => {
   let browser: Browser;
   let origin: string;
   let clientOrigin: string;
@@ -49,7 +49,9 @@ describe('a host with helmet\'s default CSP, in headless Chromium', () => {
       next();
     });
     host.use(express.urlencoded({ extended: false }));
-    host.use('/auth', createGatehouseRouter({ gatehouse: t.gatehouse, loginUrl: '/login' }));
+    // The host's brand too (docs/decisions/0142): its logo must load under Gatehouse's page CSP.
+    host.use('/auth', createGatehouseRouter({ gatehouse: t.gatehouse, loginUrl: '/login', branding: { productName: 'Orders', logoUrl: '/static/logo.svg', accentColor: '#0a7f5a' } }));
+    host.get('/static/logo.svg', (_req, res) => void res.type('image/svg+xml').send('<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24"><rect width="24" height="24" fill="#0a7f5a"/></svg>'));
     // The host's login page: one button standing for its own password check.
     host.get('/login', (req, res) => {
       const loginRequest = String(req.query.login_request);
@@ -100,6 +102,11 @@ describe('a host with helmet\'s default CSP, in headless Chromium', () => {
     const url = await authorizeUrl('first');
     const first = await signInThroughTheHost(url, 'Sign in as Ada', (page) => page.waitForSelector('button[name="decision"][value="allow"]'));
     try {
+      // The consent page wears the host's brand: its name, its logo (loaded), its accent colour.
+      expect(await first.page.title()).toBe('Allow Orders app? · Orders');
+      expect(await first.page.evaluate<boolean>(`(() => { const logo = document.querySelector('header img.logo'); return logo.complete && logo.naturalWidth > 0; })()`)).toBe(true);
+      expect(await first.page.evaluate<string>(`getComputedStyle(document.querySelector('button[value="allow"]')).backgroundColor`)).toBe('rgb(10, 127, 90)');
+      expect(first.violations).toEqual([]);
       await Promise.all([first.page.waitForURL((landed) => landed.origin === clientOrigin), first.page.click('button[name="decision"][value="allow"]')]);
       expect(await first.page.textContent('body')).toContain('callback reached');
     } finally {
