@@ -118,12 +118,11 @@ export { REAUTHENTICATION_PARAMETER, type AuthorizingUser, type AuthorizationSte
 export { type Prompt, PROMPT_VALUES } from './use-cases/prompt.js';
 export { validateRegistration, type ClientRegistration, type ClientWithSecret } from './use-cases/clients.js';
 export { type DynamicClientRegistered } from './use-cases/dynamic-registration.js';
-
-
 export { type ClientCredentialsTokenResponse } from './use-cases/client-credentials.js';
 export { type TokenTypeHint, type FoundToken } from './use-cases/revoke.js';
 export { type IntrospectionResponse } from './use-cases/introspect.js';
 export { type SignedIn } from './use-cases/sessions.js';
+export { type ForgottenUser } from './use-cases/forget-user.js';
 export { type LoginRequestDetails, type HostLogin, type ConsentRequestDetails } from './use-cases/interactions.js';
 export { ownUserDirectory, claimsOfProfile } from './use-cases/user-directory.js';
 export { type UserInfo } from './use-cases/userinfo.js';
@@ -139,8 +138,6 @@ export { phoneNumberTaken, E164, type NewUser, type CurrentUser } from './use-ca
 export { type AttributeScope } from './use-cases/attributes.js';
 export { type SendMessageInput } from './use-cases/messages.js';
 export { type AuthorizedApp } from './use-cases/authorized-apps.js';
-
-
 export type { TokenResponse, IdTokenRequest } from './use-cases/token-response.js';
 export type { OpenIdRequest } from './use-cases/authorization-request.js';
 export { createGatehouse, type Gatehouse, type GatehouseOptions, type RequestScopedGatehouse } from './gatehouse.js';

@@ -133,6 +133,12 @@ export interface GrantRepository {
   /** Live grants of a client (its users' and its client-credentials grants), newest first. */
   listActiveByClient(clientId: string): Promise<Grant[]>;
   /**
+   * Deletes every grant of the user (live or revoked) with its refresh tokens and consumed codes,
+   * in one write, returning their ids: their access tokens are refused at once, as a revoked
+   * grant's are (`forgetUser`). Never a client-credentials grant.
+   */
+  deleteByUser(userKey: string): Promise<string[]>;
+  /**
    * Deletes grants revoked before `before`, and client-credentials grants (no user) created
    * before it (their one access token has expired), with their refresh tokens and codes.
    */
@@ -178,6 +184,8 @@ export interface SessionRepository {
    * under an ended session, whichever of a logout and an exchange commits first.
    */
   endWithGrants(sessionId: string, at: Date): Promise<{ ended: boolean; revokedGrantIds: string[] }>;
+  /** Deletes every session of the user, live or ended, returning how many (`forgetUser`). */
+  deleteByUser(userKey: string): Promise<number>;
   /** Deletes sessions that expired or ended before `before`. */
   purge(before: Date): Promise<number>;
 }
@@ -199,6 +207,8 @@ export interface InteractionRepository {
    * (docs/decisions/0108-anonymous-requests-store-bounded-state.md). False when it was full.
    */
   createAnonymous(interaction: Interaction & { userKey: null }, cap: number): Promise<boolean>;
+  /** Deletes every interaction made for the user, used or not, returning how many (`forgetUser`). */
+  deleteByUser(userKey: string): Promise<number>;
   /** Deletes interactions that expired before `expiredBefore`. */
   purge(expiredBefore: Date): Promise<number>;
 }
@@ -219,6 +229,8 @@ export interface ConsentRepository {
   listByUser(userKey: string): Promise<Consent[]>;
   /** Forgets the consent the user gave the client; true when there was one. */
   forget(userKey: string, clientId: string): Promise<boolean>;
+  /** Forgets every consent the user gave, returning to how many clients (`forgetUser`). */
+  forgetByUser(userKey: string): Promise<number>;
 }
 
 export type CreateAttributeResult = 'created' | 'duplicate-name' | 'limit-reached';

@@ -307,6 +307,11 @@ export function createMemoryRepositories(): Repositories {
           .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
           .map(copy);
       },
+      async deleteByUser(userKey) {
+        const ids = [...grants.values()].filter((grant) => grant.userKey !== null && grant.userKey === userKey).map((grant) => grant.grantId);
+        ids.forEach(deleteGrant);
+        return ids;
+      },
       async purge(before) {
         // Revoked grants, and client-credentials grants (no user) whose token has expired.
         const dead = [...grants.values()].filter((grant) => (grant.revokedAt ?? (grant.userKey === null ? grant.createdAt : null)) !== null && (grant.revokedAt ?? grant.createdAt) < before);
@@ -386,6 +391,9 @@ export function createMemoryRepositories(): Repositories {
         if (session && ended) session.endedAt = at;
         return { ended, revokedGrantIds: revokeAll(liveGrants((grant) => grant.sessionId === sessionId), at) };
       },
+      async deleteByUser(userKey) {
+        return deleteWhere(sessions, (session) => session.userKey === userKey);
+      },
       async purge(before) {
         return deleteWhere(sessions, (session) => session.expiresAt < before || (session.endedAt && session.endedAt < before));
       },
@@ -409,6 +417,9 @@ export function createMemoryRepositories(): Repositories {
         if ([...interactions.values()].filter((stored) => stored.userKey === null).length >= cap) return false;
         interactions.set(interaction.interactionHash, copy(interaction));
         return true;
+      },
+      async deleteByUser(userKey) {
+        return deleteWhere(interactions, (interaction) => interaction.userKey !== null && interaction.userKey === userKey);
       },
       async purge(expiredBefore) {
         return deleteWhere(interactions, (interaction) => interaction.expiresAt < expiredBefore);
@@ -435,6 +446,9 @@ export function createMemoryRepositories(): Repositories {
       },
       async forget(userKey, clientId) {
         return consents.delete(`${userKey}\n${clientId}`);
+      },
+      async forgetByUser(userKey) {
+        return deleteWhere(consents, (consent) => consent.userKey === userKey);
       },
     },
 

@@ -31,7 +31,20 @@ async function requestOf(ctx: OAuthContext, returnTo: string | undefined): Promi
 }
 
 /**
- * GET /oauth/login: the sign-in form (its e-mail filled in with the request's `login_hint`), or
+ * With `loginUrl` the host signs users in, and Gatehouse's form is not served (it knows no
+ * password of the host's users; docs/decisions/0142): an authorization request's `return_to` goes
+ * back to the authorize endpoint, which hands the browser to the host's login with a login
+ * request; anything else goes to the host's login page.
+ */
+function toHostLogin(ctx: OAuthContext, res: Response, status: 302 | 303, returnTo: string | undefined, loginUrl: string): void {
+  const toAuthorize = returnTo !== undefined && new URL(returnTo, 'http://gatehouse.invalid').pathname === ctx.paths.authorize;
+  res.setHeader('Cache-Control', 'no-store');
+  res.redirect(status, toAuthorize ? returnTo : loginUrl);
+}
+
+/**
+ * GET /oauth/login: the sign-in form (its e-mail filled in with the request's `login_hint`), or,
+ * with `loginUrl`, on to the host's login (`toHostLogin`), or
  * straight on to `return_to` when already signed in (else a
  * page linking on to `afterSignIn`), unless `prompt=login` (an authorization request asked for the
  * password again: the form then, whose sign-in starts a new session; docs/decisions/0096-prompt-login-marker.md).
@@ -39,6 +52,7 @@ async function requestOf(ctx: OAuthContext, returnTo: string | undefined): Promi
 export function loginForm(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const returnTo = safeReturnTo(req.query.return_to);
+    if (ctx.loginUrl !== undefined) return toHostLogin(ctx, res, 302, returnTo, ctx.loginUrl);
     const signedIn = res.locals.signedIn;
     const reauthenticate = req.query.prompt === 'login' && returnTo !== undefined;
     if (signedIn && !reauthenticate) {
@@ -77,6 +91,8 @@ export function loginSubmit(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const form = req.body as FormFields;
     const returnTo = safeReturnTo(form.return_to);
+    // No password is checked here when the host signs users in (nothing is written either).
+    if (ctx.loginUrl !== undefined) return toHostLogin(ctx, res, 303, returnTo, ctx.loginUrl);
     const log = requestLogger(ctx.logger, res);
     const again = async (status: number, message: string, email?: string) => {
       const { appName } = await requestOf(ctx, returnTo);
