@@ -20,10 +20,10 @@ import { checkPassword, findUser } from './users.js';
  * The orders service: its own pages, sign-in and API, with Gatehouse mounted at the issuer's
  * path (`/auth`) as its OAuth 2.0 authorization server.
  *
- * @param {{ db: import('better-sqlite3').Database, gatehouse: import('@gatehouse/core').Gatehouse }} input
+ * @param {{ db: import('better-sqlite3').Database, gatehouse: import('@gatehouse/core').Gatehouse, storage?: import('@gatehouse/http-express').RouterStorage }} input
  * @returns {import('express').Express}
  */
-export function createOrdersApp({ db, gatehouse }) {
+export function createOrdersApp({ db, gatehouse, storage }) {
   const issuer = gatehouse.settings.issuer;
   const origin = new URL(issuer).origin;
   const secureCookies = new URL(issuer).protocol === 'https:';
@@ -35,7 +35,9 @@ export function createOrdersApp({ db, gatehouse }) {
   app.use(authorizationServerMetadataRouter(gatehouse));
   // Every OAuth endpoint and page under the issuer's path (/auth/oauth/authorize, /auth/oauth/token,
   // …). A browser that must sign in is sent to this service's /login with a login_request.
-  app.use(issuerPath(issuer) || '/', createGatehouseRouter({ gatehouse, loginUrl: '/login' }));
+  // Given the storage, Gatehouse counts failures where the storage shares them and refuses to start
+  // on a storage several instances share without a common csrfKey (one instance here, on SQLite).
+  app.use(issuerPath(issuer) || '/', createGatehouseRouter({ gatehouse, loginUrl: '/login', ...(storage === undefined ? {} : { storage }) }));
 
   // ---- The service's own pages: home, sign-in, sign-out ----------------------------------------
 
