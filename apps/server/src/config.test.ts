@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_SCOPES, sha256 } from '@gatehouse/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, unknownVariableWarnings } from './config.js';
 
 const ORDERS = { scope: 'orders.v1.read', description: 'See your orders' };
 
@@ -43,7 +43,17 @@ describe('loadConfig', () => {
       demo: true,
       scopes: DEFAULT_SCOPES,
       openid: true,
+      workers: 1,
     });
+  });
+
+  it('serves with one process unless GATEHOUSE_WORKERS says how many (auto: one per core; docs/decisions/0171)', () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ GATEHOUSE_WORKERS: '4' }).workers).toBe(4);
+    expect(loadConfig({ GATEHOUSE_WORKERS: 'AUTO' }).workers).toBe(availableParallelism());
+    for (const wrong of ['0', '-1', '2.5', 'many', '257']) {
+      expect(() => loadConfig({ GATEHOUSE_WORKERS: wrong }), wrong).toThrow(/GATEHOUSE_WORKERS.*auto or a whole number from 1 to 256/);
+    }
   });
 
   it('is an OpenID Provider unless GATEHOUSE_OPENID=false (docs/decisions/0130)', () => {
@@ -93,6 +103,7 @@ describe('loadConfig', () => {
       GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS: 'agents.example, *.Tools.example',
       GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS: 'bad.tools.example',
       GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE: 'true',
+      GATEHOUSE_WORKERS: '3',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -124,6 +135,7 @@ describe('loadConfig', () => {
       },
       clientMetadataDocuments: { enabled: true, allowedHosts: ['agents.example', '*.tools.example'], deniedHosts: ['bad.tools.example'], allowPrivateAddresses: true },
       openid: true,
+      workers: 3,
     });
   });
 
@@ -388,5 +400,27 @@ describe('secret settings from files (<NAME>_FILE)', () => {
     const denied = failure({ GATEHOUSE_DATABASE_URL_FILE: dir });
     expect(denied.message).toBe(`GATEHOUSE_DATABASE_URL_FILE names a file that cannot be read (EISDIR: ${dir}).`);
     expect(denied.message).not.toContain('\n');
+  });
+});
+
+describe('unknownVariableWarnings (docs/decisions/0150-unknown-variables-warn.md)', () => {
+  it('names each unknown GATEHOUSE_* variable once, with the closest known one when it is near, never its value', () => {
+    const warnings = unknownVariableWarnings({
+      GATEHOUSE_ACCES_TOKEN_TTL_SECONDS: '600',
+      GATEHOUSE_METRICS_PROT: '9464',
+      GATEHOUSE_KEY_SECRET_FIEL: 'secret-value-never-shown',
+      GATEHOUSE_SOMETHING_ELSE_ENTIRELY: '1',
+      GATEHOUSE_ISSUER: 'https://auth.example.com',
+      GATEHOUSE_KEY_SECRET_FILE: '/run/secrets/key',
+      GATEHOUSE_TEST_POSTGRES_URL: 'postgres://postgres@127.0.0.1/test',
+      PATH: '/usr/bin',
+    });
+    expect(warnings).toEqual([
+      'GATEHOUSE_ACCES_TOKEN_TTL_SECONDS is not a Gatehouse variable and is ignored; did you mean GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS?',
+      'GATEHOUSE_KEY_SECRET_FIEL is not a Gatehouse variable and is ignored; did you mean GATEHOUSE_KEY_SECRET_FILE?',
+      'GATEHOUSE_METRICS_PROT is not a Gatehouse variable and is ignored; did you mean GATEHOUSE_METRICS_PORT?',
+      'GATEHOUSE_SOMETHING_ELSE_ENTIRELY is not a Gatehouse variable and is ignored; see README.md "Configuration" for the variables',
+    ]);
+    expect(warnings.join('\n')).not.toContain('secret-value-never-shown');
   });
 });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { DEFAULT_SCOPES, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, findResource, isCataloguedScope, isHostPattern, isLoopbackHost, parseScope, sha256, type RegistrationPolicy, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
 import { DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP } from '@gatehouse/http-express';
@@ -72,6 +73,11 @@ export interface Config {
    * `GATEHOUSE_OPENID=false` leaves a plain OAuth server.
    */
   openid: boolean;
+  /**
+   * How many processes serve (`GATEHOUSE_WORKERS`, `serve --workers N`; default 1, `auto`: one per
+   * core): several share the port through Node's cluster (docs/decisions/0171-serve-workers.md).
+   */
+  workers: number;
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -116,6 +122,17 @@ const boolean = v.pipe(
   v.toLowerCase(),
   v.check((value) => TRUE.includes(value) || FALSE.includes(value), 'must be true or false'),
   v.transform((value) => TRUE.includes(value)),
+);
+
+/** The most workers `serve` starts: more processes than this only add memory and lock waits. */
+export const MAX_WORKERS = 256;
+
+/** `auto` (one per core) or a whole number of serving processes. */
+export const workerCount = v.pipe(
+  v.string(),
+  v.toLowerCase(),
+  v.check((value) => value === 'auto' || (/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= MAX_WORKERS), `must be auto or a whole number from 1 to ${MAX_WORKERS}`),
+  v.transform((value) => (value === 'auto' ? availableParallelism() : Number(value))),
 );
 
 /** 0 (the variable's "off") or a number of seconds. */
@@ -204,6 +221,7 @@ const schema = {
   GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS: hostList,
   GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE: boolean,
   GATEHOUSE_OPENID: boolean,
+  GATEHOUSE_WORKERS: workerCount,
 } as const;
 
 type Schema = typeof schema;
@@ -211,6 +229,61 @@ type Parsed = { [K in keyof Schema]: v.InferOutput<Schema[K]> | undefined };
 
 /** The variables `loadConfig` reads, for documentation and `--help`. */
 export const CONFIG_VARIABLES = Object.keys(schema) as Array<keyof Schema>;
+
+/**
+ * `GATEHOUSE_*` variables the repository's own test and benchmark tools read (never the server):
+ * not reported as unknown.
+ */
+const TOOL_VARIABLES = ['GATEHOUSE_TEST_POSTGRES_URL', 'GATEHOUSE_CHROMIUM', 'GATEHOUSE_FUZZ_RUNS', 'GATEHOUSE_SOAK_MS'];
+
+/** Set by `serve --workers N` in each worker's environment (cluster/worker-messages.ts), never by an operator. */
+const WORKER_VARIABLES = ['GATEHOUSE_WORKER_INDEX'];
+
+/** Every `GATEHOUSE_*` name the server knows: its variables, the `_FILE` form of the secret ones, the tools', the workers'. */
+const KNOWN_VARIABLES: readonly string[] = [
+  ...CONFIG_VARIABLES.filter((name) => name.startsWith('GATEHOUSE_')),
+  ...[...SECRET_VARIABLES].map((name) => `${name}_FILE`),
+  ...TOOL_VARIABLES,
+  ...WORKER_VARIABLES,
+];
+
+/** Levenshtein distance: how many single-character edits turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
+/**
+ * One warning line per `GATEHOUSE_*` variable of `env` the server does not read (a typo such as
+ * `GATEHOUSE_ACCES_TOKEN_TTL_SECONDS` would otherwise pass silently), naming the closest known
+ * variable when one is near (docs/decisions/0150-unknown-variables-warn.md). Values are never shown.
+ *
+ * @example
+ * unknownVariableWarnings({ GATEHOUSE_ACCES_TOKEN_TTL_SECONDS: '600' });
+ * // ['GATEHOUSE_ACCES_TOKEN_TTL_SECONDS is not a Gatehouse variable and is ignored; did you mean GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS?']
+ */
+export function unknownVariableWarnings(env: Env): string[] {
+  const warnings: string[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith('GATEHOUSE_') || KNOWN_VARIABLES.includes(name)) continue;
+    let closest: { name: string; distance: number } | undefined;
+    for (const known of KNOWN_VARIABLES) {
+      const distance = editDistance(name, known);
+      if (closest === undefined || distance < closest.distance) closest = { name: known, distance };
+    }
+    // Near enough to be a typo: two edits, or one per six characters of a long name.
+    const near = closest !== undefined && closest.distance <= Math.max(2, Math.floor(name.length / 6)) ? closest.name : undefined;
+    warnings.push(`${name} is not a Gatehouse variable and is ignored; ${near === undefined ? 'see README.md "Configuration" for the variables' : `did you mean ${near}?`}`);
+  }
+  return warnings;
+}
 
 /**
  * Every secret variable can also be given as `<NAME>_FILE`: the path of a file holding the value
@@ -343,6 +416,7 @@ export function loadConfig(env: Env): Config {
       allowPrivateAddresses: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE ?? false,
     },
     openid: e.GATEHOUSE_OPENID ?? true,
+    workers: e.GATEHOUSE_WORKERS ?? 1,
   };
 }
 

@@ -7,6 +7,7 @@ import { createPinoAuditLog } from './audit-log.js';
 import type { Config } from './config.js';
 import { createHttpApp } from './http/app.js';
 import type { LogDestination } from './log-destination.js';
+import { workerIndex } from './cluster/worker-messages.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
 import { createShutdownState, type ShutdownState } from './shutdown-state.js';
@@ -95,8 +96,8 @@ export async function createContainer(
     metrics?: Metrics;
   },
 ): Promise<DependencyContainer> {
-  const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination });
-  const storage = await openStorage(config.database, config.keySecret);
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination, worker: workerIndex(process.env) });
+  const storage = await openStorage(config.database, config.keySecret, config);
   const c = rootContainer.createChildContainer();
   const once = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
 
@@ -104,6 +105,8 @@ export async function createContainer(
   c.register(TOKENS.logger, { useValue: logger });
   c.register(TOKENS.clock, { useValue: options.clock ?? systemClock });
   c.register(TOKENS.storage, { useValue: storage });
+  // Sessions, grants and the connection's state, read when Prometheus scrapes.
+  options.metrics?.observeStorage(storage, options.clock ?? systemClock);
   // The database's outages: each logged once with its cause, counted when metrics are on, seen by
   // the error answers (503), the storage's calls (the recovery) and readiness (docs/decisions/0100).
   c.register(

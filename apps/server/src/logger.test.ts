@@ -89,3 +89,16 @@ describe('createLogger formats', () => {
     }
   });
 });
+
+describe('readable lines say each thing once (issue 33)', () => {
+  it('leaves out the audit mark, the event and its time, which the head of an audit line says', () => {
+    let text = '';
+    const logger = createLogger({ level: 'info', format: 'pretty', destination: { write: (line: string) => (text += line) } });
+    createPinoAuditLog(logger).record({ type: 'client.created', at: new Date('2025-01-02T03:04:05Z'), clientId: 'c1', userKey: 'u1', requestId: 'r1' });
+    logger.warn({ event: 'rate_limited', limit: 'sign_in', ip: '203.0.113.9' }, 'sign-in rate limited');
+    const lines = text.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d INFO {2}audit client\.created clientId=c1 userKey=u1 reqId=r1$/);
+    // An event the message does not name stays.
+    expect(lines[1]).toMatch(/^\d\d:\d\d:\d\d WARN {2}sign-in rate limited event=rate_limited limit=sign_in ip=203\.0\.113\.9$/);
+  });
+});

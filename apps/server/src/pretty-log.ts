@@ -13,6 +13,22 @@ function show(value: unknown): string {
 }
 
 /**
+ * The fields the readable line leaves out because its head says them already: an audit line's
+ * `audit=true`, `event` and `at` (its message is `audit <event>`, its time the line's), and an
+ * `event` the message names.
+ */
+function repeatedFields(fields: Record<string, unknown>): Set<string> {
+  const repeated = new Set<string>();
+  const msg = typeof fields.msg === 'string' ? fields.msg : '';
+  if (typeof fields.event === 'string' && msg.includes(fields.event)) repeated.add('event');
+  if (fields.audit === true && msg.startsWith('audit ')) {
+    repeated.add('audit');
+    repeated.add('at');
+  }
+  return repeated;
+}
+
+/**
  * One JSON log line as a person reads it at a terminal:
  * `16:35:01 INFO  listening host=* port=3000`, an error's stack on the lines below.
  * It formats the line pino has already written, secrets already redacted (logger.ts), so the
@@ -33,8 +49,9 @@ export function prettyLine(jsonLine: string): string {
   const level = LEVEL_LABELS[String(fields.level)] ?? String(fields.level).toUpperCase();
   const parts = [time, level, typeof fields.msg === 'string' ? fields.msg : ''].filter((part) => part !== '');
   let stack = '';
+  const repeated = repeatedFields(fields);
   for (const [key, value] of Object.entries(fields)) {
-    if (HEAD_FIELDS.has(key) || value === undefined) continue;
+    if (HEAD_FIELDS.has(key) || repeated.has(key) || value === undefined) continue;
     if (key === 'err' && typeof value === 'object' && value !== null && typeof (value as { stack?: unknown }).stack === 'string') {
       const { stack: errorStack, ...rest } = value as { stack: string };
       stack = `\n    ${errorStack.split('\n').join('\n    ')}`;

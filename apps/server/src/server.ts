@@ -26,8 +26,11 @@ export interface ServerOptions {
   host: string | undefined;
   port: number;
   logger: Logger;
-  /** Housekeeping run every `purgeIntervalMinutes` (the timer does not keep the process alive). */
-  purge: () => Promise<Record<string, number>>;
+  /**
+   * Housekeeping run every `purgeIntervalMinutes` (the timer does not keep the process alive);
+   * none in the workers of `serve --workers N` but the first (docs/decisions/0171-serve-workers.md).
+   */
+  purge: (() => Promise<Record<string, number>>) | undefined;
   purgeIntervalMinutes: number;
   shutdownTimeoutSeconds: number;
   /** Told when the stop begins (the readiness probe reads it). */
@@ -51,8 +54,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
   const server = createServer({ ...options.classes, requestTimeout: 30_000, headersTimeout: 20_000 }, handler);
 
-  // The embedders' maintenance runner: unref'd, a failed purge logged, never thrown (docs/decisions/0145).
-  const maintenance = startMaintenance({ purge: options.purge, intervalMs: options.purgeIntervalMinutes * 60_000, logger });
+  // The embedders' maintenance runner: unref'd, a failed purge logged, never thrown (docs/decisions/0145);
+  // none in a worker that leaves the purge to another (docs/decisions/0171-serve-workers.md).
+  const maintenance = options.purge === undefined ? undefined : startMaintenance({ purge: options.purge, intervalMs: options.purgeIntervalMinutes * 60_000, logger });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -61,7 +65,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       resolve();
     });
   }).catch(async (error: unknown) => {
-    await maintenance.stop();
+    await maintenance?.stop();
     throw error;
   });
   server.on('error', (error) => logger.error({ err: error.message }, 'server error'));
@@ -74,7 +78,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       stopped ??= (async () => {
         stopping = true;
         options.shutdown?.begin();
-        const maintenanceStopped = maintenance.stop();
+        const maintenanceStopped = maintenance?.stop();
         const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
         // No new connection from here on. The open ones stay while requests are in flight: a
         // request arriving on a keep-alive connection is answered (the readiness probe with 503,

@@ -11,7 +11,7 @@ import { createOrdersApp } from '../src/app.js';
 import { openOrdersDatabase } from '../src/database.js';
 import { createOrdersGatehouse, openOrdersStorage, ORDERS_SCOPES, ordersSettings } from '../src/gatehouse.js';
 import { placeOrder } from '../src/orders.js';
-import { checkPassword, createUser, createUserDirectory } from '../src/users.js';
+import { checkPassword, createUser, createUserDirectory, deleteUser } from '../src/users.js';
 
 const ISSUER = 'http://127.0.0.1/auth';
 
@@ -39,6 +39,17 @@ describe('the orders service\'s users in Gatehouse', () => {
     const { loginRequest } = await t.gatehouse.startLogin({ returnTo: '/auth/oauth/authorize?client_id=x' });
     await assert.rejects(t.gatehouse.completeLogin({ loginRequest, userKey: '999', authenticatedAt: t.gatehouse.clock.now() }), (error) => error instanceof DomainError && error.kind === 'unauthenticated');
     await assert.rejects(t.gatehouse.completeLogin({ loginRequest, userKey: 'not-a-number', authenticatedAt: t.gatehouse.clock.now() }), (error) => error instanceof DomainError);
+  });
+
+  it('forgets a user it deletes: their access token is refused at once, the other user\'s works', async () => {
+    const { db, ada, bob, t, client } = await setup();
+    const adas = await t.obtainTokensViaHostLogin({ client, userKey: String(ada.id), scope: 'orders.v1.read' });
+    const bobs = await t.obtainTokensViaHostLogin({ client, userKey: String(bob.id), scope: 'orders.v1.read' });
+    assert.equal(deleteUser(db, ada.id), true);
+    const forgotten = await t.gatehouse.forgetUser(String(ada.id));
+    assert.equal(forgotten.grants, 1);
+    await assert.rejects(t.gatehouse.verifyAccessToken(adas.tokens.access_token), (error) => error instanceof OAuthError && error.code === 'invalid_token');
+    assert.equal((await t.gatehouse.verifyAccessToken(bobs.tokens.access_token)).userKey, String(bob.id));
   });
 
   it('checks passwords itself (scrypt), whichever of e-mail or password is wrong', async () => {

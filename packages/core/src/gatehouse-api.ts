@@ -19,6 +19,7 @@ import type { UserInfo } from './use-cases/userinfo.js';
 import type { EndSessionCheck } from './use-cases/end-session.js';
 import type { OpenIdClientRegistration } from './use-cases/openid-client-metadata.js';
 import type { SignedIn } from './use-cases/sessions.js';
+import type { ForgottenUser } from './use-cases/forget-user.js';
 import type { TokenResponse } from './use-cases/token-response.js';
 import type { CurrentUser, NewUser } from './use-cases/users.js';
 
@@ -113,6 +114,12 @@ export interface RequestScopedGatehouse {
   logout(sessionToken: string, options?: { clientId?: string }): Promise<{ revokedGrantIds: string[] }>;
   /** The host's sign-out: ends every session of the user and revokes the grants made under them (docs/decisions/0091). */
   logoutUser(userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
+  /**
+   * Forgets a user the host deleted: their sessions, grants (refresh and access tokens stop
+   * working at once), codes in flight, remembered consents and login/consent requests
+   * (docs/decisions/0140).
+   */
+  forgetUser(userKey: string): Promise<ForgottenUser>;
 
   // Login and consent handed to the host application (docs/decisions/0091)
   /** A single-use, expiring login request for the host's login page; the browser comes back to `returnTo` (a path). */

@@ -29,6 +29,7 @@ import { revokeToken } from './use-cases/revoke.js';
 import { userInfo } from './use-cases/userinfo.js';
 import { checkEndSessionRequest } from './use-cases/end-session.js';
 import * as sessions from './use-cases/sessions.js';
+import { forgetUser } from './use-cases/forget-user.js';
 import * as lookups from './use-cases/lookups.js';
 import * as users from './use-cases/users.js';
 
@@ -192,6 +193,7 @@ const USE_CASES: UseCaseBinders = {
   resolveSession: (deps) => bind(deps, sessions.resolveSession),
   logout: (deps) => bind(deps, sessions.logout),
   logoutUser: (deps) => bind(deps, sessions.logoutUser),
+  forgetUser: (deps) => bind(deps, forgetUser),
   // Login and consent handed to the host application (docs/decisions/0091)
   startLogin: (deps) => bind(deps, interactions.startLogin),
   describeLoginRequest: (deps) => bind(deps, interactions.describeLoginRequest),

@@ -2,14 +2,80 @@ export { createGatehouseApp } from './app.js';
 export { createGatehouseRouter, authorizationServerMetadataRouter } from './embed/router.js';
 export { completeGatehouseLogin, completeGatehouseConsent, logoutGatehouseUser } from './embed/host-login.js';
 export type { GatehouseHttpOptions, GatehouseRouterOptions } from './options.js';
-export { silentLogger, requestLogger, requestIdOf, type HttpLogger } from './logger.js';
+export { silentLogger, requestLogger, requestIdOf, routineRequest, type HttpLogger } from './logger.js';
 // Storage outages: answered 503 with Retry-After, each logged once (docs/decisions/0100).
-export { createStorageOutages, retryAfterSeconds, watchStorage, type StorageOutage, type StorageOutageOptions, type StorageOutages } from './storage-outages.js';
-export { createOAuthRouter, authorizationServerMetadata, GRANT_TYPES, type GrantType, OAUTH_PATHS, issuerPath, gatehousePaths, wellKnownMetadataPath, wellKnownOpenIdConfigurationPath, type GatehousePaths } from './oauth/index.js';
-export { createPortalRouter, PORTAL_MENU } from './portal/index.js';
-export { createResourceRouter, RESOURCE_PREFIXES } from './resource/index.js';
-export * from './security/index.js';
-export * from './pages/index.js';
+export {
+  createStorageOutages,
+  retryAfterSeconds,
+  watchStorage,
+  type StorageOutage,
+  type StorageOutageOptions,
+  type StorageOutages,
+} from './storage-outages.js';
+export {
+  createOAuthRouter,
+  authorizationServerMetadata,
+  GRANT_TYPES,
+  type GrantType,
+  OAUTH_PATHS,
+  issuerPath,
+  gatehousePaths,
+  wellKnownMetadataPath,
+  wellKnownOpenIdConfigurationPath,
+  type GatehousePaths,
+} from './oauth/index.js';
+export { createPortalRouter } from './portal/index.js';
+export { createResourceRouter } from './resource/index.js';
+export {
+  SESSION_COOKIE,
+  cookieName,
+  csrfSettings,
+  provideCsrfToken,
+  issueCsrfToken,
+  csrfTokenMatches,
+  type CsrfSettings,
+  type FormFields,
+  type FormBodyFailure,
+  type FormBodyOptions,
+  setPageHeaders,
+  createFailureLimiter,
+  createAttemptLimits,
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP,
+  type RateLimitSettings,
+  type AttemptLimits,
+  type LimitCheck,
+  createMemoryFailureStore,
+  type FailureStore,
+  type LimitKey,
+  type LimitScope,
+  ipBucket,
+  DEFAULT_IPV6_PREFIX_LENGTH,
+  loadSignedIn,
+  requireSignedInPage,
+  loginUrl,
+  safeReturnTo,
+  sessionTokenOf,
+  type SignedInState,
+  // A shared storage without shared secrets does not start (docs/decisions/0145-embedders-production-wiring.md).
+  GatehouseSetupError,
+  type RouterStorage,
+} from './security/index.js';
+export {
+  html,
+  escapeHtml,
+  SafeHtml,
+  layout,
+  type LayoutOptions,
+  sendPage,
+  sendUnavailablePage,
+  type ErrorPageInput,
+  loginPage,
+  type LoginPageInput,
+  consentPage,
+  type ConsentPageInput,
+  type PagePaths,
+} from './pages/index.js';
 // Resource-server middleware for the host's own routes (RFC 6750), and the problem answers (RFC 9457).
 export {
   accessTokenOf,

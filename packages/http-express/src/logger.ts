@@ -8,6 +8,8 @@ export interface HttpLogger {
   info: LogMethod;
   warn: LogMethod;
   error: LogMethod;
+  /** Where the access lines of routine requests go (health probes); without it they are not logged. */
+  debug?: LogMethod;
 }
 
 /** The default: writes nothing. */
@@ -16,6 +18,20 @@ export const silentLogger: HttpLogger = { info: () => undefined, warn: () => und
 /** An incoming `X-Request-Id` is echoed only when it is short and plain; otherwise one is generated. */
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The longest user agent an access line keeps (the rest is cut: the header is the client's to fill). */
+const MAX_USER_AGENT = 256;
+
+/**
+ * Marks this request as routine (a health probe polled every few seconds): its access line goes to
+ * `debug` while it succeeds (docs/operations.md "Logs").
+ *
+ * @example
+ * router.get('/healthz', (_req, res) => { routineRequest(res); res.json({ status: 'ok' }); });
+ */
+export function routineRequest(res: Response): void {
+  res.locals.routineRequest = true;
+}
+
 /** The request id of this request (set by `requestContext`). */
 export function requestIdOf(res: Response): string {
   return typeof res.locals.requestId === 'string' ? res.locals.requestId : 'unknown';
@@ -23,8 +39,10 @@ export function requestIdOf(res: Response): string {
 
 /**
  * Gives every request an id (the caller's `X-Request-Id` when acceptable, else a UUID), echoes it in
- * the response and writes one access-log line when the response is finished. Only the path is
- * logged, never the query string (it may carry codes or state) nor any header or body.
+ * the response and writes one access-log line when the response is finished, with the client's
+ * address (`req.ip`: as `trust proxy` allows) and user agent. Only the path is logged, never the
+ * query string (it may carry codes or state) nor any other header or body. A routine request
+ * (`routineRequest`) that succeeded is logged at debug.
  */
 export function requestContext(logger: HttpLogger) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -38,8 +56,20 @@ export function requestContext(logger: HttpLogger) {
     const path = `${req.baseUrl}${req.path}`;
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info(
-        { reqId: requestId, method: req.method, path, status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10 },
+      const routine = res.locals.routineRequest === true && res.statusCode < 400;
+      const write = routine ? logger.debug : logger.info;
+      const userAgent = req.get('user-agent');
+      write?.call(
+        logger,
+        {
+          reqId: requestId,
+          method: req.method,
+          path,
+          status: res.statusCode,
+          durationMs: Math.round(durationMs * 10) / 10,
+          ip: req.ip ?? req.socket.remoteAddress,
+          ...(userAgent === undefined ? {} : { userAgent: userAgent.slice(0, MAX_USER_AGENT) }),
+        },
         'request',
       );
     });

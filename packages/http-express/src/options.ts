@@ -1,6 +1,7 @@
 import type { Gatehouse } from '@gatehouse/core';
 import type { Router } from 'express';
 import type { HttpLogger } from './logger.js';
+import type { PageBranding } from './pages/branding.js';
 import type { RegistrationLimits } from './oauth/register.js';
 import type { FailureStore, RateLimitSettings } from './security/rate-limit.js';
 import type { RouterStorage } from './security/shared-storage.js';
@@ -59,6 +60,30 @@ export interface GatehouseRouterOptions {
    * `completeGatehouseConsent`.
    */
   consentUrl?: string;
+  /**
+   * The host's sign-out page (a path or an http(s) URL): the consent page's "Not you? Sign out"
+   * leads there. With `loginUrl` and neither this nor `switchAccountUrl`, the consent page shows
+   * no such link (docs/decisions/0142). The host's sign-out should call `logoutGatehouseUser`.
+   */
+  signOutUrl?: string;
+  /**
+   * The host's page that signs the user out and in as someone else (a path or an http(s) URL):
+   * the consent page's "Not you? Use another account" leads there with `return_to=<the
+   * authorization request>` (a same-origin path: check it before sending the browser there,
+   * after `logoutGatehouseUser`). Takes the place of `signOutUrl`'s link.
+   */
+  switchAccountUrl?: string;
+  /**
+   * The "Authorized apps" page, when one is mounted (the portal's: `<issuer path>/portal/authorized-apps`,
+   * or the host's own): the consent page says the access can be withdrawn there. Without it the
+   * page does not name one. `createGatehouseApp` sets it to the portal's.
+   */
+  authorizedAppsUrl?: string;
+  /**
+   * The host's product name, logo (a same-origin path) and accent colour (a CSS colour, checked
+   * at start-up) on Gatehouse's pages, in place of Gatehouse's (docs/decisions/0142).
+   */
+  branding?: PageBranding;
   /**
    * Where a sign-in that was not started by an authorization request lands (a same-origin path
    * under the issuer's path, e.g. the portal: `/auth/portal/clients`), and where the login page

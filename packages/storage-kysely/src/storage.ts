@@ -39,7 +39,9 @@ export interface StorageWiringOptions {
   /**
    * Several server instances (processes) use this database, so per-process state is wrong:
    * Gatehouse's router then refuses to start without a `csrfKey` every instance shares, and
-   * without failure counts they share. Default: false for SQLite, true for PostgreSQL.
+   * without failure counts they share. Default: false for SQLite, true for PostgreSQL. A SQLite
+   * file the storage opens then keeps the failure counts itself (`failedAttempts`, the workers of
+   * `gatehouse serve --workers N`; docs/decisions/0171-serve-workers.md).
    */
   sharedByInstances?: boolean;
 }
@@ -49,7 +51,7 @@ export interface Storage {
   repositories: Repositories;
   /** Several instances use this database (the `sharedByInstances` option): the router asks for shared secrets. */
   readonly sharedByInstances?: boolean;
-  /** Failure counts every instance shares, where the storage keeps them (PostgreSQL); the router uses them by default. */
+  /** Failure counts every instance shares, where the storage keeps them (PostgreSQL; a shared SQLite file); the router uses them by default. */
   readonly failedAttempts?: StorageFailureStore;
   /** Applies pending migrations; harmless to run again or from several processes. */
   migrate(): Promise<void>;
@@ -67,6 +69,35 @@ export interface Storage {
   checkWrites(options?: { bytes?: number }): Promise<void>;
   /** Finishes and closes the connection(s); the storage is unusable afterwards. */
   close(): Promise<void>;
+  /** Sessions not ended nor expired, and grants not revoked, at `now` (two counts; the metrics' gauges). */
+  countActive?(now: Date): Promise<ActiveCounts>;
+  /** The connection's state now, from memory (no query): the metrics' gauges. */
+  connectionStats?(): ConnectionStats;
+}
+
+export interface ActiveCounts {
+  sessions: number;
+  grants: number;
+}
+
+/** What waits on the database now: a PostgreSQL pool, or SQLite's one connection and writer. */
+export type ConnectionStats =
+  | { kind: 'postgres'; total: number; idle: number; waiting: number; max: number }
+  /** Statements waiting for the connection or the write gate, and writes in the write thread. */
+  | { kind: 'sqlite'; waiting: number; inThread: number };
+
+/**
+ * `Storage.countActive` for any kysely database: live sessions (through the expiry index) and
+ * grants not revoked.
+ *
+ * @example
+ * const { sessions, grants } = await countActive(db, new Date());
+ */
+export async function countActive(db: Kysely<Database>, now: Date): Promise<ActiveCounts> {
+  const at = now.getTime();
+  const sessions = await db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).where('expires_at', '>', at).where('ended_at', 'is', null).executeTakeFirst();
+  const grants = await db.selectFrom('grants').select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).where('revoked_at', 'is', null).executeTakeFirst();
+  return { sessions: Number(sessions?.n ?? 0), grants: Number(grants?.n ?? 0) };
 }
 
 /** `Storage.ping` for any kysely database: true when `select 1` answers. */

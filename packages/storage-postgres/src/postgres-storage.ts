@@ -1,4 +1,4 @@
-import { assertSigningKeySecret, assertTablePrefix, storageNames, TablePrefixPlugin, createKyselyRepositories, migrateToLatest, migrationStatus, checkWrites, pingDatabase, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
+import { assertSigningKeySecret, assertTablePrefix, storageNames, TablePrefixPlugin, createKyselyRepositories, migrateToLatest, migrationStatus, checkWrites, countActive, pingDatabase, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
 import { Kysely, sql, WithSchemaPlugin, type LogConfig } from 'kysely';
 import pg from 'pg';
 import { createPostgresFailureStore, ensureFailedAttemptsTable, type PostgresFailureStore } from './failed-attempts.js';
@@ -110,6 +110,8 @@ export async function openPostgres(options: PostgresStorageOptions, log?: LogCon
     },
     ping: () => pingDatabase(db),
     checkWrites: (options) => checkWrites(db, options),
+    countActive: (now) => countActive(db, now),
+    connectionStats: () => ({ kind: 'postgres', total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }),
     close() {
       // Waits for queries in flight, then ends every pooled connection of a pool it created.
       closed ??= db.destroy();

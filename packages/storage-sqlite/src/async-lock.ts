@@ -5,6 +5,11 @@ export class AsyncLock {
   #held = false;
   readonly #waiting: Array<() => void> = [];
 
+  /** How many wait for the lock now. */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
   /**
    * Takes the lock, waiting in turn: true once held. With a `deadline` (`clockMs()` time), a
    * waiter still waiting then leaves the queue and gets false.

@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { assertSigningKeySecret, assertTablePrefix, storageNames, createKyselyRepositories, setDirectExecutor, migrateToLatest, migrationStatus, checkWrites, pingDatabase, TablePrefixPlugin, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
+import { assertSigningKeySecret, assertTablePrefix, storageNames, createKyselyRepositories, setDirectExecutor, migrateToLatest, migrationStatus, checkWrites, countActive, pingDatabase, TablePrefixPlugin, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
 import { LockContention } from './lock-contention.js';
@@ -9,6 +9,7 @@ import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, WA
 import { WriteGate } from './write-gate.js';
 import { startWriteThread, WRITE_THREAD_CACHE_KIB, type WriteThread } from './write-thread.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
+import { createSqliteFailureStore, ensureFailedAttemptsTable } from './failed-attempts.js';
 
 interface SqliteCommonOptions extends StorageWiringOptions {
   /**
@@ -42,8 +43,11 @@ export interface SqliteFileOptions extends SqliteCommonOptions {
   /**
    * Copy the WAL into the database file from a background thread instead of inside a commit of
    * this connection (default true; docs/decisions/0068-checkpoints-off-the-event-loop.md).
+   * `'in-another-process'`: another process serving the same file runs that thread (one of
+   * several workers, docs/decisions/0171-serve-workers.md); this connection keeps only the
+   * fallback checkpoints it makes when the WAL grows past `SERVING_CONNECTION_AUTOCHECKPOINT_PAGES`.
    */
-  backgroundCheckpoints?: boolean;
+  backgroundCheckpoints?: boolean | 'in-another-process';
   /**
    * Run the code exchange's write transaction on a worker thread with its own connection instead
    * of on the event loop, committing the writes that arrive together at once (default true;
@@ -65,6 +69,7 @@ export interface SqliteConnectionOptions extends SqliteCommonOptions {
 export type SqliteStorageOptions = SqliteFileOptions | SqliteConnectionOptions;
 
 export type SqliteSynchronous = 'NORMAL' | 'FULL';
+
 
 /** `busyTimeoutMs` when none is given. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
@@ -122,14 +127,23 @@ export async function openSqlite(
   if (!log) setDirectExecutor(db, dialect.direct);
 
   let closed: Promise<void> | undefined;
+  // Several processes on one file (a CLI beside the server is not one): the host says so. On a
+  // file the storage opens, they then count failures in it too (docs/decisions/0171-serve-workers.md).
+  const sharedByInstances = options.sharedByInstances === true;
+  const sharedFailureCounts = sharedByInstances && options.database === undefined;
   const storage: Storage = {
     repositories: createKyselyRepositories(db, sqliteDialect, { signingKeySecret, signingKeySecretName, userTables: names.userTables }),
-    // Several processes on one file (a CLI beside the server is not one): the host says so.
-    sharedByInstances: options.sharedByInstances === true,
-    migrate: () => migrateToLatest(db, sqliteDialect, names),
+    sharedByInstances,
+    ...(sharedFailureCounts ? { failedAttempts: createSqliteFailureStore(db) } : {}),
+    async migrate() {
+      await migrateToLatest(db, sqliteDialect, names);
+      if (sharedFailureCounts) await ensureFailedAttemptsTable(db);
+    },
     migrationStatus: () => migrationStatus(db, sqliteDialect, names),
     ping: () => pingDatabase(db),
     checkWrites: (options) => checkWrites(db, options),
+    countActive: (now) => countActive(db, now),
+    connectionStats: () => ({ kind: 'sqlite', waiting: lock.waiting + (gate?.waiting ?? 0), inThread: gate?.inThread ?? 0 }),
     close() {
       closed ??= (async () => {
         try {
@@ -191,6 +205,8 @@ function openFile(options: SqliteFileOptions): Connection {
     if (options.backgroundCheckpoints === false) return { database, ownsDatabase: true, lockKey, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
     // The serving connection still checkpoints past this many frames (background-checkpoints.ts).
     database.pragma(`wal_autocheckpoint = ${SERVING_CONNECTION_AUTOCHECKPOINT_PAGES}`);
+    // One process of those serving the file runs the thread (docs/decisions/0171-serve-workers.md).
+    if (options.backgroundCheckpoints === 'in-another-process') return { database, ownsDatabase: true, lockKey, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
     const checkpoints = startBackgroundCheckpoints(path, { busyTimeoutMs, synchronous });
     return { database, ownsDatabase: true, lockKey, checkpoints, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
   } catch (error) {

@@ -17,6 +17,16 @@ export class WriteGate {
   readonly #servingWaiting: Array<() => void> = [];
   readonly #threadWaiting: Array<() => void> = [];
 
+  /** Writes waiting for the gate now (the serving connection's and the thread's). */
+  get waiting(): number {
+    return this.#servingWaiting.length + this.#threadWaiting.length;
+  }
+
+  /** Writes handed to the thread and not answered yet. */
+  get inThread(): number {
+    return this.#inThread;
+  }
+
   /** Admits a write for the thread; resolves at once unless the serving connection holds or waits for the gate. */
   enterThread(): Promise<void> | undefined {
     if (!this.#servingHolds && this.#servingWaiting.length === 0) {

@@ -100,6 +100,15 @@ describe('gatehouse CLI', () => {
     expect(sub).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: gatehouse users create --email E --password P') });
   });
 
+  it('serve --workers takes auto or 1 to 256, and more than one needs a database the workers can share (docs/decisions/0171)', async () => {
+    for (const wrong of ['0', 'lots']) {
+      expect(await cli('serve', '--workers', wrong)).toMatchObject({ code: 2, stderr: 'gatehouse serve: --workers must be auto or a whole number from 1 to 256\n' });
+    }
+    env.GATEHOUSE_DB = ':memory:';
+    expect(await cli('serve', '--workers', '2')).toMatchObject({ code: 1, stderr: expect.stringContaining('GATEHOUSE_WORKERS above 1 needs a database file (GATEHOUSE_DB) or PostgreSQL') });
+    expect((await cli('serve', '--help')).stdout).toContain('gatehouse serve [--workers N|auto]');
+  });
+
   it('--version prints the server package version (and {version} with --json) without touching a database', async () => {
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(version).toMatch(/^\d+\.\d+\.\d+/);

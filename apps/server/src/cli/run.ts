@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DomainError, OAuthError } from '@gatehouse/core';
-import { ConfigError, describeDatabase, loadConfig, type Config } from '../config.js';
+import * as v from 'valibot';
+import { ConfigError, describeDatabase, loadConfig, unknownVariableWarnings, workerCount, type Config } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { KeyDecryptionError } from '@gatehouse/storage-sqlite';
 import { COMMANDS, type Command, type OptionSpec, type OptionValues } from './commands.js';
 import { serve, type SignalSource } from './serve.js';
+import { COMMAND_HELP } from './help.js';
 import { GENERAL_HELP, UsageError } from './usage.js';
 
 export interface CliIo {
@@ -37,9 +39,14 @@ async function readAll(input: AsyncIterable<string | Uint8Array>): Promise<strin
 }
 
 /** Every option of every command, so the first pass reads option values as values, not as positionals. */
-const ALL_OPTIONS: Record<string, OptionSpec> = Object.assign({}, GLOBAL_OPTIONS, ...COMMANDS.map((command) => command.options));
+const ALL_OPTIONS: Record<string, OptionSpec> = Object.assign({}, GLOBAL_OPTIONS, { workers: { type: 'string' } }, ...COMMANDS.map((command) => command.options));
 
-const SERVE: Pick<Command, 'path' | 'usage' | 'options' | 'positionals'> = { path: ['serve'], usage: 'gatehouse serve', options: {}, positionals: [] };
+const SERVE: Pick<Command, 'path' | 'usage' | 'options' | 'positionals'> = {
+  path: ['serve'],
+  usage: 'gatehouse serve [--workers N|auto]   (N processes share the port; default GATEHOUSE_WORKERS, else 1)',
+  options: { workers: { type: 'string' } },
+  positionals: [],
+};
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
@@ -103,7 +110,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     label = `gatehouse ${command.path.join(' ')}`;
     const { values } = parse(argv, command.options);
     if (values.help) {
-      io.stdout.write(`Usage: ${command.usage}\n`);
+      const details = COMMAND_HELP[command.path.join(' ')];
+      io.stdout.write(`Usage: ${command.usage}\n${details === undefined ? '' : `\n${details}\n`}`);
       return EXIT.ok;
     }
     if (rest.length !== command.positionals.length) {
@@ -111,8 +119,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         command.positionals.length === 0 ? `unexpected argument "${rest[0]}"` : `expected ${command.positionals.join(' ')} (usage: ${command.usage})`,
       );
     }
+    // A misspelt variable would otherwise pass silently: one line each, before anything else (docs/decisions/0150).
+    for (const warning of unknownVariableWarnings(io.env)) io.stderr.write(`${label}: warning: ${warning}\n`);
     const config: Config = loadConfig(io.env);
-    if (command === SERVE) return await serve(config, io);
+    if (command === SERVE) return await serve(withWorkers(config, values.workers), io);
     return await runCommand(command as Command, config, values, rest, io, json);
   } catch (error) {
     const { code, message, exitCode } = describe(error);
@@ -120,6 +130,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (json) io.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
     return exitCode;
   }
+}
+
+/** `serve --workers N|auto` over `GATEHOUSE_WORKERS` (docs/decisions/0171-serve-workers.md). */
+function withWorkers(config: Config, option: OptionValues[string]): Config {
+  if (option === undefined) return config;
+  const parsed = v.safeParse(workerCount, String(option));
+  if (!parsed.success) throw new UsageError(`--workers ${parsed.issues[0].message}`);
+  return { ...config, workers: parsed.output };
 }
 
 async function runCommand(command: Command, config: Config, values: OptionValues, positionals: string[], io: CliIo, json: boolean): Promise<number> {

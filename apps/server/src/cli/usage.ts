@@ -7,6 +7,7 @@ Usage: gatehouse <command> [options]
 
 Commands:
   serve                                   migrate the database, then serve HTTP on $HOST:$PORT
+      [--workers N|auto]                  N processes share the port (default $GATEHOUSE_WORKERS, else 1)
   migrate                                 create the database and apply pending migrations
   accounts create --name N                create an account
   users create --email E --password P     create a user (--password-stdin: read the password from standard input)

@@ -1,5 +1,5 @@
 import { StorageUnavailableError } from '@gatehouse/core';
-import type { StorageOutages } from '@gatehouse/http-express';
+import { routineRequest, type StorageOutages } from '@gatehouse/http-express';
 import { Router } from 'express';
 import type { Logger } from '../logger.js';
 
@@ -48,10 +48,13 @@ export function healthRouter(options: HealthOptions): Router {
       return false;
     }
   };
+  // Probes come every few seconds: their access lines go to debug while they succeed (docs/operations.md "Logs").
   router.get('/healthz', (_req, res) => {
+    routineRequest(res);
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
+    routineRequest(res);
     if (options.stopping?.() === true) {
       res.set('Cache-Control', 'no-store').status(503).json({ status: 'stopping' });
       return;

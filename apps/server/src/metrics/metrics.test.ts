@@ -61,6 +61,30 @@ describe('createMetrics', () => {
     expect(await metrics.registry.metrics()).not.toContain('made-up');
   });
 
+  it('counts token errors by grant type and the error code the answer noted, an unknown or missing code as other', async () => {
+    const metrics = createMetrics({ collectProcessMetrics: false });
+    const app = express();
+    app.post('/oauth/token', express.urlencoded({ extended: false }), (req, res) => {
+      const body = req.body as Record<string, string>;
+      if (body.error !== undefined) res.locals.oauthError = body.error;
+      res.status(400).json({});
+    });
+    await serving(metrics.instrument(app), async (origin) => {
+      const forms: Array<Record<string, string>> = [{ grant_type: 'refresh_token', error: 'invalid_grant' }, { grant_type: 'client_credentials', error: 'Not A Code <script>' }, { grant_type: 'client_credentials' }];
+      for (const form of forms) {
+        await fetch(`${origin}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+      }
+    });
+    expect(await value(metrics, 'gatehouse_token_errors_total', { grant_type: 'refresh_token', error: 'invalid_grant' })).toBe(1);
+    expect(await value(metrics, 'gatehouse_token_errors_total', { grant_type: 'client_credentials', error: 'other' })).toBe(2);
+    expect(await metrics.registry.metrics()).not.toContain('script');
+  });
+
+  it('says which version runs, with the Node.js version', async () => {
+    const metrics = createMetrics({ collectProcessMetrics: false, version: '9.8.7' });
+    expect(await metrics.registry.metrics()).toContain(`gatehouse_build_info{version="9.8.7",node_version="${process.versions.node}"} 1`);
+  });
+
   it('counts the audit events with a metric and passes every event on unchanged', async () => {
     const metrics = createMetrics({ collectProcessMetrics: false });
     const seen: AuditEvent[] = [];
@@ -73,6 +97,9 @@ describe('createMetrics', () => {
       { type: 'code.replayed', at, clientId: 'client-1' },
       { type: 'refresh_token.reused', at, clientId: 'client-1' },
       { type: 'sign_in.succeeded', at, userKey: 'u1' },
+      { type: 'consent.granted', at, userKey: 'u1', clientId: 'client-1' },
+      { type: 'consent.denied', at, userKey: 'u1', clientId: 'client-1' },
+      { type: 'consent.denied', at, userKey: 'u1', clientId: 'client-1' },
     ];
     for (const event of events) audit.record(event);
     expect(seen).toEqual(events);
@@ -81,6 +108,8 @@ describe('createMetrics', () => {
     expect(await value(metrics, 'gatehouse_client_authentication_failures_total')).toBe(1);
     expect(await value(metrics, 'gatehouse_authorization_code_replays_total')).toBe(1);
     expect(await value(metrics, 'gatehouse_refresh_token_reuses_total')).toBe(1);
+    expect(await value(metrics, 'gatehouse_consents_total', { decision: 'granted' })).toBe(1);
+    expect(await value(metrics, 'gatehouse_consents_total', { decision: 'denied' })).toBe(2);
     expect(await metrics.registry.metrics()).not.toContain('client-1');
   });
 

@@ -1,7 +1,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { AuditEvent, AuditLog, StorageUnavailableError } from '@gatehouse/core';
+import { readFileSync } from 'node:fs';
+import type { AuditEvent, AuditLog, Clock, StorageUnavailableError } from '@gatehouse/core';
 import { GRANT_TYPES, type StorageOutage } from '@gatehouse/http-express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { observeStorage, type ObservedStorage } from './storage-gauges.js';
 
 /**
  * Grant types the token endpoint serves (RFC 6749 §4.1.3 and §6); anything else a client sends is
@@ -30,9 +32,18 @@ const PING_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25
  * const audit = metrics.countAuditEvents(pinoAudit); // failed sign-ins, client authentications, code replays
  * await metrics.registry.metrics();                  // the text /metrics serves
  */
-export function createMetrics(options: { collectProcessMetrics?: boolean } = {}) {
+export function createMetrics(options: { collectProcessMetrics?: boolean; version?: string } = {}) {
   const registry = new Registry();
   if (options.collectProcessMetrics !== false) collectDefaultMetrics({ register: registry });
+
+  // Which release and Node.js answer: 1, with the versions as labels (the Prometheus convention for build information).
+  new Gauge({
+    name: 'gatehouse_build_info',
+    help: "The server's version and the Node.js version it runs on (value 1).",
+    labelNames: ['version', 'node_version'] as const,
+    registers: [registry],
+    aggregator: 'first',
+  }).set({ version: options.version ?? packageVersion(), node_version: process.versions.node }, 1);
 
   const requestDuration = new Histogram({
     name: 'gatehouse_http_request_duration_seconds',
@@ -74,6 +85,18 @@ export function createMetrics(options: { collectProcessMetrics?: boolean } = {})
     help: 'Rotated-out refresh tokens presented again after the grace period (the grant is revoked).',
     registers: [registry],
   });
+  const tokenErrors = new Counter({
+    name: 'gatehouse_token_errors_total',
+    help: 'Error answers of the token endpoint, by grant type and RFC 6749 §5.2 error code (invalid_grant, invalid_client, …; other when the answer named none).',
+    labelNames: ['grant_type', 'error'] as const,
+    registers: [registry],
+  });
+  const consents = new Counter({
+    name: 'gatehouse_consents_total',
+    help: 'Decisions on the consent page, by decision (granted, denied).',
+    labelNames: ['decision'] as const,
+    registers: [registry],
+  });
   const databasePing = new Histogram({
     name: 'gatehouse_database_ping_seconds',
     help: "Duration of the readiness probe's database ping, by result (ok, failed).",
@@ -91,6 +114,8 @@ export function createMetrics(options: { collectProcessMetrics?: boolean } = {})
   const storageAvailable = new Gauge({
     name: 'gatehouse_storage_available',
     help: '1 while the database answers, 0 during an outage (from its first failed request to its first success).',
+    // Several workers (docs/decisions/0171-serve-workers.md): 0 when any of them sees an outage.
+    aggregator: 'min',
     registers: [registry],
   });
   storageAvailable.set(1);
@@ -100,7 +125,10 @@ export function createMetrics(options: { collectProcessMetrics?: boolean } = {})
     const route = routeOf(req);
     requestDuration.observe({ method: methodOf(req), route, status: String(res.statusCode) }, seconds);
     if (res.statusCode === 429) rateLimited.inc({ route });
-    if (res.statusCode === 200 && route === TOKEN_ROUTE && req.method === 'POST') tokensIssued.inc({ grant_type: grantTypeOf(req) });
+    if (route === TOKEN_ROUTE && req.method === 'POST') {
+      if (res.statusCode === 200) tokensIssued.inc({ grant_type: grantTypeOf(req) });
+      else if (res.statusCode >= 400) tokenErrors.inc({ grant_type: grantTypeOf(req), error: oauthErrorOf(res) });
+    }
   };
 
   return {
@@ -121,6 +149,8 @@ export function createMetrics(options: { collectProcessMetrics?: boolean } = {})
           else if (event.type === 'sign_in.failed') signInFailures.inc({ reason: SIGN_IN_FAILURE_REASONS[event.reason ?? ''] ?? 'other' });
           else if (event.type === 'code.replayed') codeReplays.inc();
           else if (event.type === 'refresh_token.reused') refreshTokenReuses.inc();
+          else if (event.type === 'consent.granted') consents.inc({ decision: 'granted' });
+          else if (event.type === 'consent.denied') consents.inc({ decision: 'denied' });
           audit.record(event);
         },
       };
@@ -132,6 +162,10 @@ export function createMetrics(options: { collectProcessMetrics?: boolean } = {})
     /** An outage began (with it) or ended (undefined): the outage tracker's `onChange`. */
     setStorageOutage(outage: StorageOutage | undefined): void {
       storageAvailable.set(outage === undefined ? 1 : 0);
+    },
+    /** Live sessions and grants, and the database connection's state, as gauges read on scrape (storage-gauges.ts). */
+    observeStorage(storage: ObservedStorage, clock: Clock): void {
+      observeStorage(registry, storage, clock);
     },
     /** `ping`, timed. */
     timePing(ping: () => Promise<boolean>): () => Promise<boolean> {
@@ -170,6 +204,20 @@ export function routeOf(req: IncomingMessage): string {
   if (typeof path === 'string') return path;
   if (Array.isArray(path) && path.every((part) => typeof part === 'string')) return path.join('|');
   return UNMATCHED_ROUTE;
+}
+
+/** An RFC 6749 §5.2 error code: lower-case words joined by underscores (the codes of `OAuthErrorCode`). */
+const ERROR_CODE = /^[a-z_]{1,40}$/;
+
+/** The error code the answer carried (`sendOAuthError` of @gatehouse/http-express notes it in `res.locals`), or `other`. */
+function oauthErrorOf(res: ServerResponse): string {
+  const code = (res as ServerResponse & { locals?: { oauthError?: unknown } }).locals?.oauthError;
+  return typeof code === 'string' && ERROR_CODE.test(code) ? code : 'other';
+}
+
+/** The server package's version (apps/server/package.json, two levels up from src/metrics and dist/metrics). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 function grantTypeOf(req: IncomingMessage): string {

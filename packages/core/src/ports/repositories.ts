@@ -66,6 +66,8 @@ export interface UserRepository {
   findWithMemberships(userKey: string): Promise<{ user: User; memberships: Membership[] } | undefined>;
   /** E-mails compare ignoring case. */
   findByEmail(email: string): Promise<User | undefined>;
+  /** A page of users by e-mail (ignoring case), `limit` of them after the first `offset` (the operator's `users list`). */
+  list(options: { limit: number; offset: number }): Promise<User[]>;
   /**
    * Stores a new password hash; false when there is no such user. With `ifCurrent`, only over
    * that stored hash, in one conditional write (false when it changed meanwhile): a re-hash at
@@ -128,6 +130,14 @@ export interface GrantRepository {
   revokeByUserAndClient(userKey: string, clientId: string, at: Date): Promise<string[]>;
   /** Live grants of a user, newest first. */
   listActiveByUser(userKey: string): Promise<Grant[]>;
+  /** Live grants of a client (its users' and its client-credentials grants), newest first. */
+  listActiveByClient(clientId: string): Promise<Grant[]>;
+  /**
+   * Deletes every grant of the user (live or revoked) with its refresh tokens and consumed codes,
+   * in one write, returning their ids: their access tokens are refused at once, as a revoked
+   * grant's are (`forgetUser`). Never a client-credentials grant.
+   */
+  deleteByUser(userKey: string): Promise<string[]>;
   /**
    * Deletes grants revoked before `before`, and client-credentials grants (no user) created
    * before it (their one access token has expired), with their refresh tokens and codes.
@@ -165,6 +175,8 @@ export interface SessionRepository {
   end(sessionId: string, at: Date): Promise<boolean>;
   /** Ends every live session of the user; returns the ids of those this call ended. */
   endByUser(userKey: string, at: Date): Promise<string[]>;
+  /** The user's sessions neither ended nor expired at `now`, newest first. */
+  listActiveByUser(userKey: string, now: Date): Promise<Session[]>;
   /**
    * Product logout, all or nothing in one transaction: ends the session (`ended` is true when this
    * call ended it) and revokes every live grant made under it, returning their ids. Together with
@@ -172,6 +184,8 @@ export interface SessionRepository {
    * under an ended session, whichever of a logout and an exchange commits first.
    */
   endWithGrants(sessionId: string, at: Date): Promise<{ ended: boolean; revokedGrantIds: string[] }>;
+  /** Deletes every session of the user, live or ended, returning how many (`forgetUser`). */
+  deleteByUser(userKey: string): Promise<number>;
   /** Deletes sessions that expired or ended before `before`. */
   purge(before: Date): Promise<number>;
 }
@@ -193,6 +207,8 @@ export interface InteractionRepository {
    * (docs/decisions/0108-anonymous-requests-store-bounded-state.md). False when it was full.
    */
   createAnonymous(interaction: Interaction & { userKey: null }, cap: number): Promise<boolean>;
+  /** Deletes every interaction made for the user, used or not, returning how many (`forgetUser`). */
+  deleteByUser(userKey: string): Promise<number>;
   /** Deletes interactions that expired before `expiredBefore`. */
   purge(expiredBefore: Date): Promise<number>;
 }
@@ -213,6 +229,8 @@ export interface ConsentRepository {
   listByUser(userKey: string): Promise<Consent[]>;
   /** Forgets the consent the user gave the client; true when there was one. */
   forget(userKey: string, clientId: string): Promise<boolean>;
+  /** Forgets every consent the user gave, returning to how many clients (`forgetUser`). */
+  forgetByUser(userKey: string): Promise<number>;
 }
 
 export type CreateAttributeResult = 'created' | 'duplicate-name' | 'limit-reached';

@@ -47,6 +47,7 @@ export type AuditEventType =
   | 'grant.revoked'
   | 'logout'
   | 'password.changed'
+  | 'user.forgotten'
   | 'client.created'
   | 'client.updated'
   | 'client.deleted'

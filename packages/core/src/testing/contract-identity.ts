@@ -110,6 +110,14 @@ export function describeIdentityContract({ runner, repos }: ContractContext): vo
   });
 
   describe('users', () => {
+    it('lists users by e-mail ignoring case, a page at a time', async () => {
+      for (const [n, email] of [[1, 'carol@example.com'], [2, 'Alice@example.com'], [3, 'bob@example.com']] as const) await repos().users.create(aUser(n, { email }));
+      expect((await repos().users.list({ limit: 10, offset: 0 })).map((user) => user.email)).toEqual(['Alice@example.com', 'bob@example.com', 'carol@example.com']);
+      expect((await repos().users.list({ limit: 1, offset: 1 })).map((user) => user.userKey)).toEqual(['user3']);
+      expect(await repos().users.list({ limit: 10, offset: 3 })).toEqual([]);
+      expect((await repos().users.list({ limit: 1, offset: 0 }))[0]).toEqual(aUser(2, { email: 'Alice@example.com' }));
+    });
+
     it('round-trips a user and finds it by key and by e-mail ignoring case', async () => {
       const user = aUser(1, { email: 'Ada.Lovelace@Example.COM' });
       await repos().users.create(user);

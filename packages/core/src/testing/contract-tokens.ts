@@ -233,6 +233,18 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       expect(await repos().grants.listActiveByUser('user9')).toEqual([]);
     });
 
+    it('lists the live grants of a client, its users\' and its client-credentials grants, newest first', async () => {
+      await repos().grants.create(aGrant('old', { createdAt: at(1) }));
+      await repos().grants.create(aGrant('machine', { createdAt: at(2), userKey: null }));
+      await repos().grants.create(aGrant('other-user', { createdAt: at(3), userKey: 'user2' }));
+      await repos().grants.create(aGrant('revoked', { createdAt: at(4) }));
+      await repos().grants.create(aGrant('other-client', { createdAt: at(5), clientId: 'clientB' }));
+      await repos().grants.revoke('revoked', at(6));
+      expect((await repos().grants.listActiveByClient('clientA')).map((grant) => grant.grantId)).toEqual(['other-user', 'machine', 'old']);
+      expect((await repos().grants.listActiveByClient('clientA'))[1]).toEqual(aGrant('machine', { createdAt: at(2), userKey: null }));
+      expect(await repos().grants.listActiveByClient('nobody')).toEqual([]);
+    });
+
     it('purges grants revoked before the cutoff with their refresh tokens and codes', async () => {
       for (const id of ['old-revoked', 'recent-revoked', 'live']) await exchangeACode(repos(), `c-${id}`, aGrant(id));
       await repos().grants.revoke('old-revoked', at(100));
@@ -402,6 +414,19 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       expect((await repos().sessions.findById('ended-later'))?.endedAt).toEqual(at(250));
       expect((await repos().sessions.findById('live'))?.endedAt).toBe(null);
       expect(await repos().sessions.purge(at(200))).toBe(0);
+    });
+
+    it('lists the live sessions of one user at a time, newest first', async () => {
+      await repos().sessions.create(aSession('old', { createdAt: at(1) }));
+      await repos().sessions.create(aSession('new', { createdAt: at(2) }));
+      await repos().sessions.create(aSession('expired', { createdAt: at(3), expiresAt: at(100) }));
+      await repos().sessions.create(aSession('ended', { createdAt: at(4) }));
+      await repos().sessions.end('ended', at(50));
+      await repos().sessions.create(aSession('other', { userKey: 'user2' }));
+      expect((await repos().sessions.listActiveByUser('user1', at(100))).map((session) => session.sessionId)).toEqual(['new', 'old']);
+      expect((await repos().sessions.listActiveByUser('user1', at(99))).map((session) => session.sessionId)).toEqual(['expired', 'new', 'old']);
+      expect((await repos().sessions.listActiveByUser('user1', at(100)))[0]).toEqual(aSession('new', { createdAt: at(2) }));
+      expect(await repos().sessions.listActiveByUser('user9', at(1))).toEqual([]);
     });
 
     it('ends every live session of one user, once, and says which', async () => {

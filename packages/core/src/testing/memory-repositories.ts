@@ -194,6 +194,10 @@ export function createMemoryRepositories(): Repositories {
         const user = [...users.values()].find((candidate) => sameName(candidate.email, email));
         return user && copy(user);
       },
+      async list({ limit, offset }) {
+        const byEmail = [...users.values()].sort((a, b) => (a.email.toLowerCase() < b.email.toLowerCase() ? -1 : a.email.toLowerCase() > b.email.toLowerCase() ? 1 : 0));
+        return byEmail.slice(offset, offset + limit).map(copy);
+      },
       async updatePasswordHash(userKey, passwordHash, options = {}) {
         const user = users.get(userKey);
         if (!user || (options.ifCurrent !== undefined && user.passwordHash !== options.ifCurrent)) return false;
@@ -298,6 +302,16 @@ export function createMemoryRepositories(): Repositories {
           .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
           .map(copy);
       },
+      async listActiveByClient(clientId) {
+        return liveGrants((grant) => grant.clientId === clientId)
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+          .map(copy);
+      },
+      async deleteByUser(userKey) {
+        const ids = [...grants.values()].filter((grant) => grant.userKey !== null && grant.userKey === userKey).map((grant) => grant.grantId);
+        ids.forEach(deleteGrant);
+        return ids;
+      },
       async purge(before) {
         // Revoked grants, and client-credentials grants (no user) whose token has expired.
         const dead = [...grants.values()].filter((grant) => (grant.revokedAt ?? (grant.userKey === null ? grant.createdAt : null)) !== null && (grant.revokedAt ?? grant.createdAt) < before);
@@ -356,6 +370,12 @@ export function createMemoryRepositories(): Repositories {
         session.endedAt = at;
         return true;
       },
+      async listActiveByUser(userKey, now) {
+        return [...sessions.values()]
+          .filter((session) => session.userKey === userKey && session.endedAt === null && session.expiresAt > now)
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+          .map(copy);
+      },
       async endByUser(userKey, at) {
         const ended: string[] = [];
         for (const session of sessions.values()) {
@@ -370,6 +390,9 @@ export function createMemoryRepositories(): Repositories {
         const ended = session !== undefined && session.endedAt === null;
         if (session && ended) session.endedAt = at;
         return { ended, revokedGrantIds: revokeAll(liveGrants((grant) => grant.sessionId === sessionId), at) };
+      },
+      async deleteByUser(userKey) {
+        return deleteWhere(sessions, (session) => session.userKey === userKey);
       },
       async purge(before) {
         return deleteWhere(sessions, (session) => session.expiresAt < before || (session.endedAt && session.endedAt < before));
@@ -394,6 +417,9 @@ export function createMemoryRepositories(): Repositories {
         if ([...interactions.values()].filter((stored) => stored.userKey === null).length >= cap) return false;
         interactions.set(interaction.interactionHash, copy(interaction));
         return true;
+      },
+      async deleteByUser(userKey) {
+        return deleteWhere(interactions, (interaction) => interaction.userKey !== null && interaction.userKey === userKey);
       },
       async purge(expiredBefore) {
         return deleteWhere(interactions, (interaction) => interaction.expiresAt < expiredBefore);
@@ -420,6 +446,9 @@ export function createMemoryRepositories(): Repositories {
       },
       async forget(userKey, clientId) {
         return consents.delete(`${userKey}\n${clientId}`);
+      },
+      async forgetByUser(userKey) {
+        return deleteWhere(consents, (consent) => consent.userKey === userKey);
       },
     },
 

@@ -44,6 +44,7 @@ export function cachedUserRepositories(
       addPhoneNumber: (userKey, phoneNumber) => cache.change(userKey, () => users.addPhoneNumber(userKey, phoneNumber)),
       findByKey: (userKey) => users.findByKey(userKey),
       findByEmail: (email) => users.findByEmail(email),
+      list: (page) => users.list(page),
       findByPhoneNumber: (phoneNumber) => users.findByPhoneNumber(phoneNumber),
       listPhoneNumbers: (userKey) => users.listPhoneNumbers(userKey),
     },

@@ -27,8 +27,10 @@ describe('password guessing at /oauth/login', () => {
     expect((await browser.signIn(' ADA@example.com ', PASSWORD)).status).toBe(429);
 
     expect(h.audit.ofType('sign_in.failed')).toHaveLength(LIMIT.maxFailures);
-    expect(eventsOf(h.logger.lines, 'sign_in_failed')).toHaveLength(LIMIT.maxFailures);
+    // Each failure is one line: its audit event (above); the limited attempts name the address and the account's e-mail hash.
     expect(eventsOf(h.logger.lines, 'rate_limited').length).toBe(2);
+    expect(eventsOf(h.logger.lines, 'rate_limited')[0]?.obj).toMatchObject({ ip: expect.any(String), emailHash: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(h.logger.text()).not.toContain('ada@example.com');
     expect(h.logger.text()).not.toContain(PASSWORD);
     expect(h.logger.text()).not.toContain('guess-0');
 

@@ -103,6 +103,20 @@ function answerStoreRefusal(ctx: OAuthContext, res: Response, error: unknown): v
   sendPage(res, 503, errorPage({ title: 'Please try again in a minute', message: error.message, paths: ctx.paths }));
 }
 
+/** A parameter as a log line shows it: the first value, at most `max` characters. */
+function logged(value: unknown, max: number): string | undefined {
+  const first = Array.isArray(value) ? (value[0] as unknown) : value;
+  return typeof first === 'string' ? first.slice(0, max) : undefined;
+}
+
+/** The client and redirect URI an authorization request names (as sent; the first of a repeated one), for its log line. */
+function requestNames(req: Request): { clientId?: string; redirectUri?: string } {
+  const params = queryParameters(req);
+  const clientId = logged(params.client_id, 128);
+  const redirectUri = logged(params.redirect_uri, 512);
+  return { ...(clientId === undefined ? {} : { clientId }), ...(redirectUri === undefined ? {} : { redirectUri }) };
+}
+
 /**
  * Answers a request that failed the check: an untrusted client or redirect URI is a 400 page
  * and never a redirect (RFC 6749 §4.1.2.1). Any other error goes back to the client (302), but
@@ -114,7 +128,8 @@ function answerStoreRefusal(ctx: OAuthContext, res: Response, error: unknown): v
  */
 async function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response, check: AuthorizationRequestCheck, loginStatus: 302 | 303): Promise<boolean> {
   if (check.kind === 'show-error') {
-    requestLogger(ctx.logger, res).info({ oauthError: check.error.code, detail: check.error.detail }, 'authorization request refused');
+    // What the app's developer asks support about: which client, sending which redirect_uri (not secret: it travels in the URL).
+    requestLogger(ctx.logger, res).info({ oauthError: check.error.code, detail: check.error.detail, ...requestNames(req) }, 'authorization request refused');
     sendPage(
       res,
       400,
@@ -134,7 +149,7 @@ async function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response,
       await sendToLogin(ctx, res, loginStatus, authorizeUrl(ctx, req));
       return true;
     }
-    requestLogger(ctx.logger, res).info({ oauthError: check.error.code }, 'authorization request refused with a redirect');
+    requestLogger(ctx.logger, res).info({ oauthError: check.error.code, ...requestNames(req) }, 'authorization request refused with a redirect');
     res.redirect(302, check.redirectTo);
     return true;
   }

@@ -35,6 +35,8 @@ export class OAuthJsonRefusal extends OAuthError {
 export function sendOAuthError(res: Response, code: OAuthErrorCode, description: string, status = statusOf(code)): void {
   setNoStore(res);
   if (code === 'invalid_client') res.setHeader('WWW-Authenticate', 'Basic realm="gatehouse"');
+  // For the host's metrics: which error the answer carried (apps/server counts token errors by it).
+  res.locals.oauthError = code;
   res.status(status).json({ error: code, error_description: description });
 }
 

@@ -1,5 +1,6 @@
 import { DomainError, type RawParameters } from '@gatehouse/core';
 import type { Request, Response } from 'express';
+import { createHash } from 'node:crypto';
 import { parse as parseQueryString } from 'node:querystring';
 import * as v from 'valibot';
 import { requestLogger } from '../logger.js';
@@ -30,7 +31,20 @@ async function requestOf(ctx: OAuthContext, returnTo: string | undefined): Promi
 }
 
 /**
- * GET /oauth/login: the sign-in form (its e-mail filled in with the request's `login_hint`), or
+ * With `loginUrl` the host signs users in, and Gatehouse's form is not served (it knows no
+ * password of the host's users; docs/decisions/0142): an authorization request's `return_to` goes
+ * back to the authorize endpoint, which hands the browser to the host's login with a login
+ * request; anything else goes to the host's login page.
+ */
+function toHostLogin(ctx: OAuthContext, res: Response, status: 302 | 303, returnTo: string | undefined, loginUrl: string): void {
+  const toAuthorize = returnTo !== undefined && new URL(returnTo, 'http://gatehouse.invalid').pathname === ctx.paths.authorize;
+  res.setHeader('Cache-Control', 'no-store');
+  res.redirect(status, toAuthorize ? returnTo : loginUrl);
+}
+
+/**
+ * GET /oauth/login: the sign-in form (its e-mail filled in with the request's `login_hint`), or,
+ * with `loginUrl`, on to the host's login (`toHostLogin`), or
  * straight on to `return_to` when already signed in (else a
  * page linking on to `afterSignIn`), unless `prompt=login` (an authorization request asked for the
  * password again: the form then, whose sign-in starts a new session; docs/decisions/0096-prompt-login-marker.md).
@@ -38,6 +52,7 @@ async function requestOf(ctx: OAuthContext, returnTo: string | undefined): Promi
 export function loginForm(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const returnTo = safeReturnTo(req.query.return_to);
+    if (ctx.loginUrl !== undefined) return toHostLogin(ctx, res, 302, returnTo, ctx.loginUrl);
     const signedIn = res.locals.signedIn;
     const reauthenticate = req.query.prompt === 'login' && returnTo !== undefined;
     if (signedIn && !reauthenticate) {
@@ -55,6 +70,18 @@ export function loginForm(ctx: OAuthContext) {
 }
 
 /**
+ * An e-mail address as the sign-in log lines name it (docs/decisions/0151): the first 16 hex digits
+ * of the SHA-256 of the address as the rate limit counts it (trimmed, lower case), so an operator
+ * finds a user's lines (`printf %s ada@example.com | sha256sum | cut -c1-16`) and the log holds no address.
+ *
+ * @example
+ * emailHash(' Ada@Example.com'); // the same as emailHash('ada@example.com')
+ */
+export function emailHash(email: string): string {
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 16);
+}
+
+/**
  * POST /oauth/login: checks the CSRF token, the rate limit (failed sign-ins per e-mail and per
  * IP; only failures count), then the password. Success sets the session cookie, rotates the CSRF
  * token and goes to `return_to` (a same-origin path only). Failure shows the form again (401)
@@ -64,6 +91,8 @@ export function loginSubmit(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const form = req.body as FormFields;
     const returnTo = safeReturnTo(form.return_to);
+    // No password is checked here when the host signs users in (nothing is written either).
+    if (ctx.loginUrl !== undefined) return toHostLogin(ctx, res, 303, returnTo, ctx.loginUrl);
     const log = requestLogger(ctx.logger, res);
     const again = async (status: number, message: string, email?: string) => {
       const { appName } = await requestOf(ctx, returnTo);
@@ -82,23 +111,23 @@ export function loginSubmit(ctx: OAuthContext) {
     const ip = clientIp(req);
     const limit = await ctx.limits.signIn.check(email, ip);
     if (limit.limited) {
-      log.warn({ event: 'rate_limited', limit: 'sign_in' }, 'sign-in rate limited');
+      // Which account and address (docs/decisions/0151): the e-mail by its hash (no e-mail in the logs), the address as is.
+      log.warn({ event: 'rate_limited', limit: 'sign_in', emailHash: emailHash(email), ip, retryAfterSeconds: limit.retryAfterSeconds }, 'sign-in rate limited');
       res.setHeader('Retry-After', String(limit.retryAfterSeconds));
       const minutes = Math.ceil(limit.retryAfterSeconds / 60);
       return again(429, `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, email);
     }
 
     try {
-      const { sessionToken, user } = await gatehouseFor(ctx.gatehouse, res).signIn({ email, password });
+      const { sessionToken } = await gatehouseFor(ctx.gatehouse, res).signIn({ email, password });
       setSessionCookie(res, ctx.issuer, sessionToken);
       issueCsrfToken(res, ctx.csrf);
-      log.info({ event: 'sign_in', userKey: user.userKey }, 'signed in');
+      // One line per sign-in: the core's audit event (sign_in.succeeded, with this request's reqId).
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(303, returnTo ?? ctx.afterSignIn ?? ctx.paths.login);
     } catch (error) {
       if (!(error instanceof DomainError) || error.kind !== 'unauthenticated') throw error;
       await ctx.limits.signIn.recordFailure(email, ip);
-      log.info({ event: 'sign_in_failed' }, 'sign-in failed');
       await again(401, WRONG_CREDENTIALS, email);
     }
   };

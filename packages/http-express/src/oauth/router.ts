@@ -15,7 +15,8 @@ import { loginForm, loginSubmit } from './login.js';
 import { logoutForm, logoutSubmit } from './logout.js';
 import { jwksEndpoint, metadataEndpoint } from './metadata.js';
 import { pageFormBodyFor, refuseRepeatedSecurityCookies } from './page-forms.js';
-import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATHS, OAUTH_POST_PATHS } from './paths.js';
+import { pagePathsFor } from './page-paths.js';
+import { OAUTH_JSON_PATHS, OAUTH_PATHS, OAUTH_POST_PATHS } from './paths.js';
 import { registrationRouter } from './register.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
@@ -65,7 +66,7 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
     storageOutages: options.storageOutages ?? createStorageOutages({ logger }),
     limits: createAttemptLimits(gatehouse.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT, failureStore),
     issuer,
-    paths: gatehousePaths(issuerPath(issuer)),
+    paths: pagePathsFor(options),
     loginUrl: options.loginUrl,
     consentUrl: options.consentUrl,
     startPage: options.startPage === undefined ? undefined : safeReturnTo(options.startPage),

@@ -8,3 +8,5 @@ export { logoutConfirmPage, signedOutPage } from '../oauth/pages/logout.js';
 export { createAssetsRouter } from './assets.js';
 export { STYLESHEET_PATH } from './styles.js';
 export { ROOT_PAGE_PATHS, type PagePaths } from './paths.js';
+export { pageBrand, isCssColor, DEFAULT_BRAND, type PageBranding, type PageBrand } from './branding.js';
+export { continuePage } from './continue.js';

@@ -12,6 +12,7 @@ html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
 header.site { padding: 0.75rem 1rem; border-bottom: 1px solid var(--line); background: var(--card); display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; }
 header.site .brand { font-weight: 700; color: var(--fg); text-decoration: none; }
+header.site .brand .logo { height: 1.5rem; width: auto; vertical-align: middle; margin-right: 0.5rem; }
 header.site nav { display: flex; gap: 1rem; flex-wrap: wrap; }
 header.site nav a { color: var(--accent); text-decoration: none; }
 header.site .who { margin-left: auto; color: var(--muted); font-size: 0.9rem; }

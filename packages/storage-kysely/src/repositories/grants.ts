@@ -192,6 +192,18 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
     revokeByUser: async (userKey, at) => (userKey === NO_USER ? [] : revokeLive(at, { user_key: userKey })),
     revokeByUserAndClient: async (userKey, clientId, at) => (userKey === NO_USER ? [] : revokeLive(at, { user_key: userKey, client_id: clientId })),
 
+    async listActiveByClient(clientId) {
+      const rows = await db
+        .selectFrom('grants')
+        .selectAll()
+        .where('client_id', '=', clientId)
+        .where('revoked_at', 'is', null)
+        .orderBy('created_at', 'desc')
+        .orderBy('grant_id', 'desc')
+        .execute();
+      return rows.map(fromRow);
+    },
+
     async listActiveByUser(userKey) {
       if (userKey === NO_USER) return [];
       const rows = await db
@@ -203,6 +215,13 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
         .orderBy('grant_id', 'desc')
         .execute();
       return rows.map(fromRow);
+    },
+
+    async deleteByUser(userKey) {
+      if (userKey === NO_USER) return [];
+      // Refresh tokens and consumed codes go by ON DELETE CASCADE, in the same statement.
+      const rows = await db.deleteFrom('grants').where('user_key', '=', userKey).returning('grant_id').execute();
+      return rows.map((row) => row.grant_id);
     },
 
     async purge(before) {

@@ -37,6 +37,19 @@ export function createSessionRepository(db: Kysely<Database>): SessionRepository
       return ended !== undefined;
     },
 
+    async listActiveByUser(userKey, now) {
+      const rows = await db
+        .selectFrom('sessions')
+        .selectAll()
+        .where('user_key', '=', userKey)
+        .where('ended_at', 'is', null)
+        .where('expires_at', '>', toMs(now))
+        .orderBy('created_at', 'desc')
+        .orderBy('session_id', 'desc')
+        .execute();
+      return rows.map(fromRow);
+    },
+
     async endByUser(userKey, at) {
       const ended = await db
         .updateTable('sessions')
@@ -70,6 +83,11 @@ export function createSessionRepository(db: Kysely<Database>): SessionRepository
           .execute();
         return { ended: ended !== undefined, revokedGrantIds: revoked.map((row) => row.grant_id) };
       });
+    },
+
+    async deleteByUser(userKey) {
+      const result = await db.deleteFrom('sessions').where('user_key', '=', userKey).executeTakeFirst();
+      return affected(result.numDeletedRows);
     },
 
     async purge(before) {

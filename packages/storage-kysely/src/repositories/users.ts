@@ -65,6 +65,11 @@ export function createUserRepository(db: Kysely<Database>, dialect: StorageDiale
       return row && fromRow(row);
     },
 
+    async list({ limit, offset }) {
+      const rows = await db.selectFrom('users').selectAll().orderBy('email_folded').orderBy('user_key').limit(limit).offset(offset).execute();
+      return rows.map(fromRow);
+    },
+
     async updatePasswordHash(userKey, passwordHash, options = {}) {
       let update = db.updateTable('users').set({ password_hash: passwordHash }).where('user_key', '=', userKey);
       if (options.ifCurrent !== undefined) update = update.where('password_hash', '=', options.ifCurrent);

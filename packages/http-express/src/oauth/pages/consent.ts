@@ -55,10 +55,30 @@ function originNotes(origin: ClientOrigin | undefined): SafeHtml | '' {
   return html`${source}${loopback}`;
 }
 
-/** The sign-out link of the consent page: with `return_to`, signing in again comes back to the request. */
-function signOutHref(paths: PagePaths, returnTo: string | undefined): string {
+/** `href` with `return_to` (a same-origin path only), when there is one: signing in again comes back to the request. */
+function withReturnTo(href: string, returnTo: string | undefined): string {
   const safe = safeReturnTo(returnTo);
-  return safe === undefined ? paths.logout : `${paths.logout}?${new URLSearchParams({ return_to: safe }).toString()}`;
+  return safe === undefined ? href : `${href}${href.includes('?') ? '&' : '?'}${new URLSearchParams({ return_to: safe }).toString()}`;
+}
+
+/**
+ * "Not you?": Gatehouse's own sign-out (coming back to the request) by default; the host's
+ * switch-account or sign-out page when the host signs users in; nothing when it gave neither
+ * (docs/decisions/0142: a link that leads to a dead end is worse than none).
+ */
+function notYouLink(paths: PagePaths, returnTo: string | undefined): SafeHtml | '' {
+  const link = paths.notYou === undefined ? { href: paths.logout, kind: 'sign-out', returnTo: true } : paths.notYou;
+  if (link === null) return '';
+  const label = link.kind === 'switch-account' ? 'Use another account' : 'Sign out';
+  return html`<p class="muted">Not you? <a href="${link.returnTo ? withReturnTo(link.href, returnTo) : link.href}">${label}</a>.</p>`;
+}
+
+/** How the access can be withdrawn later: by signing out (when the page offers it) and under "Authorized apps" (when mounted). */
+function withdrawalHint(paths: PagePaths): SafeHtml | '' {
+  const signOut = paths.notYou === undefined || paths.notYou?.kind === 'sign-out';
+  const apps = paths.authorizedApps === undefined ? '' : html`under <a href="${paths.authorizedApps}">Authorized apps</a>`;
+  if (!signOut && apps === '') return '';
+  return html` You can withdraw this access later ${signOut ? 'by signing out' : ''}${signOut && apps !== '' ? ' or ' : ''}${apps}.`;
 }
 
 /**
@@ -71,6 +91,7 @@ export function consentPage(input: ConsentPageInput): SafeHtml {
   const paths = input.paths ?? ROOT_PAGE_PATHS;
   return layout({
     stylesheetHref: paths.stylesheet,
+    brand: paths.brand,
     title: `Allow ${input.clientName}?`,
     user: { email: input.userEmail },
     body: html`<h1>${input.clientName} wants to access your account</h1>
@@ -81,7 +102,7 @@ ${originNotes(input.origin)}
     }<code>${scope}</code></li>`)}</ul>
 ${input.resources !== undefined && input.resources.length > 0 ? html`<p>At:</p>
 <ul class="resources">${input.resources.map((entry) => html`<li><strong>${entry.name}</strong> <span class="mono">${entry.resource}</span></li>`)}</ul>` : ''}
-<p class="muted">You will be sent back to <span class="mono">${host}</span>. You can withdraw this access later by signing out or under “Authorized apps”.</p>
+<p class="muted">You will be sent back to <span class="mono">${host}</span>.${withdrawalHint(paths)}</p>
 <form method="post" action="${input.formAction}">
 <input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
 <div class="actions">
@@ -89,6 +110,6 @@ ${input.resources !== undefined && input.resources.length > 0 ? html`<p>At:</p>
 <button type="submit" name="decision" value="allow">Allow</button>
 </div>
 </form>
-<p class="muted">Not you? <a href="${signOutHref(paths, input.returnTo)}">Sign out</a>.</p>`,
+${notYouLink(paths, input.returnTo)}`,
   });
 }

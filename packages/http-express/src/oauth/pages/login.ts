@@ -27,6 +27,7 @@ export function loginPage(input: LoginPageInput): SafeHtml {
   return layout({
     title: 'Sign in',
     stylesheetHref: paths.stylesheet,
+    brand: paths.brand,
     body: html`<h1>${input.appName === undefined ? 'Sign in' : html`Sign in to continue to ${input.appName}`}</h1>
 ${input.message ? html`<p class="notice error" role="alert">${input.message}</p>` : ''}
 <form method="post" action="${paths.login}" novalidate>
@@ -47,6 +48,7 @@ export function signedInPage(input: { email: string; paths?: PagePaths; onward?:
   return layout({
     title: 'Signed in',
     stylesheetHref: paths.stylesheet,
+    brand: paths.brand,
     user: { email: input.email },
     body: html`<h1>You are signed in</h1>
 <p>Signed in as <strong>${input.email}</strong>.</p>
