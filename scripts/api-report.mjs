@@ -13,7 +13,7 @@ import ts from 'typescript';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const REPORT_DIR = join(ROOT, 'api');
-const PACKAGES = ['core', 'storage-kysely', 'storage-sqlite', 'storage-postgres', 'http-express', 'argon2'];
+const PACKAGES = ['core', 'storage-kysely', 'storage-sqlite', 'storage-postgres', 'http-express', 'argon2', 'cli'];
 
 /** The entry points of a package: `.`, `./testing`… with their TypeScript sources. */
 function entryPoints(packageDir) {

@@ -46,7 +46,7 @@ class UsageError extends Error {}
 
 const config = readConfig(process.env);
 const db = openOrdersDatabase(config.database);
-const { gatehouse, storage } = await createOrdersGatehouse({ db, issuer: config.issuer });
+const { gatehouse, storage } = await createOrdersGatehouse({ db, issuer: config.issuer, keySecret: config.keySecret });
 
 /** @param {string} email @returns {number} */
 function userIdOf(email) {

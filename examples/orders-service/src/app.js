@@ -20,10 +20,10 @@ import { checkPassword, findUser } from './users.js';
  * The orders service: its own pages, sign-in and API, with Gatehouse mounted at the issuer's
  * path (`/auth`) as its OAuth 2.0 authorization server.
  *
- * @param {{ db: import('better-sqlite3').Database, gatehouse: import('@gatehouse/core').Gatehouse }} input
+ * @param {{ db: import('better-sqlite3').Database, gatehouse: import('@gatehouse/core').Gatehouse, storage?: import('@gatehouse/http-express').RouterStorage }} input
  * @returns {import('express').Express}
  */
-export function createOrdersApp({ db, gatehouse }) {
+export function createOrdersApp({ db, gatehouse, storage }) {
   const issuer = gatehouse.settings.issuer;
   const origin = new URL(issuer).origin;
   const secureCookies = new URL(issuer).protocol === 'https:';
@@ -37,6 +37,8 @@ export function createOrdersApp({ db, gatehouse }) {
   // …). A browser that must sign in is sent to this service's /login with a login_request.
   // Gatehouse's pages wear the service's name, logo and colour; "Not you?" on its consent page leads
   // to this service's /switch-account (its own login form is not served: this service signs in).
+  // Given the storage, Gatehouse counts failures where the storage shares them and refuses to start
+  // on a storage several instances share without a common csrfKey (one instance here, on SQLite).
   app.use(
     issuerPath(issuer) || '/',
     createGatehouseRouter({
@@ -44,6 +46,7 @@ export function createOrdersApp({ db, gatehouse }) {
       loginUrl: '/login',
       switchAccountUrl: '/switch-account',
       branding: { productName: 'Orders', logoUrl: '/logo.svg', accentColor: '#0a7f5a' },
+      ...(storage === undefined ? {} : { storage }),
     }),
   );
   app.get('/logo.svg', (_req, res) => {

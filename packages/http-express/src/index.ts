@@ -57,6 +57,9 @@ export {
   safeReturnTo,
   sessionTokenOf,
   type SignedInState,
+  // A shared storage without shared secrets does not start (docs/decisions/0145-embedders-production-wiring.md).
+  GatehouseSetupError,
+  type RouterStorage,
 } from './security/index.js';
 export {
   html,

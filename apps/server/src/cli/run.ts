@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DomainError, OAuthError } from '@gatehouse/core';
 import * as v from 'valibot';
-import { ConfigError, loadConfig, unknownVariableWarnings, workerCount, type Config } from '../config.js';
+import { ConfigError, describeDatabase, loadConfig, unknownVariableWarnings, workerCount, type Config } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { KeyDecryptionError } from '@gatehouse/storage-sqlite';
 import { COMMANDS, type Command, type OptionSpec, type OptionValues } from './commands.js';
@@ -146,7 +146,7 @@ async function runCommand(command: Command, config: Config, values: OptionValues
   const storage = resolve(container, TOKENS.storage);
   try {
     const readStdin = () => readAll(io.stdin ?? process.stdin);
-    const output = await command.run({ gatehouse: resolve(container, TOKENS.gatehouse), config, readStdin }, values, positionals);
+    const output = await command.run({ gatehouse: resolve(container, TOKENS.gatehouse), config, readStdin, storage, storageLabel: describeDatabase(config), storageKind: config.database.kind }, values, positionals);
     io.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
     return EXIT.ok;
   } finally {

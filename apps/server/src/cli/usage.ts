@@ -1,10 +1,5 @@
-/** Wrong use of the command line: exit code 2 and a one-line message. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+/** Wrong use of the command line: exit code 2 and a one-line message (the one of @gatehouse/cli, whose commands this CLI runs too). */
+export { UsageError } from '@gatehouse/cli';
 
 export const GENERAL_HELP = `gatehouse: the Gatehouse OAuth 2.0 authorization server and OpenID Provider
 

@@ -58,6 +58,8 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
 
   const basic = (credentials: ClientCredentials) => `Basic ${Buffer.from(`${encodeURIComponent(credentials.clientId)}:${encodeURIComponent(credentials.clientSecret)}`).toString('base64')}`;
   const cli = async <T>(args: string[]): Promise<T> => JSON.parse(await succeed(process.execPath, ['cli.js', ...args], { cwd: app, timeoutMs: 30_000, env })) as T;
+  /** The `gatehouse` bin @gatehouse/cli installs, as `npx gatehouse … --json` runs it. */
+  const gatehouseCli = async <T>(args: string[]): Promise<T> => JSON.parse(await succeed(join(app, 'node_modules/.bin/gatehouse'), [...args, '--json'], { cwd: app, timeoutMs: 30_000, env })) as T;
 
   beforeAll(async () => {
     expectBuilt();
@@ -71,7 +73,8 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     origin = `http://127.0.0.1:${port}`;
     issuer = `${origin}/auth`;
     database = join(temp, 'data/orders.db');
-    env = { PORT: String(port), HOST: '127.0.0.1', ORDERS_ISSUER: issuer, ORDERS_DATABASE: database };
+    // Issue #30 point 3: the signing keys encrypted at rest, and the maintenance runner on a short interval.
+    env = { PORT: String(port), HOST: '127.0.0.1', ORDERS_ISSUER: issuer, ORDERS_DATABASE: database, ORDERS_KEY_SECRET: randomBytes(32).toString('base64url'), ORDERS_PURGE_INTERVAL_SECONDS: '1' };
 
     // The service's CLI: two users of its own, their orders, and two OAuth clients with its scopes.
     await cli(['users', 'create', '--email', ADA.email, '--password', ADA.password, '--given-name', 'Ada', '--family-name', 'Lovelace']);
@@ -80,7 +83,8 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     await cli(['orders', 'add', '--email', ADA.email, '--item', 'Punch cards', '--quantity', '200']);
     await cli(['orders', 'add', '--email', BOB.email, '--item', 'Gears']);
     client = await cli<ClientCredentials>(['clients', 'create', '--name', 'Orders app', '--redirect-uri', REDIRECT_URI]);
-    writeOnlyClient = await cli<ClientCredentials>(['clients', 'create', '--name', 'Shop app', '--redirect-uri', REDIRECT_URI, '--scope', 'orders.v1.write']);
+    // The second with the published CLI (@gatehouse/cli, issue #30 point 4), through the example's gatehouse.config.js.
+    writeOnlyClient = await gatehouseCli<ClientCredentials>(['clients', 'create', '--name', 'Shop app', '--redirect-uri', REDIRECT_URI, '--scope', 'orders.v1.write']);
 
     server = await startExampleServer(app, env, 'orders-service listening on');
   }, 900_000);
@@ -444,20 +448,47 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     expect(new URL(again.headers.get('location') as string, origin).pathname).toBe('/login');
   });
 
-  it('keeps Gatehouse\'s tables in the service\'s database under gh_, with no users or passwords of Gatehouse\'s own', () => {
+  it('keeps Gatehouse\'s tables in the service\'s database under gh_, only the authorization server\'s, its private keys encrypted', () => {
     const db = new Database(database, { readonly: true, fileMustExist: true });
     try {
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>).map((row) => row.name);
       expect(tables.filter((name) => !name.startsWith('gh_'))).toEqual(['orders', 'sessions', 'users']);
-      expect(tables).toEqual(expect.arrayContaining(['gh_clients', 'gh_grants', 'gh_refresh_tokens', 'gh_sessions', 'gh_signing_keys', 'gh_gatehouse_migration']));
-      // Only the tables of the parts the service uses: no users, accounts or messages of Gatehouse's own (docs/decisions/0146).
-      expect(tables).not.toContain('gh_users');
-      expect(tables).not.toContain('gh_messages');
+      // Issue #30 point 6: no tables of Gatehouse-owned users or the product APIs (decision 0146).
+      expect(tables.filter((name) => name.startsWith('gh_'))).toEqual(
+        ['gh_authorization_codes', 'gh_clients', 'gh_consents', 'gh_gatehouse_migration', 'gh_gatehouse_migration_lock', 'gh_grants', 'gh_interactions', 'gh_readiness_probe', 'gh_refresh_tokens', 'gh_sessions', 'gh_signing_keys'],
+      );
       expect(db.prepare('SELECT COUNT(*) AS n FROM gh_clients').get()).toEqual({ n: 3 });
+      // Issue #30 point 3: ORDERS_KEY_SECRET encrypts the private signing keys (decision 0145).
+      const keys = db.prepare('SELECT private_jwk FROM gh_signing_keys').all() as Array<{ private_jwk: string }>;
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) expect(JSON.parse(key.private_jwk)).toEqual({ enc: 'gatehouse-aes-256-gcm-v1', salt: expect.any(String), iv: expect.any(String), ciphertext: expect.any(String), tag: expect.any(String) });
     } finally {
       db.close();
     }
   });
+
+  it('runs the maintenance runner: Gatehouse\'s purge on its interval, logged', async () => {
+    const running = server as NonNullable<typeof server>;
+    const deadline = Date.now() + 30_000;
+    // ORDERS_PURGE_INTERVAL_SECONDS=1: the runner's line comes within a second or two of the start.
+    while (!running.output().includes('purged expired records') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(running.output()).toMatch(/purged expired records \{"removed":\{.*"codes":\d+/);
+    expect(running.output()).not.toContain('purge failed');
+  }, 40_000);
+
+  it('manages the clients, keys and migrations with the published gatehouse CLI, on the service\'s own database and scopes', async () => {
+    expect(await gatehouseCli<{ pending: number }>(['migrate', 'status'])).toMatchObject({ pending: 0 });
+    const { clients } = await gatehouseCli<{ clients: Array<{ clientId: string; name: string; scopes: string[] }> }>(['clients', 'list']);
+    expect(clients.map((listed) => listed.name)).toEqual(expect.arrayContaining(['Orders app', 'Shop app']));
+    expect(await gatehouseCli(['clients', 'show', writeOnlyClient.clientId])).toMatchObject({ clientId: writeOnlyClient.clientId, scopes: ['orders.v1.write'] });
+    // The service's scopes decide: one it does not offer is refused, and nothing changes.
+    const refused = await run(join(app, 'node_modules/.bin/gatehouse'), ['clients', 'update', writeOnlyClient.clientId, '--scope', 'messaging.v1.send'], { cwd: app, timeoutMs: 30_000, env });
+    expect(refused.code).toBe(1);
+    const { keys } = await gatehouseCli<{ keys: Array<{ kid: string; alg: string }> }>(['keys', 'list']);
+    expect(keys.length).toBeGreaterThan(0);
+    const temporary = await gatehouseCli<ClientCredentials>(['clients', 'create', '--name', 'Temporary', '--redirect-uri', REDIRECT_URI, '--scope', 'orders.v1.read']);
+    expect(await gatehouseCli(['clients', 'delete', temporary.clientId])).toEqual({ clientId: temporary.clientId, deleted: true });
+  }, 120_000);
 
   it('stops on SIGTERM with exit code 0', async () => {
     const running = server as NonNullable<typeof server>;
