@@ -202,6 +202,7 @@ const USE_CASES: UseCaseBinders = {
   // Clients (portal, CLI)
   registerClient: (deps) => bind(deps, clients.registerClient),
   updateClient: (deps) => bind(deps, clients.updateClient),
+  presentClient: (deps) => bind(deps, clients.presentClient),
   rotateClientSecret: (deps) => bind(deps, clients.rotateClientSecret),
   deleteClient: (deps) => bind(deps, clients.deleteClient),
   findOwnedClient: (deps) => bind(deps, clients.findOwnedClient),

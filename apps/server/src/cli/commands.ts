@@ -1,4 +1,4 @@
-import { clientOrigin, DEFAULT_GRANT_TYPES, DomainError, E164, GRANT_TYPES, isGrantType, isPublicClient, parseScope, phoneNumberTaken, tokenEndpointAuthMethod, type Client, type Gatehouse, type Role } from '@gatehouse/core';
+import { CLIENT_LINK_FIELDS, clientOrigin, DEFAULT_GRANT_TYPES, DomainError, E164, GRANT_TYPES, isGrantType, isPublicClient, parseScope, phoneNumberTaken, tokenEndpointAuthMethod, type Client, type Gatehouse, type Role } from '@gatehouse/core';
 import { describeDatabase, type Config } from '../config.js';
 import { UsageError } from './usage.js';
 
@@ -115,6 +115,29 @@ function openIdOptions(values: OptionValues, update: boolean) {
   };
 }
 
+/** The options of a client's links (docs/decisions/0155): `--client-uri` and so on, the RFC 7591 names. */
+const LINK_OPTIONS: Record<string, OptionSpec> = { 'client-uri': { type: 'string' }, 'logo-uri': { type: 'string' }, 'policy-uri': { type: 'string' }, 'tos-uri': { type: 'string' } };
+const LINK_OPTION_OF = { clientUri: 'client-uri', logoUri: 'logo-uri', policyUri: 'policy-uri', tosUri: 'tos-uri' } as const;
+
+/** The links the options give; `--logo-uri ''` removes one (`clients set-links`), one not given stays. */
+function linkOptions(values: OptionValues) {
+  return Object.fromEntries(CLIENT_LINK_FIELDS.flatMap((field) => {
+    const value = optional(values, LINK_OPTION_OF[field]);
+    return value === undefined ? [] : [[field, value]];
+  }));
+}
+
+/** A client's links and first-party mark (docs/decisions/0155), only what it has. */
+const presentationJson = (client: Client) => ({
+  ...Object.fromEntries(CLIENT_LINK_FIELDS.flatMap((field) => (client[field] === undefined ? [] : [[field, client[field]]]))),
+  ...(client.firstParty === true ? { firstParty: true } : {}),
+});
+
+/** The readable lines of a client's links, or none. */
+function linkLines(client: Client, indent: string): string {
+  return CLIENT_LINK_FIELDS.flatMap((field) => (client[field] === undefined ? [] : [`\n${indent}${LINK_OPTION_OF[field].replace('-uri', '')}: ${client[field]}`])).join('');
+}
+
 const clientJson = (client: Client) => ({
   clientId: client.clientId,
   name: client.name,
@@ -130,11 +153,12 @@ const clientJson = (client: Client) => ({
   registration: clientOrigin(client).registration,
   ...(client.registration === undefined ? {} : { firstUsedAt: client.registration.firstUsedAt?.toISOString() ?? null }),
   ...openIdJson(client),
+  ...presentationJson(client),
 });
 
 /** What `clients list` adds after a client's name: its type, and how a self-registered one came to be. */
 function clientMarks(client: Client): string {
-  const marks = [isPublicClient(client) ? 'public' : undefined];
+  const marks = [isPublicClient(client) ? 'public' : undefined, client.firstParty === true ? 'first-party' : undefined];
   const origin = clientOrigin(client);
   if (origin.registration === 'dynamic') marks.push('registered itself');
   if (origin.registration === 'metadata-document') marks.push(`metadata document at ${origin.documentHost ?? ''}`);
@@ -242,9 +266,11 @@ export const COMMANDS: readonly Command[] = [
   {
     path: ['clients', 'create'],
     usage:
-      'gatehouse clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required] [--public] [--grant-type authorization_code|refresh_token|client_credentials …] [--resource-server-for URI …] [--id-token-signed-response-alg RS256|ES256] [--post-logout-redirect-uri U …] [--default-max-age SECONDS] [--require-auth-time] [--json]',
+      'gatehouse clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required] [--public] [--grant-type authorization_code|refresh_token|client_credentials …] [--resource-server-for URI …] [--id-token-signed-response-alg RS256|ES256] [--post-logout-redirect-uri U …] [--default-max-age SECONDS] [--require-auth-time] [--client-uri U] [--logo-uri U] [--policy-uri U] [--tos-uri U] [--first-party] [--json]',
     options: {
       ...OPENID_OPTIONS,
+      ...LINK_OPTIONS,
+      'first-party': { type: 'boolean' },
       name: { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
       scope: { type: 'string', multiple: true },
@@ -284,9 +310,12 @@ export const COMMANDS: readonly Command[] = [
         grantTypes,
         resourceServerFor: list(values, 'resource-server-for'),
         ...openIdOptions(values, false),
+        // Its links, and the operator's first-party mark (docs/decisions/0155).
+        ...linkOptions(values),
+        ...(values['first-party'] === true ? { firstParty: true } : {}),
       });
       return {
-        json: { clientId: client.clientId, clientSecret, name: client.name, redirectUris: client.redirectUris, scopes: client.scopes, grantTypes: client.grantTypes, ...resourceServerJson(client), ...openIdJson(client) },
+        json: { clientId: client.clientId, clientSecret, name: client.name, redirectUris: client.redirectUris, scopes: client.scopes, grantTypes: client.grantTypes, ...resourceServerJson(client), ...openIdJson(client), ...presentationJson(client) },
         text: [
           `Created ${clientSecret === null ? 'public ' : ''}client "${client.name}"`,
           `  client_id:     ${client.clientId}`,
@@ -295,7 +324,8 @@ export const COMMANDS: readonly Command[] = [
             : `  client_secret: ${clientSecret}   (shown once: only its hash is stored)`,
           `  redirect URIs: ${client.redirectUris.length === 0 ? '(none)' : client.redirectUris.join(' ')}`,
           `  scopes:        ${client.scopes.join(' ')}`,
-          `  grant types:   ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}`,
+          `  grant types:   ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}${linkLines(client, '  ')}`,
+          ...(client.firstParty === true ? ['  first-party:   yes (marked so on the consent page)'] : []),
         ].join('\n'),
       };
     },
@@ -315,7 +345,7 @@ export const COMMANDS: readonly Command[] = [
             : clients
                 .map(
                   (client) =>
-                    `${client.clientId}  ${client.name}${clientMarks(client)}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}`,
+                    `${client.clientId}  ${client.name}${clientMarks(client)}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}${linkLines(client, '  ')}`,
                 )
                 .join('\n'),
       };
@@ -364,6 +394,37 @@ export const COMMANDS: readonly Command[] = [
         ...openIdOptions(values, true),
       });
       return { json: { clientId: client.clientId, ...openIdJson(client) }, text: `Client ${client.clientId}:${openIdLines(client, '  ') || '\n  (no OpenID Connect metadata: RS256 ID tokens, no post-logout redirect URI)'}` };
+    },
+  },
+  {
+    path: ['clients', 'set-links'],
+    usage: "gatehouse clients set-links CLIENT_ID [--client-uri U] [--logo-uri U] [--policy-uri U] [--tos-uri U] [--json]   (an empty value, '', removes one)",
+    options: LINK_OPTIONS,
+    positionals: ['CLIENT_ID'],
+    async run({ gatehouse }, values, [clientId]) {
+      // What the consent page links to (docs/decisions/0155): what is given changes, the rest stays.
+      const existing = (await gatehouse.listClients()).find((client) => client.clientId === clientId);
+      if (!existing) throw new DomainError('not_found', 'No such client.');
+      const client = await gatehouse.updateClient({ ownerUserKey: null, clientId: existing.clientId, name: existing.name, redirectUris: existing.redirectUris, scopes: existing.scopes, ...linkOptions(values) });
+      return { json: { clientId: client.clientId, ...presentationJson(client) }, text: `Client ${client.clientId}:${linkLines(client, '  ') || '\n  (no links)'}` };
+    },
+  },
+  {
+    path: ['clients', 'set-first-party'],
+    usage: 'gatehouse clients set-first-party CLIENT_ID [--off] [--json]',
+    options: { off: { type: 'boolean' } },
+    positionals: ['CLIENT_ID'],
+    async run({ gatehouse }, values, [clientId]) {
+      // The operator vouches for the client: the consent page marks it first-party (docs/decisions/0155). Only here and at `clients create`.
+      const existing = (await gatehouse.listClients()).find((client) => client.clientId === clientId);
+      if (!existing) throw new DomainError('not_found', 'No such client.');
+      if (existing.registration !== undefined) throw new UsageError('a client that registered itself cannot be first-party');
+      const firstParty = values.off !== true;
+      const client = await gatehouse.updateClient({ ownerUserKey: null, clientId: existing.clientId, name: existing.name, redirectUris: existing.redirectUris, scopes: existing.scopes, firstParty });
+      return {
+        json: { clientId: client.clientId, firstParty: client.firstParty === true },
+        text: client.firstParty === true ? `Client ${client.clientId} is marked first-party on the consent page.` : `Client ${client.clientId} is not marked first-party.`,
+      };
     },
   },
   {

@@ -123,7 +123,7 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
         expect(await page.textContent('p.client-origin')).toContain('This app registered itself.');
         expect(await page.locator('p.notice.warn').isVisible()).toBe(true);
         expect(await page.textContent('p.notice.warn')).toContain('Any program running on this computer could be the one asking');
-        expect(await page.textContent('body')).toContain('You will be sent back to 127.0.0.1:49152');
+        expect(await page.textContent('body')).toContain('You will be sent back to http://127.0.0.1:49152');
         await expectNoSidewaysScroll(page);
       } finally {
         await context.close();

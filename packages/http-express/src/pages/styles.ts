@@ -42,6 +42,13 @@ ul.scopes li:last-child { border-bottom: 0; }
 ul.scopes code { display: block; color: var(--muted); font-size: 0.8rem; }
 ul.scopes .new-scope { font-size: 0.75rem; font-weight: 600; padding: 0 0.4rem; border: 1px solid currentColor; border-radius: 999px; }
 ul.scopes .changes { display: inline-block; font-size: 0.75rem; font-weight: 600; color: var(--danger); border: 1px solid currentColor; border-radius: 999px; padding: 0 0.45rem; margin-left: 0.25rem; white-space: nowrap; }
+.client-card { display: flex; gap: 0.75rem; align-items: center; margin: 0 0 0.75rem; }
+.client-card p { margin: 0; }
+.client-logo { flex: none; width: 48px; height: 48px; object-fit: contain; border-radius: 8px; border: 1px solid var(--line); background: var(--bg); }
+.client-meta { color: var(--muted); font-size: 0.9rem; overflow-wrap: anywhere; }
+.destination { word-break: normal; overflow-wrap: anywhere; }
+.first-party { font-size: 0.85rem; font-weight: 600; color: var(--ok); }
+.muted a, .client-meta a { color: var(--accent); }
 pre { background: var(--bg); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem; margin: 0 0 1rem; white-space: pre-wrap; word-break: break-all; font-size: 0.85rem; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; }
 table { width: 100%; border-collapse: collapse; }

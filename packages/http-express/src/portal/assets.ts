@@ -7,6 +7,7 @@ export const PORTAL_STYLESHEET = `
 .toolbar { display: flex; justify-content: space-between; align-items: center; gap: 0.75rem 1rem; flex-wrap: wrap; margin-bottom: 1rem; }
 .toolbar h1 { margin: 0; }
 .field-hint { color: var(--muted); font-size: 0.85rem; margin: 0 0 0.35rem; }
+label .optional { font-weight: 400; color: var(--muted); font-size: 0.85rem; }
 .error-summary { border: 3px solid var(--danger); border-radius: 8px; padding: 0.75rem 1rem; margin-bottom: 1.25rem; }
 .error-summary:focus { outline: 3px solid var(--accent); outline-offset: 2px; }
 .error-summary h2 { margin: 0 0 0.5rem; font-size: 1.1rem; }

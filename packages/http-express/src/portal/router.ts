@@ -136,6 +136,8 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
         ownerUserKey: user.userKey,
         ...(values.resourceServerFor === undefined ? {} : { resourceServerFor: values.resourceServerFor }),
         ...(values.openid === undefined ? {} : openIdRegistrationOf(values.openid)),
+        // Shown on the consent page (docs/decisions/0155); never the first-party mark, which is the operator's.
+        ...(values.links ?? {}),
       });
       requestLogger(logger, res).info({ event: 'client_created', clientId: client.clientId, userKey: user.userKey }, 'client registered in the portal');
       // A public client has no secret to show once: straight to its page.
@@ -184,6 +186,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
       grantTypes: posted.grantTypes ?? existing.grantTypes,
       resourceServerFor: posted.resourceServerFor ?? existing.resourceServerFor ?? [],
       openid: posted.openid ?? clientFormValuesOf(existing).openid,
+      links: posted.links ?? clientFormValuesOf(existing).links,
     };
     const errors = inPlainWords(checkClientForm(values, gatehouse.settings.scopes), values);
     if (hasErrors(errors)) return sendForm(res, 400, 'edit', clientId, values, errors);
@@ -200,6 +203,8 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
         ...(posted.resourceServerFor === undefined ? {} : { resourceServerFor: posted.resourceServerFor }),
         // Kept unless the form had the OpenID Connect fields (docs/decisions/0136).
         ...(posted.openid === undefined ? {} : openIdRegistrationOf(posted.openid)),
+        // Kept unless the form had the link fields (docs/decisions/0155); an empty one removes it.
+        ...(posted.links ?? {}),
       });
     } catch (error) {
       const fieldErrors = formErrorsOf(error);

@@ -4,6 +4,8 @@ import { CSRF_FIELD } from '../../security/csrf.js';
 import { portalPage } from '../chrome.js';
 import type { PortalPaths } from '../paths.js';
 import {
+  LINK_FIELD_NAMES,
+  LINKS_OFFERED_FIELD,
   OPENID_OFFERED_FIELD,
   GRANT_TYPE_FIELD_PREFIX,
   GRANT_TYPES_OFFERED_FIELD,
@@ -90,6 +92,39 @@ ${fieldError('default_max_age', errors.defaultMaxAge)}
 </fieldset>`;
 }
 
+/** Each link field: its label and hint (docs/decisions/0155). */
+const LINK_WORDS: Record<keyof typeof LINK_FIELD_NAMES, { label: string; hint: string; placeholder: string }> = {
+  clientUri: { label: 'Home page', hint: 'Linked on the consent page, so users can see who makes the app.', placeholder: 'https://app.example.com' },
+  logoUri: { label: 'Logo', hint: 'An image at an https address, shown 48 × 48 pixels on the consent page.', placeholder: 'https://app.example.com/logo.png' },
+  policyUri: { label: 'Privacy policy', hint: 'How the app uses the data it is allowed to read.', placeholder: 'https://app.example.com/privacy' },
+  tosUri: { label: 'Terms of service', hint: 'The terms users agree to when they use the app.', placeholder: 'https://app.example.com/terms' },
+};
+
+/**
+ * What the consent page shows about the app (docs/decisions/0155): its home page, logo, privacy
+ * policy and terms, each optional, https (http on localhost for development; the logo https only).
+ */
+function linkFields(input: ClientFormPageInput): SafeHtml {
+  const values = input.values.links ?? { clientUri: '', logoUri: '', policyUri: '', tosUri: '' };
+  const fields = (Object.keys(LINK_FIELD_NAMES) as Array<keyof typeof LINK_FIELD_NAMES>).map((field) => {
+    const id = LINK_FIELD_NAMES[field];
+    const error = input.errors[field];
+    const words = LINK_WORDS[field];
+    return html`<label for="${id}">${words.label} <span class="optional">(optional)</span></label>
+<p class="field-hint" id="${id}-hint">${words.hint}</p>
+<input id="${id}" name="${id}" type="url" maxlength="1000" autocomplete="off" spellcheck="false" value="${values[field]}" placeholder="${words.placeholder}"${
+      error === undefined ? '' : html` aria-invalid="true"`
+    } aria-describedby="${describedBy(id, true, error)}">
+${fieldError(id, error)}`;
+  });
+  return html`<fieldset id="links">
+<legend>About the app</legend>
+<input type="hidden" name="${LINKS_OFFERED_FIELD}" value="on">
+<p class="field-hint">Shown to users on the consent page, next to the app's name.</p>
+${fields}
+</fieldset>`;
+}
+
 /**
  * The resources the client may serve as a resource server (RFC 7662 §2.1 introspection of their
  * tokens; docs/decisions/0112), when any are configured.
@@ -120,6 +155,7 @@ const FIELD_IDS: Record<string, string> = {
   idTokenSignedResponseAlg: 'id_token_signed_response_alg',
   postLogoutRedirectUris: 'post_logout_redirect_uris',
   defaultMaxAge: 'default_max_age',
+  ...LINK_FIELD_NAMES,
 };
 
 /**
@@ -195,6 +231,7 @@ ${OFFERED_GRANT_TYPES.map(
 ${fieldError('grant_types', errors.grantTypes)}
 ${resourceServerChoice(input)}
 <label class="check single"><input type="checkbox" name="pkce_required" value="on"${values.pkceRequired ? html` checked` : ''}><span>Require PKCE<code>Every authorization request must carry an S256 code_challenge (RFC 7636).</code></span></label>
+${linkFields(input)}
 ${openIdFields(input)}
 <div class="actions">
 <a class="button secondary" href="${input.cancelHref}">Cancel</a>

@@ -1,4 +1,4 @@
-import { describeScope, isPublicClient, type Client, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
+import { CLIENT_LINK_FIELDS, describeScope, isPublicClient, type Client, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { portalPage } from '../chrome.js';
 import { clientPath, type PortalPaths } from '../paths.js';
@@ -67,6 +67,15 @@ ${client.defaultMaxAge === undefined ? '' : html`<dt>Default max age</dt><dd>${c
 ${client.requireAuthTime === true ? html`<dt>auth_time</dt><dd>Required</dd>` : ''}`;
 }
 
+/** The words of each link on the client's page. */
+const LINK_NAMES = { clientUri: 'Home page', logoUri: 'Logo', policyUri: 'Privacy policy', tosUri: 'Terms of service' } as const;
+
+/** What the consent page shows about the client (docs/decisions/0155), the links it has, and the operator's first-party mark. */
+function presentationDetails(client: Client): SafeHtml {
+  const links = CLIENT_LINK_FIELDS.flatMap((field) => (client[field] === undefined ? [] : [html`<dt>${LINK_NAMES[field]}</dt><dd><code>${client[field]}</code></dd>`]));
+  return html`${links}${client.firstParty === true ? html`<dt>First-party</dt><dd>Yes: the consent page marks it as run by this service's operator.</dd>` : ''}`;
+}
+
 export function clientDetailPage(input: { paths: PortalPaths; email: string; client: Client; catalogue: ScopeCatalogue; resources?: ResourceCatalogue; done: unknown }): SafeHtml {
   const { client } = input;
   const isPublic = isPublicClient(client);
@@ -95,6 +104,7 @@ ${
           )}</ul><p class="muted">It may introspect the access tokens issued for these.</p></dd>`
     }
 ${openIdDetails(client)}
+${presentationDetails(client)}
 <dt>Created</dt><dd>${dateTime(client.createdAt)}</dd>
 </dl>
 <div class="actions">
