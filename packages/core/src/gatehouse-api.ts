@@ -51,6 +51,8 @@ export interface RequestScopedGatehouse {
   approveAuthorization(input: { request: AuthorizationRequest; userKey: string; sessionId: string | null }): Promise<{ redirectTo: string }>;
   /** The user denied: the `access_denied` redirect (RFC 6749 §4.1.2.1). */
   denyAuthorization(input: { request: AuthorizationRequest; userKey: string }): { redirectTo: string };
+  /** "Cancel" on the sign-in page: `access_denied` with `state` to the request's checked redirect URI (RFC 6749 §4.1.2.1); undefined when it has none to trust. */
+  cancelAuthorization(params: RawParameters): Promise<{ redirectTo: string } | undefined>;
 
   // Token endpoint, revocation, introspection
   /**

@@ -173,6 +173,7 @@ const USE_CASES: UseCaseBinders = {
   nextAuthorizationStep: (deps) => bind(deps, steps.nextAuthorizationStep),
   reauthenticated: (deps) => bind(deps, steps.reauthenticated),
   denyAuthorization: (deps) => bind(deps, authorize.denyAuthorization),
+  cancelAuthorization: (deps) => bind(deps, authorize.cancelAuthorization),
   // Token endpoint, revocation, introspection
   authenticateClient: (deps) => bind(deps, clients.authenticateClient),
   exchangeCode: (deps) => bind(deps, exchangeCode),

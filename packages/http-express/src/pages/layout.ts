@@ -1,6 +1,7 @@
 import type { User } from '@gatehouse/core';
 import { html, type SafeHtml } from './html.js';
-import { STYLESHEET_PATH } from './styles.js';
+import { assetBeside } from './paths.js';
+import { ICON_PATH, SCRIPT_PATH, STYLESHEET_PATH } from './styles.js';
 
 export interface LayoutOptions {
   title: string;
@@ -13,6 +14,8 @@ export interface LayoutOptions {
   width?: 'card' | 'wide';
   /** The stylesheet's address (default `/assets/gatehouse.css`; under the mount path when embedded). */
   stylesheetHref?: string;
+  /** Loads the pages' script (beside the stylesheet); the page's CSP must then allow `script-src 'self'`. */
+  withScript?: boolean;
 }
 
 /**
@@ -31,6 +34,10 @@ export function layout(options: LayoutOptions): SafeHtml {
 <meta name="referrer" content="no-referrer">
 <title>${options.title} · Gatehouse</title>
 <link rel="stylesheet" href="${options.stylesheetHref ?? STYLESHEET_PATH}">
+<link rel="icon" href="${assetBeside(options.stylesheetHref ?? STYLESHEET_PATH, ICON_PATH)}" type="image/svg+xml">${
+    options.withScript ? html`
+<script src="${assetBeside(options.stylesheetHref ?? STYLESHEET_PATH, SCRIPT_PATH)}" defer></script>` : ''
+  }
 </head>
 <body>
 <header class="site"><span class="brand">Gatehouse</span>${
