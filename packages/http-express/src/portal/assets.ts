@@ -26,6 +26,13 @@ label.check code { display: block; color: var(--muted); font-size: 0.8rem; word-
 label.check.single { border: 1px solid var(--line); border-radius: 8px; padding: 0.6rem 0.75rem; margin-bottom: 1rem; }
 textarea { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem; resize: vertical; }
 .notice.warn { border-color: #b7791f; background: color-mix(in srgb, #b7791f 10%, transparent); }
+label.check .hint { display: block; color: var(--muted); font-size: 0.85rem; }
+ul.field-error { padding-left: 1.1rem; }
+ul.field-error li + li { margin-top: 0.25rem; }
+.form-columns { display: grid; grid-template-columns: minmax(0, 1fr); gap: 0 2.5rem; }
+@media (min-width: 60rem) { .form-columns { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); } }
+form.client-form .actions { max-width: 28rem; margin-left: auto; }
+dl.details .copy-row { margin-bottom: 0; }
 .copy-row { display: flex; gap: 0.5rem; margin-bottom: 1rem; }
 .copy-row input { margin: 0; flex: 1 1 auto; min-width: 0; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem; }
 .copy-row button { flex: none; }

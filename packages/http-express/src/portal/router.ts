@@ -6,13 +6,13 @@ import { pageFormBody, refuseRepeatedSecurityCookies, sendCsrfFailure } from '..
 import { CSRF_FIELD, csrfSettings, csrfTokenMatches, provideCsrfToken } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
 import { loadSignedIn, requireSignedInPageAt } from '../security/session.js';
-import { issuerPath } from '../oauth/paths.js';
+import { issuerPath, OAUTH_PATHS, wellKnownMetadataPath } from '../oauth/paths.js';
 import { createPortalAssetsRouter } from './assets.js';
 import { sendPortalPage } from './chrome.js';
 import { checkClientForm, clientFormValuesOf, EMPTY_CLIENT_FORM, formErrorsOf, hasErrors, openIdRegistrationOf, readClientForm, redirectUriLines, type ClientFormErrors, type ClientFormValues } from './client-form.js';
 import { authorizedAppsPage } from './pages/authorized-apps.js';
 import { clientFormPage } from './pages/client-form.js';
-import { clientDetailPage, clientsListPage } from './pages/clients.js';
+import { clientDetailPage, clientsListPage, type ServerAddresses } from './pages/clients.js';
 import { deleteConfirmPage, revokeConfirmPage, rotateConfirmPage } from './pages/confirm.js';
 import { rememberDoneName, takeDoneName } from './done-notice.js';
 import { clientNotFoundPage } from './pages/not-found.js';
@@ -74,6 +74,14 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
   // router); the links, redirects and stylesheets are absolute, built from the issuer's path.
   const paths = portalPaths(issuerPath(issuer));
   const local = portalPaths('');
+  // What a client's page tells its developer to configure (docs/decisions/0157): absolute URLs under the issuer.
+  const origin = new URL(issuer).origin;
+  const addresses: ServerAddresses = {
+    issuer,
+    discovery: gatehouse.settings.openid ? `${issuer}${OAUTH_PATHS.openidConfiguration}` : `${origin}${wellKnownMetadataPath(issuer)}`,
+    authorize: `${origin}${paths.gatehouse.authorize}`,
+    token: `${origin}${paths.gatehouse.token}`,
+  };
   // Full paths (`/portal/…`), so the route Express matched names the page (the metrics' route label).
   const router = Router();
   router.use(createPortalAssetsRouter(local));
@@ -153,7 +161,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
   router.get('/portal/clients/:clientId', async (req, res) => {
     const user = signedInUser(res);
     const client = await gatehouse.findOwnedClient(user.userKey, clientIdParam(req));
-    sendPortalPage(res, 200, clientDetailPage({ paths, email: user.email, client, catalogue: gatehouse.settings.scopes, resources: gatehouse.settings.resources, done: req.query.done }));
+    sendPortalPage(res, 200, clientDetailPage({ paths, email: user.email, client, catalogue: gatehouse.settings.scopes, resources: gatehouse.settings.resources, done: req.query.done, addresses }), { allowScript: true });
   });
 
   router.get('/portal/clients/:clientId/secret', async (req, res) => {
