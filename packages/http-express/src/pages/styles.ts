@@ -34,7 +34,7 @@ p { margin: 0 0 1rem; }
 details.password-help { margin: 1rem 0 0; font-size: 0.9rem; }
 details.password-help summary { color: var(--accent); cursor: pointer; }
 details.password-help p { margin: 0.5rem 0 0; color: var(--muted); }
-form.cancel { margin: 0.75rem 0 0; }
+p.cancel { margin: 0.75rem 0 0; }
 button.link { background: none; border: 0; padding: 0; color: var(--accent); font-weight: 400; text-decoration: underline; cursor: pointer; }
 label { display: block; font-weight: 600; margin: 0 0 0.25rem; }
 input[type=email], input[type=password], input[type=text], input[type=url], textarea, select {

@@ -15,8 +15,8 @@ export interface LoginPageInput {
   /** Where the form posts and the page links (default: Gatehouse at the root). */
   paths?: PagePaths;
   /**
-   * The request can go back to the app: a "Cancel" form posting `cancel` (with `return_to`) to
-   * the login URL, answered `access_denied` (docs/decisions/0156-a-way-back-from-the-sign-in-page.md).
+   * The request can go back to the app: a "Cancel" button of the form posting `cancel` (with
+   * `return_to`) to the login URL, answered `access_denied` (docs/decisions/0156-a-way-back-from-the-sign-in-page.md).
    */
   cancellable?: boolean;
   /** "Forgot your password?": whom to ask (`options.passwordHelp`; default: the operator). */
@@ -81,16 +81,13 @@ ${input.returnTo ? html`<input type="hidden" name="return_to" value="${input.ret
 <label for="password">Password</label>
 <div class="password-row"><input id="password" name="password" type="password" autocomplete="current-password" required data-password${focusPassword ? html` autofocus` : ''}><button type="button" class="secondary" data-show-password="password" aria-controls="password" title="Show the password as you type it" hidden>Show</button></div>
 <div class="actions"><button type="submit">Sign in</button></div>
-</form>
 ${
+  // The way back to the app (docs/decisions/0156): a second button of this one form, after Sign in (Enter still signs in).
   input.cancellable === true && input.returnTo !== undefined
-    ? html`<form method="post" action="${paths.login}" class="cancel">
-<input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
-<input type="hidden" name="return_to" value="${input.returnTo}">
-<button type="submit" name="cancel" value="1" class="link">Cancel and go back to ${input.appName ?? 'the app'}</button>
-</form>`
+    ? html`<p class="cancel"><button type="submit" name="cancel" value="1" class="link" formnovalidate>Cancel and go back to ${input.appName ?? 'the app'}</button></p>`
     : ''
 }
+</form>
 ${passwordHelpPart(input.passwordHelp)}`,
   });
 }
