@@ -67,6 +67,7 @@ function clientHeader(presentation: ClientPresentation | undefined): SafeHtml | 
     by.kind === 'user' ? html`Registered by <strong>${by.email}</strong>` : by.kind === 'operator' ? html`Registered by the operator of this service` : '';
   const home = presentation.links.clientUri === undefined ? '' : html`${registered === '' ? '' : ' · '}${outLink(presentation.links.clientUri, new URL(presentation.links.clientUri).host)}`;
   const mark = presentation.firstParty ? html`<p class="first-party" role="note"><span aria-hidden="true">✓</span> A first-party app: the operator of this service runs it.</p>` : '';
+  if (logo === '' && mark === '' && registered === '' && home === '') return '';
   return html`<div class="client-card">${logo}<div>${mark}${registered === '' && home === '' ? '' : html`<p class="client-meta">${registered}${home}</p>`}</div></div>`;
 }
 
