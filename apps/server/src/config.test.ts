@@ -91,6 +91,8 @@ describe('loadConfig', () => {
       GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH: '48',
       GATEHOUSE_PURGE_INTERVAL_MINUTES: '5',
       GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: '3',
+      GATEHOUSE_PASSWORD_HELP_TEXT: 'Ask the IT desk.',
+      GATEHOUSE_PASSWORD_HELP_URL: 'mailto:it@example.com',
       GATEHOUSE_DEMO: 'off',
       GATEHOUSE_JWKS_MAX_AGE_SECONDS: '60',
       GATEHOUSE_SCOPES_FILE: scopesFile(JSON.stringify([ORDERS])),
@@ -121,6 +123,7 @@ describe('loadConfig', () => {
       maxAnonymousInteractions: 10_000,
       purgeIntervalMinutes: 5,
       shutdownTimeoutSeconds: 3,
+      passwordHelp: { text: 'Ask the IT desk.', url: 'mailto:it@example.com' },
       demo: false,
       jwksMaxAgeSeconds: 60,
       scopes: [...DEFAULT_SCOPES, ORDERS],
@@ -137,6 +140,14 @@ describe('loadConfig', () => {
       openid: true,
       workers: 3,
     });
+  });
+
+  it('GATEHOUSE_PASSWORD_HELP_URL: an https, http or mailto URL, or a path; anything else is one line naming it (docs/decisions/0156)', () => {
+    expect(loadConfig({}).passwordHelp).toEqual({});
+    expect(loadConfig({ GATEHOUSE_PASSWORD_HELP_URL: '/help' }).passwordHelp).toEqual({ url: '/help' });
+    expect(() => loadConfig({ GATEHOUSE_PASSWORD_HELP_URL: 'javascript:alert(1)' })).toThrow(
+      'GATEHOUSE_PASSWORD_HELP_URL must be an https, http or mailto URL, or a path of this server (/help) (got "javascript:alert(1)").',
+    );
   });
 
   it('keeps registration and metadata documents off by default, and unused self-registered clients 7 days', () => {

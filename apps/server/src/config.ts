@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { DEFAULT_SCOPES, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, findResource, isCataloguedScope, isHostPattern, isLoopbackHost, parseScope, sha256, type RegistrationPolicy, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
-import { DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP } from '@gatehouse/http-express';
+import { DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP, passwordHelpUrlProblem } from '@gatehouse/http-express';
 import { ownApisResource, readResourceCatalogue } from './resources-file.js';
 import { readScopeCatalogue } from './scopes-file.js';
 
@@ -31,6 +31,11 @@ export interface Config {
   maxAnonymousInteractions: number;
   purgeIntervalMinutes: number;
   shutdownTimeoutSeconds: number;
+  /**
+   * What the sign-in page's "Forgot your password?" says (docs/decisions/0156):
+   * `GATEHOUSE_PASSWORD_HELP_TEXT` and a link, `GATEHOUSE_PASSWORD_HELP_URL`; default: ask the operator.
+   */
+  passwordHelp: { text?: string; url?: string };
   /**
    * Seed a demo account, admin and client into an empty database, and serve /demo/callback.
    * Default: on for a loopback issuer only (docs/operations.md); elsewhere `GATEHOUSE_DEMO=true`.
@@ -200,6 +205,11 @@ const schema = {
   GATEHOUSE_MAX_ANONYMOUS_INTERACTIONS: integer(100, 10000000),
   GATEHOUSE_PURGE_INTERVAL_MINUTES: integer(1, 7 * 24 * 60),
   GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: integer(1, 600),
+  GATEHOUSE_PASSWORD_HELP_TEXT: v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters')),
+  GATEHOUSE_PASSWORD_HELP_URL: v.pipe(
+    v.string(),
+    v.check((url) => passwordHelpUrlProblem(url) === undefined, 'must be an https, http or mailto URL, or a path of this server (/help)'),
+  ),
   GATEHOUSE_DEMO: boolean,
   GATEHOUSE_JWKS_MAX_AGE_SECONDS: integer(0, 3600),
   GATEHOUSE_METRICS_PORT: integer(1, 65535),
@@ -393,6 +403,10 @@ export function loadConfig(env: Env): Config {
     maxAnonymousInteractions: e.GATEHOUSE_MAX_ANONYMOUS_INTERACTIONS ?? 10_000,
     purgeIntervalMinutes: e.GATEHOUSE_PURGE_INTERVAL_MINUTES ?? 15,
     shutdownTimeoutSeconds: e.GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS ?? 10,
+    passwordHelp: {
+      ...(e.GATEHOUSE_PASSWORD_HELP_TEXT === undefined ? {} : { text: e.GATEHOUSE_PASSWORD_HELP_TEXT }),
+      ...(e.GATEHOUSE_PASSWORD_HELP_URL === undefined ? {} : { url: e.GATEHOUSE_PASSWORD_HELP_URL }),
+    },
     // The demo prints an admin password: on by default only where no one else can reach it.
     demo: e.GATEHOUSE_DEMO ?? isLoopbackHost(new URL(issuer).hostname),
     jwksMaxAgeSeconds: e.GATEHOUSE_JWKS_MAX_AGE_SECONDS ?? 300,

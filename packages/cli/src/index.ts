@@ -4,4 +4,4 @@ export { defineConfig, loadConfigFile, openConfiguredStorage, ConfigFileError, C
 export type { Command, CommandContext, CommandOutput, CliStorage, MigrationStateLike, OptionSpec } from './command.js';
 export { UsageError, requiredOption, optionalOption, listOption, type OptionValues } from './usage.js';
 export { CLI_COMMANDS, clientsCreate, clientsList, clientsShow, clientsUpdate, clientsDelete, keysList, keysRotate, migrate, migrateStatus } from './commands/index.js';
-export { clientJson, clientMarks, clientText, openIdJson, openIdLines, openIdOptions, OPENID_OPTIONS, resourceServerJson, resourceServerLine } from './commands/client-output.js';
+export { clientJson, clientMarks, clientText, LINK_OPTIONS, linkLines, linkOptions, openIdJson, openIdLines, openIdOptions, OPENID_OPTIONS, presentationJson, resourceServerJson, resourceServerLine } from './commands/client-output.js';

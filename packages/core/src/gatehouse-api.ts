@@ -9,7 +9,8 @@ import type { AuthorizationRequest, AuthorizationRequestCheck, RawParameters } f
 import type { AuthorizedApp } from './use-cases/authorized-apps.js';
 import type { AuthorizationStep, AuthorizingUser } from './use-cases/authorization-step.js';
 import type { ClientCredentialsTokenResponse } from './use-cases/client-credentials.js';
-import type { ClientRegistration, ClientWithSecret } from './use-cases/clients.js';
+import type { ClientRegistration, ClientUpdate, ClientWithSecret } from './use-cases/clients.js';
+import type { ClientPresentation } from './clients/client-presentation.js';
 import type { DynamicClientRegistered } from './use-cases/dynamic-registration.js';
 import type { IntrospectionResponse } from './use-cases/introspect.js';
 import type { SendMessageInput } from './use-cases/messages.js';
@@ -17,7 +18,6 @@ import type { UserProfile } from './ports/users.js';
 import type { ConsentRequestDetails, HostLogin, LoginRequestDetails } from './use-cases/interactions.js';
 import type { UserInfo } from './use-cases/userinfo.js';
 import type { EndSessionCheck } from './use-cases/end-session.js';
-import type { OpenIdClientRegistration } from './use-cases/openid-client-metadata.js';
 import type { SignedIn } from './use-cases/sessions.js';
 import type { ForgottenUser } from './use-cases/forget-user.js';
 import type { TokenResponse } from './use-cases/token-response.js';
@@ -52,6 +52,8 @@ export interface RequestScopedGatehouse {
   approveAuthorization(input: { request: AuthorizationRequest; userKey: string; sessionId: string | null }): Promise<{ redirectTo: string }>;
   /** The user denied: the `access_denied` redirect (RFC 6749 §4.1.2.1). */
   denyAuthorization(input: { request: AuthorizationRequest; userKey: string }): { redirectTo: string };
+  /** "Cancel" on the sign-in page: `access_denied` with `state` to the request's checked redirect URI (RFC 6749 §4.1.2.1); undefined when it has none to trust. */
+  cancelAuthorization(params: RawParameters): Promise<{ redirectTo: string } | undefined>;
 
   // Token endpoint, revocation, introspection
   /**
@@ -150,7 +152,9 @@ export interface RequestScopedGatehouse {
   /** Registers a client (scopes from `settings.scopes`); the secret is returned once, only its hash is stored; a public client has none (`null`). */
   registerClient(input: ClientRegistration): Promise<ClientWithSecret>;
   /** Changes a client's name, redirect URIs, scopes, grant types, PKCE, the resources it serves or its OpenID Connect metadata (each kept unless given); `ownerUserKey: null` is an operator's change. */
-  updateClient(input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes' | 'resourceServerFor'> & OpenIdClientRegistration): Promise<Client>;
+  updateClient(input: ClientUpdate): Promise<Client>;
+  /** What the consent page shows of a client: who registered it, its links (home page, logo, privacy policy, terms), the operator's first-party mark (docs/decisions/0155). */
+  presentClient(client: Client): Promise<ClientPresentation>;
   /** A new secret for a confidential client, returned once; the old one stops working at once. */
   rotateClientSecret(input: { ownerUserKey: string | null; clientId: string }): Promise<ClientWithSecret & { clientSecret: string }>;
   /** Deletes a client with its codes, grants and tokens. */

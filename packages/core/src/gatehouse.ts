@@ -174,6 +174,7 @@ const USE_CASES: UseCaseBinders = {
   nextAuthorizationStep: (deps) => bind(deps, steps.nextAuthorizationStep),
   reauthenticated: (deps) => bind(deps, steps.reauthenticated),
   denyAuthorization: (deps) => bind(deps, authorize.denyAuthorization),
+  cancelAuthorization: (deps) => bind(deps, authorize.cancelAuthorization),
   // Token endpoint, revocation, introspection
   authenticateClient: (deps) => bind(deps, clients.authenticateClient),
   exchangeCode: (deps) => bind(deps, exchangeCode),
@@ -204,6 +205,7 @@ const USE_CASES: UseCaseBinders = {
   // Clients (portal, CLI)
   registerClient: (deps) => bind(deps, clients.registerClient),
   updateClient: (deps) => bind(deps, clients.updateClient),
+  presentClient: (deps) => bind(deps, clients.presentClient),
   rotateClientSecret: (deps) => bind(deps, clients.rotateClientSecret),
   deleteClient: (deps) => bind(deps, clients.deleteClient),
   findOwnedClient: (deps) => bind(deps, clients.findOwnedClient),

@@ -104,6 +104,17 @@ export { cachedClientRepository, DEFAULT_CLIENT_CACHE, type ClientCacheOptions }
 export { clientInformation, type RequestedClientMetadata } from './clients/client-metadata.js';
 export { clientOrigin, type ClientOrigin } from './clients/client-origin.js';
 export {
+  clientLinks,
+  clientLinkProblem,
+  clientPresentation,
+  shownClientLinks,
+  CLIENT_LINK_FIELDS,
+  CLIENT_LINK_LABELS,
+  type ClientLinks,
+  type ClientLinksRegistration,
+  type ClientPresentation,
+} from './clients/client-presentation.js';
+export {
   isClientIdUrl,
   CLIENT_METADATA_DOCUMENT_MAX_BYTES,
   CLIENT_METADATA_DOCUMENT_TIMEOUT_MS,

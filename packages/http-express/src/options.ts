@@ -2,6 +2,7 @@ import type { Gatehouse } from '@gatehouse/core';
 import type { Router } from 'express';
 import type { HttpLogger } from './logger.js';
 import type { PageBranding } from './pages/branding.js';
+import type { PasswordHelp } from './oauth/pages/login.js';
 import type { RegistrationLimits } from './oauth/register.js';
 import type { FailureStore, RateLimitSettings } from './security/rate-limit.js';
 import type { RouterStorage } from './security/shared-storage.js';
@@ -96,6 +97,13 @@ export interface GatehouseRouterOptions {
    * same-origin path: the reference app's start page. Default: none (the host's pages are its own).
    */
   startPage?: string;
+  /**
+   * What the sign-in page's "Forgot your password?" says: `text` (default: ask the person who runs
+   * this service) and a `url` after it (`https`, `http`, `mailto` or a same-origin path; another
+   * kind is refused when the router is made). Gatehouse has no reset by e-mail: the operator sets a
+   * new password (docs/decisions/0156-a-way-back-from-the-sign-in-page.md).
+   */
+  passwordHelp?: PasswordHelp;
 }
 
 /** What `createGatehouseApp` needs: the router's options, plus what only a whole application has. */

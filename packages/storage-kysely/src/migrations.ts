@@ -34,6 +34,7 @@ export function createMigrationProvider(dialect: StorageDialect, parts: SchemaPa
     '0008_dynamic_registration': { up: (db) => addSelfRegistrationToClients(db) },
     '0009_readiness_probe': { up: (db) => createReadinessProbe(db, dialect) },
     '0010_openid_connect': { up: (db) => addOpenIdConnect(db) },
+    '0013_client_presentation': { up: (db) => addClientPresentation(db) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -486,4 +487,14 @@ async function addOpenIdConnect(db: SchemaDb): Promise<void> {
   await db.schema.alterTable('clients').addColumn('post_logout_redirect_uris', 'text', (c) => c.notNull().defaultTo(none)).execute();
   await db.schema.alterTable('clients').addColumn('default_max_age', 'bigint').execute();
   await db.schema.alterTable('clients').addColumn('require_auth_time', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+}
+
+/**
+ * What the consent page shows of a client (docs/decisions/0155-who-is-asking-on-the-consent-page.md):
+ * its home page, logo, privacy policy and terms (RFC 7591 §2; null when absent) and the operator's
+ * first-party mark (0/1).
+ */
+async function addClientPresentation(db: SchemaDb): Promise<void> {
+  for (const column of ['client_uri', 'logo_uri', 'policy_uri', 'tos_uri']) await db.schema.alterTable('clients').addColumn(column, 'text').execute();
+  await db.schema.alterTable('clients').addColumn('first_party', 'integer', (c) => c.notNull().defaultTo(0)).execute();
 }

@@ -5,6 +5,9 @@ import {
   clientsDelete,
   clientsList,
   keysRotate,
+  LINK_OPTIONS,
+  linkLines,
+  linkOptions,
   listOption as list,
   migrate,
   openIdJson,
@@ -12,6 +15,7 @@ import {
   OPENID_OPTIONS,
   openIdOptions,
   optionalOption as optional,
+  presentationJson,
   requiredOption as required,
   type CommandContext as SharedCommandContext,
   type CommandOutput,
@@ -184,6 +188,37 @@ export const COMMANDS: readonly Command[] = [
         ...openIdOptions(values, true),
       });
       return { json: { clientId: client.clientId, ...openIdJson(client) }, text: `Client ${client.clientId}:${openIdLines(client, '  ') || '\n  (no OpenID Connect metadata: RS256 ID tokens, no post-logout redirect URI)'}` };
+    },
+  },
+  {
+    path: ['clients', 'set-links'],
+    usage: "gatehouse clients set-links CLIENT_ID [--client-uri U] [--logo-uri U] [--policy-uri U] [--tos-uri U] [--json]   (an empty value, '', removes one)",
+    options: LINK_OPTIONS,
+    positionals: ['CLIENT_ID'],
+    async run({ gatehouse }, values, [clientId]) {
+      // What the consent page links to (docs/decisions/0155): what is given changes, the rest stays.
+      const existing = (await gatehouse.listClients()).find((client) => client.clientId === clientId);
+      if (!existing) throw new DomainError('not_found', 'No such client.');
+      const client = await gatehouse.updateClient({ ownerUserKey: null, clientId: existing.clientId, name: existing.name, redirectUris: existing.redirectUris, scopes: existing.scopes, ...linkOptions(values) });
+      return { json: { clientId: client.clientId, ...presentationJson(client) }, text: `Client ${client.clientId}:${linkLines(client, '  ') || '\n  (no links)'}` };
+    },
+  },
+  {
+    path: ['clients', 'set-first-party'],
+    usage: 'gatehouse clients set-first-party CLIENT_ID [--off] [--json]',
+    options: { off: { type: 'boolean' } },
+    positionals: ['CLIENT_ID'],
+    async run({ gatehouse }, values, [clientId]) {
+      // The operator vouches for the client: the consent page marks it first-party (docs/decisions/0155). Only here and at `clients create`.
+      const existing = (await gatehouse.listClients()).find((client) => client.clientId === clientId);
+      if (!existing) throw new DomainError('not_found', 'No such client.');
+      if (existing.registration !== undefined) throw new UsageError('a client that registered itself cannot be first-party');
+      const firstParty = values.off !== true;
+      const client = await gatehouse.updateClient({ ownerUserKey: null, clientId: existing.clientId, name: existing.name, redirectUris: existing.redirectUris, scopes: existing.scopes, firstParty });
+      return {
+        json: { clientId: client.clientId, firstParty: client.firstParty === true },
+        text: client.firstParty === true ? `Client ${client.clientId} is marked first-party on the consent page.` : `Client ${client.clientId} is not marked first-party.`,
+      };
     },
   },
   {

@@ -349,6 +349,27 @@ describe('gatehouse CLI', () => {
     expect(await json('clients', 'list')).toEqual({ clients: [] });
   });
 
+  it('clients create --client-uri, --logo-uri, --policy-uri, --tos-uri, --first-party; set-links and set-first-party change them (docs/decisions/0155)', async () => {
+    const links = { clientUri: 'https://app.example/', logoUri: 'https://cdn.app.example/logo.png', policyUri: 'https://app.example/privacy', tosUri: 'http://127.0.0.1:3000/terms' };
+    const client = await json<Record<string, unknown>>(
+      'clients', 'create', '--name', 'Messages', '--redirect-uri', 'https://app.example/cb', '--scope', 'messaging.v1.read', '--first-party',
+      '--client-uri', links.clientUri, '--logo-uri', links.logoUri, '--policy-uri', links.policyUri, '--tos-uri', links.tosUri,
+    );
+    expect(client).toMatchObject({ ...links, firstParty: true });
+    const clientId = client.clientId as string;
+    expect((await json<{ clients: Array<Record<string, unknown>> }>('clients', 'list')).clients[0]).toMatchObject({ ...links, firstParty: true });
+    expect((await cli('clients', 'list')).stdout).toContain(`${clientId}  Messages  (first-party)`);
+    expect(await json('clients', 'set-links', clientId, '--logo-uri', '', '--client-uri', 'https://app.example/home')).toEqual({ clientId, clientUri: 'https://app.example/home', policyUri: links.policyUri, tosUri: links.tosUri, firstParty: true });
+    expect(await json('clients', 'set-first-party', clientId, '--off')).toEqual({ clientId, firstParty: false });
+    expect((await json<{ clients: Array<Record<string, unknown>> }>('clients', 'list')).clients[0]).not.toHaveProperty('firstParty');
+    expect(await json('clients', 'set-first-party', clientId)).toEqual({ clientId, firstParty: true });
+    const logo = await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://x.example/cb', '--scope', 'messaging.v1.read', '--logo-uri', 'http://x.example/logo.png');
+    expect(logo).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The logo http://x.example/logo.png must use https.\n' });
+    const home = await cli('clients', 'set-links', clientId, '--client-uri', 'javascript:alert(1)');
+    expect(home).toMatchObject({ code: 1, stderr: 'gatehouse clients set-links: The home page javascript:alert(1) must use https (http is allowed on loopback only).\n' });
+    expect((await json<{ clients: unknown[] }>('clients', 'list')).clients).toHaveLength(1);
+  });
+
   it('clients create takes a scope of GATEHOUSE_SCOPES_FILE when the file is set, and refuses it otherwise', async () => {
     const args = ['clients', 'create', '--name', 'Orders app', '--redirect-uri', 'https://orders.example/cb', '--scope', 'orders.v1.read'];
     expect(await cli(...args)).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The scope orders.v1.read is not in the catalogue.\n' });
@@ -529,7 +550,7 @@ describe('gatehouse CLI', () => {
     expect(await cli()).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: a command is needed; run gatehouse --help\n' });
     expect(await cli('frobnicate')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: unknown command "frobnicate"; run gatehouse --help\n' });
     expect((await cli('clients', 'frob')).stderr).toBe(
-      'gatehouse: unknown command "clients frob"; try: clients create, clients list, clients set-resource-server, clients set-openid, clients rotate-secret, clients delete\n',
+      'gatehouse: unknown command "clients frob"; try: clients create, clients list, clients set-resource-server, clients set-openid, clients set-links, clients set-first-party, clients rotate-secret, clients delete\n',
     );
     expect(await cli('accounts', 'create', '--nmae', 'X')).toEqual({ code: 2, stdout: '', stderr: "gatehouse: Unknown option '--nmae'\n" });
     expect(await cli('accounts', 'create')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse accounts create: --name is required\n' });

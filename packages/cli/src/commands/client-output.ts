@@ -1,4 +1,4 @@
-import { clientOrigin, isPublicClient, tokenEndpointAuthMethod, type Client } from '@gatehouse/core';
+import { CLIENT_LINK_FIELDS, clientOrigin, isPublicClient, tokenEndpointAuthMethod, type Client } from '@gatehouse/core';
 import { listOption, optionalOption, UsageError, type OptionValues } from '../usage.js';
 import type { OptionSpec } from '../command.js';
 
@@ -61,6 +61,41 @@ export function openIdOptions(values: OptionValues, update: boolean) {
   };
 }
 
+/** The options of a client's links (docs/decisions/0155): `--client-uri` and so on, the RFC 7591 names. */
+export const LINK_OPTIONS: Record<string, OptionSpec> = { 'client-uri': { type: 'string' }, 'logo-uri': { type: 'string' }, 'policy-uri': { type: 'string' }, 'tos-uri': { type: 'string' } };
+const LINK_OPTION_OF = { clientUri: 'client-uri', logoUri: 'logo-uri', policyUri: 'policy-uri', tosUri: 'tos-uri' } as const;
+
+/**
+ * The links the options give; `--logo-uri ''` removes one (`clients set-links`), one not given stays.
+ *
+ * @example
+ * await gatehouse.updateClient({ ownerUserKey: null, clientId, name, redirectUris, scopes, ...linkOptions(values) });
+ */
+export function linkOptions(values: OptionValues) {
+  return Object.fromEntries(
+    CLIENT_LINK_FIELDS.flatMap((field) => {
+      const value = optionalOption(values, LINK_OPTION_OF[field]);
+      return value === undefined ? [] : [[field, value]];
+    }),
+  );
+}
+
+/** A client's links and first-party mark (docs/decisions/0155), only what it has. */
+export const presentationJson = (client: Client) => ({
+  ...Object.fromEntries(CLIENT_LINK_FIELDS.flatMap((field) => (client[field] === undefined ? [] : [[field, client[field]]]))),
+  ...(client.firstParty === true ? { firstParty: true } : {}),
+});
+
+/**
+ * The readable lines of a client's links, or none.
+ *
+ * @example
+ * const text = `Client ${client.clientId}:${linkLines(client, '  ')}`;
+ */
+export function linkLines(client: Client, indent: string): string {
+  return CLIENT_LINK_FIELDS.flatMap((field) => (client[field] === undefined ? [] : [`\n${indent}${LINK_OPTION_OF[field].replace('-uri', '')}: ${client[field]}`])).join('');
+}
+
 /**
  * A client as `clients list --json` and `clients show --json` print it (never a secret).
  *
@@ -82,11 +117,12 @@ export const clientJson = (client: Client) => ({
   registration: clientOrigin(client).registration,
   ...(client.registration === undefined ? {} : { firstUsedAt: client.registration.firstUsedAt?.toISOString() ?? null }),
   ...openIdJson(client),
+  ...presentationJson(client),
 });
 
 /** What `clients list` adds after a client's name: its type, and how a self-registered one came to be. */
 export function clientMarks(client: Client): string {
-  const marks = [isPublicClient(client) ? 'public' : undefined];
+  const marks = [isPublicClient(client) ? 'public' : undefined, client.firstParty === true ? 'first-party' : undefined];
   const origin = clientOrigin(client);
   if (origin.registration === 'dynamic') marks.push('registered itself');
   if (origin.registration === 'metadata-document') marks.push(`metadata document at ${origin.documentHost ?? ''}`);
@@ -97,5 +133,5 @@ export function clientMarks(client: Client): string {
 
 /** The readable lines of one client in `clients list` and `clients show`. */
 export function clientText(client: Client): string {
-  return `${client.clientId}  ${client.name}${clientMarks(client)}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}`;
+  return `${client.clientId}  ${client.name}${clientMarks(client)}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}${linkLines(client, '  ')}`;
 }

@@ -1,7 +1,7 @@
 import { DEFAULT_GRANT_TYPES, DomainError, GRANT_TYPES, isGrantType, parseScope, type Client, type Gatehouse } from '@gatehouse/core';
 import type { Command } from '../command.js';
 import { listOption, optionalOption, requiredOption, UsageError } from '../usage.js';
-import { clientJson, clientText, OPENID_OPTIONS, openIdJson, openIdLines, openIdOptions, resourceServerJson, resourceServerLine } from './client-output.js';
+import { clientJson, clientText, LINK_OPTIONS, linkLines, linkOptions, OPENID_OPTIONS, openIdJson, openIdLines, openIdOptions, presentationJson, resourceServerJson, resourceServerLine } from './client-output.js';
 
 /** The client `clientId` names, or `DomainError('not_found')`. */
 async function clientNamed(gatehouse: Gatehouse, clientId: string): Promise<Client> {
@@ -20,9 +20,11 @@ function grantTypesOf(named: string[]): string[] {
 export const clientsCreate: Command = {
   path: ['clients', 'create'],
   usage:
-    'gatehouse clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required] [--public] [--grant-type authorization_code|refresh_token|client_credentials …] [--resource-server-for URI …] [--id-token-signed-response-alg RS256|ES256] [--post-logout-redirect-uri U …] [--default-max-age SECONDS] [--require-auth-time] [--json]',
+    'gatehouse clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required] [--public] [--grant-type authorization_code|refresh_token|client_credentials …] [--resource-server-for URI …] [--id-token-signed-response-alg RS256|ES256] [--post-logout-redirect-uri U …] [--default-max-age SECONDS] [--require-auth-time] [--client-uri U] [--logo-uri U] [--policy-uri U] [--tos-uri U] [--first-party] [--json]',
   options: {
     ...OPENID_OPTIONS,
+    ...LINK_OPTIONS,
+    'first-party': { type: 'boolean' },
     name: { type: 'string' },
     'redirect-uri': { type: 'string', multiple: true },
     scope: { type: 'string', multiple: true },
@@ -60,9 +62,12 @@ export const clientsCreate: Command = {
       grantTypes,
       resourceServerFor: listOption(values, 'resource-server-for'),
       ...openIdOptions(values, false),
+      // Its links, and the operator's first-party mark (docs/decisions/0155).
+      ...linkOptions(values),
+      ...(values['first-party'] === true ? { firstParty: true } : {}),
     });
     return {
-      json: { clientId: client.clientId, clientSecret, name: client.name, redirectUris: client.redirectUris, scopes: client.scopes, grantTypes: client.grantTypes, ...resourceServerJson(client), ...openIdJson(client) },
+      json: { clientId: client.clientId, clientSecret, name: client.name, redirectUris: client.redirectUris, scopes: client.scopes, grantTypes: client.grantTypes, ...resourceServerJson(client), ...openIdJson(client), ...presentationJson(client) },
       text: [
         `Created ${clientSecret === null ? 'public ' : ''}client "${client.name}"`,
         `  client_id:     ${client.clientId}`,
@@ -71,7 +76,8 @@ export const clientsCreate: Command = {
           : `  client_secret: ${clientSecret}   (shown once: only its hash is stored)`,
         `  redirect URIs: ${client.redirectUris.length === 0 ? '(none)' : client.redirectUris.join(' ')}`,
         `  scopes:        ${client.scopes.join(' ')}`,
-        `  grant types:   ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}`,
+        `  grant types:   ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}${linkLines(client, '  ')}`,
+        ...(client.firstParty === true ? ['  first-party:   yes (marked so on the consent page)'] : []),
       ].join('\n'),
     };
   },

@@ -25,12 +25,13 @@ export interface ClientRepository {
    * With `registration`, a self-registered client's details are replaced too (RFC 7592 update),
    * its `firstUsedAt` kept. Each OpenID Connect field (`idTokenSignedResponseAlg`,
    * `postLogoutRedirectUris`, `defaultMaxAge`, `requireAuthTime`) is changed only when its key is
-   * given; present with `undefined`, `[]` or `false`, it is removed.
+   * given; present with `undefined`, `[]` or `false`, it is removed. So is each link (`clientUri`,
+   * `logoUri`, `policyUri`, `tosUri`) and `firstParty` (docs/decisions/0155).
    */
   update(
     clientId: string,
     changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired' | 'resourceServerFor'> &
-      Partial<Pick<Client, 'registration' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime'>>,
+      Partial<Pick<Client, 'registration' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime' | 'clientUri' | 'logoUri' | 'policyUri' | 'tosUri' | 'firstParty'>>,
   ): Promise<boolean>;
   updateSecretHash(clientId: string, clientSecretHash: string): Promise<boolean>;
   /** Deletes the client with its codes, grants, refresh tokens and remembered consents. */

@@ -30,7 +30,7 @@ function stored<T extends object>(record: T, key: keyof T): T {
 }
 
 /** The OpenID Connect fields of a client, each changed only when given (`ClientRepository.update`). */
-const OPENID_CLIENT_FIELDS = ['idTokenSignedResponseAlg', 'postLogoutRedirectUris', 'defaultMaxAge', 'requireAuthTime'] as const;
+const OPENID_CLIENT_FIELDS = ['idTokenSignedResponseAlg', 'postLogoutRedirectUris', 'defaultMaxAge', 'requireAuthTime', 'clientUri', 'logoUri', 'policyUri', 'tosUri', 'firstParty'] as const;
 
 /** A client as the SQL adapters read it back: an OpenID Connect field absent rather than undefined, `[]` or `false`. */
 function withoutEmptyOpenIdFields(client: Client): Client {
@@ -39,6 +39,9 @@ function withoutEmptyOpenIdFields(client: Client): Client {
   if (kept.postLogoutRedirectUris === undefined || kept.postLogoutRedirectUris.length === 0) delete kept.postLogoutRedirectUris;
   if (kept.defaultMaxAge === undefined) delete kept.defaultMaxAge;
   if (kept.requireAuthTime !== true) delete kept.requireAuthTime;
+  // The links and the first-party mark (docs/decisions/0155), the same way.
+  for (const key of ['clientUri', 'logoUri', 'policyUri', 'tosUri'] as const) if (kept[key] === undefined) delete kept[key];
+  if (kept.firstParty !== true) delete kept.firstParty;
   return kept;
 }
 
@@ -119,7 +122,7 @@ export function createMemoryRepositories(): Repositories {
       async update(clientId, changes) {
         const client = clients.get(clientId);
         if (!client) return false;
-        const { resourceServerFor, registration, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, ...fields } = changes;
+        const { resourceServerFor, registration, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, clientUri: _home, logoUri: _logo, policyUri: _policy, tosUri: _terms, firstParty: _firstParty, ...fields } = changes;
         Object.assign(client, copy(fields));
         if (registration !== undefined && client.registration) client.registration = { ...copy(registration), firstUsedAt: client.registration.firstUsedAt };
         // Changed only when given, as the port says.

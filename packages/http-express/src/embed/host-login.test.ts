@@ -179,7 +179,7 @@ describe('the host\'s own consent page (consentUrl + completeGatehouseConsent)',
     expect(consentUrl.pathname).toBe('/consent');
     const consentRequest = consentUrl.searchParams.get('consent_request') as string;
     const details = await browser.get(toConsent.headers.location as string);
-    expect(details.body).toEqual({ clientId: client.clientId, clientName: 'Test client', scopes: ['messaging.v1.read'], newScopes: [], redirectUri: client.redirectUris[0], userKey: 'ord-7', origin: { registration: 'static', loopbackRedirectsOnly: false } });
+    expect(details.body).toEqual({ clientId: client.clientId, clientName: 'Test client', scopes: ['messaging.v1.read'], newScopes: [], redirectUri: client.redirectUris[0], userKey: 'ord-7', origin: { registration: 'static', loopbackRedirectsOnly: false }, presentation: { origin: { registration: 'static', loopbackRedirectsOnly: false }, registeredBy: { kind: 'operator' }, links: {}, firstParty: false } });
 
     const decided = await browser.post('/consent').type('form').send({ consent_request: consentRequest, decision: 'allow' });
     expect(decided.status).toBe(200);

@@ -11,14 +11,14 @@ import { createAssetsRouter } from '../pages/assets.js';
 import { pageBrand } from '../pages/branding.js';
 import { errorPage, sendUnavailablePage } from '../pages/error.js';
 import { sendPage } from '../pages/send.js';
-import { STYLESHEET_PATH } from '../pages/styles.js';
+import { ASSET_PATHS } from '../pages/styles.js';
 import { byPrefix, inSequence, onlyUnder } from '../routing.js';
 import { securityHeaders } from '../security/headers.js';
 import { createStorageOutages } from '../storage-outages.js';
 import type { Gatehouse } from '@gatehouse/core';
 
 /** The paths Gatehouse's router answers, relative to where it is mounted. */
-export const GATEHOUSE_ROUTER_PREFIXES: readonly string[] = [OAUTH_PATH_PREFIX, OAUTH_PATHS.metadata, OAUTH_PATHS.openidConfiguration, STYLESHEET_PATH];
+export const GATEHOUSE_ROUTER_PREFIXES: readonly string[] = [OAUTH_PATH_PREFIX, OAUTH_PATHS.metadata, OAUTH_PATHS.openidConfiguration, ...ASSET_PATHS];
 
 /**
  * The routes of Gatehouse's router without the request context, headers and error page (which
@@ -26,7 +26,7 @@ export const GATEHOUSE_ROUTER_PREFIXES: readonly string[] = [OAUTH_PATH_PREFIX, 
  */
 export function gatehouseRoutes(options: GatehouseRouterOptions): RequestHandler {
   return byPrefix([
-    [[STYLESHEET_PATH], createAssetsRouter(pageBrand(options.branding).accentColor)],
+    [ASSET_PATHS, createAssetsRouter(pageBrand(options.branding).accentColor)],
     [[OAUTH_PATH_PREFIX, OAUTH_PATHS.metadata, OAUTH_PATHS.openidConfiguration], createOAuthRouter(options)],
   ]);
 }

@@ -13,6 +13,7 @@ import { introspectionEndpoint } from './introspect.js';
 import { OAuthJsonRefusal, sendJsonFailure } from './json-errors.js';
 import { loginForm, loginSubmit } from './login.js';
 import { logoutForm, logoutSubmit } from './logout.js';
+import { passwordHelpUrlProblem, type PasswordHelp } from './pages/login.js';
 import { jwksEndpoint, metadataEndpoint } from './metadata.js';
 import { pageFormBodyFor, refuseRepeatedSecurityCookies } from './page-forms.js';
 import { pagePathsFor } from './page-paths.js';
@@ -46,6 +47,13 @@ function onlyPost(req: Request, _res: Response, next: NextFunction): void {
   next(new OAuthJsonRefusal('invalid_request', `${req.method} is not allowed here; use POST.`, 405, { Allow: 'POST' }));
 }
 
+/** `options.passwordHelp`, its link checked once, when the router is made (docs/decisions/0156). */
+function checkedPasswordHelp(help: PasswordHelp | undefined): PasswordHelp | undefined {
+  const problem = help?.url === undefined ? undefined : passwordHelpUrlProblem(help.url);
+  if (problem !== undefined) throw new TypeError(`passwordHelp.url ${problem}.`);
+  return help;
+}
+
 /**
  * The OAuth endpoints: authorize with its login and consent pages, token, revocation,
  * introspection, logout, RFC 8414 metadata and the JWKS (and, for an OpenID Provider, UserInfo
@@ -72,6 +80,7 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
     startPage: options.startPage === undefined ? undefined : safeReturnTo(options.startPage),
     afterSignIn: options.afterSignIn === undefined ? undefined : safeReturnTo(options.afterSignIn),
     csrf: csrfSettings(issuer, options.csrfKey),
+    passwordHelp: checkedPasswordHelp(options.passwordHelp),
   };
   const pageFormBody = pageFormBodyFor(ctx.paths);
   const router = Router();

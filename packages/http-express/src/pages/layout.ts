@@ -1,7 +1,8 @@
 import type { User } from '@gatehouse/core';
 import { DEFAULT_BRAND, type PageBrand } from './branding.js';
 import { html, type SafeHtml } from './html.js';
-import { STYLESHEET_PATH } from './styles.js';
+import { assetBeside } from './paths.js';
+import { ICON_PATH, SCRIPT_PATH, STYLESHEET_PATH } from './styles.js';
 
 export interface LayoutOptions {
   title: string;
@@ -18,6 +19,8 @@ export interface LayoutOptions {
   head?: SafeHtml;
   /** The product name and logo in the header and title (default: Gatehouse's). */
   brand?: PageBrand | undefined;
+  /** Loads the pages' script (beside the stylesheet); the page's CSP must then allow `script-src 'self'`. */
+  withScript?: boolean;
 }
 
 /**
@@ -37,7 +40,11 @@ export function layout(options: LayoutOptions): SafeHtml {
 <meta name="referrer" content="no-referrer">
 <title>${options.title} · ${brand.productName}</title>
 <link rel="stylesheet" href="${options.stylesheetHref ?? STYLESHEET_PATH}">
-${options.head ?? ''}</head>
+${options.head ?? ''}<link rel="icon" href="${assetBeside(options.stylesheetHref ?? STYLESHEET_PATH, ICON_PATH)}" type="image/svg+xml">${
+    options.withScript ? html`
+<script src="${assetBeside(options.stylesheetHref ?? STYLESHEET_PATH, SCRIPT_PATH)}" defer></script>` : ''
+  }
+</head>
 <body>
 <header class="site"><span class="brand">${brand.logoUrl === undefined ? '' : html`<img class="logo" src="${brand.logoUrl}" alt="">`}${brand.productName}</span>${
     nav.length > 0 ? html`<nav>${nav.map((item) => html`<a href="${item.href}">${item.label}</a>`)}</nav>` : ''
