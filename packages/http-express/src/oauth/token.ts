@@ -2,6 +2,7 @@ import { OAuthError } from '@gatehouse/core';
 import { clientEndpoint } from './client-endpoint.js';
 import type { OAuthContext } from './context.js';
 import { GRANT_TYPES } from './grant-types.js';
+import type { GrantReadAhead } from './grants/handler.js';
 import { GRANT_HANDLERS } from './grants/index.js';
 
 /**
@@ -11,12 +12,17 @@ import { GRANT_HANDLERS } from './grants/index.js';
  * "Rate limits", decision 0023): only client authentication records failures.
  */
 export function tokenEndpoint(ctx: OAuthContext) {
-  return clientEndpoint(ctx, ({ client, form, gatehouse }) => {
-    const grantType = form.grant_type;
-    if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
-    // One handler per grant (grants/): the endpoint itself knows none of them.
-    const handler = GRANT_HANDLERS.get(grantType);
-    if (handler === undefined) throw new OAuthError('unsupported_grant_type', `Only the ${GRANT_TYPES.slice(0, -1).join(', ')} and ${GRANT_TYPES.at(-1)} grants are supported.`);
-    return handler.handle(gatehouse, client, form);
-  });
+  return clientEndpoint<GrantReadAhead>(
+    ctx,
+    ({ client, form, gatehouse, ahead }) => {
+      const grantType = form.grant_type;
+      if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
+      // One handler per grant (grants/): the endpoint itself knows none of them.
+      const handler = GRANT_HANDLERS.get(grantType);
+      if (handler === undefined) throw new OAuthError('unsupported_grant_type', `Only the ${GRANT_TYPES.slice(0, -1).join(', ')} and ${GRANT_TYPES.at(-1)} grants are supported.`);
+      return handler.handle(gatehouse, client, form, ahead);
+    },
+    // A grant's read that does not depend on the client overlaps its authentication (decision 0172).
+    ({ form, gatehouse }): GrantReadAhead => (form.grant_type === undefined ? undefined : GRANT_HANDLERS.get(form.grant_type)?.readAhead?.(gatehouse, form)),
+  );
 }
