@@ -7,7 +7,8 @@ import { GRANT_HANDLERS } from './grants/index.js';
 
 /**
  * POST /oauth/token (RFC 6749 §4.1.3, §4.4 and §6; RFC 8707 §2.2 `resource`). The client is
- * authenticated before any grant parameter is looked at; the answer is JSON whatever `Accept` says, and never cached (§5.1).
+ * authenticated before any grant parameter decides anything (the code's read starts beside the
+ * authentication, only a read: decision 0172); the answer is JSON whatever `Accept` says, and never cached (§5.1).
  * invalid_grant and the other grant errors never count toward the rate limit (docs/security.md
  * "Rate limits", decision 0023): only client authentication records failures.
  */
