@@ -106,11 +106,14 @@ describe.skipIf(!POSTGRES_URL)('a code exchange on PostgreSQL', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ token_type: 'Bearer', principal: 'ada@example.com' });
     // The code (read ahead of the client's authentication) and the failure counts side by side, then the write.
-    expect(counted.map(({ text }) => text)).toEqual([
+    // (Which of the two reads is sent first is the promise chains' business, not the rule's.)
+    const [first, second, write] = counted.map(({ text }) => text);
+    expect([first, second].sort()).toEqual([
       expect.stringMatching(/from "\w+"\."authorization_codes" left join "\w+"\."users"/),
       expect.stringMatching(/from "\w+"\."gatehouse_failed_attempts"/),
-      expect.stringMatching(/^with "live_session"/),
     ]);
+    expect(write).toMatch(/^with "live_session"/);
+    expect(counted).toHaveLength(3);
     expect(roundTrips(counted)).toBe(2);
     // What the count would be with the reads one after the other: the measure tells them apart.
     expect(roundTrips(counted.map((statement, index) => ({ ...statement, startedAt: index === 1 ? (counted[0] as Statement).endedAt + 0.5 : statement.startedAt })))).toBe(3);
