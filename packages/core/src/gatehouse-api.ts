@@ -20,6 +20,7 @@ import type { UserInfo } from './use-cases/userinfo.js';
 import type { EndSessionCheck } from './use-cases/end-session.js';
 import type { SignedIn } from './use-cases/sessions.js';
 import type { ForgottenUser } from './use-cases/forget-user.js';
+import type { CodeReadAhead } from './use-cases/code-read.js';
 import type { TokenResponse } from './use-cases/token-response.js';
 import type { CurrentUser, NewUser } from './use-cases/users.js';
 
@@ -63,9 +64,23 @@ export interface RequestScopedGatehouse {
   authenticateClient(credentials: { clientId: string; clientSecret: string | null }): Promise<Client>;
   /**
    * RFC 6749 §4.1.3: exchanges a code (once; a second use revokes the grant). `resource` (RFC 8707
-   * §2.2): the access token's audience, one of the resources asked for at authorize.
+   * §2.2): the access token's audience, one of the resources asked for at authorize. `readAhead`:
+   * the code's read started by `readCodeAhead` while the client was being authenticated.
    */
-  exchangeCode(input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined; resource?: string | undefined }): Promise<TokenResponse>;
+  exchangeCode(input: {
+    client: Client;
+    code: string;
+    redirectUri: string | undefined;
+    codeVerifier: string | undefined;
+    resource?: string | undefined;
+    readAhead?: CodeReadAhead | undefined;
+  }): Promise<TokenResponse>;
+  /**
+   * Starts the read of a code that `exchangeCode` will be given, before its client is authenticated,
+   * so that the two reads overlap (docs/decisions/0172-code-exchange-in-two-round-trips.md). Only
+   * a read; never rejects unhandled.
+   */
+  readCodeAhead(code: string): CodeReadAhead;
   /** RFC 6749 §6: a new access token for a refresh token, optionally narrowed to fewer scopes or to one of the grant's resources (RFC 8707). */
   refresh(input: { client: Client; refreshToken: string; scope: string | undefined; resource?: string | undefined }): Promise<TokenResponse>;
   /** RFC 6749 §4.4: a token for a confidential client itself (`sub` = its id, no refresh token), optionally narrowed, optionally for a configured resource (RFC 8707). */

@@ -20,6 +20,7 @@ import { clientCredentials } from './use-cases/client-credentials.js';
 import * as clients from './use-cases/clients.js';
 import * as dynamicRegistration from './use-cases/dynamic-registration.js';
 import * as interactions from './use-cases/interactions.js';
+import { readCodeAhead } from './use-cases/code-read.js';
 import { exchangeCode } from './use-cases/exchange-code.js';
 import { introspectToken } from './use-cases/introspect.js';
 import * as messages from './use-cases/messages.js';
@@ -178,6 +179,7 @@ const USE_CASES: UseCaseBinders = {
   // Token endpoint, revocation, introspection
   authenticateClient: (deps) => bind(deps, clients.authenticateClient),
   exchangeCode: (deps) => bind(deps, exchangeCode),
+  readCodeAhead: (deps) => bind(deps, readCodeAhead),
   refresh: (deps) => bind(deps, refresh),
   clientCredentials: (deps) => bind(deps, clientCredentials),
   revokeToken: (deps) => bind(deps, revokeToken),

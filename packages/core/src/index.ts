@@ -150,5 +150,6 @@ export { type AttributeScope } from './use-cases/attributes.js';
 export { type SendMessageInput } from './use-cases/messages.js';
 export { type AuthorizedApp } from './use-cases/authorized-apps.js';
 export type { TokenResponse, IdTokenRequest } from './use-cases/token-response.js';
+export type { CodeReadAhead, CodeForExchange } from './use-cases/code-read.js';
 export type { OpenIdRequest } from './use-cases/authorization-request.js';
 export { createGatehouse, type Gatehouse, type GatehouseOptions, type RequestScopedGatehouse } from './gatehouse.js';

@@ -46,7 +46,7 @@ export function createKyselyRepositories(db: Kysely<Database>, dialect: StorageD
     clients: createClientRepository(db, dialect),
     users: userTables ? createUserRepository(db, dialect) : userTablesOff('users'),
     accounts: userTables ? createAccountRepository(db) : userTablesOff('accounts'),
-    codes: createAuthorizationCodeRepository(db),
+    codes: createAuthorizationCodeRepository(db, { userTables }),
     grants: createGrantRepository(db, dialect),
     refreshTokens: createRefreshTokenRepository(db, dialect),
     sessions: createSessionRepository(db),

@@ -49,6 +49,8 @@ describe('only the tables a host uses, under names that cannot clash', () => {
       expect((await storage.repositories.clients.findById('c1'))?.name).toBe('App');
       await expect(storage.repositories.users.findByEmail('ada@example.com')).rejects.toThrow(UserTablesOffError);
       await expect(storage.repositories.accounts.findByKey('a1')).rejects.toThrow(/accounts\.findByKey: this storage has no tables of Gatehouse-owned users .* userTables: true/);
+      // No join of a users table it does not have: a code exchange reads the code alone, then the host's directory (decision 0172).
+      expect(storage.repositories.codes.findByHashWithOwnerEmail).toBeUndefined();
     } finally {
       await storage.close();
     }

@@ -98,6 +98,13 @@ export interface AuthorizationCodeRepository {
   save(code: AuthorizationCode): Promise<void>;
   findByHash(codeHash: string): Promise<AuthorizationCode | undefined>;
   /**
+   * The code and the e-mail of its owner among Gatehouse's own users (`undefined` when that user is
+   * gone), in one read: what a code exchange needs before its write when there is no host
+   * `userDirectory` (docs/decisions/0172-code-exchange-in-two-round-trips.md). Optional: without it,
+   * or with a host directory, the exchange reads the code, then the owner.
+   */
+  findByHashWithOwnerEmail?(codeHash: string): Promise<{ code: AuthorizationCode; ownerEmail: string | undefined } | undefined>;
+  /**
    * Deletes the user's unused codes (of `clientId`, or of every client) in one write, returning how
    * many: a code in flight when the user revokes an app, changes their password or is signed out
    * by the host then changes no row at its exchange, whose own conditional write

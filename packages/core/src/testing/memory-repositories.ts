@@ -255,6 +255,10 @@ export function createMemoryRepositories(): Repositories {
         const code = codes.get(codeHash);
         return code && copy(code);
       },
+      async findByHashWithOwnerEmail(codeHash) {
+        const code = codes.get(codeHash);
+        return code && { code: copy(code), ownerEmail: users.get(code.userKey)?.email };
+      },
       async deleteUnused(userKey, clientId) {
         return deleteWhere(codes, (code) => code.consumedAt === null && code.userKey === userKey && (clientId === undefined || code.clientId === clientId));
       },
