@@ -1,5 +1,5 @@
 // The dialect-neutral kysely code of @gatehouse/storage-sqlite and @gatehouse/storage-postgres.
-export { checkWrites, countActive, pingDatabase, type ActiveCounts, type ConnectionStats, type Storage, type StorageFailureStore, type StorageWiringOptions } from './storage.js';
+export { checkWrites, countActive, pingDatabase, type ActiveCounts, type ConnectionStats, type Storage, type StorageFailureStore, type FailedAttemptKey, type StorageWiringOptions } from './storage.js';
 export { createKyselyRepositories, type KyselyRepositoryOptions } from './kysely-repositories.js';
 export { encryptSigningKeys, assertSigningKeySecret, KeyDecryptionError, MIN_SIGNING_KEY_SECRET_LENGTH, type KeyEncryptionOptions } from './key-encryption.js';
 export { createMigrationProvider, createUserTablesMigrationProvider, migrateToLatest, migrationStatus, type MigrationState, MIGRATION_TABLE, MIGRATION_LOCK_TABLE, USER_TABLES_MIGRATION_TABLE, type MigrateOptions, type SchemaParts } from './migrations.js';

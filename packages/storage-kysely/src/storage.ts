@@ -4,14 +4,20 @@ import { sql, type Kysely } from 'kysely';
 import type { MigrationState } from './migrations.js';
 import type { Database } from './schema.js';
 
+/** One key failures are counted under, with its ceiling (the shape of http-express's `LimitKey`). */
+export interface FailedAttemptKey {
+  key: string;
+  max: number;
+}
+
 /**
  * Failure counts of sign-ins and client authentications that every instance on the database
  * shares: http-express's `FailureStore` (described here by shape, as adapters do not depend on
  * each other), plus the purge of rows past their window.
  */
 export interface StorageFailureStore {
-  recentFailures(keys: ReadonlyArray<{ key: string; max: number }>, since: number): Promise<number[][]>;
-  recordFailure(keys: ReadonlyArray<{ key: string; max: number }>, at: number, windowMs: number): Promise<void>;
+  recentFailures(keys: readonly FailedAttemptKey[], since: number): Promise<number[][]>;
+  recordFailure(keys: readonly FailedAttemptKey[], at: number, windowMs: number): Promise<void>;
   /** Deletes the counts whose failures have all left their window by `now` (epoch ms); returns how many. */
   purgeExpired(now: number): Promise<number>;
 }

@@ -1,4 +1,5 @@
 import { param, reusableQuery } from '@gatehouse/storage-kysely';
+import type { StorageFailureStore } from '@gatehouse/storage-kysely';
 import { sql, type Kysely } from 'kysely';
 
 /** The table of failure counts shared by every instance (docs/decisions/0023, amended). */
@@ -15,24 +16,13 @@ interface FailedAttemptsTable {
 
 type Tables = { [FAILED_ATTEMPTS_TABLE]: FailedAttemptsTable };
 
-/** One key to count under, with its ceiling (the shape of http-express's `LimitKey`). */
-export interface FailedAttemptKey {
-  key: string;
-  max: number;
-}
-
 /**
  * Failure counts in PostgreSQL, so every instance on one database counts together: the
  * `FailureStore` of @gatehouse/http-express (described here by shape, as adapters do not depend
  * on each other). One row per key; each failure is one atomic upsert that appends its time and
  * keeps the newest `max` inside the window, so concurrent failures on several instances all count.
  */
-export interface PostgresFailureStore {
-  recentFailures(keys: readonly FailedAttemptKey[], since: number): Promise<number[][]>;
-  recordFailure(keys: readonly FailedAttemptKey[], at: number, windowMs: number): Promise<void>;
-  /** Deletes the rows whose failures have all left the window by `now`; returns how many. */
-  purgeExpired(now: number): Promise<number>;
-}
+export type PostgresFailureStore = StorageFailureStore;
 
 /**
  * Creates the table when missing (idempotent; concurrent starts are serialized by an advisory

@@ -1,3 +1,4 @@
+import type { StorageFailureStore } from '@gatehouse/storage-kysely';
 import { sql, type Kysely } from 'kysely';
 
 /**
@@ -18,23 +19,12 @@ interface FailedAttemptsTable {
 
 type Tables = { [FAILED_ATTEMPTS_TABLE]: FailedAttemptsTable };
 
-/** One key to count under, with its ceiling (the shape of http-express's `LimitKey`). */
-export interface FailedAttemptKey {
-  key: string;
-  max: number;
-}
-
 /**
  * Failure counts in the SQLite file, so every process serving it counts together: the
  * `FailureStore` of @gatehouse/http-express (described here by shape, as adapters do not depend
  * on each other), with the housekeeping's `purgeExpired`.
  */
-export interface SqliteFailureStore {
-  recentFailures(keys: readonly FailedAttemptKey[], since: number): Promise<number[][]>;
-  recordFailure(keys: readonly FailedAttemptKey[], at: number, windowMs: number): Promise<void>;
-  /** Deletes the rows whose failures have all left the window by `now`; returns how many. */
-  purgeExpired(now: number): Promise<number>;
-}
+export type SqliteFailureStore = StorageFailureStore;
 
 /** Creates the table when missing (idempotent: SQLite's write lock serializes concurrent starts). */
 export async function ensureFailedAttemptsTable<DB>(db: Kysely<DB>): Promise<void> {
