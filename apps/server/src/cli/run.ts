@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DomainError, OAuthError } from '@gatehouse/core';
+import { DomainError, OAuthError, type Gatehouse } from '@gatehouse/core';
 import { ConfigError, loadConfig, unknownVariableWarnings, type Config } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { KeyDecryptionError } from '../key-encryption.js';
-import { COMMANDS, type Command, type OptionSpec, type OptionValues } from './commands.js';
+import { COMMANDS as BASE_COMMANDS, type Command, type OptionSpec, type OptionValues } from './commands.js';
+import { OPERATOR_COMMANDS } from './operator-commands.js';
 import { serve, type SignalSource } from './serve.js';
 import { COMMAND_HELP } from './help.js';
 import { GENERAL_HELP, UsageError } from './usage.js';
@@ -37,12 +38,21 @@ async function readAll(input: AsyncIterable<string | Uint8Array>): Promise<strin
   return Buffer.concat(chunks).toString('utf8');
 }
 
+const COMMANDS: readonly Command[] = [...BASE_COMMANDS, ...OPERATOR_COMMANDS];
+
 /** Every option of every command, so the first pass reads option values as values, not as positionals. */
 const ALL_OPTIONS: Record<string, OptionSpec> = Object.assign({}, GLOBAL_OPTIONS, ...COMMANDS.map((command) => command.options));
 
 const SERVE: Pick<Command, 'path' | 'usage' | 'options' | 'positionals'> = { path: ['serve'], usage: 'gatehouse serve', options: {}, positionals: [] };
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** What a command that opens no database gets for the gatehouse: any use is a bug, said at once. */
+const NO_DATABASE = new Proxy({} as Gatehouse, {
+  get(_target, name) {
+    throw new Error(`this command opens no database (it used gatehouse.${String(name)})`);
+  },
+});
 
 function parse(argv: string[], options: Record<string, OptionSpec>): { values: OptionValues; positionals: string[] } {
   try {
@@ -127,6 +137,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function runCommand(command: Command, config: Config, values: OptionValues, positionals: string[], io: CliIo, json: boolean): Promise<number> {
+  if (command.database === false) {
+    const output = await command.run({ gatehouse: NO_DATABASE, config, readStdin: () => readAll(io.stdin ?? process.stdin) }, values, positionals);
+    io.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
+    return EXIT.ok;
+  }
   // Logs (audit events included) go to stderr: stdout is the command's answer.
   const container = await createContainer(config, { logDestination: io.stderr });
   const storage = resolve(container, TOKENS.storage);
