@@ -217,6 +217,10 @@ export interface RequestScopedGatehouse {
   // The operator's command line (use-cases/operator.ts)
   /** A page of users by e-mail (`limit` 1–1000). */
   listUsers(page: { limit: number; offset: number }): Promise<Array<Omit<User, 'passwordHash'>>>;
+  /** Disables a user: no sign-in, sessions ended, grants revoked (docs/decisions/0153). */
+  disableUser(userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
+  /** Enables a disabled user again. */
+  enableUser(userKey: string): Promise<void>;
   /** A user's live sessions, newest first. */
   listUserSessions(userKey: string): Promise<Session[]>;
   /** Ends one live session and revokes its grants; `not_found` otherwise. */

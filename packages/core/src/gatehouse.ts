@@ -240,6 +240,8 @@ const USE_CASES: UseCaseBinders = {
   // The operator's command line
   listUsers: (deps) => bind(deps, operator.listUsers),
   listUserSessions: (deps) => bind(deps, operator.listUserSessions),
+  disableUser: (deps) => bind(deps, operator.disableUser),
+  enableUser: (deps) => bind(deps, operator.enableUser),
   endSession: (deps) => bind(deps, operator.endSession),
   listGrants: (deps) => bind(deps, operator.listGrants),
   revokeGrants: (deps) => bind(deps, operator.revokeGrants),

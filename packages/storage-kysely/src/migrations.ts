@@ -18,6 +18,7 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
     '0008_dynamic_registration': { up: (db) => addSelfRegistrationToClients(db) },
     '0009_readiness_probe': { up: (db) => createReadinessProbe(db, dialect) },
     '0010_openid_connect': { up: (db) => addOpenIdConnect(db) },
+    '0012_disabled_users': { up: (db) => addDisabledUsers(db) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -403,4 +404,9 @@ async function addOpenIdConnect(db: SchemaDb): Promise<void> {
   await db.schema.alterTable('clients').addColumn('post_logout_redirect_uris', 'text', (c) => c.notNull().defaultTo(none)).execute();
   await db.schema.alterTable('clients').addColumn('default_max_age', 'bigint').execute();
   await db.schema.alterTable('clients').addColumn('require_auth_time', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+}
+
+/** A user the operator disabled cannot sign in (docs/decisions/0153-disabled-users.md); null: enabled. */
+async function addDisabledUsers(db: SchemaDb): Promise<void> {
+  await db.schema.alterTable('users').addColumn('disabled_at', 'bigint').execute();
 }

@@ -71,6 +71,25 @@ Options:
 
 Examples:
   gatehouse users show --email ada@example.com`,
+  'users disable': `Disables a user: they cannot sign in any more (the sign-in page answers as for a wrong
+password; the audit line says "user disabled"), every session of theirs ends and every grant is
+revoked, so their access tokens are refused at once and their refresh tokens stop. Nothing is
+deleted: gatehouse users enable undoes it (sessions and grants stay ended).
+
+Options:
+  --email E  the user (required)
+  --json     print {"userKey", "disabled": true, "endedSessions", "revokedGrants"}
+
+Examples:
+  gatehouse users disable --email mallory@example.com`,
+  'users enable': `Enables a disabled user again: they may sign in.
+
+Options:
+  --email E  the user (required)
+  --json     print {"userKey", "disabled": false}
+
+Examples:
+  gatehouse users enable --email ada@example.com`,
   'sessions list': `Lists a user's live sign-in sessions (neither ended nor expired), newest first.
 
 Options:

@@ -124,6 +124,23 @@ describe('gatehouse sessions list|end and grants list|revoke', () => {
   });
 });
 
+describe('gatehouse users disable|enable', () => {
+  it('disables a user (sign-in refused, session ended, tokens refused) and enables them again', async () => {
+    await json('users', 'create', '--email', 'dan@example.com', '--password', 'correct horse battery');
+    const { accessToken } = await withGatehouse((gatehouse) => grantUnderSession(gatehouse, 'dan@example.com', clientId, REDIRECT));
+    expect(await json('users', 'disable', '--email', 'dan@example.com')).toMatchObject({ disabled: true, endedSessions: 1, revokedGrants: 1 });
+    expect((await cli('users', 'list')).stdout).toMatch(/ dan@example\.com {2}\(disabled\)\n/);
+    expect((await json('users', 'show', '--email', 'dan@example.com')).disabledAt).toEqual(expect.any(String));
+    await withGatehouse(async (gatehouse) => {
+      await expect(gatehouse.verifyAccessToken(accessToken)).rejects.toMatchObject({ code: 'invalid_token' });
+      await expect(gatehouse.signIn({ email: 'dan@example.com', password: 'correct horse battery' })).rejects.toMatchObject({ kind: 'unauthenticated' });
+    });
+    expect(await json('users', 'enable', '--email', 'dan@example.com')).toMatchObject({ disabled: false });
+    await withGatehouse(async (gatehouse) => expect((await gatehouse.signIn({ email: 'dan@example.com', password: 'correct horse battery' })).user.email).toBe('dan@example.com'));
+    expect(await cli('users', 'disable')).toMatchObject({ code: 2, stderr: 'gatehouse users disable: --email is required\n' });
+  });
+});
+
 describe('gatehouse health', () => {
   let server: Server;
   let ready = true;

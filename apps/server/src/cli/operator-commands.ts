@@ -69,8 +69,13 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
       if (limit === 0) throw new UsageError('--limit must be a whole number from 1 to 1000');
       const users = await gatehouse.listUsers({ limit, offset: wholeNumber(values, 'offset', 0, 1_000_000_000) });
       return {
-        json: { users: users.map((user) => ({ userKey: user.userKey, email: user.email, givenName: user.givenName, familyName: user.familyName })) },
-        text: users.length === 0 ? 'No users.' : users.map((user) => `${user.userKey}  ${user.email}  ${[user.givenName, user.familyName].filter((name) => name !== '').join(' ')}`.trimEnd()).join('\n'),
+        json: { users: users.map((user) => ({ userKey: user.userKey, email: user.email, givenName: user.givenName, familyName: user.familyName, disabled: user.disabledAt !== undefined })) },
+        text:
+          users.length === 0
+            ? 'No users.'
+            : users
+                .map((user) => [user.userKey, user.email, [user.givenName, user.familyName].filter((name) => name !== '').join(' '), user.disabledAt === undefined ? '' : '(disabled)'].filter((part) => part !== '').join('  '))
+                .join('\n'),
       };
     },
   },
@@ -88,15 +93,45 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
       const grants = await gatehouse.listGrants({ userKey: user.userKey });
       const accounts = memberships.map(({ account, role }) => ({ accountKey: account.accountKey, name: account.name, role }));
       return {
-        json: { userKey: user.userKey, email: user.email, givenName: user.givenName, familyName: user.familyName, phoneNumbers: phones, accounts, activeSessions: sessions.length, activeGrants: grants.length },
+        json: { userKey: user.userKey, email: user.email, givenName: user.givenName, familyName: user.familyName, disabledAt: user.disabledAt?.toISOString() ?? null, phoneNumbers: phones, accounts, activeSessions: sessions.length, activeGrants: grants.length },
         text: [
-          `${user.email}  (userKey ${user.userKey})`,
+          `${user.email}  (userKey ${user.userKey})${user.disabledAt === undefined ? '' : `  DISABLED since ${user.disabledAt.toISOString()}`}`,
           `  name:     ${[user.givenName, user.familyName].filter((name) => name !== '').join(' ') || '(none)'}`,
           `  phones:   ${phones.length === 0 ? '(none)' : phones.join(' ')}`,
           `  accounts: ${accounts.length === 0 ? '(none)' : accounts.map((account) => `${account.name} (${account.accountKey}, ${account.role})`).join('; ')}`,
           `  ${sessions.length} live sign-in session(s), ${grants.length} live grant(s)`,
         ].join('\n'),
       };
+    },
+  },
+  {
+    path: ['users', 'disable'],
+    usage: 'gatehouse users disable --email E [--json]',
+    options: { email: { type: 'string' } },
+    positionals: [],
+    async run({ gatehouse }, values) {
+      const email = given(values, 'email');
+      if (email === undefined) throw new UsageError('--email is required');
+      const user = await userByEmail(gatehouse, email);
+      // No sign-in from now on; sessions ended, grants revoked (docs/decisions/0153).
+      const { endedSessionIds, revokedGrantIds } = await gatehouse.disableUser(user.userKey);
+      return {
+        json: { userKey: user.userKey, disabled: true, endedSessions: endedSessionIds.length, revokedGrants: revokedGrantIds.length },
+        text: `Disabled ${user.email} (userKey ${user.userKey}): no sign-in from now on; ${endedSessionIds.length} session(s) ended, ${revokedGrantIds.length} grant(s) revoked (their tokens no longer work).`,
+      };
+    },
+  },
+  {
+    path: ['users', 'enable'],
+    usage: 'gatehouse users enable --email E [--json]',
+    options: { email: { type: 'string' } },
+    positionals: [],
+    async run({ gatehouse }, values) {
+      const email = given(values, 'email');
+      if (email === undefined) throw new UsageError('--email is required');
+      const user = await userByEmail(gatehouse, email);
+      await gatehouse.enableUser(user.userKey);
+      return { json: { userKey: user.userKey, disabled: false }, text: `Enabled ${user.email} (userKey ${user.userKey}): they may sign in again.` };
     },
   },
   {

@@ -93,3 +93,40 @@ export async function revokeGrants(
   deps.audit.record({ type: 'grant.revoked', at: now, ...who, grantIds: revokedGrantIds, reason: 'revoked by the operator' });
   return { revokedGrantIds };
 }
+
+/**
+ * Disables a user (docs/decisions/0153): they can no longer sign in (password or host login), every
+ * session of theirs ends, their unused codes are deleted and every grant is revoked, so their
+ * access tokens are refused at once and their refresh tokens stop. Disabling a disabled user
+ * changes nothing more.
+ *
+ * @example
+ * const { endedSessionIds, revokedGrantIds } = await disableUser(deps, 'u-1');
+ */
+export async function disableUser(deps: Pick<Deps, 'repos' | 'clock' | 'audit'>, userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }> {
+  const user = await deps.repos.users.findByKey(userKey);
+  if (!user) throw new DomainError('not_found', 'No such user.');
+  const now = deps.clock.now();
+  // Disabled first: a sign-in racing this call is refused from here on.
+  if (user.disabledAt === undefined) await deps.repos.users.setDisabled(userKey, now);
+  // Sessions next: once ended, no code of theirs becomes a grant (docs/decisions/0005); then any code outside a session (0105).
+  const endedSessionIds = await deps.repos.sessions.endByUser(userKey, now);
+  await deps.repos.codes.deleteUnused(userKey);
+  const revokedGrantIds = await deps.repos.grants.revokeByUser(userKey, now);
+  deps.audit.record({ type: 'user.disabled', at: now, userKey, grantIds: revokedGrantIds, reason: 'by the operator' });
+  return { endedSessionIds, revokedGrantIds };
+}
+
+/**
+ * Enables a disabled user again: they may sign in (their ended sessions and revoked grants stay so).
+ *
+ * @example
+ * await enableUser(deps, 'u-1');
+ */
+export async function enableUser(deps: Pick<Deps, 'repos' | 'clock' | 'audit'>, userKey: string): Promise<void> {
+  const user = await deps.repos.users.findByKey(userKey);
+  if (!user) throw new DomainError('not_found', 'No such user.');
+  if (user.disabledAt === undefined) return;
+  await deps.repos.users.setDisabled(userKey, null);
+  deps.audit.record({ type: 'user.enabled', at: deps.clock.now(), userKey, reason: 'by the operator' });
+}
