@@ -61,6 +61,12 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [noApps, noSiblingAdapters] }] },
   },
   {
+    // The published CLI depends on the core only: the host's config file brings the storage (docs/decisions/0147).
+    files: ['packages/cli/src/**/*.ts'],
+    ignores: ['packages/cli/src/**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noApps, noSiblingAdapters, { regex: '^(better-sqlite3|pg|express|kysely)$', message: 'The CLI reaches the database only through the storage of the host\'s config file.' }] }] },
+  },
+  {
     // Tests may open a SQLite database (better-sqlite3 is a dev dependency); the published code is dialect-neutral.
     files: ['packages/storage-kysely/src/**/*.ts'],
     ignores: ['packages/storage-kysely/src/**/*.test.ts'],

@@ -37,6 +37,7 @@ const USAGE = `npm run bench -- [options]
   --no-peer            leave out the peer (node-oidc-provider) and its scenarios (peer-*)
   --postgres           PostgreSQL (GATEHOUSE_DATABASE_URL, GATEHOUSE_TEST_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test), fresh schema
   --out DIR            where to write latest.json / latest.md (default bench/results)
+  --workers N          gatehouse serve --workers N (default 1): CPU and peak RSS are summed over the primary and its workers
   --keep               keep the temporary directory (database, server logs)
   --cpu-prof           run the server and the peer with --cpu-prof (profiles in the temporary directory; implies --keep)
 `;
@@ -58,6 +59,7 @@ function options() {
       postgres: { type: 'boolean', default: false },
       out: { type: 'string' },
       keep: { type: 'boolean', default: false },
+      workers: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -90,6 +92,7 @@ function options() {
     keep: values.keep || values['cpu-prof'],
     cpuProf: values['cpu-prof'],
     quick: values.quick,
+    workers: number('workers', 1, 1),
   };
 }
 
@@ -127,7 +130,7 @@ async function main() {
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
       loadAverage: { before: loadavg().map((n) => round(n, 2)) },
-      database: database.kind === 'sqlite' ? `SQLite (file, WAL, synchronous=${database.synchronous})` : `PostgreSQL (schema ${database.schema})`,
+      database: `${database.kind === 'sqlite' ? `SQLite (file, WAL, synchronous=${database.synchronous})` : `PostgreSQL (schema ${database.schema})`}${opts.workers > 1 ? `, ${opts.workers} workers` : ''}`,
       connections: opts.connections,
       durationSeconds: opts.durationSeconds,
       warmupSeconds: opts.warmupSeconds,
@@ -144,6 +147,7 @@ async function main() {
   const serverEnv = {
     HOST: '127.0.0.1',
     GATEHOUSE_DEMO: 'false',
+    GATEHOUSE_WORKERS: String(opts.workers),
     ...(database.kind === 'postgres' ? { GATEHOUSE_DATABASE_URL: database.url } : { GATEHOUSE_DB: database.filename, GATEHOUSE_SQLITE_SYNCHRONOUS: database.synchronous, GATEHOUSE_DATABASE_URL: '' }),
   };
 

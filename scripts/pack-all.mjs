@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The workspaces published to npm, in dependency order (apps/server is private). */
-export const PUBLISHED_PACKAGES = ['packages/core', 'packages/storage-kysely', 'packages/storage-sqlite', 'packages/storage-postgres', 'packages/http-express', 'packages/argon2'];
+export const PUBLISHED_PACKAGES = ['packages/core', 'packages/storage-kysely', 'packages/storage-sqlite', 'packages/storage-postgres', 'packages/http-express', 'packages/argon2', 'packages/cli'];
 
 /**
  * Runs `npm pack` for every published package into `outDir` and unpacks each tarball into

@@ -92,15 +92,55 @@ export function freePort() {
   });
 }
 
-/** Peak resident set size of a process since start or since the last `resetPeakRss`, in MiB (Linux). */
-export function peakRssMiB(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1]);
-    return Number.isFinite(kb) ? Math.round((kb / 1024) * 10) / 10 : null;
-  } catch {
-    return null;
+/**
+ * A process and its descendants (Linux): the workers of `gatehouse serve --workers N` with their
+ * primary. One process where the children cannot be read.
+ */
+export function processTree(pid) {
+  const tree = [pid];
+  for (let index = 0; index < tree.length; index += 1) {
+    const parent = tree[index];
+    try {
+      for (const tid of readdirSync(`/proc/${parent}/task`)) {
+        try {
+          const children = readFileSync(`/proc/${parent}/task/${tid}/children`, 'utf8').trim();
+          if (children !== '') tree.push(...children.split(' ').map(Number));
+        } catch {
+          // The thread ended between the listing and the read.
+        }
+      }
+    } catch {
+      // The process ended.
+    }
   }
+  return tree;
+}
+
+/** The sum over a process tree of `measure` (null when it knows none of them). */
+function overTree(pid, measure) {
+  let total = null;
+  for (const member of processTree(pid)) {
+    const value = measure(member);
+    if (value !== null) total = (total ?? 0) + value;
+  }
+  return total;
+}
+
+/**
+ * Peak resident set size since start or since the last `resetPeakRss`, in MiB (Linux): of the
+ * process and its children together (each one's peak, summed), so that N workers count N times.
+ */
+export function peakRssMiB(pid) {
+  const total = overTree(pid, (member) => {
+    try {
+      const status = readFileSync(`/proc/${member}/status`, 'utf8');
+      const kb = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1]);
+      return Number.isFinite(kb) ? kb : null;
+    } catch {
+      return null;
+    }
+  });
+  return total === null ? null : Math.round((total / 1024) * 10) / 10;
 }
 
 /** Current resident set size in MiB (Linux). */
@@ -122,13 +162,15 @@ const TICKS_PER_SECOND = (() => {
   }
 })();
 
-/** CPU time (user + system) a process has used so far, in ms (Linux); null where unknown. */
+/** CPU time (user + system) a process and its children have used so far, in ms (Linux); null where unknown. */
 export function cpuMs(pid) {
-  try {
-    return statCpuMs(`/proc/${pid}/stat`);
-  } catch {
-    return null;
-  }
+  return overTree(pid, (member) => {
+    try {
+      return statCpuMs(`/proc/${member}/stat`);
+    } catch {
+      return null;
+    }
+  });
 }
 
 /** User + system time in ms from a `/proc` stat file (a process's or a thread's). */
@@ -162,12 +204,16 @@ export function threadCpuMs(pid) {
 
 /** Resets the kernel's peak-RSS mark (VmHWM) to the current RSS; false where unsupported. */
 export function resetPeakRss(pid) {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
+  let reset = false;
+  for (const member of processTree(pid)) {
+    try {
+      writeFileSync(`/proc/${member}/clear_refs`, '5');
+      reset = true;
+    } catch {
+      // Unsupported, or the process ended.
+    }
   }
+  return reset;
 }
 
 let handlersInstalled = false;

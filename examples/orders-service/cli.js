@@ -2,6 +2,7 @@
 // The orders service's command line, for trying it by hand (see README.md):
 //   node cli.js seed
 //   node cli.js users create --email ada@orders.example --password '…' [--given-name Ada] [--family-name Lovelace]
+//   node cli.js users delete --email ada@orders.example
 //   node cli.js orders add --email ada@orders.example --item 'Green tea' [--quantity 2]
 //   node cli.js clients create --name 'My app' --redirect-uri http://127.0.0.1:8080/callback [--scope 'orders.v1.read orders.v1.write']
 // Each prints one JSON object on stdout. Same environment as server.js (ORDERS_DATABASE, ORDERS_ISSUER, PORT).
@@ -10,11 +11,12 @@ import { readConfig } from './src/config.js';
 import { openOrdersDatabase } from './src/database.js';
 import { createOrdersGatehouse, ORDERS_SCOPES } from './src/gatehouse.js';
 import { placeOrder } from './src/orders.js';
-import { createUser } from './src/users.js';
+import { createUser, deleteUser } from './src/users.js';
 
 const USAGE = `usage:
   node cli.js seed
   node cli.js users create --email E --password P [--given-name G] [--family-name F]
+  node cli.js users delete --email E
   node cli.js orders add --email E --item I [--quantity N]
   node cli.js clients create --name N --redirect-uri U [--redirect-uri U2] [--scope "S1 S2"]`;
 
@@ -44,7 +46,7 @@ class UsageError extends Error {}
 
 const config = readConfig(process.env);
 const db = openOrdersDatabase(config.database);
-const { gatehouse, storage } = await createOrdersGatehouse({ db, issuer: config.issuer });
+const { gatehouse, storage } = await createOrdersGatehouse({ db, issuer: config.issuer, keySecret: config.keySecret });
 
 /** @param {string} email @returns {number} */
 function userIdOf(email) {
@@ -70,6 +72,15 @@ const commands = {
       familyName: values['family-name'] ?? '',
     });
     return { userId: user.id, email: user.email };
+  },
+  'users delete': async () => {
+    const userId = userIdOf(required('email'));
+    // The service's user first: from now on Gatehouse's user directory no longer finds them, so no
+    // new sign-in starts; then Gatehouse forgets them: sessions, grants (their access tokens stop
+    // at once), remembered consents, codes in flight.
+    deleteUser(db, userId);
+    const forgotten = await gatehouse.forgetUser(String(userId));
+    return { userId, deleted: true, forgotten };
   },
   'orders add': async () => {
     const quantity = Number(values.quantity ?? 1);

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_SCOPES, sha256 } from '@gatehouse/core';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,7 +43,17 @@ describe('loadConfig', () => {
       demo: true,
       scopes: DEFAULT_SCOPES,
       openid: true,
+      workers: 1,
     });
+  });
+
+  it('serves with one process unless GATEHOUSE_WORKERS says how many (auto: one per core; docs/decisions/0171)', () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ GATEHOUSE_WORKERS: '4' }).workers).toBe(4);
+    expect(loadConfig({ GATEHOUSE_WORKERS: 'AUTO' }).workers).toBe(availableParallelism());
+    for (const wrong of ['0', '-1', '2.5', 'many', '257']) {
+      expect(() => loadConfig({ GATEHOUSE_WORKERS: wrong }), wrong).toThrow(/GATEHOUSE_WORKERS.*auto or a whole number from 1 to 256/);
+    }
   });
 
   it('is an OpenID Provider unless GATEHOUSE_OPENID=false (docs/decisions/0130)', () => {
@@ -81,6 +91,8 @@ describe('loadConfig', () => {
       GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH: '48',
       GATEHOUSE_PURGE_INTERVAL_MINUTES: '5',
       GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: '3',
+      GATEHOUSE_PASSWORD_HELP_TEXT: 'Ask the IT desk.',
+      GATEHOUSE_PASSWORD_HELP_URL: 'mailto:it@example.com',
       GATEHOUSE_DEMO: 'off',
       GATEHOUSE_JWKS_MAX_AGE_SECONDS: '60',
       GATEHOUSE_SCOPES_FILE: scopesFile(JSON.stringify([ORDERS])),
@@ -93,6 +105,7 @@ describe('loadConfig', () => {
       GATEHOUSE_CLIENT_METADATA_DOCUMENT_HOSTS: 'agents.example, *.Tools.example',
       GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS: 'bad.tools.example',
       GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE: 'true',
+      GATEHOUSE_WORKERS: '3',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -110,6 +123,7 @@ describe('loadConfig', () => {
       maxAnonymousInteractions: 10_000,
       purgeIntervalMinutes: 5,
       shutdownTimeoutSeconds: 3,
+      passwordHelp: { text: 'Ask the IT desk.', url: 'mailto:it@example.com' },
       demo: false,
       jwksMaxAgeSeconds: 60,
       scopes: [...DEFAULT_SCOPES, ORDERS],
@@ -124,7 +138,16 @@ describe('loadConfig', () => {
       },
       clientMetadataDocuments: { enabled: true, allowedHosts: ['agents.example', '*.tools.example'], deniedHosts: ['bad.tools.example'], allowPrivateAddresses: true },
       openid: true,
+      workers: 3,
     });
+  });
+
+  it('GATEHOUSE_PASSWORD_HELP_URL: an https, http or mailto URL, or a path; anything else is one line naming it (docs/decisions/0156)', () => {
+    expect(loadConfig({}).passwordHelp).toEqual({});
+    expect(loadConfig({ GATEHOUSE_PASSWORD_HELP_URL: '/help' }).passwordHelp).toEqual({ url: '/help' });
+    expect(() => loadConfig({ GATEHOUSE_PASSWORD_HELP_URL: 'javascript:alert(1)' })).toThrow(
+      'GATEHOUSE_PASSWORD_HELP_URL must be an https, http or mailto URL, or a path of this server (/help) (got "javascript:alert(1)").',
+    );
   });
 
   it('keeps registration and metadata documents off by default, and unused self-registered clients 7 days', () => {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { DEFAULT_SCOPES, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, findResource, isCataloguedScope, isHostPattern, isLoopbackHost, parseScope, sha256, type RegistrationPolicy, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
-import { DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP } from '@gatehouse/http-express';
+import { DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP, passwordHelpUrlProblem } from '@gatehouse/http-express';
 import { ownApisResource, readResourceCatalogue } from './resources-file.js';
 import { readScopeCatalogue } from './scopes-file.js';
 
@@ -30,6 +31,11 @@ export interface Config {
   maxAnonymousInteractions: number;
   purgeIntervalMinutes: number;
   shutdownTimeoutSeconds: number;
+  /**
+   * What the sign-in page's "Forgot your password?" says (docs/decisions/0156):
+   * `GATEHOUSE_PASSWORD_HELP_TEXT` and a link, `GATEHOUSE_PASSWORD_HELP_URL`; default: ask the operator.
+   */
+  passwordHelp: { text?: string; url?: string };
   /**
    * Seed a demo account, admin and client into an empty database, and serve /demo/callback.
    * Default: on for a loopback issuer only (docs/operations.md); elsewhere `GATEHOUSE_DEMO=true`.
@@ -72,6 +78,11 @@ export interface Config {
    * `GATEHOUSE_OPENID=false` leaves a plain OAuth server.
    */
   openid: boolean;
+  /**
+   * How many processes serve (`GATEHOUSE_WORKERS`, `serve --workers N`; default 1, `auto`: one per
+   * core): several share the port through Node's cluster (docs/decisions/0171-serve-workers.md).
+   */
+  workers: number;
 }
 
 /** SQLite's `synchronous` level (docs/decisions/0010-sqlite-durability.md). */
@@ -116,6 +127,17 @@ const boolean = v.pipe(
   v.toLowerCase(),
   v.check((value) => TRUE.includes(value) || FALSE.includes(value), 'must be true or false'),
   v.transform((value) => TRUE.includes(value)),
+);
+
+/** The most workers `serve` starts: more processes than this only add memory and lock waits. */
+export const MAX_WORKERS = 256;
+
+/** `auto` (one per core) or a whole number of serving processes. */
+export const workerCount = v.pipe(
+  v.string(),
+  v.toLowerCase(),
+  v.check((value) => value === 'auto' || (/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= MAX_WORKERS), `must be auto or a whole number from 1 to ${MAX_WORKERS}`),
+  v.transform((value) => (value === 'auto' ? availableParallelism() : Number(value))),
 );
 
 /** 0 (the variable's "off") or a number of seconds. */
@@ -183,6 +205,11 @@ const schema = {
   GATEHOUSE_MAX_ANONYMOUS_INTERACTIONS: integer(100, 10000000),
   GATEHOUSE_PURGE_INTERVAL_MINUTES: integer(1, 7 * 24 * 60),
   GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: integer(1, 600),
+  GATEHOUSE_PASSWORD_HELP_TEXT: v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters')),
+  GATEHOUSE_PASSWORD_HELP_URL: v.pipe(
+    v.string(),
+    v.check((url) => passwordHelpUrlProblem(url) === undefined, 'must be an https, http or mailto URL, or a path of this server (/help)'),
+  ),
   GATEHOUSE_DEMO: boolean,
   GATEHOUSE_JWKS_MAX_AGE_SECONDS: integer(0, 3600),
   GATEHOUSE_METRICS_PORT: integer(1, 65535),
@@ -204,6 +231,7 @@ const schema = {
   GATEHOUSE_CLIENT_METADATA_DOCUMENT_DENIED_HOSTS: hostList,
   GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE: boolean,
   GATEHOUSE_OPENID: boolean,
+  GATEHOUSE_WORKERS: workerCount,
 } as const;
 
 type Schema = typeof schema;
@@ -218,11 +246,15 @@ export const CONFIG_VARIABLES = Object.keys(schema) as Array<keyof Schema>;
  */
 const TOOL_VARIABLES = ['GATEHOUSE_TEST_POSTGRES_URL', 'GATEHOUSE_CHROMIUM', 'GATEHOUSE_FUZZ_RUNS', 'GATEHOUSE_SOAK_MS'];
 
-/** Every `GATEHOUSE_*` name the server knows: its variables, the `_FILE` form of the secret ones, the tools'. */
+/** Set by `serve --workers N` in each worker's environment (cluster/worker-messages.ts), never by an operator. */
+const WORKER_VARIABLES = ['GATEHOUSE_WORKER_INDEX'];
+
+/** Every `GATEHOUSE_*` name the server knows: its variables, the `_FILE` form of the secret ones, the tools', the workers'. */
 const KNOWN_VARIABLES: readonly string[] = [
   ...CONFIG_VARIABLES.filter((name) => name.startsWith('GATEHOUSE_')),
   ...[...SECRET_VARIABLES].map((name) => `${name}_FILE`),
   ...TOOL_VARIABLES,
+  ...WORKER_VARIABLES,
 ];
 
 /** Levenshtein distance: how many single-character edits turn `a` into `b`. */
@@ -371,6 +403,10 @@ export function loadConfig(env: Env): Config {
     maxAnonymousInteractions: e.GATEHOUSE_MAX_ANONYMOUS_INTERACTIONS ?? 10_000,
     purgeIntervalMinutes: e.GATEHOUSE_PURGE_INTERVAL_MINUTES ?? 15,
     shutdownTimeoutSeconds: e.GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS ?? 10,
+    passwordHelp: {
+      ...(e.GATEHOUSE_PASSWORD_HELP_TEXT === undefined ? {} : { text: e.GATEHOUSE_PASSWORD_HELP_TEXT }),
+      ...(e.GATEHOUSE_PASSWORD_HELP_URL === undefined ? {} : { url: e.GATEHOUSE_PASSWORD_HELP_URL }),
+    },
     // The demo prints an admin password: on by default only where no one else can reach it.
     demo: e.GATEHOUSE_DEMO ?? isLoopbackHost(new URL(issuer).hostname),
     jwksMaxAgeSeconds: e.GATEHOUSE_JWKS_MAX_AGE_SECONDS ?? 300,
@@ -394,6 +430,7 @@ export function loadConfig(env: Env): Config {
       allowPrivateAddresses: e.GATEHOUSE_CLIENT_METADATA_DOCUMENT_ALLOW_PRIVATE ?? false,
     },
     openid: e.GATEHOUSE_OPENID ?? true,
+    workers: e.GATEHOUSE_WORKERS ?? 1,
   };
 }
 

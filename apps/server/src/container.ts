@@ -6,8 +6,8 @@ import type { Express } from 'express';
 import { createPinoAuditLog } from './audit-log.js';
 import type { Config } from './config.js';
 import { createHttpApp } from './http/app.js';
-import { encryptSigningKeys } from './key-encryption.js';
 import type { LogDestination } from './log-destination.js';
+import { workerIndex } from './cluster/worker-messages.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
 import { createShutdownState, type ShutdownState } from './shutdown-state.js';
@@ -96,8 +96,8 @@ export async function createContainer(
     metrics?: Metrics;
   },
 ): Promise<DependencyContainer> {
-  const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination });
-  const storage = await openStorage(config.database);
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination, worker: workerIndex(process.env) });
+  const storage = await openStorage(config.database, config.keySecret, config);
   const c = rootContainer.createChildContainer();
   const once = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
 
@@ -140,7 +140,6 @@ export async function createContainer(
         // The same for what Users/me shows, a user and their memberships; the grant is still read on
         // every bearer request (docs/decisions/0079-current-user-cached-in-memory.md).
         ...cachedUserRepositories(repositories, resolve(d, TOKENS.clock), DEFAULT_USER_CACHE),
-        signingKeys: encryptSigningKeys(repositories.signingKeys, resolve(d, TOKENS.config).keySecret),
       };
     }),
   );

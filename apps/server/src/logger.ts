@@ -71,13 +71,19 @@ export function redactSecrets(fields: Record<string, unknown>): Record<string, u
  * const logger = createLogger({ level: 'info', destination: process.stdout });
  * logger.info({ port: 3000 }, 'listening');
  */
-export function createLogger(options: { level: LogLevel; destination: LogDestination; format?: LogFormat | undefined }): Logger {
+export function createLogger(options: {
+  level: LogLevel;
+  destination: LogDestination;
+  format?: LogFormat | undefined;
+  /** The worker of `serve --workers N` this process is: every line says so (docs/decisions/0171-serve-workers.md). */
+  worker?: number | undefined;
+}): Logger {
   const format = options.format ?? (options.destination.isTTY === true ? 'pretty' : 'json');
   const destination = format === 'pretty' ? prettyDestination(options.destination) : options.destination;
   return pino(
     {
       level: options.level,
-      base: { service: 'gatehouse' },
+      base: options.worker === undefined ? { service: 'gatehouse' } : { service: 'gatehouse', worker: options.worker },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }), log: redactSecrets, bindings: redactSecrets },
       // Explicit top-level paths only (no wildcard: they cost nothing on a line without them), for

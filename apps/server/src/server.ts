@@ -1,5 +1,5 @@
 import { createServer, type RequestListener } from 'node:http';
-import type { ExpressServerOptions } from '@gatehouse/http-express';
+import { startMaintenance, type ExpressServerOptions } from '@gatehouse/http-express';
 import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { Logger } from './logger.js';
 import type { ShutdownState } from './shutdown-state.js';
@@ -26,8 +26,11 @@ export interface ServerOptions {
   host: string | undefined;
   port: number;
   logger: Logger;
-  /** Housekeeping run every `purgeIntervalMinutes` (the timer does not keep the process alive). */
-  purge: () => Promise<Record<string, number>>;
+  /**
+   * Housekeeping run every `purgeIntervalMinutes` (the timer does not keep the process alive);
+   * none in the workers of `serve --workers N` but the first (docs/decisions/0171-serve-workers.md).
+   */
+  purge: (() => Promise<Record<string, number>>) | undefined;
   purgeIntervalMinutes: number;
   shutdownTimeoutSeconds: number;
   /** Told when the stop begins (the readiness probe reads it). */
@@ -51,14 +54,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
   const server = createServer({ ...options.classes, requestTimeout: 30_000, headersTimeout: 20_000 }, handler);
 
-  let purging: Promise<unknown> = Promise.resolve();
-  const purgeTimer = setInterval(() => {
-    purging = options
-      .purge()
-      .then((removed) => logger.info({ removed }, 'purged expired records'))
-      .catch((error: unknown) => logger.error({ err: error instanceof Error ? error.message : String(error) }, 'purge failed'));
-  }, options.purgeIntervalMinutes * 60_000);
-  purgeTimer.unref();
+  // The embedders' maintenance runner: unref'd, a failed purge logged, never thrown (docs/decisions/0145);
+  // none in a worker that leaves the purge to another (docs/decisions/0171-serve-workers.md).
+  const maintenance = options.purge === undefined ? undefined : startMaintenance({ purge: options.purge, intervalMs: options.purgeIntervalMinutes * 60_000, logger });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -66,8 +64,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       server.off('error', reject);
       resolve();
     });
-  }).catch((error: unknown) => {
-    clearInterval(purgeTimer);
+  }).catch(async (error: unknown) => {
+    await maintenance?.stop();
     throw error;
   });
   server.on('error', (error) => logger.error({ err: error.message }, 'server error'));
@@ -80,7 +78,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       stopped ??= (async () => {
         stopping = true;
         options.shutdown?.begin();
-        clearInterval(purgeTimer);
+        const maintenanceStopped = maintenance?.stop();
         const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
         // No new connection from here on. The open ones stay while requests are in flight: a
         // request arriving on a keep-alive connection is answered (the readiness probe with 503,
@@ -97,7 +95,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         force.unref();
         await closed;
         clearTimeout(force);
-        await purging;
+        await maintenanceStopped;
       })();
       return stopped;
     },

@@ -33,6 +33,7 @@ const EXPECTED_PEERS: Record<string, { required: string[]; optional: string[] }>
   '@gatehouse/storage-postgres': { required: ['kysely', 'pg'], optional: ['@types/pg'] },
   '@gatehouse/http-express': { required: ['express'], optional: ['@types/express'] },
   '@gatehouse/argon2': { required: [], optional: [] },
+  '@gatehouse/cli': { required: [], optional: [] },
 };
 
 describe('the published packages, as npm pack makes them', () => {

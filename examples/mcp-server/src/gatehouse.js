@@ -54,7 +54,8 @@ export function notesSettings(origin, registrationToken) {
  * @param {{ db: import('better-sqlite3').Database, origin: string, registrationToken?: string | undefined, documentCaFile?: string | undefined, documentAllowLoopback?: boolean }} input
  */
 export async function createNotesGatehouse({ db, origin, registrationToken, documentCaFile, documentAllowLoopback = false }) {
-  const storage = await openSqliteStorage({ database: db, tablePrefix: 'gh_' });
+  // userTables: this server signs in users of Gatehouse's own (its login page), whose tables a host's database gets only when asked.
+  const storage = await openSqliteStorage({ database: db, tablePrefix: 'gh_', userTables: true });
   await storage.migrate();
   const gatehouse = createGatehouse({
     repositories: storage.repositories,

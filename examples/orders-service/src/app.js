@@ -12,7 +12,7 @@ import {
 } from '@gatehouse/http-express';
 import express from 'express';
 import { orderProblem, ordersOf, placeOrder } from './orders.js';
-import { homePage, loginPage, messagePage } from './pages.js';
+import { homePage, loginPage, messagePage, switchAccountPage } from './pages.js';
 import { cookieOf, endSessions, sessionOf, SESSION_COOKIE, startSession, userOfSession } from './sessions.js';
 import { checkPassword, findUser } from './users.js';
 
@@ -20,10 +20,10 @@ import { checkPassword, findUser } from './users.js';
  * The orders service: its own pages, sign-in and API, with Gatehouse mounted at the issuer's
  * path (`/auth`) as its OAuth 2.0 authorization server.
  *
- * @param {{ db: import('better-sqlite3').Database, gatehouse: import('@gatehouse/core').Gatehouse }} input
+ * @param {{ db: import('better-sqlite3').Database, gatehouse: import('@gatehouse/core').Gatehouse, storage?: import('@gatehouse/http-express').RouterStorage }} input
  * @returns {import('express').Express}
  */
-export function createOrdersApp({ db, gatehouse }) {
+export function createOrdersApp({ db, gatehouse, storage }) {
   const issuer = gatehouse.settings.issuer;
   const origin = new URL(issuer).origin;
   const secureCookies = new URL(issuer).protocol === 'https:';
@@ -35,7 +35,24 @@ export function createOrdersApp({ db, gatehouse }) {
   app.use(authorizationServerMetadataRouter(gatehouse));
   // Every OAuth endpoint and page under the issuer's path (/auth/oauth/authorize, /auth/oauth/token,
   // …). A browser that must sign in is sent to this service's /login with a login_request.
-  app.use(issuerPath(issuer) || '/', createGatehouseRouter({ gatehouse, loginUrl: '/login' }));
+  // Gatehouse's pages wear the service's name, logo and colour; "Not you?" on its consent page leads
+  // to this service's /switch-account (its own login form is not served: this service signs in).
+  // Given the storage, Gatehouse counts failures where the storage shares them and refuses to start
+  // on a storage several instances share without a common csrfKey (one instance here, on SQLite).
+  app.use(
+    issuerPath(issuer) || '/',
+    createGatehouseRouter({
+      gatehouse,
+      loginUrl: '/login',
+      switchAccountUrl: '/switch-account',
+      branding: { productName: 'Orders', logoUrl: '/logo.svg', accentColor: '#0a7f5a' },
+      ...(storage === undefined ? {} : { storage }),
+    }),
+  );
+  app.get('/logo.svg', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.type('image/svg+xml').send(LOGO_SVG);
+  });
 
   // ---- The service's own pages: home, sign-in, sign-out ----------------------------------------
 
@@ -75,7 +92,9 @@ export function createOrdersApp({ db, gatehouse }) {
 
   /**
    * Tells Gatehouse who signed in, and when they entered their password: it sets its own session
-   * cookie and sends the browser (303) back to the authorization request, which goes on to consent.
+   * cookie and sends the browser back to the authorization request, which goes on to consent (or,
+   * with the consent remembered, to the app): a redirect for a GET, a page that moves on at once
+   * for the form's POST, which this page's CSP `form-action 'self'` would otherwise block in Chromium.
    *
    * @param {import('express').Response} res
    * @param {string} loginRequest
@@ -92,6 +111,26 @@ export function createOrdersApp({ db, gatehouse }) {
       sendHtml(res, 400, messagePage('This sign-in has expired', 'Go back to the app you came from and start again.'));
     }
   }
+
+  // "Not you?": sign out of the service and of Gatehouse, then back to the app's request, which
+  // asks for a sign-in again. return_to must be an authorization request of this Gatehouse.
+  const authorizePrefix = `${issuerPath(issuer)}/oauth/authorize?`;
+  /** @param {unknown} value */
+  const requestToReturnTo = (value) => (typeof value === 'string' && value.startsWith(authorizePrefix) ? value : '/');
+
+  app.get('/switch-account', (req, res) => {
+    sendHtml(res, 200, switchAccountPage({ email: signedInUser(req)?.email, returnTo: requestToReturnTo(req.query.return_to) }));
+  });
+
+  app.post('/switch-account', sameOriginOnly(origin), express.urlencoded({ extended: false, limit: '8kb' }), async (req, res) => {
+    const userId = userOfSession(db, cookieOf(req, SESSION_COOKIE));
+    if (userId !== undefined) {
+      endSessions(db, userId);
+      await logoutGatehouseUser(gatehouse, res, String(userId));
+    }
+    res.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/' });
+    res.redirect(303, requestToReturnTo(req.body?.return_to));
+  });
 
   app.post('/logout', sameOriginOnly(origin), async (req, res) => {
     const userId = userOfSession(db, cookieOf(req, SESSION_COOKIE));
@@ -125,6 +164,9 @@ export function createOrdersApp({ db, gatehouse }) {
   app.use(lastErrorHandler);
   return app;
 }
+
+/** The service's logo, shown on Gatehouse's pages too (a same-origin path: their CSP loads images from here only). */
+const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><rect width="24" height="24" rx="5" fill="#0a7f5a"/><path d="M6 8h12l-1.5 9h-9z" fill="#fff"/></svg>';
 
 /**
  * The service's last error handler: a client's mistake (a body parser's 400 or 413) keeps its

@@ -22,13 +22,25 @@ export function ordersSettings(issuer) {
 }
 
 /**
+ * Gatehouse's storage in the service's own database: on the service's connection its tables are
+ * prefixed `gh_` and only the authorization server's are created (no `gh_users`: the users are the
+ * service's); with a key secret, the private signing keys are stored encrypted.
+ *
+ * @param {import('better-sqlite3').Database} db
+ * @param {string | undefined} keySecret
+ */
+export function openOrdersStorage(db, keySecret) {
+  return openSqliteStorage({ database: db, ...(keySecret === undefined ? {} : { signingKeySecret: keySecret, signingKeySecretName: 'ORDERS_KEY_SECRET' }) });
+}
+
+/**
  * Gatehouse inside the orders service: its tables in the service's own database, each name
  * prefixed with `gh_`, and the service's users (no users or passwords of Gatehouse's own).
  *
- * @param {{ db: import('better-sqlite3').Database, issuer: string }} input
+ * @param {{ db: import('better-sqlite3').Database, issuer: string, keySecret?: string | undefined }} input
  */
-export async function createOrdersGatehouse({ db, issuer }) {
-  const storage = await openSqliteStorage({ database: db, tablePrefix: 'gh_' });
+export async function createOrdersGatehouse({ db, issuer, keySecret }) {
+  const storage = await openOrdersStorage(db, keySecret);
   await storage.migrate(); // creates or updates gh_clients, gh_grants, …; harmless when up to date
   const gatehouse = createGatehouse({
     repositories: storage.repositories,

@@ -52,6 +52,23 @@ export function homePage(signedIn) {
   );
 }
 
+/**
+ * "Not you?" on Gatehouse's consent page leads here (`switchAccountUrl`): sign out, then sign in
+ * as someone else and come back to the app's request (`return_to`).
+ *
+ * @param {{ email: string | undefined, returnTo: string }} input
+ */
+export function switchAccountPage({ email, returnTo }) {
+  return layout(
+    'Use another account',
+    `${email ? `<p>Signed in as <strong>${escapeHtml(email)}</strong>.</p>` : ''}
+<form method="post" action="/switch-account">
+  <input type="hidden" name="return_to" value="${escapeHtml(returnTo)}">
+  <button type="submit">Sign out and use another account</button>
+</form>`,
+  );
+}
+
 /** @param {string} title @param {string} message */
 export function messagePage(title, message) {
   return layout(title, `<p>${escapeHtml(message)}</p>`);

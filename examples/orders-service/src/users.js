@@ -102,6 +102,18 @@ export function findUser(db, id) {
 }
 
 /**
+ * Deletes a user with their orders and sessions (ON DELETE CASCADE). Gatehouse's records of them
+ * are forgotten by `gatehouse.forgetUser` after this (cli.js `users delete`).
+ *
+ * @param {import('better-sqlite3').Database} db
+ * @param {number} id
+ * @returns {boolean} whether there was such a user
+ */
+export function deleteUser(db, id) {
+  return db.prepare('DELETE FROM users WHERE id = ?').run(id).changes === 1;
+}
+
+/**
  * Gatehouse's view of these users (a `UserDirectory` of @gatehouse/core): the `userKey` is the
  * users table's id as a string (the `sub` of access tokens), the login name is the e-mail.
  *

@@ -3,13 +3,15 @@
 // scopes. `npm test` (node --test) runs these; no server, no network.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DomainError, OAuthError } from '@gatehouse/core';
+import { createGatehouse, DomainError, OAuthError } from '@gatehouse/core';
 import { createTestGatehouse } from '@gatehouse/core/testing';
+import { createGatehouseRouter, GatehouseSetupError, startMaintenance } from '@gatehouse/http-express';
+import { openSqliteStorage, UserTablesOffError } from '@gatehouse/storage-sqlite';
 import { createOrdersApp } from '../src/app.js';
 import { openOrdersDatabase } from '../src/database.js';
-import { ORDERS_SCOPES } from '../src/gatehouse.js';
+import { createOrdersGatehouse, openOrdersStorage, ORDERS_SCOPES, ordersSettings } from '../src/gatehouse.js';
 import { placeOrder } from '../src/orders.js';
-import { checkPassword, createUser, createUserDirectory } from '../src/users.js';
+import { checkPassword, createUser, createUserDirectory, deleteUser } from '../src/users.js';
 
 const ISSUER = 'http://127.0.0.1/auth';
 
@@ -37,6 +39,17 @@ describe('the orders service\'s users in Gatehouse', () => {
     const { loginRequest } = await t.gatehouse.startLogin({ returnTo: '/auth/oauth/authorize?client_id=x' });
     await assert.rejects(t.gatehouse.completeLogin({ loginRequest, userKey: '999', authenticatedAt: t.gatehouse.clock.now() }), (error) => error instanceof DomainError && error.kind === 'unauthenticated');
     await assert.rejects(t.gatehouse.completeLogin({ loginRequest, userKey: 'not-a-number', authenticatedAt: t.gatehouse.clock.now() }), (error) => error instanceof DomainError);
+  });
+
+  it('forgets a user it deletes: their access token is refused at once, the other user\'s works', async () => {
+    const { db, ada, bob, t, client } = await setup();
+    const adas = await t.obtainTokensViaHostLogin({ client, userKey: String(ada.id), scope: 'orders.v1.read' });
+    const bobs = await t.obtainTokensViaHostLogin({ client, userKey: String(bob.id), scope: 'orders.v1.read' });
+    assert.equal(deleteUser(db, ada.id), true);
+    const forgotten = await t.gatehouse.forgetUser(String(ada.id));
+    assert.equal(forgotten.grants, 1);
+    await assert.rejects(t.gatehouse.verifyAccessToken(adas.tokens.access_token), (error) => error instanceof OAuthError && error.code === 'invalid_token');
+    assert.equal((await t.gatehouse.verifyAccessToken(bobs.tokens.access_token)).userKey, String(bob.id));
   });
 
   it('checks passwords itself (scrypt), whichever of e-mail or password is wrong', async () => {
@@ -96,5 +109,67 @@ describe('GET /orders', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+// Issue #30, points 3 and 6: the production wiring the packages give a host.
+describe("Gatehouse's storage in the service's database", () => {
+  it('keeps only the authorization server\'s tables, prefixed gh_, beside the service\'s users and sessions', async () => {
+    const db = openOrdersDatabase(':memory:');
+    const storage = await openOrdersStorage(db, undefined);
+    await storage.migrate();
+    const tables = /** @type {Array<{ name: string }>} */ (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all()).map((row) => row.name);
+    assert.deepEqual(tables.filter((name) => !name.startsWith('gh_')), ['orders', 'sessions', 'users']);
+    assert.ok(tables.includes('gh_clients') && tables.includes('gh_sessions'));
+    assert.ok(!tables.includes('gh_users') && !tables.includes('gh_accounts') && !tables.includes('gh_messages'));
+    await assert.rejects(storage.repositories.users.findByKey('1'), (error) => error instanceof UserTablesOffError);
+    await storage.close();
+  });
+
+  it('stores the signing keys encrypted under ORDERS_KEY_SECRET', async () => {
+    const db = openOrdersDatabase(':memory:');
+    const { gatehouse, storage } = await createOrdersGatehouse({ db, issuer: ISSUER, keySecret: 'an orders key secret of 32+ characters' });
+    await gatehouse.currentSigningKeyId();
+    const rows = /** @type {Array<{ private_jwk: string }>} */ (db.prepare('SELECT private_jwk FROM gh_signing_keys').all());
+    assert.ok(rows.length > 0);
+    for (const row of rows) {
+      assert.match(row.private_jwk, /gatehouse-aes-256-gcm-v1/);
+      assert.doesNotMatch(row.private_jwk, /"d"/);
+    }
+    await storage.close();
+  });
+
+  it("refuses to start Gatehouse's router on a storage several instances share without a csrfKey", async () => {
+    const db = openOrdersDatabase(':memory:');
+    const storage = await openSqliteStorage({ database: db, sharedByInstances: true });
+    const gatehouse = createGatehouse({ repositories: storage.repositories, settings: ordersSettings(ISSUER), clock: { now: () => new Date() } });
+    assert.throws(() => createGatehouseRouter({ gatehouse, storage }), (error) => error instanceof GatehouseSetupError && /no csrfKey was given/.test(error.message));
+    await storage.close();
+  });
+
+  it('purges on the maintenance runner, and a failed purge is logged, not thrown', async () => {
+    /** @type {string[]} */
+    const logged = [];
+    /** @type {(value?: unknown) => void} */
+    let twice = () => undefined;
+    const done = new Promise((resolve) => (twice = resolve));
+    let runs = 0;
+    const maintenance = startMaintenance({
+      intervalMs: 5,
+      logger: { info: (_obj, msg) => void logged.push(String(msg)), warn: () => undefined, error: (_obj, msg) => void logged.push(String(msg)) },
+      purge: async () => {
+        runs += 1;
+        if (runs === 2) twice();
+        if (runs === 1) throw new Error('database is down');
+        return { codes: 0 };
+      },
+    });
+    // The runner's timer is unref'd (it never keeps a process alive): this deadline keeps the test's.
+    const deadline = setTimeout(() => twice(), 30_000);
+    await done;
+    clearTimeout(deadline);
+    await maintenance.stop();
+    assert.ok(runs >= 2);
+    assert.equal(logged[0], 'purge failed');
   });
 });

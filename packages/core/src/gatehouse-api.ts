@@ -9,7 +9,8 @@ import type { AuthorizationRequest, AuthorizationRequestCheck, RawParameters } f
 import type { AuthorizedApp } from './use-cases/authorized-apps.js';
 import type { AuthorizationStep, AuthorizingUser } from './use-cases/authorization-step.js';
 import type { ClientCredentialsTokenResponse } from './use-cases/client-credentials.js';
-import type { ClientRegistration, ClientWithSecret } from './use-cases/clients.js';
+import type { ClientRegistration, ClientUpdate, ClientWithSecret } from './use-cases/clients.js';
+import type { ClientPresentation } from './clients/client-presentation.js';
 import type { DynamicClientRegistered } from './use-cases/dynamic-registration.js';
 import type { IntrospectionResponse } from './use-cases/introspect.js';
 import type { SendMessageInput } from './use-cases/messages.js';
@@ -17,8 +18,9 @@ import type { UserProfile } from './ports/users.js';
 import type { ConsentRequestDetails, HostLogin, LoginRequestDetails } from './use-cases/interactions.js';
 import type { UserInfo } from './use-cases/userinfo.js';
 import type { EndSessionCheck } from './use-cases/end-session.js';
-import type { OpenIdClientRegistration } from './use-cases/openid-client-metadata.js';
 import type { SignedIn } from './use-cases/sessions.js';
+import type { ForgottenUser } from './use-cases/forget-user.js';
+import type { CodeReadAhead } from './use-cases/code-read.js';
 import type { TokenResponse } from './use-cases/token-response.js';
 import type { CurrentUser, NewUser } from './use-cases/users.js';
 
@@ -51,6 +53,8 @@ export interface RequestScopedGatehouse {
   approveAuthorization(input: { request: AuthorizationRequest; userKey: string; sessionId: string | null }): Promise<{ redirectTo: string }>;
   /** The user denied: the `access_denied` redirect (RFC 6749 §4.1.2.1). */
   denyAuthorization(input: { request: AuthorizationRequest; userKey: string }): { redirectTo: string };
+  /** "Cancel" on the sign-in page: `access_denied` with `state` to the request's checked redirect URI (RFC 6749 §4.1.2.1); undefined when it has none to trust. */
+  cancelAuthorization(params: RawParameters): Promise<{ redirectTo: string } | undefined>;
 
   // Token endpoint, revocation, introspection
   /**
@@ -60,9 +64,23 @@ export interface RequestScopedGatehouse {
   authenticateClient(credentials: { clientId: string; clientSecret: string | null }): Promise<Client>;
   /**
    * RFC 6749 §4.1.3: exchanges a code (once; a second use revokes the grant). `resource` (RFC 8707
-   * §2.2): the access token's audience, one of the resources asked for at authorize.
+   * §2.2): the access token's audience, one of the resources asked for at authorize. `readAhead`:
+   * the code's read started by `readCodeAhead` while the client was being authenticated.
    */
-  exchangeCode(input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined; resource?: string | undefined }): Promise<TokenResponse>;
+  exchangeCode(input: {
+    client: Client;
+    code: string;
+    redirectUri: string | undefined;
+    codeVerifier: string | undefined;
+    resource?: string | undefined;
+    readAhead?: CodeReadAhead | undefined;
+  }): Promise<TokenResponse>;
+  /**
+   * Starts the read of a code that `exchangeCode` will be given, before its client is authenticated,
+   * so that the two reads overlap (docs/decisions/0172-code-exchange-in-two-round-trips.md). Only
+   * a read; never rejects unhandled.
+   */
+  readCodeAhead(code: string): CodeReadAhead;
   /** RFC 6749 §6: a new access token for a refresh token, optionally narrowed to fewer scopes or to one of the grant's resources (RFC 8707). */
   refresh(input: { client: Client; refreshToken: string; scope: string | undefined; resource?: string | undefined }): Promise<TokenResponse>;
   /** RFC 6749 §4.4: a token for a confidential client itself (`sub` = its id, no refresh token), optionally narrowed, optionally for a configured resource (RFC 8707). */
@@ -113,6 +131,12 @@ export interface RequestScopedGatehouse {
   logout(sessionToken: string, options?: { clientId?: string }): Promise<{ revokedGrantIds: string[] }>;
   /** The host's sign-out: ends every session of the user and revokes the grants made under them (docs/decisions/0091). */
   logoutUser(userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
+  /**
+   * Forgets a user the host deleted: their sessions, grants (refresh and access tokens stop
+   * working at once), codes in flight, remembered consents and login/consent requests
+   * (docs/decisions/0140).
+   */
+  forgetUser(userKey: string): Promise<ForgottenUser>;
 
   // Login and consent handed to the host application (docs/decisions/0091)
   /** A single-use, expiring login request for the host's login page; the browser comes back to `returnTo` (a path). */
@@ -143,7 +167,9 @@ export interface RequestScopedGatehouse {
   /** Registers a client (scopes from `settings.scopes`); the secret is returned once, only its hash is stored; a public client has none (`null`). */
   registerClient(input: ClientRegistration): Promise<ClientWithSecret>;
   /** Changes a client's name, redirect URIs, scopes, grant types, PKCE, the resources it serves or its OpenID Connect metadata (each kept unless given); `ownerUserKey: null` is an operator's change. */
-  updateClient(input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes' | 'resourceServerFor'> & OpenIdClientRegistration): Promise<Client>;
+  updateClient(input: ClientUpdate): Promise<Client>;
+  /** What the consent page shows of a client: who registered it, its links (home page, logo, privacy policy, terms), the operator's first-party mark (docs/decisions/0155). */
+  presentClient(client: Client): Promise<ClientPresentation>;
   /** A new secret for a confidential client, returned once; the old one stops working at once. */
   rotateClientSecret(input: { ownerUserKey: string | null; clientId: string }): Promise<ClientWithSecret & { clientSecret: string }>;
   /** Deletes a client with its codes, grants and tokens. */

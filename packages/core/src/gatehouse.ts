@@ -20,6 +20,7 @@ import { clientCredentials } from './use-cases/client-credentials.js';
 import * as clients from './use-cases/clients.js';
 import * as dynamicRegistration from './use-cases/dynamic-registration.js';
 import * as interactions from './use-cases/interactions.js';
+import { readCodeAhead } from './use-cases/code-read.js';
 import { exchangeCode } from './use-cases/exchange-code.js';
 import { introspectToken } from './use-cases/introspect.js';
 import * as messages from './use-cases/messages.js';
@@ -30,6 +31,7 @@ import { revokeToken } from './use-cases/revoke.js';
 import { userInfo } from './use-cases/userinfo.js';
 import { checkEndSessionRequest } from './use-cases/end-session.js';
 import * as sessions from './use-cases/sessions.js';
+import { forgetUser } from './use-cases/forget-user.js';
 import * as lookups from './use-cases/lookups.js';
 import * as users from './use-cases/users.js';
 
@@ -174,9 +176,11 @@ const USE_CASES: UseCaseBinders = {
   nextAuthorizationStep: (deps) => bind(deps, steps.nextAuthorizationStep),
   reauthenticated: (deps) => bind(deps, steps.reauthenticated),
   denyAuthorization: (deps) => bind(deps, authorize.denyAuthorization),
+  cancelAuthorization: (deps) => bind(deps, authorize.cancelAuthorization),
   // Token endpoint, revocation, introspection
   authenticateClient: (deps) => bind(deps, clients.authenticateClient),
   exchangeCode: (deps) => bind(deps, exchangeCode),
+  readCodeAhead: (deps) => bind(deps, readCodeAhead),
   refresh: (deps) => bind(deps, refresh),
   clientCredentials: (deps) => bind(deps, clientCredentials),
   revokeToken: (deps) => bind(deps, revokeToken),
@@ -193,6 +197,7 @@ const USE_CASES: UseCaseBinders = {
   resolveSession: (deps) => bind(deps, sessions.resolveSession),
   logout: (deps) => bind(deps, sessions.logout),
   logoutUser: (deps) => bind(deps, sessions.logoutUser),
+  forgetUser: (deps) => bind(deps, forgetUser),
   // Login and consent handed to the host application (docs/decisions/0091)
   startLogin: (deps) => bind(deps, interactions.startLogin),
   describeLoginRequest: (deps) => bind(deps, interactions.describeLoginRequest),
@@ -203,6 +208,7 @@ const USE_CASES: UseCaseBinders = {
   // Clients (portal, CLI)
   registerClient: (deps) => bind(deps, clients.registerClient),
   updateClient: (deps) => bind(deps, clients.updateClient),
+  presentClient: (deps) => bind(deps, clients.presentClient),
   rotateClientSecret: (deps) => bind(deps, clients.rotateClientSecret),
   deleteClient: (deps) => bind(deps, clients.deleteClient),
   findOwnedClient: (deps) => bind(deps, clients.findOwnedClient),

@@ -1,18 +1,38 @@
-export * from './errors.js';
-export type * from './domain/model.js';
+export { type OAuthErrorCode, OAuthError, type DomainErrorKind, DomainError, type StorageFailureReason, StorageUnavailableError } from './errors.js';
+export type {
+  Role,
+  Account,
+  User,
+  Membership,
+  GrantType,
+  Client,
+  IdTokenSigningAlgorithm,
+  OpenIdAuthentication,
+  ClientMetadata,
+  SelfRegistration,
+  ClientRegistrationKind,
+  AuthorizationCode,
+  Grant,
+  RefreshToken,
+  Consent,
+  Session,
+  AttributeName,
+  UserAttributeValue,
+  Message,
+  MessageStatus,
+  SigningKey,
+  Interaction,
+} from './domain/model.js';
 export {
   DEFAULT_SCOPES,
   describeScope,
   isCataloguedScope,
   scopeCatalogueProblem,
   parseScope,
-  formatScope,
-  isValidScopeToken,
   type ScopeCatalogue,
   type ScopeDefinition,
 } from './domain/scopes.js';
 export {
-  checkResourceUri,
   canonicalResourceUri,
   findResource,
   resourceCatalogueProblem,
@@ -20,27 +40,82 @@ export {
   type ResourceDefinition,
   type ResourceUriCheck,
 } from './domain/resources.js';
-export { OIDC_SCOPES, OPENID_SCOPE, CLAIMS_OF_SCOPE, SUPPORTED_CLAIMS, isOpenIdConnectScope, claimsAllowedBy } from './domain/openid-scopes.js';
-export { redirectUriProblem, isLoopbackHost, redirectUriMatches, findRegisteredRedirectUri, isPrivateUseScheme, isLoopbackRedirectUri, type ApplicationType } from './domain/redirect-uri.js';
-export { GRANT_TYPES, DEFAULT_GRANT_TYPES, isGrantType, isPublicClient, tokenEndpointAuthMethod, assertGrantType } from './domain/grant-types.js';
+export { OIDC_SCOPES, CLAIMS_OF_SCOPE, SUPPORTED_CLAIMS, isOpenIdConnectScope, claimsAllowedBy } from './domain/openid-scopes.js';
+export { redirectUriProblem, isLoopbackHost, redirectUriMatches, type ApplicationType } from './domain/redirect-uri.js';
+export { GRANT_TYPES, DEFAULT_GRANT_TYPES, isGrantType, isPublicClient, tokenEndpointAuthMethod } from './domain/grant-types.js';
 export { timeOrderedId } from './domain/time-ordered-id.js';
 export { timeOrderedSecret, storedSecretHash } from './domain/time-ordered-secret.js';
-export * from './ports/index.js';
+export {
+  type Clock,
+  type IdGenerator,
+  type ClientRepository,
+  type UserRepository,
+  type AccountRepository,
+  type AuthorizationCodeRepository,
+  type GrantRepository,
+  type RefreshTokenRepository,
+  type SessionRepository,
+  type InteractionRepository,
+  type ConsentRepository,
+  type CreateAttributeResult,
+  type RenameAttributeResult,
+  type AttributeRepository,
+  type MessageRepository,
+  type SigningKeyRepository,
+  type Repositories,
+  type MessageTransport,
+  type Es256Signer,
+  type PasswordHasher,
+  type AuditEventType,
+  type AuditEvent,
+  type AuditLog,
+  type UserProfile,
+  type UserDirectory,
+  type AddressClaim,
+  type StandardClaims,
+  type PasswordCheck,
+  type FetchedClientMetadataDocument,
+  type ClientMetadataDocumentFetcher,
+} from './ports/index.js';
 export { defineSettings, longestAccessTokenTtlSeconds, type GatehouseSettings } from './settings.js';
-export { hostMatches, isHostPattern, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, type RegistrationPolicy, type RegistrationSettings, type ClientMetadataDocumentSettings } from './registration-settings.js';
+export {
+  isHostPattern,
+  DEFAULT_UNUSED_CLIENT_TTL_SECONDS,
+  type RegistrationPolicy,
+  type RegistrationSettings,
+  type ClientMetadataDocumentSettings,
+} from './registration-settings.js';
 export type { Deps } from './deps.js';
-export { sha256, constantTimeEqual, randomAlphanumeric, randomIdGenerator, createScryptPasswordHasher, DEFAULT_SCRYPT_PARAMETERS, type ScryptParameters } from './crypto.js';
-export { createKeyRing, SIGNING_ALGORITHM, RSA_MODULUS_LENGTH, type KeyRing, type SigningAlgorithm } from './tokens/key-ring.js';
-export { issueIdToken, verifyIdTokenHint, accessTokenHash, sessionIdForClients, idTokenAlgorithmOf, type IdTokenClaims, type IdTokenHint, type IdTokenInput } from './tokens/id-token.js';
+export {
+  sha256,
+  constantTimeEqual,
+  randomAlphanumeric,
+  randomIdGenerator,
+  createScryptPasswordHasher,
+  DEFAULT_SCRYPT_PARAMETERS,
+  type ScryptParameters,
+} from './crypto.js';
+export { createKeyRing, type KeyRing, type SigningAlgorithm } from './tokens/key-ring.js';
+export { accessTokenHash, sessionIdForClients, type IdTokenClaims, type IdTokenHint, type IdTokenInput } from './tokens/id-token.js';
 export type { AccessTokenClaims } from './tokens/access-token-claims.js';
-export { es256Signature, signJwsCompact } from './tokens/jws.js';
-export { issueAccessToken, verifyAccessToken, verifySignedClaims, type AccessTokenExpectations, type VerifiedAccessToken, type UserAccessToken, type ClientAccessToken } from './tokens/access-token.js';
+export { es256Signature } from './tokens/jws.js';
+export { type AccessTokenExpectations, type VerifiedAccessToken, type UserAccessToken, type ClientAccessToken } from './tokens/access-token.js';
 export { cachedClientRepository, DEFAULT_CLIENT_CACHE, type ClientCacheOptions } from './clients/cached-client-repository.js';
-export { clientInformation, readClientMetadata, applicationTypeOf, metadataError, METADATA_LIMITS, type RequestedClientMetadata } from './clients/client-metadata.js';
+export { clientInformation, type RequestedClientMetadata } from './clients/client-metadata.js';
 export { clientOrigin, type ClientOrigin } from './clients/client-origin.js';
 export {
+  clientLinks,
+  clientLinkProblem,
+  clientPresentation,
+  shownClientLinks,
+  CLIENT_LINK_FIELDS,
+  CLIENT_LINK_LABELS,
+  type ClientLinks,
+  type ClientLinksRegistration,
+  type ClientPresentation,
+} from './clients/client-presentation.js';
+export {
   isClientIdUrl,
-  cacheLifetimeSeconds,
   CLIENT_METADATA_DOCUMENT_MAX_BYTES,
   CLIENT_METADATA_DOCUMENT_TIMEOUT_MS,
   CLIENT_ID_URL_MAX_LENGTH,
@@ -48,30 +123,33 @@ export {
   type ClientLookup,
 } from './clients/metadata-document-clients.js';
 export { cachedUserRepositories, DEFAULT_USER_CACHE, type UserCacheOptions } from './users/cached-user-repositories.js';
-export { createVerifiedTokenCache, DEFAULT_VERIFIED_TOKEN_CACHE_SIZE, type VerifiedTokenCache, type CachedClaims } from './tokens/verified-token-cache.js';
-export * from './use-cases/authorize.js';
-export * from './use-cases/authorization-step.js';
-export * from './use-cases/prompt.js';
-export * from './use-cases/clients.js';
-export * from './use-cases/dynamic-registration.js';
-export * from './use-cases/exchange-code.js';
-export * from './use-cases/refresh.js';
-export * from './use-cases/client-credentials.js';
-export * from './use-cases/revoke.js';
-export * from './use-cases/introspect.js';
-export * from './use-cases/sessions.js';
-export * from './use-cases/interactions.js';
-export { ownUserDirectory, profileOf, claimsOfProfile } from './use-cases/user-directory.js';
-export * from './use-cases/userinfo.js';
-export * from './use-cases/openid-request.js';
-export * from './use-cases/openid-client-metadata.js';
-export * from './use-cases/end-session.js';
-export * from './use-cases/users.js';
-export * from './use-cases/attributes.js';
-export * from './use-cases/messages.js';
-export * from './use-cases/authorized-apps.js';
-export * from './use-cases/purge.js';
-export * from './use-cases/lookups.js';
+export { type VerifiedTokenCache, type CachedClaims } from './tokens/verified-token-cache.js';
+export { type RawParameters, type AuthorizationRequest, type AuthorizationRequestCheck, authorizationResponseUrl } from './use-cases/authorize.js';
+export { REAUTHENTICATION_PARAMETER, type AuthorizingUser, type AuthorizationStep } from './use-cases/authorization-step.js';
+export { type Prompt, PROMPT_VALUES } from './use-cases/prompt.js';
+export { validateRegistration, type ClientRegistration, type ClientWithSecret } from './use-cases/clients.js';
+export { type DynamicClientRegistered } from './use-cases/dynamic-registration.js';
+export { type ClientCredentialsTokenResponse } from './use-cases/client-credentials.js';
+export { type TokenTypeHint, type FoundToken } from './use-cases/revoke.js';
+export { type IntrospectionResponse } from './use-cases/introspect.js';
+export { type SignedIn } from './use-cases/sessions.js';
+export { type ForgottenUser } from './use-cases/forget-user.js';
+export { type LoginRequestDetails, type HostLogin, type ConsentRequestDetails } from './use-cases/interactions.js';
+export { ownUserDirectory, claimsOfProfile } from './use-cases/user-directory.js';
+export { type UserInfo } from './use-cases/userinfo.js';
+export { type OpenIdRequestCheck } from './use-cases/openid-request.js';
+export {
+  openIdClientMetadata,
+  type OpenIdClientMetadata,
+  type OpenIdClientRegistration,
+  ID_TOKEN_SIGNING_ALGORITHMS,
+} from './use-cases/openid-client-metadata.js';
+export { isEndSessionRequest, postLogoutRedirect, type EndSessionRequest, type EndSessionCheck } from './use-cases/end-session.js';
+export { phoneNumberTaken, E164, type NewUser, type CurrentUser } from './use-cases/users.js';
+export { type AttributeScope } from './use-cases/attributes.js';
+export { type SendMessageInput } from './use-cases/messages.js';
+export { type AuthorizedApp } from './use-cases/authorized-apps.js';
 export type { TokenResponse, IdTokenRequest } from './use-cases/token-response.js';
+export type { CodeReadAhead, CodeForExchange } from './use-cases/code-read.js';
 export type { OpenIdRequest } from './use-cases/authorization-request.js';
 export { createGatehouse, type Gatehouse, type GatehouseOptions, type RequestScopedGatehouse } from './gatehouse.js';

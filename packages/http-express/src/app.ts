@@ -63,7 +63,7 @@ export function createGatehouseApp(appOptions: GatehouseHttpOptions): express.Ex
   // layers and not every router's (the routers keep their full paths; see `byPrefix`).
   // A sign-in not started by an app lands on the portal, and error pages link to the start page
   // (unless the options say otherwise).
-  const ownRoutes = gatehouseRoutes({ afterSignIn: portal.clients, startPage: home, ...options });
+  const ownRoutes = gatehouseRoutes({ afterSignIn: portal.clients, startPage: home, authorizedAppsUrl: portal.authorizedApps, ...options });
   const portalRouter = createPortalRouter(options);
   // The resource APIs are the default audience; when that is a configured resource, its RFC 9728
   // metadata is served here and their challenges point to it (docs/decisions/0111).

@@ -1,8 +1,11 @@
 // The dialect-neutral kysely code of @gatehouse/storage-sqlite and @gatehouse/storage-postgres.
-export { checkWrites, countActive, pingDatabase, type ActiveCounts, type ConnectionStats, type Storage } from './storage.js';
-export { createKyselyRepositories } from './kysely-repositories.js';
-export { createMigrationProvider, migrateToLatest, MIGRATION_TABLE, MIGRATION_LOCK_TABLE, type MigrateOptions } from './migrations.js';
+export { checkWrites, countActive, pingDatabase, type ActiveCounts, type ConnectionStats, type Storage, type StorageFailureStore, type StorageWiringOptions } from './storage.js';
+export { createKyselyRepositories, type KyselyRepositoryOptions } from './kysely-repositories.js';
+export { encryptSigningKeys, assertSigningKeySecret, KeyDecryptionError, MIN_SIGNING_KEY_SECRET_LENGTH, type KeyEncryptionOptions } from './key-encryption.js';
+export { createMigrationProvider, createUserTablesMigrationProvider, migrateToLatest, migrationStatus, type MigrationState, MIGRATION_TABLE, MIGRATION_LOCK_TABLE, USER_TABLES_MIGRATION_TABLE, type MigrateOptions, type SchemaParts } from './migrations.js';
+export { UserTablesOffError } from './user-tables-off.js';
+export { storageNames, DEFAULT_HOST_TABLE_PREFIX, type StorageNames } from './storage-names.js';
 export { directExecutorOf, param, reusableQuery, setDirectExecutor, type BackgroundStatement, type BoundQuery, type DirectExecutor, type DirectStep, type ReusableQuery } from './reusable-query.js';
 export type { StorageDialect } from './dialect.js';
 export type * from './schema.js';
-export { TablePrefixPlugin, GATEHOUSE_TABLES, assertTablePrefix } from './table-prefix.js';
+export { TablePrefixPlugin, GATEHOUSE_TABLES, OAUTH_TABLES, USER_TABLES, assertTablePrefix } from './table-prefix.js';

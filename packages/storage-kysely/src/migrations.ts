@@ -2,14 +2,30 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 import type { StorageDialect } from './dialect.js';
 import type { Database } from './schema.js';
 
+/** Which parts of the schema a storage has (docs/decisions/0146-only-the-tables-a-host-uses.md). */
+export interface SchemaParts {
+  /**
+   * The tables of Gatehouse-owned users and the product APIs (`USER_TABLES`); default true. Without
+   * them a database has only the authorization server's tables (`OAUTH_TABLES`).
+   */
+  userTables?: boolean;
+}
+
 /**
  * The schema, in code (no migration files to ship), written once with kysely's schema builder
  * for every dialect. A migration is never edited once released; changes are new entries.
+ *
+ * Two tracks (docs/decisions/0146-only-the-tables-a-host-uses.md): these migrations, every
+ * database's, create and change the authorization server's tables, and the user tables only where
+ * `userTables` holds (0001, 0002); `createUserTablesMigrationProvider`'s, run only with
+ * `userTables`, create the user tables where missing and carry every later change to them. A
+ * migration here never touches a user table: it may not exist.
  */
-export function createMigrationProvider(dialect: StorageDialect): MigrationProvider {
+export function createMigrationProvider(dialect: StorageDialect, parts: SchemaParts = {}): MigrationProvider {
+  const userTables = parts.userTables !== false;
   const migrations: Record<string, Migration> = {
-    '0001_initial': { up: (db) => createInitialSchema(db, dialect) },
-    '0002_one_owner_per_phone_number': { up: (db) => makePhoneNumbersUnique(db) },
+    '0001_initial': { up: (db) => createInitialSchema(db, dialect, userTables) },
+    '0002_one_owner_per_phone_number': { up: (db) => (userTables ? makePhoneNumbersUnique(db) : Promise.resolve()) },
     '0003_interactions': { up: (db) => createInteractions(db, dialect) },
     '0004_client_types_and_grant_types': { up: (db) => addGrantTypesToClients(db) },
     '0005_remembered_consent': { up: (db) => createConsents(db, dialect) },
@@ -18,6 +34,20 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
     '0008_dynamic_registration': { up: (db) => addSelfRegistrationToClients(db) },
     '0009_readiness_probe': { up: (db) => createReadinessProbe(db, dialect) },
     '0010_openid_connect': { up: (db) => addOpenIdConnect(db) },
+    '0013_client_presentation': { up: (db) => addClientPresentation(db) },
+  };
+  return { getMigrations: async () => migrations };
+}
+
+/**
+ * The user tables' own track: run only by a storage with `userTables`, under the same lock as the
+ * main track. `0011_user_tables` creates every user table, index and constraint in its shape as of
+ * migration 0010 where missing (a database created without them, or before them), and nothing on a
+ * database that has them.
+ */
+export function createUserTablesMigrationProvider(dialect: StorageDialect): MigrationProvider {
+  const migrations: Record<string, Migration> = {
+    '0011_user_tables': { up: (db) => createUserTables(db, dialect, { ifNotExists: true }) },
     '0012_disabled_users': { up: (db) => addDisabledUsers(db) },
   };
   return { getMigrations: async () => migrations };
@@ -25,8 +55,10 @@ export function createMigrationProvider(dialect: StorageDialect): MigrationProvi
 
 export const MIGRATION_TABLE = 'gatehouse_migration';
 export const MIGRATION_LOCK_TABLE = 'gatehouse_migration_lock';
+/** Where the user tables' track records its migrations (the lock is the main track's). */
+export const USER_TABLES_MIGRATION_TABLE = 'gatehouse_user_tables_migration';
 
-export interface MigrateOptions {
+export interface MigrateOptions extends SchemaParts {
   /** Schema of the migrator's tables (PostgreSQL); default: the connection's. */
   migrationTableSchema?: string;
   /** The table prefix of the database's TablePrefixPlugin, if any: the migrator's tables carry it too. */
@@ -45,13 +77,58 @@ export async function migrateToLatest(
   // `db` carries the TablePrefixPlugin that renames the tables the migrations create; the
   // migrator's own tables are not Gatehouse tables for that plugin, so they are named here.
   const prefix = options.tablePrefix ?? '';
-  const migrator = new Migrator({
-    db,
-    provider: createMigrationProvider(dialect),
-    migrationTableName: prefix + MIGRATION_TABLE,
-    migrationLockTableName: prefix + MIGRATION_LOCK_TABLE,
-    ...(options.migrationTableSchema === undefined ? {} : { migrationTableSchema: options.migrationTableSchema }),
-  });
+  const track = (provider: MigrationProvider, migrationTableName: string) =>
+    new Migrator({
+      db,
+      provider,
+      migrationTableName,
+      migrationLockTableName: prefix + MIGRATION_LOCK_TABLE,
+      ...(options.migrationTableSchema === undefined ? {} : { migrationTableSchema: options.migrationTableSchema }),
+    });
+  await runTrack(track(createMigrationProvider(dialect, options), prefix + MIGRATION_TABLE));
+  if (options.userTables !== false) await runTrack(track(createUserTablesMigrationProvider(dialect), prefix + USER_TABLES_MIGRATION_TABLE));
+}
+
+/** One migration of `migrationStatus`: its name, and when it ran (null: pending). */
+export interface MigrationState {
+  name: string;
+  /** `main`, or `user-tables` (the user tables' own track, decision 0146). */
+  track: 'main' | 'user-tables';
+  executedAt: Date | null;
+}
+
+/**
+ * Every migration this version knows for the storage's parts, applied or pending, in order
+ * (`gatehouse migrate status`). Reads only: it creates nothing, not even the migrator's tables
+ * (a database never migrated has every migration pending).
+ *
+ * @example
+ * const pending = (await migrationStatus(db, sqliteDialect)).filter((migration) => migration.executedAt === null);
+ */
+export async function migrationStatus(db: Kysely<Database>, dialect: StorageDialect, options: MigrateOptions = {}): Promise<MigrationState[]> {
+  const prefix = options.tablePrefix ?? '';
+  const executed = async (table: string): Promise<Map<string, Date>> => {
+    const from = options.migrationTableSchema === undefined ? sql.table(table) : sql.table(`${options.migrationTableSchema}.${table}`);
+    try {
+      const { rows } = await sql<{ name: string; timestamp: string }>`select name, timestamp from ${from}`.execute(db);
+      return new Map(rows.map((row) => [row.name, new Date(row.timestamp)]));
+    } catch (error) {
+      // No migrator table yet: nothing ran. Any other failure (an outage) is the caller's to see.
+      if (/no such table|does not exist/i.test(error instanceof Error ? error.message : '')) return new Map();
+      throw error;
+    }
+  };
+  const states = async (provider: MigrationProvider, table: string, track: MigrationState['track']): Promise<MigrationState[]> => {
+    const ran = await executed(prefix + table);
+    return Object.keys(await provider.getMigrations())
+      .sort()
+      .map((name) => ({ name, track, executedAt: ran.get(name) ?? null }));
+  };
+  const main = await states(createMigrationProvider(dialect, options), MIGRATION_TABLE, 'main');
+  return options.userTables === false ? main : [...main, ...(await states(createUserTablesMigrationProvider(dialect), USER_TABLES_MIGRATION_TABLE, 'user-tables'))];
+}
+
+async function runTrack(migrator: Migrator): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   // kysely's wording for a migration recorded in the database but not known here: a newer version ran.
   const unknown = error instanceof Error ? /previously executed migration (\S+) is missing/.exec(error.message)?.[1] : undefined;
@@ -71,44 +148,11 @@ export async function migrateToLatest(
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type SchemaDb = Kysely<any>;
 
-async function createInitialSchema(db: SchemaDb, dialect: StorageDialect): Promise<void> {
+async function createInitialSchema(db: SchemaDb, dialect: StorageDialect, userTables: boolean): Promise<void> {
   const key = dialect.keyType;
   const time = 'bigint'; // epoch ms; SQLite gives "bigint" INTEGER affinity
   const cascade = 'cascade';
-
-  await db.schema
-    .createTable('users')
-    .addColumn('user_key', key, (c) => c.primaryKey())
-    .addColumn('email', 'text', (c) => c.notNull())
-    .addColumn('email_folded', 'text', (c) => c.notNull())
-    .addColumn('given_name', 'text', (c) => c.notNull())
-    .addColumn('family_name', 'text', (c) => c.notNull())
-    .addColumn('locale', 'text', (c) => c.notNull())
-    .addColumn('password_hash', 'text', (c) => c.notNull())
-    .execute();
-  await db.schema.createIndex('users_email_folded').unique().on('users').column('email_folded').execute();
-
-  await db.schema
-    .createTable('user_phone_numbers')
-    .addColumn('user_key', key, (c) => c.notNull().references('users.user_key').onDelete(cascade))
-    .addColumn('phone_number', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('user_phone_numbers_pk', ['user_key', 'phone_number'])
-    .execute();
-
-  await db.schema
-    .createTable('accounts')
-    .addColumn('account_key', key, (c) => c.primaryKey())
-    .addColumn('name', 'text', (c) => c.notNull())
-    .execute();
-
-  await db.schema
-    .createTable('memberships')
-    .addColumn('account_key', key, (c) => c.notNull().references('accounts.account_key').onDelete(cascade))
-    .addColumn('user_key', key, (c) => c.notNull().references('users.user_key').onDelete(cascade))
-    .addColumn('role', 'text', (c) => c.notNull().check(sql`role in ('admin', 'member')`))
-    .addPrimaryKeyConstraint('memberships_pk', ['account_key', 'user_key'])
-    .execute();
-  await db.schema.createIndex('memberships_by_user').on('memberships').column('user_key').execute();
+  if (userTables) await createUserTables(db, dialect, { ifNotExists: false });
 
   await db.schema
     .createTable('clients')
@@ -190,50 +234,6 @@ async function createInitialSchema(db: SchemaDb, dialect: StorageDialect): Promi
   await db.schema.createIndex('sessions_by_expiry').on('sessions').column('expires_at').execute();
   await db.schema.createIndex('sessions_ended').on('sessions').column('ended_at').where('ended_at', 'is not', null).execute();
 
-  // Names are unique per account ignoring case through the folded column (the same fold as
-  // the in-memory adapter, on every dialect); `position` keeps the creation order.
-  await db.schema
-    .createTable('attribute_names')
-    .addColumn('account_key', key, (c) => c.notNull())
-    .addColumn('attribute_key', key, (c) => c.notNull())
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('name_folded', 'text', (c) => c.notNull())
-    .addColumn('position', 'integer', (c) => c.notNull())
-    .addPrimaryKeyConstraint('attribute_names_pk', ['account_key', 'attribute_key'])
-    .execute();
-  await db.schema.createIndex('attribute_names_unique_name').unique().on('attribute_names').columns(['account_key', 'name_folded']).execute();
-  await db.schema.createIndex('attribute_names_by_position').unique().on('attribute_names').columns(['account_key', 'position']).execute();
-
-  await db.schema
-    .createTable('user_attribute_values')
-    .addColumn('account_key', key, (c) => c.notNull())
-    .addColumn('user_key', key, (c) => c.notNull())
-    .addColumn('attribute_key', key, (c) => c.notNull())
-    .addColumn('value', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('user_attribute_values_pk', ['account_key', 'user_key', 'attribute_key'])
-    .addForeignKeyConstraint('user_attribute_values_name_fk', ['account_key', 'attribute_key'], 'attribute_names', ['account_key', 'attribute_key'], (fk) =>
-      fk.onDelete(cascade),
-    )
-    .execute();
-  await db.schema
-    .createIndex('user_attribute_values_by_attribute')
-    .on('user_attribute_values')
-    .columns(['account_key', 'attribute_key'])
-    .execute();
-
-  await db.schema
-    .createTable('messages')
-    .addColumn('id', key, (c) => c.primaryKey())
-    .addColumn('owner_phone_number', 'text', (c) => c.notNull())
-    .addColumn('contact_phone_numbers', 'text', (c) => c.notNull())
-    .addColumn('body', 'text', (c) => c.notNull())
-    .addColumn('direction', 'text', (c) => c.notNull())
-    .addColumn('author_user_key', key, (c) => c.notNull())
-    .addColumn('sent_at', time, (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .execute();
-  await db.schema.createIndex('messages_by_owner').on('messages').columns(['owner_phone_number', 'sent_at', 'id']).execute();
-
   await db.schema
     .createTable('signing_keys')
     .addColumn('kid', key, (c) => c.primaryKey())
@@ -243,6 +243,90 @@ async function createInitialSchema(db: SchemaDb, dialect: StorageDialect): Promi
     .addColumn('created_at', time, (c) => c.notNull())
     .addColumn('retired_at', time)
     .execute();
+}
+
+/**
+ * The user tables (`USER_TABLES`) as 0001 created them, with 0002's unique phone numbers when
+ * `ifNotExists` (the user tables' track: a database without them gets them whole; one with them,
+ * nothing). 0001 itself creates them without 0002's index, which 0002 adds after its check.
+ */
+async function createUserTables(db: SchemaDb, dialect: StorageDialect, options: { ifNotExists: boolean }): Promise<void> {
+  const key = dialect.keyType;
+  const time = 'bigint';
+  const cascade = 'cascade';
+  const table = (name: string) => (options.ifNotExists ? db.schema.createTable(name).ifNotExists() : db.schema.createTable(name));
+  const index = (name: string) => (options.ifNotExists ? db.schema.createIndex(name).ifNotExists() : db.schema.createIndex(name));
+  await table('users')
+    .addColumn('user_key', key, (c) => c.primaryKey())
+    .addColumn('email', 'text', (c) => c.notNull())
+    .addColumn('email_folded', 'text', (c) => c.notNull())
+    .addColumn('given_name', 'text', (c) => c.notNull())
+    .addColumn('family_name', 'text', (c) => c.notNull())
+    .addColumn('locale', 'text', (c) => c.notNull())
+    .addColumn('password_hash', 'text', (c) => c.notNull())
+    .execute();
+  await index('users_email_folded').unique().on('users').column('email_folded').execute();
+
+  await table('user_phone_numbers')
+    .addColumn('user_key', key, (c) => c.notNull().references('users.user_key').onDelete(cascade))
+    .addColumn('phone_number', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('user_phone_numbers_pk', ['user_key', 'phone_number'])
+    .execute();
+
+  await table('accounts')
+    .addColumn('account_key', key, (c) => c.primaryKey())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .execute();
+
+  await table('memberships')
+    .addColumn('account_key', key, (c) => c.notNull().references('accounts.account_key').onDelete(cascade))
+    .addColumn('user_key', key, (c) => c.notNull().references('users.user_key').onDelete(cascade))
+    .addColumn('role', 'text', (c) => c.notNull().check(sql`role in ('admin', 'member')`))
+    .addPrimaryKeyConstraint('memberships_pk', ['account_key', 'user_key'])
+    .execute();
+  await index('memberships_by_user').on('memberships').column('user_key').execute();
+
+  // Names are unique per account ignoring case through the folded column (the same fold as
+  // the in-memory adapter, on every dialect); `position` keeps the creation order.
+  await table('attribute_names')
+    .addColumn('account_key', key, (c) => c.notNull())
+    .addColumn('attribute_key', key, (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('name_folded', 'text', (c) => c.notNull())
+    .addColumn('position', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('attribute_names_pk', ['account_key', 'attribute_key'])
+    .execute();
+  await index('attribute_names_unique_name').unique().on('attribute_names').columns(['account_key', 'name_folded']).execute();
+  await index('attribute_names_by_position').unique().on('attribute_names').columns(['account_key', 'position']).execute();
+
+  await table('user_attribute_values')
+    .addColumn('account_key', key, (c) => c.notNull())
+    .addColumn('user_key', key, (c) => c.notNull())
+    .addColumn('attribute_key', key, (c) => c.notNull())
+    .addColumn('value', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('user_attribute_values_pk', ['account_key', 'user_key', 'attribute_key'])
+    .addForeignKeyConstraint('user_attribute_values_name_fk', ['account_key', 'attribute_key'], 'attribute_names', ['account_key', 'attribute_key'], (fk) =>
+      fk.onDelete(cascade),
+    )
+    .execute();
+  await index('user_attribute_values_by_attribute')
+    .on('user_attribute_values')
+    .columns(['account_key', 'attribute_key'])
+    .execute();
+
+  await table('messages')
+    .addColumn('id', key, (c) => c.primaryKey())
+    .addColumn('owner_phone_number', 'text', (c) => c.notNull())
+    .addColumn('contact_phone_numbers', 'text', (c) => c.notNull())
+    .addColumn('body', 'text', (c) => c.notNull())
+    .addColumn('direction', 'text', (c) => c.notNull())
+    .addColumn('author_user_key', key, (c) => c.notNull())
+    .addColumn('sent_at', time, (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .execute();
+  await index('messages_by_owner').on('messages').columns(['owner_phone_number', 'sent_at', 'id']).execute();
+
+  if (options.ifNotExists) await index('user_phone_numbers_unique_number').unique().on('user_phone_numbers').column('phone_number').execute();
 }
 
 /** How many numbers with several owners the refusal names (the message stays one readable line). */
@@ -409,4 +493,14 @@ async function addOpenIdConnect(db: SchemaDb): Promise<void> {
 /** A user the operator disabled cannot sign in (docs/decisions/0153-disabled-users.md); null: enabled. */
 async function addDisabledUsers(db: SchemaDb): Promise<void> {
   await db.schema.alterTable('users').addColumn('disabled_at', 'bigint').execute();
+}
+
+/**
+ * What the consent page shows of a client (docs/decisions/0155-who-is-asking-on-the-consent-page.md):
+ * its home page, logo, privacy policy and terms (RFC 7591 §2; null when absent) and the operator's
+ * first-party mark (0/1).
+ */
+async function addClientPresentation(db: SchemaDb): Promise<void> {
+  for (const column of ['client_uri', 'logo_uri', 'policy_uri', 'tos_uri']) await db.schema.alterTable('clients').addColumn(column, 'text').execute();
+  await db.schema.alterTable('clients').addColumn('first_party', 'integer', (c) => c.notNull().defaultTo(0)).execute();
 }

@@ -49,6 +49,13 @@ export interface ClientTable {
   default_max_age: number | null;
   /** …and `require_auth_time`, 0/1. */
   require_auth_time: number;
+  /** RFC 7591 §2 links of a client registered by the operator, a portal user or the host (migration 0013), null when absent… */
+  client_uri: string | null;
+  logo_uri: string | null;
+  policy_uri: string | null;
+  tos_uri: string | null;
+  /** …and the operator's first-party mark, 0/1. */
+  first_party: number;
   /** How the client came to be: `static`, `dynamic` (RFC 7591) or `metadata-document` (migration 0008). */
   registration: string;
   /** A self-registered client's details (`registrationDetails` in repositories/clients.ts); null for a static client. */

@@ -1,13 +1,62 @@
 import { randomBytes } from 'node:crypto';
 import type { Repositories } from '@gatehouse/core';
 import { sql, type Kysely } from 'kysely';
+import type { MigrationState } from './migrations.js';
 import type { Database } from './schema.js';
+
+/**
+ * Failure counts of sign-ins and client authentications that every instance on the database
+ * shares: http-express's `FailureStore` (described here by shape, as adapters do not depend on
+ * each other), plus the purge of rows past their window.
+ */
+export interface StorageFailureStore {
+  recentFailures(keys: ReadonlyArray<{ key: string; max: number }>, since: number): Promise<number[][]>;
+  recordFailure(keys: ReadonlyArray<{ key: string; max: number }>, at: number, windowMs: number): Promise<void>;
+  /** Deletes the counts whose failures have all left their window by `now` (epoch ms); returns how many. */
+  purgeExpired(now: number): Promise<number>;
+}
+
+/** The production wiring every storage takes (docs/decisions/0145-embedders-production-wiring.md). */
+export interface StorageWiringOptions {
+  /**
+   * Store private signing keys encrypted with AES-256-GCM under a key derived from this secret
+   * (at least 32 characters; keep it out of the database). Keys stored in the clear before it was
+   * set keep working; `gatehouse keys rotate` replaces them. Without it, an encrypted key fails to
+   * load with an error naming the secret.
+   */
+  signingKeySecret?: string;
+  /** How errors name the secret (default `signingKeySecret`; the reference server: `GATEHOUSE_KEY_SECRET`). */
+  signingKeySecretName?: string;
+  /**
+   * Create the tables of Gatehouse-owned users and the product APIs (users, phone numbers,
+   * accounts, memberships, attributes, messages): needed by Gatehouse's login page without a
+   * `userDirectory`, the portal and `createResourceRouter`. Default: true in a database Gatehouse
+   * opens itself; on the host's connection or pool, only when the database already has them
+   * (docs/decisions/0146-only-the-tables-a-host-uses.md). Without them those repositories throw
+   * `UserTablesOffError`; turning it on later creates them at the next `migrate()`.
+   */
+  userTables?: boolean;
+  /**
+   * Several server instances (processes) use this database, so per-process state is wrong:
+   * Gatehouse's router then refuses to start without a `csrfKey` every instance shares, and
+   * without failure counts they share. Default: false for SQLite, true for PostgreSQL. A SQLite
+   * file the storage opens then keeps the failure counts itself (`failedAttempts`, the workers of
+   * `gatehouse serve --workers N`; docs/decisions/0171-serve-workers.md).
+   */
+  sharedByInstances?: boolean;
+}
 
 /** A database with the core's repositories: what the server composes. */
 export interface Storage {
   repositories: Repositories;
+  /** Several instances use this database (the `sharedByInstances` option): the router asks for shared secrets. */
+  readonly sharedByInstances?: boolean;
+  /** Failure counts every instance shares, where the storage keeps them (PostgreSQL; a shared SQLite file); the router uses them by default. */
+  readonly failedAttempts?: StorageFailureStore;
   /** Applies pending migrations; harmless to run again or from several processes. */
   migrate(): Promise<void>;
+  /** Every migration of this version, applied (with when) or pending; reads only (`gatehouse migrate status`). */
+  migrationStatus?(): Promise<MigrationState[]>;
   /** True when the database answers (readiness). */
   ping(): Promise<boolean>;
   /**

@@ -14,25 +14,18 @@ import {
 } from 'kysely';
 import type { Database } from './schema.js';
 
+/**
+ * The tables of Gatehouse-owned users and the product APIs (users, their phone numbers, accounts,
+ * memberships, attributes, messages): created only with the storages' `userTables`
+ * (docs/decisions/0146-only-the-tables-a-host-uses.md).
+ */
+export const USER_TABLES = ['users', 'user_phone_numbers', 'accounts', 'memberships', 'attribute_names', 'user_attribute_values', 'messages'] as const satisfies ReadonlyArray<keyof Database>;
+
+/** The tables of the authorization server itself, always created. */
+export const OAUTH_TABLES = ['clients', 'authorization_codes', 'grants', 'refresh_tokens', 'sessions', 'signing_keys', 'interactions', 'consents', 'readiness_probe'] as const satisfies ReadonlyArray<keyof Database>;
+
 /** Every table of the schema (the type below fails to compile when a table of `Database` is missing). */
-export const GATEHOUSE_TABLES = [
-  'clients',
-  'users',
-  'user_phone_numbers',
-  'accounts',
-  'memberships',
-  'authorization_codes',
-  'grants',
-  'refresh_tokens',
-  'sessions',
-  'attribute_names',
-  'user_attribute_values',
-  'messages',
-  'signing_keys',
-  'interactions',
-  'consents',
-  'readiness_probe',
-] as const satisfies ReadonlyArray<keyof Database>;
+export const GATEHOUSE_TABLES = [...OAUTH_TABLES, ...USER_TABLES] as const satisfies ReadonlyArray<keyof Database>;
 
 type Unlisted = Exclude<keyof Database, (typeof GATEHOUSE_TABLES)[number]>;
 // A table added to `Database` but not to the list would keep its bare name in a shared database.

@@ -38,7 +38,7 @@ describe.skipIf(!POSTGRES_URL)("PostgreSQL, on the host's pool in a schema of it
   describeRepositoryContract(
     `PostgreSQL (host pool, schema ${gatehouseSchema})`,
     async () => {
-      opened ??= openPostgres({ pool: host.pool, schema: gatehouseSchema }).then(async (storage) => {
+      opened ??= openPostgres({ pool: host.pool, schema: gatehouseSchema, userTables: true }).then(async (storage) => {
         await storage.storage.migrate();
         return storage;
       });
@@ -67,7 +67,7 @@ describe.skipIf(!POSTGRES_URL)("storage on the host's pool (decision 0018)", () 
   });
 
   it('creates its schema and tables there, leaves the host\'s tables, search_path and type parsers alone, and the pool open on close', async () => {
-    const storage = await openPostgresStorage({ pool: host.pool, schema: gatehouseSchema });
+    const storage = await openPostgresStorage({ pool: host.pool, schema: gatehouseSchema, userTables: true });
     await storage.migrate();
     await storage.migrate();
     await storage.repositories.accounts.create({ accountKey: 'a1', name: 'Acme' });
@@ -87,7 +87,7 @@ describe.skipIf(!POSTGRES_URL)("storage on the host's pool (decision 0018)", () 
 
     expect(host.pool.ended).toBe(false);
     const gatehouseTables = await host.pool.query(`select tablename from pg_tables where schemaname = $1 order by tablename`, [gatehouseSchema]);
-    expect(gatehouseTables.rows.map((row) => row.tablename)).toEqual([...GATEHOUSE_TABLES, FAILED_ATTEMPTS_TABLE, 'gatehouse_migration', 'gatehouse_migration_lock'].sort());
+    expect(gatehouseTables.rows.map((row) => row.tablename)).toEqual([...GATEHOUSE_TABLES, FAILED_ATTEMPTS_TABLE, 'gatehouse_migration', 'gatehouse_migration_lock', 'gatehouse_user_tables_migration'].sort());
     const hostTables = await host.pool.query(`select tablename from pg_tables where schemaname = $1`, [host.schema]);
     expect(hostTables.rows).toEqual([{ tablename: 'users' }]);
     // The host's own queries: its search_path, and pg's default int8 parsing (a string), unchanged.

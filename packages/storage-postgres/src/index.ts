@@ -2,3 +2,4 @@ export { openPostgresStorage, type PostgresStorage, type PostgresStorageOptions,
 export { createPostgresFailureStore, ensureFailedAttemptsTable, FAILED_ATTEMPTS_TABLE, type PostgresFailureStore, type FailedAttemptKey } from './failed-attempts.js';
 export { postgresDialect } from './postgres-dialect.js';
 export type { Storage } from '@gatehouse/storage-kysely';
+export { encryptSigningKeys, KeyDecryptionError, UserTablesOffError, type StorageWiringOptions } from '@gatehouse/storage-kysely';

@@ -37,7 +37,7 @@ describe.skipIf(!POSTGRES_URL)('openPostgresStorage', () => {
       expect(ran.rows).toEqual(migrations.map((name) => ({ name })));
       expect(migrations.slice(0, 5)).toEqual(['0001_initial', '0002_one_owner_per_phone_number', '0003_interactions', '0004_client_types_and_grant_types', '0005_remembered_consent']);
       const tables = await sql<{ n: number }>`select count(*) as n from pg_tables where schemaname = ${schema}`.execute(one.db);
-      expect(tables.rows[0]?.n).toBe(19); // 13 tables, the interactions, the consents, the readiness probe, the limiter's failed attempts and the migrator's two
+      expect(tables.rows[0]?.n).toBe(20); // 13 tables, the interactions, the consents, the readiness probe, the limiter's failed attempts, the migrator's two and the user tables' track (decision 0146)
     } finally {
       await one.storage.close();
       await two.close();

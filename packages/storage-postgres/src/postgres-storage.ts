@@ -1,15 +1,22 @@
-import { createKyselyRepositories, migrateToLatest, checkWrites, countActive, pingDatabase, type Database, type Storage } from '@gatehouse/storage-kysely';
+import { assertSigningKeySecret, assertTablePrefix, storageNames, TablePrefixPlugin, createKyselyRepositories, migrateToLatest, migrationStatus, checkWrites, countActive, pingDatabase, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
 import { Kysely, sql, WithSchemaPlugin, type LogConfig } from 'kysely';
 import pg from 'pg';
 import { createPostgresFailureStore, ensureFailedAttemptsTable, type PostgresFailureStore } from './failed-attempts.js';
 import { createPostgresKyselyDialect, postgresDialect, watchConnection } from './postgres-dialect.js';
 
-interface PostgresCommonOptions {
+interface PostgresCommonOptions extends StorageWiringOptions {
   /**
    * Schema holding the tables (created by `migrate()` when missing); default: the connection's
    * search_path. Every query names it, so a host's pool and search_path stay as they are.
    */
   schema?: string;
+  /**
+   * Put before the name of every Gatehouse table and index and of the migrator's tables (`gh_` →
+   * `gh_clients`, `gh_gatehouse_migration`); `''` for none. Default: none on a pool the storage
+   * creates or in a `schema` of Gatehouse's own; `gh_` on the host's pool in its schema, unless an
+   * earlier version created unprefixed tables there (docs/decisions/0146-only-the-tables-a-host-uses.md).
+   */
+  tablePrefix?: string;
 }
 
 /** A pool the storage creates and ends. */
@@ -26,9 +33,14 @@ export interface PostgresConnectionOptions extends PostgresCommonOptions {
   pool?: never;
 }
 
-/** The core's storage, plus the failure counts every instance shares (docs/decisions/0023, amended). */
+/**
+ * The core's storage, plus the failure counts every instance shares (docs/decisions/0023,
+ * amended), which Gatehouse's router uses when given the storage (docs/decisions/0145).
+ */
 export interface PostgresStorage extends Storage {
-  failedAttempts: PostgresFailureStore;
+  readonly failedAttempts: PostgresFailureStore;
+  /** True unless opened with `sharedByInstances: false` (one instance on this database). */
+  readonly sharedByInstances: boolean;
 }
 
 /** The host's pool: the storage borrows its connections and `close()` leaves it open. */
@@ -58,6 +70,11 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * @example
  * // On the host's own pool, in a schema of its own; storage.close() leaves `hostPool` open.
  * const storage = await openPostgresStorage({ pool: hostPool, schema: 'gatehouse' });
+ *
+ * @example
+ * // Private signing keys encrypted at rest; give the router the storage and a shared csrfKey.
+ * const storage = await openPostgresStorage({ pool: hostPool, signingKeySecret: process.env.SIGNING_KEY_SECRET });
+ * app.use('/auth', createGatehouseRouter({ gatehouse, storage, csrfKey: process.env.CSRF_KEY }));
  */
 export async function openPostgresStorage(options: PostgresStorageOptions): Promise<PostgresStorage> {
   return (await openPostgres(options)).storage;
@@ -65,20 +82,29 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
 
 /** The storage with its kysely instance and pool (tests look inside). */
 export async function openPostgres(options: PostgresStorageOptions, log?: LogConfig): Promise<{ storage: PostgresStorage; db: Kysely<Database>; pool: pg.Pool }> {
-  const { schema } = options;
+  const { schema, signingKeySecret, signingKeySecretName, tablePrefix } = options;
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error('The PostgreSQL schema must be a plain identifier ([A-Za-z_][A-Za-z0-9_]*).');
+  if (signingKeySecret !== undefined) assertSigningKeySecret(signingKeySecret, signingKeySecretName);
+  if (tablePrefix !== undefined && tablePrefix !== '') assertTablePrefix(tablePrefix);
   const ownsPool = options.pool === undefined;
   const pool = options.pool ?? createPool(options as PostgresConnectionOptions, schema);
-  const plugins = schema === undefined ? [] : [new WithSchemaPlugin(schema)];
+  // A schema of Gatehouse's own keeps its names apart already: no prefix unless asked for.
+  const names = await storageNames({ hostConnection: !ownsPool, tablePrefix: tablePrefix ?? (schema === undefined ? undefined : ''), userTables: options.userTables, hasTable: (name) => tableExists(pool, schema, name) });
+  const plugins = [...(names.tablePrefix === '' ? [] : [new TablePrefixPlugin(names.tablePrefix)]), ...(schema === undefined ? [] : [new WithSchemaPlugin(schema)])];
   const db = new Kysely<Database>({ dialect: createPostgresKyselyDialect(pool, { leaveOpen: !ownsPool }), plugins, ...(log ? { log } : {}) });
 
   let closed: Promise<void> | undefined;
   const storage: PostgresStorage = {
-    repositories: createKyselyRepositories(db, postgresDialect),
+    repositories: createKyselyRepositories(db, postgresDialect, { signingKeySecret, signingKeySecretName, userTables: names.userTables }),
     failedAttempts: createPostgresFailureStore(db as Kysely<unknown>),
+    // The scale-out adapter: several instances unless the host says otherwise (docs/decisions/0145).
+    sharedByInstances: options.sharedByInstances !== false,
+    async migrationStatus() {
+      return migrationStatus(db, postgresDialect, { ...names, ...(schema === undefined ? {} : { migrationTableSchema: schema }) });
+    },
     async migrate() {
       const migrationTableSchema = schema ?? (await sql<{ name: string | null }>`select current_schema() as name`.execute(db)).rows[0]?.name ?? undefined;
-      await migrateToLatest(db, postgresDialect, migrationTableSchema === undefined ? {} : { migrationTableSchema });
+      await migrateToLatest(db, postgresDialect, { ...names, ...(migrationTableSchema === undefined ? {} : { migrationTableSchema }) });
       // Not a migration: the limiter's table is PostgreSQL's alone (SQLite serves one process, counted in memory).
       await ensureFailedAttemptsTable(db as Kysely<unknown>);
     },
@@ -93,6 +119,12 @@ export async function openPostgres(options: PostgresStorageOptions, log?: LogCon
     },
   };
   return { storage, db, pool };
+}
+
+/** Whether `schema` (default: the connection's current schema) has a table named exactly `name`. */
+async function tableExists(pool: pg.Pool, schema: string | undefined, name: string): Promise<boolean> {
+  const { rows } = await pool.query('select 1 from information_schema.tables where table_schema = coalesce($1, current_schema()) and table_name = $2', [schema ?? null, name]);
+  return rows.length > 0;
 }
 
 function createPool(options: PostgresConnectionOptions, schema: string | undefined): pg.Pool {

@@ -25,7 +25,7 @@ describeRepositoryContract(
     const file = tempDatabaseFile();
     const host = new BetterSqlite3(file.filename);
     createHostSchema(host);
-    const storage = await openSqliteStorage({ database: host, tablePrefix: 'gh_' });
+    const storage = await openSqliteStorage({ database: host, tablePrefix: 'gh_', userTables: true });
     await storage.migrate();
     return {
       repositories: storage.repositories,
@@ -54,8 +54,8 @@ describe("storage in the host's database (decision 0018)", () => {
     file.remove();
   });
 
-  it('without a prefix, the first migration fails on the host\'s users table and leaves the host\'s schema as it was', async () => {
-    const storage = await openSqliteStorage({ database: host });
+  it('told to use no prefix, the first migration fails on the host\'s users table and leaves the host\'s schema as it was', async () => {
+    const storage = await openSqliteStorage({ database: host, tablePrefix: '', userTables: true });
     try {
       await expect(storage.migrate()).rejects.toThrow(/Database migration 0001_initial failed: table "users" already exists/);
       expect(namesIn(host, 'table')).toEqual(['gatehouse_migration', 'gatehouse_migration_lock', 'sessions', 'users']);
@@ -65,14 +65,14 @@ describe("storage in the host's database (decision 0018)", () => {
   });
 
   it('with a prefix, every Gatehouse table and index and the migrator\'s tables carry it, and the host\'s tables are untouched', async () => {
-    const storage = await openSqliteStorage({ database: host, tablePrefix: 'gh_' });
+    const storage = await openSqliteStorage({ database: host, tablePrefix: 'gh_', userTables: true });
     try {
       await storage.migrate();
       await storage.migrate(); // a second run finds nothing to do
       const tables = namesIn(host, 'table');
       expect(tables.filter((name) => !name.startsWith('gh_'))).toEqual(['sessions', 'users']);
       expect(tables.filter((name) => name.startsWith('gh_')).sort()).toEqual(
-        [...GATEHOUSE_TABLES.map((name) => `gh_${name}`), 'gh_gatehouse_migration', 'gh_gatehouse_migration_lock'].sort(),
+        [...GATEHOUSE_TABLES.map((name) => `gh_${name}`), 'gh_gatehouse_migration', 'gh_gatehouse_migration_lock', 'gh_gatehouse_user_tables_migration'].sort(),
       );
       const indexes = namesIn(host, 'index');
       expect(indexes).toContain('sessions_by_expiry');
@@ -91,7 +91,7 @@ describe("storage in the host's database (decision 0018)", () => {
 
   it('leaves the connection it was given open, with its own settings, after close()', async () => {
     host.pragma('journal_mode = DELETE');
-    const storage = await openSqliteStorage({ database: host, tablePrefix: 'gh_' });
+    const storage = await openSqliteStorage({ database: host, tablePrefix: 'gh_', userTables: true });
     await storage.migrate();
     await storage.repositories.accounts.create({ accountKey: 'a1', name: 'Acme' });
     await storage.close();

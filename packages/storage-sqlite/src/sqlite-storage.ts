@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { assertTablePrefix, createKyselyRepositories, setDirectExecutor, migrateToLatest, checkWrites, countActive, pingDatabase, TablePrefixPlugin, type Database, type Storage } from '@gatehouse/storage-kysely';
+import { assertSigningKeySecret, assertTablePrefix, storageNames, createKyselyRepositories, setDirectExecutor, migrateToLatest, migrationStatus, checkWrites, countActive, pingDatabase, TablePrefixPlugin, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
 import { LockContention } from './lock-contention.js';
@@ -9,12 +9,15 @@ import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, WA
 import { WriteGate } from './write-gate.js';
 import { startWriteThread, WRITE_THREAD_CACHE_KIB, type WriteThread } from './write-thread.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
+import { createSqliteFailureStore, ensureFailedAttemptsTable } from './failed-attempts.js';
 
-interface SqliteCommonOptions {
+interface SqliteCommonOptions extends StorageWiringOptions {
   /**
    * Put before the name of every Gatehouse table and index, and of the migrator's tables, so the
-   * storage shares a database with the host application's own tables (`gh_` → `gh_users`,
-   * `gh_gatehouse_migration`, …). Letters, digits and `_`, not starting with a digit.
+   * storage shares a database with the host application's own tables (`gh_` → `gh_clients`,
+   * `gh_gatehouse_migration`, …). Letters, digits and `_`, not starting with a digit; `''` for
+   * none. Default: none in a file the storage opens; `gh_` on the host's connection, unless an
+   * earlier version created unprefixed tables there (docs/decisions/0146-only-the-tables-a-host-uses.md).
    */
   tablePrefix?: string;
 }
@@ -40,8 +43,11 @@ export interface SqliteFileOptions extends SqliteCommonOptions {
   /**
    * Copy the WAL into the database file from a background thread instead of inside a commit of
    * this connection (default true; docs/decisions/0068-checkpoints-off-the-event-loop.md).
+   * `'in-another-process'`: another process serving the same file runs that thread (one of
+   * several workers, docs/decisions/0171-serve-workers.md); this connection keeps only the
+   * fallback checkpoints it makes when the WAL grows past `SERVING_CONNECTION_AUTOCHECKPOINT_PAGES`.
    */
-  backgroundCheckpoints?: boolean;
+  backgroundCheckpoints?: boolean | 'in-another-process';
   /**
    * Run the code exchange's write transaction on a worker thread with its own connection instead
    * of on the event loop, committing the writes that arrive together at once (default true;
@@ -64,6 +70,7 @@ export type SqliteStorageOptions = SqliteFileOptions | SqliteConnectionOptions;
 
 export type SqliteSynchronous = 'NORMAL' | 'FULL';
 
+
 /** `busyTimeoutMs` when none is given. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
@@ -83,6 +90,10 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
  * @example
  * // In the host's own database, beside its tables; storage.close() leaves `hostDb` open.
  * const storage = await openSqliteStorage({ database: hostDb, tablePrefix: 'gh_' });
+ *
+ * @example
+ * // Private signing keys encrypted at rest (docs/decisions/0145-embedders-production-wiring.md).
+ * const storage = await openSqliteStorage({ filename: './data/gatehouse.db', signingKeySecret: process.env.SIGNING_KEY_SECRET });
  */
 export async function openSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   return (await openSqlite(options)).storage;
@@ -93,13 +104,16 @@ export async function openSqlite(
   options: SqliteStorageOptions,
   log?: LogConfig,
 ): Promise<{ storage: Storage; db: Kysely<Database>; database: BetterSqlite3.Database }> {
-  const { tablePrefix } = options;
-  if (tablePrefix !== undefined) assertTablePrefix(tablePrefix);
+  const { tablePrefix, signingKeySecret, signingKeySecretName } = options;
+  if (tablePrefix !== undefined && tablePrefix !== '') assertTablePrefix(tablePrefix);
+  if (signingKeySecret !== undefined) assertSigningKeySecret(signingKeySecret, signingKeySecretName);
   const { database, ownsDatabase, lockKey, checkpoints, writeThread, busyTimeoutMs } = options.database === undefined ? openFile(options) : borrow(options.database);
+  const hasTable = async (name: string) => database.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(name) !== undefined;
+  const names = await storageNames({ hostConnection: !ownsDatabase, tablePrefix, userTables: options.userTables, hasTable });
   const { lock, gate, contention } = lockKey === undefined ? { lock: connectionLock(database), gate: undefined, contention: new LockContention() } : fileLocks.take(lockKey);
   // The code exchange's writes go to the thread only where its statements run directly (not when kysely logs them).
   const writer = writeThread === undefined || gate === undefined || log ? undefined : writeThread(gate, contention);
-  const plugins = tablePrefix === undefined || tablePrefix === '' ? [] : [new TablePrefixPlugin(tablePrefix)];
+  const plugins = names.tablePrefix === '' ? [] : [new TablePrefixPlugin(names.tablePrefix)];
   const dialect = createSqliteKyselyDialect(database, lock, {
     leaveOpen: !ownsDatabase,
     ...(gate ? { gate } : {}),
@@ -113,9 +127,19 @@ export async function openSqlite(
   if (!log) setDirectExecutor(db, dialect.direct);
 
   let closed: Promise<void> | undefined;
+  // Several processes on one file (a CLI beside the server is not one): the host says so. On a
+  // file the storage opens, they then count failures in it too (docs/decisions/0171-serve-workers.md).
+  const sharedByInstances = options.sharedByInstances === true;
+  const sharedFailureCounts = sharedByInstances && options.database === undefined;
   const storage: Storage = {
-    repositories: createKyselyRepositories(db, sqliteDialect),
-    migrate: () => migrateToLatest(db, sqliteDialect, tablePrefix === undefined ? {} : { tablePrefix }),
+    repositories: createKyselyRepositories(db, sqliteDialect, { signingKeySecret, signingKeySecretName, userTables: names.userTables }),
+    sharedByInstances,
+    ...(sharedFailureCounts ? { failedAttempts: createSqliteFailureStore(db) } : {}),
+    async migrate() {
+      await migrateToLatest(db, sqliteDialect, names);
+      if (sharedFailureCounts) await ensureFailedAttemptsTable(db);
+    },
+    migrationStatus: () => migrationStatus(db, sqliteDialect, names),
     ping: () => pingDatabase(db),
     checkWrites: (options) => checkWrites(db, options),
     countActive: (now) => countActive(db, now),
@@ -181,6 +205,8 @@ function openFile(options: SqliteFileOptions): Connection {
     if (options.backgroundCheckpoints === false) return { database, ownsDatabase: true, lockKey, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
     // The serving connection still checkpoints past this many frames (background-checkpoints.ts).
     database.pragma(`wal_autocheckpoint = ${SERVING_CONNECTION_AUTOCHECKPOINT_PAGES}`);
+    // One process of those serving the file runs the thread (docs/decisions/0171-serve-workers.md).
+    if (options.backgroundCheckpoints === 'in-another-process') return { database, ownsDatabase: true, lockKey, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
     const checkpoints = startBackgroundCheckpoints(path, { busyTimeoutMs, synchronous });
     return { database, ownsDatabase: true, lockKey, checkpoints, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
   } catch (error) {

@@ -1,25 +1,34 @@
-import { clientOrigin, DEFAULT_GRANT_TYPES, DomainError, E164, GRANT_TYPES, isGrantType, isPublicClient, parseScope, phoneNumberTaken, tokenEndpointAuthMethod, type Client, type Gatehouse, type Role } from '@gatehouse/core';
-import { describeDatabase, type Config } from '../config.js';
+import { DomainError, E164, phoneNumberTaken, type Role } from '@gatehouse/core';
+// The commands @gatehouse/cli publishes are written once there; this CLI runs the same ones (docs/decisions/0147).
+import {
+  clientsCreate,
+  clientsDelete,
+  clientsList,
+  keysRotate,
+  LINK_OPTIONS,
+  linkLines,
+  linkOptions,
+  listOption as list,
+  migrate,
+  openIdJson,
+  openIdLines,
+  OPENID_OPTIONS,
+  openIdOptions,
+  optionalOption as optional,
+  presentationJson,
+  requiredOption as required,
+  type CommandContext as SharedCommandContext,
+  type CommandOutput,
+  type OptionSpec,
+  type OptionValues,
+} from '@gatehouse/cli';
+import type { Config } from '../config.js';
 import { UsageError } from './usage.js';
 
-/** What a command prints: one JSON object for `--json`, readable lines otherwise. */
-export interface CommandOutput {
-  json: Record<string, unknown>;
-  text: string;
-}
+export type { CommandOutput, OptionSpec, OptionValues };
 
-export interface CommandContext {
-  gatehouse: Gatehouse;
+export interface CommandContext extends SharedCommandContext {
   config: Config;
-  /** All of standard input, as text (read only when a command asks, e.g. `--password-stdin`). */
-  readStdin(): Promise<string>;
-}
-
-export type OptionValues = Record<string, string | boolean | string[] | undefined>;
-
-export interface OptionSpec {
-  type: 'string' | 'boolean';
-  multiple?: boolean;
 }
 
 export interface Command {
@@ -31,22 +40,6 @@ export interface Command {
   /** False: the command opens no database (`health`); by default every command opens and migrates it. */
   database?: false;
   run(context: CommandContext, values: OptionValues, positionals: string[]): Promise<CommandOutput>;
-}
-
-function required(values: OptionValues, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-function optional(values: OptionValues, name: string): string | undefined {
-  const value = values[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function list(values: OptionValues, name: string): string[] {
-  const value = values[name];
-  return Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
 }
 
 /**
@@ -66,97 +59,8 @@ async function passwordFrom(values: OptionValues, readStdin: () => Promise<strin
   return password;
 }
 
-/** The resources a client serves as a resource server (docs/decisions/0112), only when it serves any. */
-const resourceServerJson = (client: Client) => (client.resourceServerFor === undefined || client.resourceServerFor.length === 0 ? {} : { resourceServerFor: client.resourceServerFor });
-
-/** The readable line of the resources a client serves, or none. */
-const resourceServerLine = (client: Client, indent: string) => (client.resourceServerFor === undefined || client.resourceServerFor.length === 0 ? '' : `\n${indent}resource server of: ${client.resourceServerFor.join(' ')}`);
-
-/** A client's OpenID Connect metadata (docs/decisions/0136), only the fields it has. */
-const openIdJson = (client: Client) => ({
-  ...(client.idTokenSignedResponseAlg === undefined ? {} : { idTokenSignedResponseAlg: client.idTokenSignedResponseAlg }),
-  ...(client.postLogoutRedirectUris === undefined || client.postLogoutRedirectUris.length === 0 ? {} : { postLogoutRedirectUris: client.postLogoutRedirectUris }),
-  ...(client.defaultMaxAge === undefined ? {} : { defaultMaxAge: client.defaultMaxAge }),
-  ...(client.requireAuthTime === true ? { requireAuthTime: true } : {}),
-});
-
-/** The readable lines of a client's OpenID Connect metadata, or none. */
-function openIdLines(client: Client, indent: string): string {
-  const lines = [
-    client.idTokenSignedResponseAlg === undefined ? undefined : `ID tokens: ${client.idTokenSignedResponseAlg}`,
-    client.postLogoutRedirectUris === undefined || client.postLogoutRedirectUris.length === 0 ? undefined : `post-logout redirect URIs: ${client.postLogoutRedirectUris.join(' ')}`,
-    client.defaultMaxAge === undefined ? undefined : `default max age: ${client.defaultMaxAge} s`,
-    client.requireAuthTime === true ? 'requires auth_time' : undefined,
-  ].filter((line) => line !== undefined);
-  return lines.map((line) => `\n${indent}${line}`).join('');
-}
-
-/** The OpenID Connect options of `clients create` and `clients set-openid`, as a registration reads them. */
-const OPENID_OPTIONS: Record<string, OptionSpec> = {
-  'id-token-signed-response-alg': { type: 'string' },
-  'post-logout-redirect-uri': { type: 'string', multiple: true },
-  'default-max-age': { type: 'string' },
-  'require-auth-time': { type: 'boolean' },
-};
-
-/**
- * The OpenID Connect metadata the options give; on `set-openid` (`update`), `--no-post-logout-redirect-uris`
- * and `--default-max-age none` remove, and what is not given stays.
- */
-function openIdOptions(values: OptionValues, update: boolean) {
-  const alg = optional(values, 'id-token-signed-response-alg');
-  const maxAge = optional(values, 'default-max-age');
-  if (maxAge !== undefined && !/^(\d{1,9}|none)$/.test(maxAge)) throw new UsageError('--default-max-age must be a whole number of seconds (or none)');
-  if (maxAge === 'none' && !update) throw new UsageError('--default-max-age must be a whole number of seconds');
-  const uris = list(values, 'post-logout-redirect-uri');
-  return {
-    ...(alg === undefined ? {} : { idTokenSignedResponseAlg: alg }),
-    ...(uris.length > 0 ? { postLogoutRedirectUris: uris } : values['no-post-logout-redirect-uris'] === true ? { postLogoutRedirectUris: [] } : {}),
-    ...(maxAge === undefined ? {} : { defaultMaxAge: maxAge === 'none' ? null : Number(maxAge) }),
-    ...(values['require-auth-time'] === true ? { requireAuthTime: true } : values['no-require-auth-time'] === true ? { requireAuthTime: false } : {}),
-  };
-}
-
-const clientJson = (client: Client) => ({
-  clientId: client.clientId,
-  name: client.name,
-  tokenEndpointAuthMethod: tokenEndpointAuthMethod(client),
-  redirectUris: client.redirectUris,
-  scopes: client.scopes,
-  grantTypes: client.grantTypes,
-  pkceRequired: client.pkceRequired,
-  ownerUserKey: client.ownerUserKey,
-  createdAt: client.createdAt.toISOString(),
-  ...resourceServerJson(client),
-  // How it came to be (docs/decisions/0115, 0117): static, dynamic or metadata-document, and when a self-registered one was first used.
-  registration: clientOrigin(client).registration,
-  ...(client.registration === undefined ? {} : { firstUsedAt: client.registration.firstUsedAt?.toISOString() ?? null }),
-  ...openIdJson(client),
-});
-
-/** What `clients list` adds after a client's name: its type, and how a self-registered one came to be. */
-function clientMarks(client: Client): string {
-  const marks = [isPublicClient(client) ? 'public' : undefined];
-  const origin = clientOrigin(client);
-  if (origin.registration === 'dynamic') marks.push('registered itself');
-  if (origin.registration === 'metadata-document') marks.push(`metadata document at ${origin.documentHost ?? ''}`);
-  if (client.registration !== undefined && client.registration.firstUsedAt === null) marks.push('never used');
-  const shown = marks.filter((mark) => mark !== undefined);
-  return shown.length === 0 ? '' : `  (${shown.join(', ')})`;
-}
-
 export const COMMANDS: readonly Command[] = [
-  {
-    path: ['migrate'],
-    usage: 'gatehouse migrate [--json]',
-    options: {},
-    positionals: [],
-    // The runner migrates before every command: nothing is left to do here.
-    run: async ({ config }) => ({
-      json: { migrated: true, database: config.database.kind },
-      text: `Database is up to date (${describeDatabase(config)}).`,
-    }),
-  },
+  migrate,
   {
     path: ['accounts', 'create'],
     usage: 'gatehouse accounts create --name N [--json]',
@@ -241,88 +145,8 @@ export const COMMANDS: readonly Command[] = [
       };
     },
   },
-  {
-    path: ['clients', 'create'],
-    usage:
-      'gatehouse clients create --name N --redirect-uri U [--redirect-uri U2 …] --scope "s1 s2" [--owner EMAIL] [--pkce-required] [--public] [--grant-type authorization_code|refresh_token|client_credentials …] [--resource-server-for URI …] [--id-token-signed-response-alg RS256|ES256] [--post-logout-redirect-uri U …] [--default-max-age SECONDS] [--require-auth-time] [--json]',
-    options: {
-      ...OPENID_OPTIONS,
-      name: { type: 'string' },
-      'redirect-uri': { type: 'string', multiple: true },
-      scope: { type: 'string', multiple: true },
-      owner: { type: 'string' },
-      'pkce-required': { type: 'boolean' },
-      public: { type: 'boolean' },
-      'grant-type': { type: 'string', multiple: true },
-      'resource-server-for': { type: 'string', multiple: true },
-    },
-    positionals: [],
-    async run({ gatehouse }, values) {
-      const name = required(values, 'name');
-      const isPublic = values.public === true;
-      const named = list(values, 'grant-type');
-      const unknown = named.find((grantType) => !isGrantType(grantType));
-      if (unknown !== undefined) throw new UsageError(`--grant-type ${unknown}: one of ${GRANT_TYPES.join(', ')}`);
-      const grantTypes = named.length === 0 ? [...DEFAULT_GRANT_TYPES] : named;
-      const redirectUris = list(values, 'redirect-uri');
-      // A client without the code flow needs no redirect URI (docs/decisions/0028-grant-types-per-client.md).
-      if (redirectUris.length === 0 && grantTypes.includes('authorization_code')) throw new UsageError('--redirect-uri is required');
-      const scopes = parseScope(list(values, 'scope').join(' '));
-      if (scopes.length === 0) throw new UsageError('--scope is required (for example --scope "messaging.v1.send messaging.v1.read")');
-      const ownerEmail = optional(values, 'owner');
-      let ownerUserKey: string | null = null;
-      if (ownerEmail !== undefined) {
-        const owner = await gatehouse.findUserByEmail(ownerEmail);
-        if (!owner) throw new UsageError(`--owner ${ownerEmail}: no user with this e-mail`);
-        ownerUserKey = owner.userKey;
-      }
-      const { client, clientSecret } = await gatehouse.registerClient({
-        name,
-        redirectUris,
-        scopes,
-        ownerUserKey,
-        pkceRequired: values['pkce-required'] === true,
-        public: isPublic,
-        grantTypes,
-        resourceServerFor: list(values, 'resource-server-for'),
-        ...openIdOptions(values, false),
-      });
-      return {
-        json: { clientId: client.clientId, clientSecret, name: client.name, redirectUris: client.redirectUris, scopes: client.scopes, grantTypes: client.grantTypes, ...resourceServerJson(client), ...openIdJson(client) },
-        text: [
-          `Created ${clientSecret === null ? 'public ' : ''}client "${client.name}"`,
-          `  client_id:     ${client.clientId}`,
-          clientSecret === null
-            ? '  client_secret: none (a public client: client_id alone at the token endpoint, PKCE S256 always)'
-            : `  client_secret: ${clientSecret}   (shown once: only its hash is stored)`,
-          `  redirect URIs: ${client.redirectUris.length === 0 ? '(none)' : client.redirectUris.join(' ')}`,
-          `  scopes:        ${client.scopes.join(' ')}`,
-          `  grant types:   ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}`,
-        ].join('\n'),
-      };
-    },
-  },
-  {
-    path: ['clients', 'list'],
-    usage: 'gatehouse clients list [--json]',
-    options: {},
-    positionals: [],
-    async run({ gatehouse }) {
-      const clients = await gatehouse.listClients();
-      return {
-        json: { clients: clients.map(clientJson) },
-        text:
-          clients.length === 0
-            ? 'No clients.'
-            : clients
-                .map(
-                  (client) =>
-                    `${client.clientId}  ${client.name}${clientMarks(client)}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}`,
-                )
-                .join('\n'),
-      };
-    },
-  },
+  clientsCreate,
+  clientsList,
   {
     path: ['clients', 'set-resource-server'],
     usage: 'gatehouse clients set-resource-server CLIENT_ID [--resource-server-for URI …] [--json]',
@@ -369,6 +193,37 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   {
+    path: ['clients', 'set-links'],
+    usage: "gatehouse clients set-links CLIENT_ID [--client-uri U] [--logo-uri U] [--policy-uri U] [--tos-uri U] [--json]   (an empty value, '', removes one)",
+    options: LINK_OPTIONS,
+    positionals: ['CLIENT_ID'],
+    async run({ gatehouse }, values, [clientId]) {
+      // What the consent page links to (docs/decisions/0155): what is given changes, the rest stays.
+      const existing = (await gatehouse.listClients()).find((client) => client.clientId === clientId);
+      if (!existing) throw new DomainError('not_found', 'No such client.');
+      const client = await gatehouse.updateClient({ ownerUserKey: null, clientId: existing.clientId, name: existing.name, redirectUris: existing.redirectUris, scopes: existing.scopes, ...linkOptions(values) });
+      return { json: { clientId: client.clientId, ...presentationJson(client) }, text: `Client ${client.clientId}:${linkLines(client, '  ') || '\n  (no links)'}` };
+    },
+  },
+  {
+    path: ['clients', 'set-first-party'],
+    usage: 'gatehouse clients set-first-party CLIENT_ID [--off] [--json]',
+    options: { off: { type: 'boolean' } },
+    positionals: ['CLIENT_ID'],
+    async run({ gatehouse }, values, [clientId]) {
+      // The operator vouches for the client: the consent page marks it first-party (docs/decisions/0155). Only here and at `clients create`.
+      const existing = (await gatehouse.listClients()).find((client) => client.clientId === clientId);
+      if (!existing) throw new DomainError('not_found', 'No such client.');
+      if (existing.registration !== undefined) throw new UsageError('a client that registered itself cannot be first-party');
+      const firstParty = values.off !== true;
+      const client = await gatehouse.updateClient({ ownerUserKey: null, clientId: existing.clientId, name: existing.name, redirectUris: existing.redirectUris, scopes: existing.scopes, firstParty });
+      return {
+        json: { clientId: client.clientId, firstParty: client.firstParty === true },
+        text: client.firstParty === true ? `Client ${client.clientId} is marked first-party on the consent page.` : `Client ${client.clientId} is not marked first-party.`,
+      };
+    },
+  },
+  {
     path: ['clients', 'rotate-secret'],
     usage: 'gatehouse clients rotate-secret CLIENT_ID [--json]',
     options: {},
@@ -381,35 +236,6 @@ export const COMMANDS: readonly Command[] = [
       };
     },
   },
-  {
-    path: ['clients', 'delete'],
-    usage: 'gatehouse clients delete CLIENT_ID [--json]',
-    options: {},
-    positionals: ['CLIENT_ID'],
-    async run({ gatehouse }, _values, [clientId]) {
-      await gatehouse.deleteClient({ ownerUserKey: null, clientId: clientId as string });
-      return { json: { clientId, deleted: true }, text: `Deleted client ${clientId} with its grants and tokens.` };
-    },
-  },
-  {
-    path: ['keys', 'rotate'],
-    usage: 'gatehouse keys rotate [--json]',
-    options: {},
-    positionals: [],
-    async run({ gatehouse, config }) {
-      // With OpenID Connect, an RS256 key (ID tokens) is rotated with the ES256 one (docs/decisions/0131).
-      const { kid, signsFrom, keys } = await gatehouse.rotateSigningKey();
-      // docs/operations.md (key rotation): a new key signs only once every cached JWKS lists it.
-      const waitSeconds = Math.round((signsFrom.getTime() - gatehouse.clock.now().getTime()) / 1000);
-      const { jwksMaxAgeSeconds } = gatehouse.settings;
-      return {
-        json: { kid, signsFrom: signsFrom.toISOString(), keys },
-        text:
-          `New signing key ${kid}${keys.length > 1 ? ` (with ${keys.filter((key) => key.kid !== kid).map((key) => `${key.alg} key ${key.kid}`).join(', ')} for ID tokens)` : ''}. ` +
-          `Running servers publish it within 5 s and sign with it from ${signsFrom.toISOString()} ` +
-          `(in ${waitSeconds} s: the JWKS may be cached ${jwksMaxAgeSeconds} s); the previous key signs until then and stays in the JWKS ` +
-          `until its tokens expire (${config.accessTokenTtlSeconds} s after the hand-over).`,
-      };
-    },
-  },
+  clientsDelete,
+  keysRotate,
 ];

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Gatehouse } from '@gatehouse/core';
 import { openSqliteStorage } from '@gatehouse/storage-sqlite';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
@@ -97,6 +98,15 @@ describe('gatehouse CLI', () => {
     expect(existsSync(env.GATEHOUSE_DB as string)).toBe(false);
     const sub = await cli('users', 'create', '--help');
     expect(sub).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: gatehouse users create --email E --password P') });
+  });
+
+  it('serve --workers takes auto or 1 to 256, and more than one needs a database the workers can share (docs/decisions/0171)', async () => {
+    for (const wrong of ['0', 'lots']) {
+      expect(await cli('serve', '--workers', wrong)).toMatchObject({ code: 2, stderr: 'gatehouse serve: --workers must be auto or a whole number from 1 to 256\n' });
+    }
+    env.GATEHOUSE_DB = ':memory:';
+    expect(await cli('serve', '--workers', '2')).toMatchObject({ code: 1, stderr: expect.stringContaining('GATEHOUSE_WORKERS above 1 needs a database file (GATEHOUSE_DB) or PostgreSQL') });
+    expect((await cli('serve', '--help')).stdout).toContain('gatehouse serve [--workers N|auto]');
   });
 
   it('--version prints the server package version (and {version} with --json) without touching a database', async () => {
@@ -339,6 +349,27 @@ describe('gatehouse CLI', () => {
     expect(await json('clients', 'list')).toEqual({ clients: [] });
   });
 
+  it('clients create --client-uri, --logo-uri, --policy-uri, --tos-uri, --first-party; set-links and set-first-party change them (docs/decisions/0155)', async () => {
+    const links = { clientUri: 'https://app.example/', logoUri: 'https://cdn.app.example/logo.png', policyUri: 'https://app.example/privacy', tosUri: 'http://127.0.0.1:3000/terms' };
+    const client = await json<Record<string, unknown>>(
+      'clients', 'create', '--name', 'Messages', '--redirect-uri', 'https://app.example/cb', '--scope', 'messaging.v1.read', '--first-party',
+      '--client-uri', links.clientUri, '--logo-uri', links.logoUri, '--policy-uri', links.policyUri, '--tos-uri', links.tosUri,
+    );
+    expect(client).toMatchObject({ ...links, firstParty: true });
+    const clientId = client.clientId as string;
+    expect((await json<{ clients: Array<Record<string, unknown>> }>('clients', 'list')).clients[0]).toMatchObject({ ...links, firstParty: true });
+    expect((await cli('clients', 'list')).stdout).toContain(`${clientId}  Messages  (first-party)`);
+    expect(await json('clients', 'set-links', clientId, '--logo-uri', '', '--client-uri', 'https://app.example/home')).toEqual({ clientId, clientUri: 'https://app.example/home', policyUri: links.policyUri, tosUri: links.tosUri, firstParty: true });
+    expect(await json('clients', 'set-first-party', clientId, '--off')).toEqual({ clientId, firstParty: false });
+    expect((await json<{ clients: Array<Record<string, unknown>> }>('clients', 'list')).clients[0]).not.toHaveProperty('firstParty');
+    expect(await json('clients', 'set-first-party', clientId)).toEqual({ clientId, firstParty: true });
+    const logo = await cli('clients', 'create', '--name', 'X', '--redirect-uri', 'https://x.example/cb', '--scope', 'messaging.v1.read', '--logo-uri', 'http://x.example/logo.png');
+    expect(logo).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The logo http://x.example/logo.png must use https.\n' });
+    const home = await cli('clients', 'set-links', clientId, '--client-uri', 'javascript:alert(1)');
+    expect(home).toMatchObject({ code: 1, stderr: 'gatehouse clients set-links: The home page javascript:alert(1) must use https (http is allowed on loopback only).\n' });
+    expect((await json<{ clients: unknown[] }>('clients', 'list')).clients).toHaveLength(1);
+  });
+
   it('clients create takes a scope of GATEHOUSE_SCOPES_FILE when the file is set, and refuses it otherwise', async () => {
     const args = ['clients', 'create', '--name', 'Orders app', '--redirect-uri', 'https://orders.example/cb', '--scope', 'orders.v1.read'];
     expect(await cli(...args)).toMatchObject({ code: 1, stderr: 'gatehouse clients create: The scope orders.v1.read is not in the catalogue.\n' });
@@ -492,9 +523,11 @@ describe('gatehouse CLI', () => {
     // Both kinds (ES256, and RS256 for ID tokens) are stored encrypted; a refusal names one of them.
     const { keys } = await json<{ kid: string; keys: Array<{ kid: string }> }>('keys', 'rotate');
     const kids = keys.map((key) => key.kid);
-    const raw = await openSqliteStorage({ filename: env.GATEHOUSE_DB as string });
-    const stored = (await raw.repositories.signingKeys.list()).filter((key) => kids.includes(key.kid));
-    await raw.close();
+    // The rows as stored (the storage itself decrypts, or refuses without the secret).
+    const raw = new BetterSqlite3(env.GATEHOUSE_DB as string, { readonly: true });
+    const rows = raw.prepare('select kid, private_jwk from signing_keys').all() as Array<{ kid: string; private_jwk: string }>;
+    raw.close();
+    const stored = rows.filter((row) => kids.includes(row.kid)).map((row) => ({ privateJwk: JSON.parse(row.private_jwk) as Record<string, unknown> }));
     expect(stored).toHaveLength(2);
     for (const key of stored) {
       expect(key.privateJwk).toMatchObject({ enc: 'gatehouse-aes-256-gcm-v1', ciphertext: expect.any(String) });
@@ -518,7 +551,7 @@ describe('gatehouse CLI', () => {
     expect(await cli()).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: a command is needed; run gatehouse --help\n' });
     expect(await cli('frobnicate')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: unknown command "frobnicate"; run gatehouse --help\n' });
     expect((await cli('clients', 'frob')).stderr).toBe(
-      'gatehouse: unknown command "clients frob"; try: clients create, clients list, clients set-resource-server, clients set-openid, clients rotate-secret, clients delete\n',
+      'gatehouse: unknown command "clients frob"; try: clients create, clients list, clients set-resource-server, clients set-openid, clients set-links, clients set-first-party, clients rotate-secret, clients delete\n',
     );
     expect(await cli('accounts', 'create', '--nmae', 'X')).toEqual({ code: 2, stdout: '', stderr: "gatehouse: Unknown option '--nmae'\n" });
     expect(await cli('accounts', 'create')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse accounts create: --name is required\n' });

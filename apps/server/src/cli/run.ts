@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DomainError, OAuthError, type Gatehouse } from '@gatehouse/core';
-import { ConfigError, loadConfig, unknownVariableWarnings, type Config } from '../config.js';
+import * as v from 'valibot';
+import { ConfigError, describeDatabase, loadConfig, unknownVariableWarnings, workerCount, type Config } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
-import { KeyDecryptionError } from '../key-encryption.js';
-import { COMMANDS as BASE_COMMANDS, type Command, type OptionSpec, type OptionValues } from './commands.js';
+import { KeyDecryptionError } from '@gatehouse/storage-sqlite';
+import { COMMANDS as BASE_COMMANDS, type Command, type CommandContext, type OptionSpec, type OptionValues } from './commands.js';
 import { OPERATOR_COMMANDS } from './operator-commands.js';
 import { serve, type SignalSource } from './serve.js';
 import { COMMAND_HELP } from './help.js';
@@ -41,18 +42,25 @@ async function readAll(input: AsyncIterable<string | Uint8Array>): Promise<strin
 const COMMANDS: readonly Command[] = [...BASE_COMMANDS, ...OPERATOR_COMMANDS];
 
 /** Every option of every command, so the first pass reads option values as values, not as positionals. */
-const ALL_OPTIONS: Record<string, OptionSpec> = Object.assign({}, GLOBAL_OPTIONS, ...COMMANDS.map((command) => command.options));
+const ALL_OPTIONS: Record<string, OptionSpec> = Object.assign({}, GLOBAL_OPTIONS, { workers: { type: 'string' } }, ...COMMANDS.map((command) => command.options));
 
-const SERVE: Pick<Command, 'path' | 'usage' | 'options' | 'positionals'> = { path: ['serve'], usage: 'gatehouse serve', options: {}, positionals: [] };
+const SERVE: Pick<Command, 'path' | 'usage' | 'options' | 'positionals'> = {
+  path: ['serve'],
+  usage: 'gatehouse serve [--workers N|auto]   (N processes share the port; default GATEHOUSE_WORKERS, else 1)',
+  options: { workers: { type: 'string' } },
+  positionals: [],
+};
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
-/** What a command that opens no database gets for the gatehouse: any use is a bug, said at once. */
-const NO_DATABASE = new Proxy({} as Gatehouse, {
-  get(_target, name) {
-    throw new Error(`this command opens no database (it used gatehouse.${String(name)})`);
-  },
-});
+/** What a command that opens no database gets for the gatehouse and the storage: any use is a bug, said at once. */
+function noDatabase<T extends object>(what: string): T {
+  return new Proxy({} as T, {
+    get(_target, name) {
+      throw new Error(`this command opens no database (it used ${what}.${String(name)})`);
+    },
+  });
+}
 
 function parse(argv: string[], options: Record<string, OptionSpec>): { values: OptionValues; positionals: string[] } {
   try {
@@ -126,7 +134,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     // A misspelt variable would otherwise pass silently: one line each, before anything else (docs/decisions/0150).
     for (const warning of unknownVariableWarnings(io.env)) io.stderr.write(`${label}: warning: ${warning}\n`);
     const config: Config = loadConfig(io.env);
-    if (command === SERVE) return await serve(config, io);
+    if (command === SERVE) return await serve(withWorkers(config, values.workers), io);
     return await runCommand(command as Command, config, values, rest, io, json);
   } catch (error) {
     const { code, message, exitCode } = describe(error);
@@ -136,9 +144,25 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+/** `serve --workers N|auto` over `GATEHOUSE_WORKERS` (docs/decisions/0171-serve-workers.md). */
+function withWorkers(config: Config, option: OptionValues[string]): Config {
+  if (option === undefined) return config;
+  const parsed = v.safeParse(workerCount, String(option));
+  if (!parsed.success) throw new UsageError(`--workers ${parsed.issues[0].message}`);
+  return { ...config, workers: parsed.output };
+}
+
 async function runCommand(command: Command, config: Config, values: OptionValues, positionals: string[], io: CliIo, json: boolean): Promise<number> {
   if (command.database === false) {
-    const output = await command.run({ gatehouse: NO_DATABASE, config, readStdin: () => readAll(io.stdin ?? process.stdin) }, values, positionals);
+    const context: CommandContext = {
+      gatehouse: noDatabase<Gatehouse>('gatehouse'),
+      storage: noDatabase<CommandContext['storage']>('storage'),
+      storageLabel: describeDatabase(config),
+      storageKind: config.database.kind,
+      config,
+      readStdin: () => readAll(io.stdin ?? process.stdin),
+    };
+    const output = await command.run(context, values, positionals);
     io.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
     return EXIT.ok;
   }
@@ -147,7 +171,7 @@ async function runCommand(command: Command, config: Config, values: OptionValues
   const storage = resolve(container, TOKENS.storage);
   try {
     const readStdin = () => readAll(io.stdin ?? process.stdin);
-    const output = await command.run({ gatehouse: resolve(container, TOKENS.gatehouse), config, readStdin }, values, positionals);
+    const output = await command.run({ gatehouse: resolve(container, TOKENS.gatehouse), config, readStdin, storage, storageLabel: describeDatabase(config), storageKind: config.database.kind }, values, positionals);
     io.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
     return EXIT.ok;
   } finally {

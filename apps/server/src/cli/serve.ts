@@ -1,43 +1,36 @@
 import type { Gatehouse } from '@gatehouse/core';
-import { expressServerOptions } from '@gatehouse/http-express';
+import { AggregatorRegistry } from 'prom-client';
+import { expressServerOptions, purgeExpiredRecords } from '@gatehouse/http-express';
 import type { Config } from '../config.js';
-import { ConfigError, describeDatabase } from '../config.js';
+import { describeDatabase } from '../config.js';
+import { listening } from './listen-errors.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { demoInstructions, findDemoClient, seedDemoIfEmpty } from '../demo.js';
 import { createMetrics } from '../metrics/metrics.js';
 import { startMetricsServer } from '../metrics/metrics-server.js';
 import { startServer } from '../server.js';
 import type { Storage } from '../storage.js';
+import { reportListening, workerIndex } from '../cluster/worker-messages.js';
+import { serveWithWorkers } from './serve-workers.js';
+import { waitForStopSignal, type ServeIo, type SignalSource } from './stop-signal.js';
+
+export type { ServeIo, SignalSource };
 
 /** The housekeeping: the core's expired records and, on PostgreSQL, the shared failure counts past their window. */
-export async function purgeExpired(gatehouse: Gatehouse, storage: Pick<Storage, 'failedAttempts'>): Promise<Record<string, number>> {
-  const removed = await gatehouse.purgeExpired();
-  if (!storage.failedAttempts) return removed;
-  return { ...removed, failedAttempts: await storage.failedAttempts.purgeExpired(gatehouse.clock.now().getTime()) };
-}
-
-/** Where shutdown signals come from: the process, or an emitter in tests. */
-export interface SignalSource {
-  once(signal: 'SIGTERM' | 'SIGINT', listener: () => void): unknown;
-  off(signal: 'SIGTERM' | 'SIGINT', listener: () => void): unknown;
+export function purgeExpired(gatehouse: Gatehouse, storage: Pick<Storage, 'failedAttempts'>): Promise<Record<string, number>> {
+  return purgeExpiredRecords(gatehouse, storage);
 }
 
 /**
  * `gatehouse serve`: migrates, makes sure a signing key exists, seeds the demo data into an
  * empty database, serves until SIGTERM or SIGINT, then shuts down gracefully. Resolves with the
- * exit code.
+ * exit code. With `config.workers` above 1, the primary of that many workers (serve-workers.ts);
+ * in a worker, one of them.
  */
-export async function serve(
-  config: Config,
-  io: {
-    stdout: { write(text: string): unknown };
-    stderr: { write(text: string): unknown };
-    /** Where the log lines go (default: `stdout`). */
-    logs?: { write(text: string): unknown };
-    signals?: SignalSource;
-    onListening?: (info: { port: number }) => void;
-  },
-): Promise<number> {
+export async function serve(config: Config, io: ServeIo): Promise<number> {
+  // Several workers: this process is their primary (docs/decisions/0171-serve-workers.md).
+  const worker = workerIndex(process.env);
+  if (worker === undefined && config.workers > 1) return serveWithWorkers(config, io);
   // Logs go to stdout (JSON lines, or readable ones on a terminal); the human-readable instructions go to stderr.
   const metrics = config.metrics ? createMetrics() : undefined;
   const container = await createContainer(config, { logDestination: io.logs ?? io.stdout, ...(metrics ? { metrics } : {}) });
@@ -60,25 +53,37 @@ export async function serve(
         host: config.host,
         port: config.port,
         logger,
-        purge: () => purgeExpired(gatehouse, storage),
+        // One worker purges for all.
+        purge: worker === undefined || worker === 0 ? () => purgeExpired(gatehouse, storage) : undefined,
         purgeIntervalMinutes: config.purgeIntervalMinutes,
         shutdownTimeoutSeconds: config.shutdownTimeoutSeconds,
         shutdown: resolve(container, TOKENS.shutdown),
       }),
     );
-    if (metrics && config.metrics) {
-      const { host, port } = config.metrics;
-      metricsServer = await listening('GATEHOUSE_METRICS_PORT', host, port, () => startMetricsServer({ registry: metrics.registry, host, port }));
-      logger.info({ host, port: metricsServer.port }, 'metrics listening');
+    if (worker !== undefined) {
+      // The primary serves the sum of the workers' metrics, seeds the demo data and says where it listens.
+      if (metrics) {
+        // Constructing one is what makes prom-client answer the primary's requests in a worker.
+        new AggregatorRegistry();
+        AggregatorRegistry.setRegistries([metrics.registry]);
+      }
+      logger.info({ port: server.port, kid, pid: process.pid }, 'worker listening');
+      reportListening(server.port);
+    } else {
+      if (metrics && config.metrics) {
+        const { host, port } = config.metrics;
+        metricsServer = await listening('GATEHOUSE_METRICS_PORT', host, port, () => startMetricsServer({ registry: metrics.registry, host, port }));
+        logger.info({ host, port: metricsServer.port }, 'metrics listening');
+      }
+      // The demo data only once both ports are ours: its secrets are shown once, just below, and a
+      // start that fails before (a busy port) must not create them unseen (issue 33).
+      const seed = config.demo ? await seedDemoIfEmpty(gatehouse, config.issuer) : undefined;
+      const demoClient = config.demo ? await findDemoClient(gatehouse, config.issuer) : undefined;
+      io.stderr.write(`\nGatehouse is serving on port ${server.port} (issuer ${config.issuer}; ${describeDatabase(config)}).\n`);
+      if (demoClient) io.stderr.write(`\n${demoInstructions({ issuer: config.issuer, client: demoClient, seed })}\n\n`);
+      logger.info({ host: config.host ?? '*', port: server.port, issuer: config.issuer, database: config.database.kind, kid }, 'listening');
+      io.onListening?.({ port: server.port });
     }
-    // The demo data only once both ports are ours: its secrets are shown once, just below, and a
-    // start that fails before (a busy port) must not create them unseen (issue 33).
-    const seed = config.demo ? await seedDemoIfEmpty(gatehouse, config.issuer) : undefined;
-    const demoClient = config.demo ? await findDemoClient(gatehouse, config.issuer) : undefined;
-    io.stderr.write(`\nGatehouse is serving on port ${server.port} (issuer ${config.issuer}; ${describeDatabase(config)}).\n`);
-    if (demoClient) io.stderr.write(`\n${demoInstructions({ issuer: config.issuer, client: demoClient, seed })}\n\n`);
-    logger.info({ host: config.host ?? '*', port: server.port, issuer: config.issuer, database: config.database.kind, kid }, 'listening');
-    io.onListening?.({ port: server.port });
   } catch (error) {
     stopSignal.cancel();
     await metricsServer?.stop();
@@ -96,47 +101,4 @@ export async function serve(
   await storage.close();
   logger.info('stopped');
   return 0;
-}
-
-/** Node's listen errors an operator fixes by changing the variable (or stopping what holds the port). */
-const LISTEN_PROBLEMS: Record<string, string> = {
-  EADDRINUSE: 'is already in use (another process listens there): stop it or choose another port',
-  EACCES: 'may not be bound by this user (ports below 1024 need privileges): choose a port from 1024',
-  EADDRNOTAVAIL: 'cannot be bound: the host is no address of this machine',
-};
-
-/**
- * `start()`, with a listen error that the configuration causes turned into a one-line `ConfigError`
- * naming `variable` (the README promises one for every configuration error).
- */
-async function listening<T>(variable: 'PORT' | 'GATEHOUSE_METRICS_PORT', host: string | undefined, port: number, start: () => Promise<T>): Promise<T> {
-  try {
-    return await start();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const problem = code === undefined ? undefined : LISTEN_PROBLEMS[code];
-    if (problem === undefined) throw error;
-    const hostVariable = variable === 'PORT' ? 'HOST' : 'GATEHOUSE_METRICS_HOST';
-    const named = code === 'EADDRNOTAVAIL' ? hostVariable : variable;
-    throw new ConfigError(named, `${named}: ${host ?? '*'}:${port} ${problem} (${code}).`);
-  }
-}
-
-function waitForStopSignal(signals: SignalSource): { received: Promise<string>; cancel(): void } {
-  let cancel = () => undefined as void;
-  const received = new Promise<string>((resolveSignal) => {
-    const onTerm = () => done('SIGTERM');
-    const onInt = () => done('SIGINT');
-    cancel = () => {
-      signals.off('SIGTERM', onTerm);
-      signals.off('SIGINT', onInt);
-    };
-    function done(name: string) {
-      cancel();
-      resolveSignal(name);
-    }
-    signals.once('SIGTERM', onTerm);
-    signals.once('SIGINT', onInt);
-  });
-  return { received, cancel };
 }

@@ -1,10 +1,5 @@
-/** Wrong use of the command line: exit code 2 and a one-line message. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+/** Wrong use of the command line: exit code 2 and a one-line message (the one of @gatehouse/cli, whose commands this CLI runs too). */
+export { UsageError } from '@gatehouse/cli';
 
 export const GENERAL_HELP = `gatehouse: the Gatehouse OAuth 2.0 authorization server and OpenID Provider
 
@@ -12,6 +7,7 @@ Usage: gatehouse <command> [options]
 
 Commands:
   serve                                   migrate the database, then serve HTTP on $HOST:$PORT
+      [--workers N|auto]                  N processes share the port (default $GATEHOUSE_WORKERS, else 1)
   migrate                                 create the database and apply pending migrations
   accounts create --name N                create an account
   users create --email E --password P     create a user (--password-stdin: read the password from standard input)

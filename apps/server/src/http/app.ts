@@ -39,6 +39,8 @@ export function createHttpApp(options: {
     storageOutages,
     trustProxy: config.trustProxy,
     rateLimit: config.rateLimit,
+    // GATEHOUSE_PASSWORD_HELP_TEXT / _URL: the sign-in page's "Forgot your password?" (docs/decisions/0156).
+    passwordHelp: config.passwordHelp,
     // GATEHOUSE_REGISTRATION_RATE_LIMIT: registrations per client IP address per hour (docs/decisions/0115).
     registrationLimits: { maxPerIp: config.registration.maxPerIpPerHour, windowSeconds: 3600 },
     // The session-bound CSRF tokens are keyed with a key HKDF-derived from the key secret (the

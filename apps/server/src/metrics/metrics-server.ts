@@ -1,6 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
+/** What the listener serves: a prom-client registry, or the sum of the workers' (`serve --workers N`, docs/decisions/0171-serve-workers.md). */
+export interface MetricsSource {
+  metrics(): Promise<string>;
+  contentType: string;
+}
 
 export interface RunningMetricsServer {
   port: number;
@@ -12,7 +16,7 @@ export interface RunningMetricsServer {
  * (127.0.0.1 by default), apart from the public one, so a scrape never passes through the
  * internet-facing proxy and `/metrics` is not an OAuth-server path (docs/decisions/0048-prometheus-metrics.md).
  */
-export async function startMetricsServer(options: { registry: Registry; host: string; port: number }): Promise<RunningMetricsServer> {
+export async function startMetricsServer(options: { registry: MetricsSource; host: string; port: number }): Promise<RunningMetricsServer> {
   const { registry } = options;
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];

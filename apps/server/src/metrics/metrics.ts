@@ -114,6 +114,8 @@ export function createMetrics(options: { collectProcessMetrics?: boolean; versio
   const storageAvailable = new Gauge({
     name: 'gatehouse_storage_available',
     help: '1 while the database answers, 0 during an outage (from its first failed request to its first success).',
+    // Several workers (docs/decisions/0171-serve-workers.md): 0 when any of them sees an outage.
+    aggregator: 'min',
     registers: [registry],
   });
   storageAvailable.set(1);

@@ -74,7 +74,10 @@ export function observeStorage(registry: Registry, storage: ObservedStorage, clo
       registers: [registry],
       aggregator: 'max',
       async collect() {
-        this.set((await counts()).sessions);
+        // While the database is down the last count stays: a scrape still answers, and
+        // gatehouse_storage_available says why (docs/decisions/0100).
+        const counted = await counts().catch(() => undefined);
+        if (counted !== undefined) this.set(counted.sessions);
       },
     });
     new Gauge({
@@ -83,7 +86,8 @@ export function observeStorage(registry: Registry, storage: ObservedStorage, clo
       registers: [registry],
       aggregator: 'max',
       async collect() {
-        this.set((await counts()).grants);
+        const counted = await counts().catch(() => undefined);
+        if (counted !== undefined) this.set(counted.grants);
       },
     });
   }

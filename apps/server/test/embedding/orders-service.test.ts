@@ -1,10 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packAll, type PackedPackage } from '../../../../scripts/pack-all.mjs';
+import { launchChromium } from '../../../../packages/http-express/src/test-support/chromium.js';
 import { Browser, formWithAction } from '../support/browser.js';
 import { expectBuilt, installExample, killExampleServer, run, startExampleServer, succeed, versionOf, type ExampleServer } from '../support/examples.js';
 import { freePort } from '../support/processes.js';
@@ -55,6 +58,8 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
 
   const basic = (credentials: ClientCredentials) => `Basic ${Buffer.from(`${encodeURIComponent(credentials.clientId)}:${encodeURIComponent(credentials.clientSecret)}`).toString('base64')}`;
   const cli = async <T>(args: string[]): Promise<T> => JSON.parse(await succeed(process.execPath, ['cli.js', ...args], { cwd: app, timeoutMs: 30_000, env })) as T;
+  /** The `gatehouse` bin @gatehouse/cli installs, as `npx gatehouse … --json` runs it. */
+  const gatehouseCli = async <T>(args: string[]): Promise<T> => JSON.parse(await succeed(join(app, 'node_modules/.bin/gatehouse'), [...args, '--json'], { cwd: app, timeoutMs: 30_000, env })) as T;
 
   beforeAll(async () => {
     expectBuilt();
@@ -68,7 +73,8 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     origin = `http://127.0.0.1:${port}`;
     issuer = `${origin}/auth`;
     database = join(temp, 'data/orders.db');
-    env = { PORT: String(port), HOST: '127.0.0.1', ORDERS_ISSUER: issuer, ORDERS_DATABASE: database };
+    // Issue #30 point 3: the signing keys encrypted at rest, and the maintenance runner on a short interval.
+    env = { PORT: String(port), HOST: '127.0.0.1', ORDERS_ISSUER: issuer, ORDERS_DATABASE: database, ORDERS_KEY_SECRET: randomBytes(32).toString('base64url'), ORDERS_PURGE_INTERVAL_SECONDS: '1' };
 
     // The service's CLI: two users of its own, their orders, and two OAuth clients with its scopes.
     await cli(['users', 'create', '--email', ADA.email, '--password', ADA.password, '--given-name', 'Ada', '--family-name', 'Lovelace']);
@@ -77,7 +83,8 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     await cli(['orders', 'add', '--email', ADA.email, '--item', 'Punch cards', '--quantity', '200']);
     await cli(['orders', 'add', '--email', BOB.email, '--item', 'Gears']);
     client = await cli<ClientCredentials>(['clients', 'create', '--name', 'Orders app', '--redirect-uri', REDIRECT_URI]);
-    writeOnlyClient = await cli<ClientCredentials>(['clients', 'create', '--name', 'Shop app', '--redirect-uri', REDIRECT_URI, '--scope', 'orders.v1.write']);
+    // The second with the published CLI (@gatehouse/cli, issue #30 point 4), through the example's gatehouse.config.js.
+    writeOnlyClient = await gatehouseCli<ClientCredentials>(['clients', 'create', '--name', 'Shop app', '--redirect-uri', REDIRECT_URI, '--scope', 'orders.v1.write']);
 
     server = await startExampleServer(app, env, 'orders-service listening on');
   }, 900_000);
@@ -121,16 +128,22 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
       expect(await wrong.text()).toContain('The e-mail or password is not right.');
 
       const signedIn = await browser.request('POST', '/login', { ...form.hidden, email: signIn.email, password: signIn.password });
-      expect(signedIn.status).toBe(303);
-      expect(signedIn.headers.get('location')).toBe(authorizePath);
+      // A page that moves on (not a redirect), so the login page's CSP form-action 'self' does not
+      // block the chain in Chromium (docs/decisions/0141).
+      expect(signedIn.status).toBe(200);
+      expect(await onwardOf(signedIn)).toBe(authorizePath);
       expect(browser.has('orders_session')).toBe(true);
       expect(browser.has('gatehouse_session')).toBe(true);
       consent = await browser.request('GET', authorizePath);
     }
-    // Gatehouse's consent page, in the words of the service's scopes.
+    // Gatehouse's consent page, in the words of the service's scopes, with its name, logo and
+    // links: "Not you?" to its switch-account page, no "Authorized apps" (it mounts none).
     expect(consent.status).toBe(200);
     const html = await consent.text();
     expect(html).toContain(scope === 'orders.v1.read' ? 'See your orders' : 'Place orders for you');
+    expect(html).toContain('<span class="brand"><img class="logo" src="/logo.svg" alt="">Orders</span>');
+    expect(html).toContain(`<a href="/switch-account?${new URLSearchParams({ return_to: authorizePath }).toString().replace(/&/g, '&amp;')}">Use another account</a>`);
+    expect(html).not.toContain('Authorized apps');
     const decision = formWithAction(html, '/auth/oauth/authorize/decision?');
     const allowed = await browser.request('POST', decision.action, { ...decision.hidden, decision: 'allow' });
     expect(allowed.status).toBe(302);
@@ -153,6 +166,13 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     const response = await token(credentials, { grant_type: 'authorization_code', code: grant.code, redirect_uri: REDIRECT_URI, code_verifier: grant.verifier });
     expect(response.status).toBe(200);
     return (await response.json()) as TokenResponse;
+  }
+
+  /** Where the page that answers a login POST sends the browser (its meta refresh). */
+  async function onwardOf(response: Response): Promise<string> {
+    const refresh = /<meta http-equiv="refresh" content="0;url=([^"]*)">/.exec(await response.text())?.[1];
+    expect(refresh, 'a page that moves on').toBeDefined();
+    return (refresh as string).replace(/&amp;/g, '&');
   }
 
   const getOrders = (accessToken?: string) => fetch(`${origin}/orders`, accessToken === undefined ? {} : { headers: { Authorization: `Bearer ${accessToken}` } });
@@ -292,13 +312,114 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     expect(html).toContain('Orders app asks you to enter your password again.');
     const form = formWithAction(html, '/login');
     const signedIn = await browser.request('POST', '/login', { ...form.hidden, email: ADA.email, password: ADA.password });
-    expect(signedIn.status).toBe(303);
+    expect(signedIn.status).toBe(200);
     // Back to the request, which the fresh sign-in now satisfies: the remembered consent sends the code.
-    const answered = await browser.request('GET', signedIn.headers.get('location') as string);
+    const answered = await browser.request('GET', await onwardOf(signedIn));
     expect(answered.status).toBe(302);
     const back = new URL(answered.headers.get('location') as string);
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
     expect(back.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43}$/);
+  });
+
+  it('in headless Chromium, under the login page\'s CSP form-action \'self\' (as helmet\'s default), a sign-in with the consent remembered reaches the redirect URI (docs/decisions/0141)', async () => {
+    // A client of its own (Chromium refuses port 9, an unsafe port), whose redirect URI a server of the test answers.
+    const callbackServer = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('callback reached'));
+    await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
+    const callback = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
+    const browserApp = await cli<ClientCredentials>(['clients', 'create', '--name', 'Browser app', '--redirect-uri', callback, '--scope', 'orders.v1.read']);
+    const query = new URLSearchParams({ client_id: browserApp.clientId, response_type: 'code', redirect_uri: callback, scope: 'orders.v1.read', state: 'chromium' });
+    const chromium = await launchChromium();
+    /** A fresh browser (no cookie): authorize → the service's login form → (consent, the first time) → the redirect URI. */
+    const signInAndLand = async (allow: boolean) => {
+      const context = await chromium.newContext();
+      try {
+        const page = await context.newPage();
+        const violations: string[] = [];
+        page.on('console', (message) => {
+          if (message.text().includes('Content Security Policy')) violations.push(message.text());
+        });
+        await page.goto(`${issuer}/oauth/authorize?${query}`);
+        expect(new URL(page.url()).pathname).toBe('/login');
+        await page.fill('input[name="email"]', ADA.email);
+        await page.fill('input[name="password"]', ADA.password);
+        const landing = page.waitForURL((url) => url.toString().startsWith(callback), { timeout: 30_000 });
+        await page.click('button[type="submit"]');
+        if (allow) {
+          await page.waitForSelector('button[name="decision"][value="allow"]');
+          await page.click('button[name="decision"][value="allow"]');
+        }
+        await landing;
+        const landed = new URL(page.url());
+        expect(landed.searchParams.get('state')).toBe('chromium');
+        expect(landed.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43}$/);
+        expect(violations).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    };
+    try {
+      await signInAndLand(true);
+      // The consent remembered: login POST → Gatehouse → the app, which a redirect chain would not reach.
+      await signInAndLand(false);
+    } finally {
+      await chromium.close();
+      await new Promise<void>((resolve) => callbackServer.close(() => resolve()));
+    }
+  }, 120_000);
+
+  it('leaves no dead end in Gatehouse\'s pages (docs/decisions/0142): its login form is not served, "Not you?" switches accounts, the pages wear the service\'s brand', async () => {
+    const gatehouseLogin = await fetch(`${issuer}/oauth/login`, { redirect: 'manual' });
+    expect(gatehouseLogin.status).toBe(302);
+    expect(gatehouseLogin.headers.get('location')).toBe('/login');
+    const stylesheet = await (await fetch(`${issuer}/assets/gatehouse.css`)).text();
+    expect(stylesheet).toContain(':root { --accent: #0a7f5a; }');
+    expect((await fetch(`${origin}/logo.svg`)).headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+
+    // Bob, at the consent page, is not the one who should be signed in: "Use another account".
+    const bobs = new Browser(origin);
+    const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'orders.v1.read' });
+    const authorizePath = `/auth/oauth/authorize?${query}`;
+    const toLogin = await bobs.request('GET', authorizePath);
+    const form = formWithAction(await (await bobs.request('GET', toLogin.headers.get('location') as string)).text(), '/login');
+    await onwardOf(await bobs.request('POST', '/login', { ...form.hidden, email: BOB.email, password: BOB.password }));
+    const consent = await (await bobs.request('GET', authorizePath)).text();
+    const switchLink = /href="(\/switch-account\?[^"]+)"/.exec(consent)?.[1]?.replace(/&amp;/g, '&') as string;
+    const switchPage = await bobs.request('GET', switchLink);
+    expect(switchPage.status).toBe(200);
+    const switchForm = formWithAction(await switchPage.text(), '/switch-account');
+    // The service's pages write '&' as '&#38;' (which the test's form reader leaves as it is).
+    const returnTo = (switchForm.hidden.return_to ?? '').replace(/&#38;/g, '&');
+    expect(returnTo).toBe(authorizePath);
+    const switched = await bobs.request('POST', '/switch-account', { return_to: returnTo });
+    expect(switched.status).toBe(303);
+    expect(switched.headers.get('location')).toBe(authorizePath);
+    expect(bobs.has('orders_session')).toBe(false);
+    expect(bobs.has('gatehouse_session')).toBe(false);
+    // Back at the request: the service's login, for whoever signs in now.
+    const again = await bobs.request('GET', authorizePath);
+    expect(new URL(again.headers.get('location') as string, origin).pathname).toBe('/login');
+    // A return_to that is not an authorization request is not followed.
+    const elsewhere = await bobs.request('POST', '/switch-account', { return_to: 'https://evil.example/' });
+    expect(elsewhere.headers.get('location')).toBe('/');
+  });
+
+  it('forgets a user the service deletes (cli.js users delete → gatehouse.forgetUser): their tokens stop at once', async () => {
+    const bobs = new Browser(origin);
+    const bobTokens = await exchange(client, await authorize(bobs, client, 'orders.v1.read', BOB));
+    expect((await getOrders(bobTokens.access_token)).status).toBe(200);
+
+    const deleted = await cli<{ deleted: boolean; forgotten: Record<string, number> }>(['users', 'delete', '--email', BOB.email]);
+    expect(deleted.deleted).toBe(true);
+    expect(deleted.forgotten).toMatchObject({ grants: 1, consents: 1 });
+    expect(deleted.forgotten.sessions).toBeGreaterThanOrEqual(1); // the one ended by "Use another account" too
+
+    const refused = await getOrders(bobTokens.access_token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="orders", error="invalid_token"');
+    const refresh = await token(client, { grant_type: 'refresh_token', refresh_token: bobTokens.refresh_token });
+    expect(refresh.status).toBe(400);
+    // Ada's tokens are untouched.
+    expect((await getOrders(tokens.access_token)).status).toBe(200);
   });
 
   it('refuses a sign-in form posted from another site', async () => {
@@ -327,18 +448,47 @@ describe('examples/orders-service, installed from the npm pack tarballs', () => 
     expect(new URL(again.headers.get('location') as string, origin).pathname).toBe('/login');
   });
 
-  it('keeps Gatehouse\'s tables in the service\'s database under gh_, with no users or passwords of Gatehouse\'s own', () => {
+  it('keeps Gatehouse\'s tables in the service\'s database under gh_, only the authorization server\'s, its private keys encrypted', () => {
     const db = new Database(database, { readonly: true, fileMustExist: true });
     try {
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>).map((row) => row.name);
       expect(tables.filter((name) => !name.startsWith('gh_'))).toEqual(['orders', 'sessions', 'users']);
-      expect(tables).toEqual(expect.arrayContaining(['gh_clients', 'gh_grants', 'gh_refresh_tokens', 'gh_sessions', 'gh_signing_keys', 'gh_gatehouse_migration']));
-      expect(db.prepare('SELECT COUNT(*) AS n FROM gh_users').get()).toEqual({ n: 0 });
-      expect(db.prepare('SELECT COUNT(*) AS n FROM gh_clients').get()).toEqual({ n: 2 });
+      // Issue #30 point 6: no tables of Gatehouse-owned users or the product APIs (decision 0146).
+      expect(tables.filter((name) => name.startsWith('gh_'))).toEqual(
+        ['gh_authorization_codes', 'gh_clients', 'gh_consents', 'gh_gatehouse_migration', 'gh_gatehouse_migration_lock', 'gh_grants', 'gh_interactions', 'gh_readiness_probe', 'gh_refresh_tokens', 'gh_sessions', 'gh_signing_keys'],
+      );
+      expect(db.prepare('SELECT COUNT(*) AS n FROM gh_clients').get()).toEqual({ n: 3 });
+      // Issue #30 point 3: ORDERS_KEY_SECRET encrypts the private signing keys (decision 0145).
+      const keys = db.prepare('SELECT private_jwk FROM gh_signing_keys').all() as Array<{ private_jwk: string }>;
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) expect(JSON.parse(key.private_jwk)).toEqual({ enc: 'gatehouse-aes-256-gcm-v1', salt: expect.any(String), iv: expect.any(String), ciphertext: expect.any(String), tag: expect.any(String) });
     } finally {
       db.close();
     }
   });
+
+  it('runs the maintenance runner: Gatehouse\'s purge on its interval, logged', async () => {
+    const running = server as NonNullable<typeof server>;
+    const deadline = Date.now() + 30_000;
+    // ORDERS_PURGE_INTERVAL_SECONDS=1: the runner's line comes within a second or two of the start.
+    while (!running.output().includes('purged expired records') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(running.output()).toMatch(/purged expired records \{"removed":\{.*"codes":\d+/);
+    expect(running.output()).not.toContain('purge failed');
+  }, 40_000);
+
+  it('manages the clients, keys and migrations with the published gatehouse CLI, on the service\'s own database and scopes', async () => {
+    expect(await gatehouseCli<{ pending: number }>(['migrate', 'status'])).toMatchObject({ pending: 0 });
+    const { clients } = await gatehouseCli<{ clients: Array<{ clientId: string; name: string; scopes: string[] }> }>(['clients', 'list']);
+    expect(clients.map((listed) => listed.name)).toEqual(expect.arrayContaining(['Orders app', 'Shop app']));
+    expect(await gatehouseCli(['clients', 'show', writeOnlyClient.clientId])).toMatchObject({ clientId: writeOnlyClient.clientId, scopes: ['orders.v1.write'] });
+    // The service's scopes decide: one it does not offer is refused, and nothing changes.
+    const refused = await run(join(app, 'node_modules/.bin/gatehouse'), ['clients', 'update', writeOnlyClient.clientId, '--scope', 'messaging.v1.send'], { cwd: app, timeoutMs: 30_000, env });
+    expect(refused.code).toBe(1);
+    const { keys } = await gatehouseCli<{ keys: Array<{ kid: string; alg: string }> }>(['keys', 'list']);
+    expect(keys.length).toBeGreaterThan(0);
+    const temporary = await gatehouseCli<ClientCredentials>(['clients', 'create', '--name', 'Temporary', '--redirect-uri', REDIRECT_URI, '--scope', 'orders.v1.read']);
+    expect(await gatehouseCli(['clients', 'delete', temporary.clientId])).toEqual({ clientId: temporary.clientId, deleted: true });
+  }, 120_000);
 
   it('stops on SIGTERM with exit code 0', async () => {
     const running = server as NonNullable<typeof server>;

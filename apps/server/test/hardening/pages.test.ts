@@ -29,7 +29,7 @@ const urlsOf = (html: string) =>
   [...html.matchAll(/<[a-z][^>]*>/gi)].flatMap((tag) => [...tag[0].matchAll(/\s(?:href|src|action|formaction|srcset|poster|data)\s*=\s*["']?([^"'\s>]+)/gi)].map((m) => m[1]));
 
 describe('the demo callback page (it shows a code)', () => {
-  it('sends no-referrer, cannot be framed, loads only our own stylesheet and links nowhere', async () => {
+  it('sends no-referrer, cannot be framed, loads only our own stylesheet and icon, and links nowhere', async () => {
     const code = 'Q'.repeat(43);
     const res = await fetch(`${origin}/demo/callback?code=${code}&state=s1&iss=${encodeURIComponent(origin)}`);
     expect(res.status).toBe(200);
@@ -41,7 +41,7 @@ describe('the demo callback page (it shows a code)', () => {
     expect(res.headers.get('content-security-policy')).toMatch(/script-src 'none'/);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(html).toContain('<meta name="referrer" content="no-referrer">');
-    expect(urlsOf(html)).toEqual(['/assets/gatehouse.css']);
+    expect(urlsOf(html)).toEqual(['/assets/gatehouse.css', '/assets/gatehouse.svg']);
     expect(html).not.toMatch(/<(a|img|script|iframe|form)\b/i);
   });
 

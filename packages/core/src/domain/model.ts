@@ -66,6 +66,21 @@ export interface Client {
   defaultMaxAge?: number;
   /** …and whether its ID tokens must carry `auth_time` (Gatehouse's always do). */
   requireAuthTime?: boolean;
+  /**
+   * What the consent page shows of a client an operator, a portal user or the host registered
+   * (RFC 7591 §2 `client_uri`, `logo_uri`, `policy_uri`, `tos_uri`; a self-registered client keeps
+   * them in `registration.metadata`; docs/decisions/0155-who-is-asking-on-the-consent-page.md):
+   * its home page…
+   */
+  clientUri?: string;
+  /** …its logo (`https` only)… */
+  logoUri?: string;
+  /** …its privacy policy… */
+  policyUri?: string;
+  /** …and its terms of service. */
+  tosUri?: string;
+  /** A first-party app the operator vouches for, marked so on the consent page; set by the operator only (CLI), never by the portal or by the client itself. */
+  firstParty?: boolean;
 }
 
 /** The algorithms an ID token may be signed with (OIDC Core §15.1: RS256 by default). */

@@ -25,12 +25,13 @@ export interface ClientRepository {
    * With `registration`, a self-registered client's details are replaced too (RFC 7592 update),
    * its `firstUsedAt` kept. Each OpenID Connect field (`idTokenSignedResponseAlg`,
    * `postLogoutRedirectUris`, `defaultMaxAge`, `requireAuthTime`) is changed only when its key is
-   * given; present with `undefined`, `[]` or `false`, it is removed.
+   * given; present with `undefined`, `[]` or `false`, it is removed. So is each link (`clientUri`,
+   * `logoUri`, `policyUri`, `tosUri`) and `firstParty` (docs/decisions/0155).
    */
   update(
     clientId: string,
     changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired' | 'resourceServerFor'> &
-      Partial<Pick<Client, 'registration' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime'>>,
+      Partial<Pick<Client, 'registration' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime' | 'clientUri' | 'logoUri' | 'policyUri' | 'tosUri' | 'firstParty'>>,
   ): Promise<boolean>;
   updateSecretHash(clientId: string, clientSecretHash: string): Promise<boolean>;
   /** Deletes the client with its codes, grants, refresh tokens and remembered consents. */
@@ -99,6 +100,13 @@ export interface AuthorizationCodeRepository {
   save(code: AuthorizationCode): Promise<void>;
   findByHash(codeHash: string): Promise<AuthorizationCode | undefined>;
   /**
+   * The code and the e-mail of its owner among Gatehouse's own users (`undefined` when that user is
+   * gone), in one read: what a code exchange needs before its write when there is no host
+   * `userDirectory` (docs/decisions/0172-code-exchange-in-two-round-trips.md). Optional: without it,
+   * or with a host directory, the exchange reads the code, then the owner.
+   */
+  findByHashWithOwnerEmail?(codeHash: string): Promise<{ code: AuthorizationCode; ownerEmail: string | undefined } | undefined>;
+  /**
    * Deletes the user's unused codes (of `clientId`, or of every client) in one write, returning how
    * many: a code in flight when the user revokes an app, changes their password or is signed out
    * by the host then changes no row at its exchange, whose own conditional write
@@ -134,6 +142,12 @@ export interface GrantRepository {
   listActiveByUser(userKey: string): Promise<Grant[]>;
   /** Live grants of a client (its users' and its client-credentials grants), newest first. */
   listActiveByClient(clientId: string): Promise<Grant[]>;
+  /**
+   * Deletes every grant of the user (live or revoked) with its refresh tokens and consumed codes,
+   * in one write, returning their ids: their access tokens are refused at once, as a revoked
+   * grant's are (`forgetUser`). Never a client-credentials grant.
+   */
+  deleteByUser(userKey: string): Promise<string[]>;
   /**
    * Deletes grants revoked before `before`, and client-credentials grants (no user) created
    * before it (their one access token has expired), with their refresh tokens and codes.
@@ -180,6 +194,8 @@ export interface SessionRepository {
    * under an ended session, whichever of a logout and an exchange commits first.
    */
   endWithGrants(sessionId: string, at: Date): Promise<{ ended: boolean; revokedGrantIds: string[] }>;
+  /** Deletes every session of the user, live or ended, returning how many (`forgetUser`). */
+  deleteByUser(userKey: string): Promise<number>;
   /** Deletes sessions that expired or ended before `before`. */
   purge(before: Date): Promise<number>;
 }
@@ -201,6 +217,8 @@ export interface InteractionRepository {
    * (docs/decisions/0108-anonymous-requests-store-bounded-state.md). False when it was full.
    */
   createAnonymous(interaction: Interaction & { userKey: null }, cap: number): Promise<boolean>;
+  /** Deletes every interaction made for the user, used or not, returning how many (`forgetUser`). */
+  deleteByUser(userKey: string): Promise<number>;
   /** Deletes interactions that expired before `expiredBefore`. */
   purge(expiredBefore: Date): Promise<number>;
 }
@@ -221,6 +239,8 @@ export interface ConsentRepository {
   listByUser(userKey: string): Promise<Consent[]>;
   /** Forgets the consent the user gave the client; true when there was one. */
   forget(userKey: string, clientId: string): Promise<boolean>;
+  /** Forgets every consent the user gave, returning to how many clients (`forgetUser`). */
+  forgetByUser(userKey: string): Promise<number>;
 }
 
 export type CreateAttributeResult = 'created' | 'duplicate-name' | 'limit-reached';

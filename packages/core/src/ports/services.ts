@@ -49,6 +49,7 @@ export type AuditEventType =
   | 'password.changed'
   | 'user.disabled'
   | 'user.enabled'
+  | 'user.forgotten'
   | 'client.created'
   | 'client.updated'
   | 'client.deleted'

@@ -14,7 +14,9 @@ export interface UserProfile {
 /**
  * Where Gatehouse finds users (docs/decisions/0091). By default its own users repository; an
  * application with users of its own provides this instead, and Gatehouse then need not own
- * passwords. Records Gatehouse keeps (sessions, codes, grants) refer to users by `userKey`.
+ * passwords. Records Gatehouse keeps (sessions, codes, grants) refer to users by `userKey`: when
+ * the host deletes a user, it calls `gatehouse.forgetUser(userKey)` once the directory no longer
+ * finds them, so their access tokens stop at once and those records go (docs/decisions/0140).
  *
  * @example
  * const userDirectory: UserDirectory = {

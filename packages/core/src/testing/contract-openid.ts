@@ -6,7 +6,7 @@ import { aClient, aCode, aGrant, aRefreshToken, aSession, aSigningKey, at, seedB
  * `openid` part of a code (its nonce and sign-in) and of a grant, through every way a grant is
  * written (a code exchange in each of its forms, `grants.create`) and read (by id, with a refresh
  * token, a user's live grants); a client's OpenID Connect metadata, changed only when an update
- * names it; and RS256 signing keys. What is absent reads back as absent.
+ * names it, and so its links and first-party mark; and RS256 signing keys. What is absent reads back as absent.
  */
 export function describeOpenIdContract({ runner, repos }: ContractContext): void {
   const { describe, it, expect, beforeEach } = runner;
@@ -61,6 +61,21 @@ export function describeOpenIdContract({ runner, repos }: ContractContext): void
       expect(await repos().clients.findById('site')).toMatchObject({ defaultMaxAge: 600, postLogoutRedirectUris: ['https://site.example/bye'], idTokenSignedResponseAlg: 'ES256', requireAuthTime: true });
       expect(await repos().clients.update('site', { ...changes, idTokenSignedResponseAlg: undefined, postLogoutRedirectUris: [], defaultMaxAge: undefined, requireAuthTime: false })).toBe(true);
       expect(await repos().clients.findById('site')).toEqual({ ...aClient('site'), ...changes });
+    });
+
+    it('round-trips its links and first-party mark (docs/decisions/0155), changing each only when an update names it', async () => {
+      const links = { clientUri: 'https://app.example/', logoUri: 'https://cdn.app.example/logo.png', policyUri: 'https://app.example/privacy', tosUri: 'http://127.0.0.1:3000/terms' };
+      const app = aClient('app', { ...links, firstParty: true });
+      await repos().clients.create(app);
+      expect(await repos().clients.findById('app')).toEqual(app);
+      expect((await repos().clients.listAll()).find((client) => client.clientId === 'app')).toEqual(app);
+      const changes = { name: 'App', redirectUris: app.redirectUris, scopes: app.scopes, grantTypes: app.grantTypes, pkceRequired: false };
+      expect(await repos().clients.update('app', changes)).toBe(true);
+      expect(await repos().clients.findById('app')).toEqual({ ...app, ...changes });
+      expect(await repos().clients.update('app', { ...changes, clientUri: 'https://app.example/home', logoUri: undefined, firstParty: false })).toBe(true);
+      expect(await repos().clients.findById('app')).toEqual({ ...aClient('app'), ...changes, clientUri: 'https://app.example/home', policyUri: links.policyUri, tosUri: links.tosUri });
+      await repos().clients.create(aClient('plain'));
+      expect(await repos().clients.findById('plain')).toEqual(aClient('plain'));
     });
 
     it("keeps a metadata document's OpenID Connect metadata, and what the document says when it is fetched again", async () => {

@@ -22,6 +22,19 @@ export function describeTokenContract({ runner, repos }: ContractContext): void 
       expect(await repos().codes.findByHash('hash-none')).toBeUndefined();
     });
 
+    it("reads a code with its owner's e-mail in one read, when the repository can (docs/decisions/0172)", async () => {
+      const codes = repos().codes;
+      // Optional in the port: a repository without it leaves the exchange to read the owner apart.
+      if (codes.findByHashWithOwnerEmail === undefined) return;
+      const code = aCode('of-user1', { sessionId: 'session1', scopes: ['messaging.v1.read'] });
+      await codes.save(code);
+      await codes.save(aCode('of-nobody', { userKey: 'gone' }));
+      expect(await codes.findByHashWithOwnerEmail('of-user1')).toEqual({ code, ownerEmail: (await repos().users.findByKey('user1'))?.email });
+      // The owner is gone: the code, without an e-mail (the exchange then answers invalid_grant).
+      expect(await codes.findByHashWithOwnerEmail('of-nobody')).toEqual({ code: aCode('of-nobody', { userKey: 'gone' }), ownerEmail: undefined });
+      expect(await codes.findByHashWithOwnerEmail('hash-none')).toBeUndefined();
+    });
+
     it('is consumed once: the first exchange wins and records its grant, later ones fail and leave the code as it was', async () => {
       await repos().codes.save(aCode('h'));
       const exchange = (grantId: string, codeHash = 'h') =>

@@ -1,6 +1,7 @@
 import type { Repositories } from '../ports/repositories.js';
 import { describeAdminContract } from './contract-admin.js';
 import { describeConsentContract } from './contract-consents.js';
+import { describeForgetUserContract } from './contract-forget-user.js';
 import { describeIdentityContract } from './contract-identity.js';
 import { describeOpenIdContract } from './contract-openid.js';
 import { describeResourceContract } from './contract-resources.js';
@@ -60,6 +61,7 @@ export function describeRepositoryContract(
     runner.describe('identity', () => describeIdentityContract(context));
     runner.describe('tokens', () => describeTokenContract(context));
     runner.describe('consents', () => describeConsentContract(context));
+    runner.describe('forgetting a user', () => describeForgetUserContract(context));
     runner.describe('administration', () => describeAdminContract(context));
     runner.describe('resources (RFC 8707)', () => describeResourceContract(context));
     runner.describe('self-registration', () => describeSelfRegistrationContract(context));

@@ -30,7 +30,7 @@ function stored<T extends object>(record: T, key: keyof T): T {
 }
 
 /** The OpenID Connect fields of a client, each changed only when given (`ClientRepository.update`). */
-const OPENID_CLIENT_FIELDS = ['idTokenSignedResponseAlg', 'postLogoutRedirectUris', 'defaultMaxAge', 'requireAuthTime'] as const;
+const OPENID_CLIENT_FIELDS = ['idTokenSignedResponseAlg', 'postLogoutRedirectUris', 'defaultMaxAge', 'requireAuthTime', 'clientUri', 'logoUri', 'policyUri', 'tosUri', 'firstParty'] as const;
 
 /** A client as the SQL adapters read it back: an OpenID Connect field absent rather than undefined, `[]` or `false`. */
 function withoutEmptyOpenIdFields(client: Client): Client {
@@ -39,6 +39,9 @@ function withoutEmptyOpenIdFields(client: Client): Client {
   if (kept.postLogoutRedirectUris === undefined || kept.postLogoutRedirectUris.length === 0) delete kept.postLogoutRedirectUris;
   if (kept.defaultMaxAge === undefined) delete kept.defaultMaxAge;
   if (kept.requireAuthTime !== true) delete kept.requireAuthTime;
+  // The links and the first-party mark (docs/decisions/0155), the same way.
+  for (const key of ['clientUri', 'logoUri', 'policyUri', 'tosUri'] as const) if (kept[key] === undefined) delete kept[key];
+  if (kept.firstParty !== true) delete kept.firstParty;
   return kept;
 }
 
@@ -119,7 +122,7 @@ export function createMemoryRepositories(): Repositories {
       async update(clientId, changes) {
         const client = clients.get(clientId);
         if (!client) return false;
-        const { resourceServerFor, registration, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, ...fields } = changes;
+        const { resourceServerFor, registration, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, clientUri: _home, logoUri: _logo, policyUri: _policy, tosUri: _terms, firstParty: _firstParty, ...fields } = changes;
         Object.assign(client, copy(fields));
         if (registration !== undefined && client.registration) client.registration = { ...copy(registration), firstUsedAt: client.registration.firstUsedAt };
         // Changed only when given, as the port says.
@@ -259,6 +262,10 @@ export function createMemoryRepositories(): Repositories {
         const code = codes.get(codeHash);
         return code && copy(code);
       },
+      async findByHashWithOwnerEmail(codeHash) {
+        const code = codes.get(codeHash);
+        return code && { code: copy(code), ownerEmail: users.get(code.userKey)?.email };
+      },
       async deleteUnused(userKey, clientId) {
         return deleteWhere(codes, (code) => code.consumedAt === null && code.userKey === userKey && (clientId === undefined || code.clientId === clientId));
       },
@@ -313,6 +320,11 @@ export function createMemoryRepositories(): Repositories {
         return liveGrants((grant) => grant.clientId === clientId)
           .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
           .map(copy);
+      },
+      async deleteByUser(userKey) {
+        const ids = [...grants.values()].filter((grant) => grant.userKey !== null && grant.userKey === userKey).map((grant) => grant.grantId);
+        ids.forEach(deleteGrant);
+        return ids;
       },
       async purge(before) {
         // Revoked grants, and client-credentials grants (no user) whose token has expired.
@@ -393,6 +405,9 @@ export function createMemoryRepositories(): Repositories {
         if (session && ended) session.endedAt = at;
         return { ended, revokedGrantIds: revokeAll(liveGrants((grant) => grant.sessionId === sessionId), at) };
       },
+      async deleteByUser(userKey) {
+        return deleteWhere(sessions, (session) => session.userKey === userKey);
+      },
       async purge(before) {
         return deleteWhere(sessions, (session) => session.expiresAt < before || (session.endedAt && session.endedAt < before));
       },
@@ -416,6 +431,9 @@ export function createMemoryRepositories(): Repositories {
         if ([...interactions.values()].filter((stored) => stored.userKey === null).length >= cap) return false;
         interactions.set(interaction.interactionHash, copy(interaction));
         return true;
+      },
+      async deleteByUser(userKey) {
+        return deleteWhere(interactions, (interaction) => interaction.userKey !== null && interaction.userKey === userKey);
       },
       async purge(expiredBefore) {
         return deleteWhere(interactions, (interaction) => interaction.expiresAt < expiredBefore);
@@ -442,6 +460,9 @@ export function createMemoryRepositories(): Repositories {
       },
       async forget(userKey, clientId) {
         return consents.delete(`${userKey}\n${clientId}`);
+      },
+      async forgetByUser(userKey) {
+        return deleteWhere(consents, (consent) => consent.userKey === userKey);
       },
     },
 

@@ -246,6 +246,26 @@ describe('approveAuthorization and denyAuthorization', () => {
   });
 });
 
+describe('cancelAuthorization (docs/decisions/0156)', () => {
+  it('answers access_denied with the state to the checked redirect URI, for a valid request and one that has an error', async () => {
+    const { t, client } = await setup();
+    for (const params of [{ client_id: client.clientId, response_type: 'code', state: 'st' }, { client_id: client.clientId, response_type: 'token', state: 'st' }]) {
+      const cancelled = await t.gatehouse.cancelAuthorization(params);
+      const url = new URL(cancelled?.redirectTo ?? 'about:blank');
+      expect(`${url.origin}${url.pathname}`).toBe(REDIRECT);
+      expect(Object.fromEntries(url.searchParams)).toEqual({ error: 'access_denied', error_description: 'The user cancelled the sign-in.', state: 'st', iss: ISSUER });
+    }
+    expect(t.audit.ofType('consent.denied')).toEqual([expect.objectContaining({ clientId: client.clientId, reason: 'cancelled at sign-in' }), expect.objectContaining({ reason: 'cancelled at sign-in' })]);
+  });
+
+  it('never sends anyone to a redirect URI it cannot trust', async () => {
+    const { t, client } = await setup();
+    expect(await t.gatehouse.cancelAuthorization({ client_id: client.clientId, response_type: 'code', redirect_uri: 'https://evil.example/cb' })).toBeUndefined();
+    expect(await t.gatehouse.cancelAuthorization({ client_id: 'nobody', response_type: 'code', redirect_uri: REDIRECT })).toBeUndefined();
+    expect(t.audit.ofType('consent.denied')).toEqual([]);
+  });
+});
+
 describe('checkAuthorizationRequest: prompt (OIDC Core §3.1.2.1)', () => {
   it('accepts none, login, consent and login with consent', async () => {
     const { t, client } = await setup();

@@ -31,7 +31,15 @@ export type AuthorizationRequestCheck =
    * whoever registers a client has an open redirector): the adapter sends a signed-out user to
    * sign in first and checks the request again afterwards.
    */
-  | { kind: 'redirect-error'; error: OAuthError; redirectTo: string };
+  | {
+      kind: 'redirect-error';
+      error: OAuthError;
+      redirectTo: string;
+      /** The client and its checked redirect URI: the sign-in page may name the app, and its "Cancel" go back to it (docs/decisions/0156). */
+      client: Client;
+      redirectUri: string;
+      state: string | undefined;
+    };
 
 const OAUTH_PARAMETERS = [
   'client_id',
@@ -95,7 +103,7 @@ export async function checkAuthorizationRequest(
   const state = typeof params.state === 'string' ? params.state : undefined;
   const fail = (code: ConstructorParameters<typeof OAuthError>[0], description: string): AuthorizationRequestCheck => {
     const error = new OAuthError(code, description);
-    return { kind: 'redirect-error', error, redirectTo: authorizationResponseUrl(deps.settings.issuer, redirectUri, { error: code, error_description: description, state }) };
+    return { kind: 'redirect-error', error, redirectTo: authorizationResponseUrl(deps.settings.issuer, redirectUri, { error: code, error_description: description, state }), client, redirectUri, state };
   };
 
   const repeated = OAUTH_PARAMETERS.find((name) => Array.isArray(params[name]));
@@ -215,6 +223,28 @@ export async function approveAuthorization(
 }
 
 /** The user pressed Deny: RFC 6749 §4.1.2.1 `access_denied` goes back to the client. */
+/**
+ * The user chose "Cancel" on the sign-in page of an authorization request
+ * (docs/decisions/0156-a-way-back-from-the-sign-in-page.md): RFC 6749 §4.1.2.1 `access_denied`,
+ * with the request's `state`, to its redirect URI, once the client and redirect URI are checked
+ * (`valid` or `redirect-error`: never to an untrusted URI). Undefined when the request cannot be
+ * answered (`show-error`). Recorded as a denied consent, without a user (nobody signed in).
+ *
+ * @example
+ * const cancelled = await cancelAuthorization(deps, parametersOf(returnTo));
+ * if (cancelled) res.redirect(303, cancelled.redirectTo); // https://app.example/cb?error=access_denied&…&state=…&iss=…
+ */
+export async function cancelAuthorization(
+  deps: Pick<Deps, 'repos' | 'settings' | 'clock' | 'keys' | 'clientMetadataDocuments' | 'audit'>,
+  params: RawParameters,
+): Promise<{ redirectTo: string } | undefined> {
+  const check = await checkAuthorizationRequest(deps, params);
+  if (check.kind === 'show-error') return undefined;
+  const { redirectUri, state } = check.kind === 'valid' ? check.request : check;
+  deps.audit.record({ type: 'consent.denied', at: deps.clock.now(), clientId: check.client.clientId, reason: 'cancelled at sign-in' });
+  return { redirectTo: authorizationResponseUrl(deps.settings.issuer, redirectUri, { error: 'access_denied', error_description: 'The user cancelled the sign-in.', state }) };
+}
+
 export function denyAuthorization(
   deps: Pick<Deps, 'clock' | 'settings' | 'audit'>,
   input: { request: AuthorizationRequest; userKey: string },

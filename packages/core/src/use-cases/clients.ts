@@ -6,9 +6,10 @@ import type { Deps } from '../deps.js';
 import { DomainError, OAuthError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
 import { openIdClientMetadata, type OpenIdClientMetadata, type OpenIdClientRegistration } from './openid-client-metadata.js';
+import { clientLinks, clientPresentation, type ClientLinks, type ClientLinksRegistration, type ClientPresentation } from '../clients/client-presentation.js';
 import { resourceServerResources } from './resource-indicators.js';
 
-export interface ClientRegistration extends OpenIdClientRegistration {
+export interface ClientRegistration extends OpenIdClientRegistration, ClientLinksRegistration {
   name: string;
   /** Needed when the client has the `authorization_code` grant. */
   redirectUris: string[];
@@ -33,6 +34,12 @@ export interface ClientRegistration extends OpenIdClientRegistration {
    * Gatehouse's own rules: `https`, or `http` on loopback.
    */
   applicationType?: ApplicationType;
+  /**
+   * A first-party app the operator vouches for, marked so on the consent page
+   * (docs/decisions/0155-who-is-asking-on-the-consent-page.md): the operator's to set (the CLI);
+   * the portal never passes it.
+   */
+  firstParty?: boolean;
 }
 
 /** A client with its secret, as shown once at creation or rotation; `null` for a public client. */
@@ -118,7 +125,10 @@ export async function registerClient(
   const resourceServerFor = resourceServerResources(deps.settings, input.resourceServerFor ?? [], input.public === true);
   // OpenID Connect client metadata (docs/decisions/0136-openid-client-metadata.md).
   const openid = openIdClientMetadata(input);
+  // Its home page, logo, privacy policy and terms (docs/decisions/0155).
+  const links = clientLinks(input);
   const created = newClient(deps, valid, input, resourceServerFor, openid);
+  Object.assign(created.client, links, input.firstParty === true ? { firstParty: true } : {});
   await deps.repos.clients.create(created.client);
   const { client } = created;
   deps.audit.record({ type: 'client.created', at: client.createdAt, clientId: client.clientId, ...(client.ownerUserKey ? { userKey: client.ownerUserKey } : {}) });
@@ -161,10 +171,16 @@ export async function findOwnedClient(deps: Pick<Deps, 'repos'>, ownerUserKey: s
   return client;
 }
 
-export async function updateClient(
-  deps: Pick<Deps, 'repos' | 'clock' | 'audit' | 'settings'>,
-  input: { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes' | 'resourceServerFor'> & OpenIdClientRegistration,
-): Promise<Client> {
+/** What an update of a client may change (each kept unless given); `firstParty` only by the operator (`ownerUserKey: null`). */
+export type ClientUpdate = { ownerUserKey: string | null; clientId: string } & Pick<ClientRegistration, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'grantTypes' | 'resourceServerFor' | 'firstParty'> &
+  OpenIdClientRegistration &
+  ClientLinksRegistration;
+
+export async function updateClient(deps: Pick<Deps, 'repos' | 'clock' | 'audit' | 'settings'>, input: ClientUpdate): Promise<Client> {
+  // The first-party mark is the operator's (docs/decisions/0155): a portal user cannot vouch for their own client.
+  if (input.firstParty !== undefined && input.ownerUserKey !== null) {
+    throw new DomainError('invalid', 'Only the operator can mark a client first-party.', { field: 'firstParty' });
+  }
   const existing = input.ownerUserKey === null
     ? await deps.repos.clients.findById(input.clientId)
     : await findOwnedClient(deps, input.ownerUserKey, input.clientId);
@@ -178,6 +194,9 @@ export async function updateClient(
   const resourceServerFor = resourceServerResources(deps.settings, input.resourceServerFor ?? existing.resourceServerFor ?? [], isPublicClient(existing));
   // The OpenID Connect metadata stays unless given (docs/decisions/0136-openid-client-metadata.md).
   const openid = openIdClientMetadata(input, existing);
+  // The links stay unless given (docs/decisions/0155); a self-registered client's are its metadata's, not changed here.
+  const links: ClientLinks = clientLinks(input, existing);
+  const firstParty = input.firstParty ?? existing.firstParty === true;
   const changes = {
     ...valid,
     pkceRequired: isPublicClient(existing) || (input.pkceRequired ?? existing.pkceRequired),
@@ -186,11 +205,29 @@ export async function updateClient(
     postLogoutRedirectUris: openid.postLogoutRedirectUris ?? [],
     defaultMaxAge: openid.defaultMaxAge,
     requireAuthTime: openid.requireAuthTime ?? false,
+    clientUri: links.clientUri,
+    logoUri: links.logoUri,
+    policyUri: links.policyUri,
+    tosUri: links.tosUri,
+    firstParty,
   };
   await deps.repos.clients.update(existing.clientId, changes);
   deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId });
-  const { resourceServerFor: _previous, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, ...unchanged } = existing;
-  return { ...unchanged, ...valid, pkceRequired: changes.pkceRequired, ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }), ...openid };
+  const { resourceServerFor: _previous, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, clientUri: _home, logoUri: _logo, policyUri: _policy, tosUri: _terms, firstParty: _firstParty, ...unchanged } =
+    existing;
+  return { ...unchanged, ...valid, pkceRequired: changes.pkceRequired, ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }), ...openid, ...links, ...(firstParty ? { firstParty } : {}) };
+}
+
+/**
+ * What the consent page shows of a client (docs/decisions/0155-who-is-asking-on-the-consent-page.md):
+ * who registered it (its owner's e-mail, the operator, or itself), its links, the first-party mark.
+ *
+ * @example
+ * const shown = await presentClient(deps, client); // { registeredBy: { kind: 'user', email: 'dev@example.com' }, links: { … }, … }
+ */
+export async function presentClient(deps: Pick<Deps, 'repos'>, client: Client): Promise<ClientPresentation> {
+  const owner = client.ownerUserKey === null ? undefined : await deps.repos.users.findByKey(client.ownerUserKey);
+  return clientPresentation(client, owner?.email);
 }
 
 /** Rotates the secret: the old one stops working at once; the new one is returned once. A public client has none. */

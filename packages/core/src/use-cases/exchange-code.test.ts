@@ -310,11 +310,13 @@ describe('exchangeCode signs while the write commits (decision 0078)', () => {
     expect(second).toMatchObject({ status: 'rejected', reason: { code: 'invalid_grant' } });
   });
 
-  it('reads the owner before the write: an owner who is gone is invalid_grant, and nothing is written', async () => {
+  it('reads the owner before the write: an owner who is gone is invalid_grant, and nothing is written (a repository that reads the code alone)', async () => {
     const repositories = createMemoryRepositories();
     let ownerGone = false;
     const findByKey = repositories.users.findByKey.bind(repositories.users);
     repositories.users = { ...repositories.users, findByKey: async (userKey) => (ownerGone ? undefined : findByKey(userKey)) };
+    const { findByHashWithOwnerEmail: _joined, ...codesAlone } = repositories.codes;
+    repositories.codes = codesAlone;
     const t = await createTestGatehouse({ repositories });
     const user = await t.seedUser({ email: 'ada@example.com' });
     const { client } = await t.seedClient({ scopes: ['messaging.v1.send'] });
@@ -324,6 +326,51 @@ describe('exchangeCode signs while the write commits (decision 0078)', () => {
     expect(error.description).toBe('The grant is no longer valid.');
     expect(await t.repositories.codes.findByHash(storedSecretHash(code))).toMatchObject({ consumedAt: null, grantId: null });
     expect(await t.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
+  });
+
+  it("reads the owner's e-mail with the code (decision 0172): an owner who is gone is invalid_grant, nothing is written, the directory is not asked", async () => {
+    const repositories = createMemoryRepositories();
+    let ownerGone = false;
+    let ownerReads = 0;
+    const findByKey = repositories.users.findByKey.bind(repositories.users);
+    repositories.users = { ...repositories.users, findByKey: async (userKey) => ((ownerReads += 1), findByKey(userKey)) };
+    const joined = repositories.codes.findByHashWithOwnerEmail!.bind(repositories.codes);
+    repositories.codes = { ...repositories.codes, findByHashWithOwnerEmail: async (hash) => {
+      const found = await joined(hash);
+      return found && (ownerGone ? { ...found, ownerEmail: undefined } : found);
+    } };
+    const t = await createTestGatehouse({ repositories });
+    const user = await t.seedUser({ email: 'ada@example.com' });
+    const { client } = await t.seedClient({ scopes: ['messaging.v1.send'] });
+    const kept = await issueCode(t, client, user);
+    ownerReads = 0;
+    expect(await t.gatehouse.exchangeCode({ client, code: kept, redirectUri: REDIRECT, codeVerifier: undefined })).toMatchObject({ principal: 'ada@example.com' });
+    expect(ownerReads).toBe(0);
+    const code = await issueCode(t, client, user);
+    ownerGone = true;
+    const error = await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    expect(error.description).toBe('The grant is no longer valid.');
+    expect(await t.repositories.codes.findByHash(storedSecretHash(code))).toMatchObject({ consumedAt: null, grantId: null });
+    expect(await t.repositories.grants.listActiveByUser(user.userKey)).toHaveLength(1);
+  });
+
+  it('uses a code read ahead of the client’s authentication only for that code (decision 0172)', async () => {
+    const t = await createTestGatehouse();
+    const user = await t.seedUser({ email: 'ada@example.com' });
+    const { client } = await t.seedClient({ scopes: ['messaging.v1.send'] });
+    const code = await issueCode(t, client, user);
+    const other = await issueCode(t, client, user);
+    // Read ahead for another code: ignored, the exchange reads its own.
+    const misdirected = t.gatehouse.readCodeAhead(other);
+    expect(await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined, readAhead: misdirected })).toMatchObject({ principal: 'ada@example.com' });
+    expect(await t.repositories.codes.findByHash(storedSecretHash(other))).toMatchObject({ consumedAt: null });
+    // Read ahead, then consumed by its exchange: a second exchange with a stale read-ahead is a replay, decided by the database.
+    const ahead = t.gatehouse.readCodeAhead(other);
+    await ahead.reading;
+    await t.gatehouse.exchangeCode({ client, code: other, redirectUri: REDIRECT, codeVerifier: undefined, readAhead: ahead });
+    await expectOAuthError(t.gatehouse.exchangeCode({ client, code: other, redirectUri: REDIRECT, codeVerifier: undefined, readAhead: ahead }), 'invalid_grant');
+    expect(t.audit.ofType('code.replayed')).toHaveLength(1);
+    expect(await t.repositories.grants.listActiveByUser(user.userKey)).toHaveLength(1);
   });
 
   it('fails a won write with the response’s own failure', async () => {

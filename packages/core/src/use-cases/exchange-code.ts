@@ -6,7 +6,8 @@ import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
 import { tokenTarget } from './resource-indicators.js';
-import { principalOf, tokenResponseFor, type TokenResponse } from './token-response.js';
+import { readCodeForExchange, type CodeReadAhead } from './code-read.js';
+import { principalOf, principalOrGone, tokenResponseFor, type TokenResponse } from './token-response.js';
 
 /** RFC 7636 §4.1: code_verifier = 43*128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -19,7 +20,9 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
  * the PKCE verifier must match the challenge. Single use, and that the code's sign-in session
  * has not ended (product logout), are decided by the database in the exchange's one transaction.
  * `resource` (RFC 8707 §2.2) picks the access token's audience among the code's resources
- * (docs/decisions/0110-resource-indicators.md); a refused one consumes nothing.
+ * (docs/decisions/0110-resource-indicators.md); a refused one consumes nothing. `readAhead`: the
+ * code's read, started before the client was authenticated (`readCodeAhead`; used only when it is
+ * of this `code`; docs/decisions/0172-code-exchange-in-two-round-trips.md).
  *
  * @example
  * const tokens = await exchangeCode(deps, { client, code, redirectUri: 'https://app.example/cb' });
@@ -27,12 +30,13 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
  */
 export async function exchangeCode(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'signer' | 'audit' | 'userDirectory'>,
-  input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined; resource?: string | undefined },
+  input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined; resource?: string | undefined; readAhead?: CodeReadAhead | undefined },
 ): Promise<TokenResponse> {
   assertGrantType(input.client, 'authorization_code');
   if (!input.redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.');
   const codeHash = storedSecretHash(input.code);
-  const code = await deps.repos.codes.findByHash(codeHash);
+  // With Gatehouse's own users the owner's e-mail comes in the code's read (docs/decisions/0172).
+  const { code, owner } = await (input.readAhead?.code === input.code ? input.readAhead.reading : readCodeForExchange(deps, codeHash));
   const now = deps.clock.now();
   if (!code) throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'unknown code' });
 
@@ -75,7 +79,7 @@ export async function exchangeCode(
   // The owner is read before the write (nothing is written for an owner who is gone), and the
   // access token is signed while the write commits: sent only if the write won, dropped unseen
   // otherwise (docs/decisions/0078-exchange-response-prepared-during-the-write.md).
-  const principal = await principalOf(deps, grant);
+  const principal = owner === undefined ? await principalOf(deps, grant) : principalOrGone(owner.email, grant);
   // OIDC Core §3.1.3.3: a code of an OpenID Connect request (`openid` granted) gets an ID token, with its nonce.
   const idToken = code.openid === undefined ? undefined : { client: input.client, nonce: code.openid.nonce };
   const response = tokenResponseFor(deps, grant, target.scopes, refreshToken, principal, target.resource, idToken);

@@ -130,7 +130,7 @@ describe('a consent handed to the host (startConsent / describeConsentRequest / 
   it('describes the request to the host without using it, then Allow issues a code bound to the session', async () => {
     const { t, client, session, consentRequest } = await consentSetup();
     const details = await t.gatehouse.describeConsentRequest(consentRequest);
-    expect(details).toEqual({ clientId: client.clientId, clientName: 'Test client', scopes: ['messaging.v1.send', 'messaging.v1.read'], newScopes: [], redirectUri: client.redirectUris[0], userKey: ADA.userKey, origin: { registration: 'static', documentHost: undefined, loopbackRedirectsOnly: false } });
+    expect(details).toEqual({ clientId: client.clientId, clientName: 'Test client', scopes: ['messaging.v1.send', 'messaging.v1.read'], newScopes: [], redirectUri: client.redirectUris[0], userKey: ADA.userKey, origin: { registration: 'static', documentHost: undefined, loopbackRedirectsOnly: false }, presentation: { origin: { registration: 'static', documentHost: undefined, loopbackRedirectsOnly: false }, registeredBy: { kind: 'operator' }, links: {}, firstParty: false } });
     expect(await t.gatehouse.describeConsentRequest(consentRequest)).toEqual(details);
 
     const { redirectTo } = await t.gatehouse.completeConsent({ consentRequest, decision: 'allow' });

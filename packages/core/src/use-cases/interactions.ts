@@ -1,4 +1,6 @@
 import { clientOrigin, type ClientOrigin } from '../clients/client-origin.js';
+import type { ClientPresentation } from '../clients/client-presentation.js';
+import { presentClient } from './clients.js';
 import type { Interaction } from '../domain/model.js';
 import { secondsAfter } from '../domain/time.js';
 import type { Deps } from '../deps.js';
@@ -213,6 +215,8 @@ export interface ConsentRequestDetails {
   userKey: string;
   /** Whether the client registered itself, the host its metadata document comes from, whether it redirects only to this computer. */
   origin: ClientOrigin;
+  /** Who registered it, its home page, logo, privacy policy and terms, the operator's first-party mark: what Gatehouse's own consent page shows (docs/decisions/0155). */
+  presentation: ClientPresentation;
 }
 
 /**
@@ -241,6 +245,7 @@ export async function describeConsentRequest(
     redirectUri: check.request.redirectUri,
     userKey: interaction.userKey,
     origin: clientOrigin(check.client),
+    presentation: await presentClient(deps, check.client),
   };
 }
 

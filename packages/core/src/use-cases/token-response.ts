@@ -49,8 +49,13 @@ export async function buildTokenResponse(
 /** The e-mail of the grant's owner, the response's `principal`; `invalid_grant` when the owner is gone. */
 export async function principalOf(deps: Pick<Deps, 'repos' | 'userDirectory'>, grant: Grant): Promise<string> {
   const user = grant.userKey === null ? undefined : await userDirectoryOf(deps).findByKey(grant.userKey);
-  if (!user) throw new OAuthError('invalid_grant', 'The grant is no longer valid.', { detail: `user ${grant.userKey} is gone` });
-  return user.email;
+  return principalOrGone(user?.email, grant);
+}
+
+/** The owner's e-mail already read (undefined: the owner is gone), as `principalOf` answers it. */
+export function principalOrGone(email: string | undefined, grant: Pick<Grant, 'userKey'>): string {
+  if (email === undefined || grant.userKey === null) throw new OAuthError('invalid_grant', 'The grant is no longer valid.', { detail: `user ${grant.userKey} is gone` });
+  return email;
 }
 
 /** The response for an owner already read: signs the access token (for `resource`, or the default audience). */

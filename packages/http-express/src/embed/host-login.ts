@@ -1,13 +1,19 @@
 import type { Gatehouse, HostLogin } from '@gatehouse/core';
 import type { Response } from 'express';
+import { issuerPath } from '../oauth/paths.js';
+import { continuePage } from '../pages/continue.js';
+import { sendPage } from '../pages/send.js';
+import { STYLESHEET_PATH } from '../pages/styles.js';
 import { csrfSettings, issueCsrfToken } from '../security/csrf.js';
 import { clearSessionCookie, setSessionCookie } from '../security/session.js';
 
 /**
  * The host signed the user in after Gatehouse sent the browser to its login page with
  * `login_request` (docs/decisions/0091): completes the login request (single use), sets
- * Gatehouse's session cookie on this response and redirects (303) back to the authorization
- * request, which goes on to consent. `authenticatedAt` is when the user proved who they are to the
+ * Gatehouse's session cookie on this response and sends the browser back to the authorization
+ * request, which goes on to consent: a redirect (303) when called for a GET, a page that moves on at
+ * once (200, meta refresh) for a POST, so a strict CSP of the host's page (`form-action 'self'`,
+ * helmet's default) does not block the chain in Chromium (docs/decisions/0141). `authenticatedAt` is when the user proved who they are to the
  * host (its own sign-in's time, not now): a request that wants a fresher sign-in (`prompt=login`,
  * `max_age`: `gatehouse.describeLoginRequest(id).authenticatedAfter`) rejects with
  * `DomainError('unauthenticated')` on the field `authenticatedAt` and stays usable, so the host asks
@@ -34,14 +40,14 @@ export async function completeGatehouseLogin(
   setSessionCookie(res, issuer, sessionToken);
   // A session change renews the CSRF token (docs/decisions/0021), as Gatehouse's own login does.
   issueCsrfToken(res, csrfSettings(issuer));
-  res.setHeader('Cache-Control', 'no-store');
-  res.redirect(303, redirectTo);
+  sendOnward(res, issuer, redirectTo);
 }
 
 /**
  * The host asked for consent after Gatehouse sent the browser to its consent page with
- * `consent_request`: completes it (single use) and redirects (303) to the client with a code
- * (`allow`) or `access_denied` (`deny`). An unknown, expired or used consent request rejects with
+ * `consent_request`: completes it (single use) and sends the browser to the client with a code
+ * (`allow`) or `access_denied` (`deny`), as `completeGatehouseLogin` does (303 for a GET, a page
+ * that moves on for a POST). An unknown, expired or used consent request rejects with
  * `DomainError('not_found')`. Show `gatehouse.describeConsentRequest(id)` on the page first.
  *
  * @example
@@ -50,13 +56,28 @@ export async function completeGatehouseLogin(
  * });
  */
 export async function completeGatehouseConsent(
-  gatehouse: Pick<Gatehouse, 'completeConsent'>,
+  gatehouse: Pick<Gatehouse, 'completeConsent' | 'settings'>,
   res: Response,
   input: { consentRequest: string; decision: 'allow' | 'deny' },
 ): Promise<void> {
   const { redirectTo } = await gatehouse.completeConsent(input);
-  res.setHeader('Cache-Control', 'no-store');
-  res.redirect(303, redirectTo);
+  sendOnward(res, gatehouse.settings.issuer, redirectTo);
+}
+
+/**
+ * Sends the browser on to `to`: a redirect (303) for a GET, a page that moves on at once for a
+ * form's POST. Chromium applies the CSP `form-action` of the host's page to every redirect after
+ * its form is sent (helmet's default `form-action 'self'` then blocks the client's redirect URI,
+ * on another origin, at the end of the chain: the authorize endpoint's redirect when the consent
+ * is remembered); a navigation the page starts is no form's (docs/decisions/0141).
+ */
+function sendOnward(res: Response, issuer: string, to: string): void {
+  if (res.req.method === 'GET' || res.req.method === 'HEAD') {
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(303, to);
+    return;
+  }
+  sendPage(res, 200, continuePage({ to, stylesheetHref: `${issuerPath(issuer)}${STYLESHEET_PATH}` }));
 }
 
 /**

@@ -2,21 +2,23 @@ import { StorageUnavailableError } from '@gatehouse/core';
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { requestContext, requestLogger, silentLogger } from '../logger.js';
 import { authorizationServerMetadata } from '../oauth/metadata.js';
-import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATH_PREFIX, OAUTH_PATHS, wellKnownMetadataPath, wellKnownOpenIdConfigurationPath } from '../oauth/paths.js';
+import { pagePathsFor } from '../oauth/page-paths.js';
+import { OAUTH_JSON_PATHS, OAUTH_PATH_PREFIX, OAUTH_PATHS, wellKnownMetadataPath, wellKnownOpenIdConfigurationPath } from '../oauth/paths.js';
 import { createOAuthRouter } from '../oauth/router.js';
 import { sendJsonFailure } from '../oauth/json-errors.js';
 import type { GatehouseRouterOptions } from '../options.js';
 import { createAssetsRouter } from '../pages/assets.js';
+import { pageBrand } from '../pages/branding.js';
 import { errorPage, sendUnavailablePage } from '../pages/error.js';
 import { sendPage } from '../pages/send.js';
-import { STYLESHEET_PATH } from '../pages/styles.js';
+import { ASSET_PATHS } from '../pages/styles.js';
 import { byPrefix, inSequence, onlyUnder } from '../routing.js';
 import { securityHeaders } from '../security/headers.js';
 import { createStorageOutages } from '../storage-outages.js';
 import type { Gatehouse } from '@gatehouse/core';
 
 /** The paths Gatehouse's router answers, relative to where it is mounted. */
-export const GATEHOUSE_ROUTER_PREFIXES: readonly string[] = [OAUTH_PATH_PREFIX, OAUTH_PATHS.metadata, OAUTH_PATHS.openidConfiguration, STYLESHEET_PATH];
+export const GATEHOUSE_ROUTER_PREFIXES: readonly string[] = [OAUTH_PATH_PREFIX, OAUTH_PATHS.metadata, OAUTH_PATHS.openidConfiguration, ...ASSET_PATHS];
 
 /**
  * The routes of Gatehouse's router without the request context, headers and error page (which
@@ -24,7 +26,7 @@ export const GATEHOUSE_ROUTER_PREFIXES: readonly string[] = [OAUTH_PATH_PREFIX, 
  */
 export function gatehouseRoutes(options: GatehouseRouterOptions): RequestHandler {
   return byPrefix([
-    [[STYLESHEET_PATH], createAssetsRouter()],
+    [ASSET_PATHS, createAssetsRouter(pageBrand(options.branding).accentColor)],
     [[OAUTH_PATH_PREFIX, OAUTH_PATHS.metadata, OAUTH_PATHS.openidConfiguration], createOAuthRouter(options)],
   ]);
 }
@@ -57,7 +59,7 @@ export function createGatehouseRouter(routerOptions: GatehouseRouterOptions): Ro
   const issuer = options.gatehouse.settings.issuer;
   const context = requestContext(logger);
   const headers = securityHeaders(issuer);
-  const paths = gatehousePaths(issuerPath(issuer));
+  const paths = pagePathsFor(options);
   const router = Router();
   router.use(
     onlyUnder(

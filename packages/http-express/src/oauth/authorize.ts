@@ -2,7 +2,7 @@ import { clientOrigin, DomainError, findResource, OAuthError, type Authorization
 import type { Request, Response } from 'express';
 import { parse as parseQueryString } from 'node:querystring';
 import { requestLogger } from '../logger.js';
-import { consentPage } from './pages/consent.js';
+import { consentImageOrigin, consentPage } from './pages/consent.js';
 import { errorPage } from '../pages/error.js';
 import { sendPage } from '../pages/send.js';
 import { CSRF_FIELD, csrfTokenMatches } from '../security/csrf.js';
@@ -201,6 +201,8 @@ async function answerAuthorization(ctx: OAuthContext, req: Request, res: Respons
     return;
   }
   const query = rawQuery(req);
+  // Who registered it, its links and logo, the first-party mark (docs/decisions/0155).
+  const presentation = await ctx.gatehouse.presentClient(check.client);
   sendPage(
     res,
     200,
@@ -217,7 +219,9 @@ async function answerAuthorization(ctx: OAuthContext, req: Request, res: Respons
       returnTo: authorizeUrl(ctx, req),
       paths: ctx.paths,
       origin: clientOrigin(check.client),
+      presentation,
     }),
+    { imageOrigin: consentImageOrigin(presentation) },
   );
 }
 

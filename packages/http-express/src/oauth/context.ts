@@ -5,6 +5,7 @@ import type { CsrfSettings } from '../security/csrf.js';
 import type { AttemptLimits } from '../security/rate-limit.js';
 import type { StorageOutages } from '../storage-outages.js';
 import type { GatehousePaths } from './paths.js';
+import type { PasswordHelp } from './pages/login.js';
 
 /** What the OAuth routes share. */
 export interface OAuthContext {
@@ -27,6 +28,8 @@ export interface OAuthContext {
   startPage: string | undefined;
   /** How the forms' CSRF tokens are made and checked (docs/decisions/0025). */
   csrf: CsrfSettings;
+  /** "Forgot your password?" on the sign-in page (`options.passwordHelp`; docs/decisions/0156). */
+  passwordHelp: PasswordHelp | undefined;
 }
 
 /** `url` (a path or an absolute URL) with one more query parameter. */

@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { parse as parseQueryString } from 'node:querystring';
 import * as v from 'valibot';
 import { requestLogger } from '../logger.js';
-import { loginPage, signedInPage } from './pages/login.js';
+import { loginPage, signedInPage, type LoginPageInput } from './pages/login.js';
+import { errorPage } from '../pages/error.js';
 import { sendPage } from '../pages/send.js';
 import { CSRF_FIELD, issueCsrfToken, loginCsrfToken, loginCsrfTokenMatches } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
@@ -15,23 +16,67 @@ import { gatehouseFor } from '../request-scope.js';
 
 const WRONG_CREDENTIALS = 'The e-mail or password is not right.';
 
-/**
- * What the login page takes from the authorization request `returnTo` is, only for a request that
- * passes the check (a known client, a registered redirect URI; a made-up link cannot put a name
- * on the page): the app's name ("Sign in to continue to …") and its `login_hint` (OIDC Core
- * §3.1.2.1), which fills in the e-mail field.
- */
-async function requestOf(ctx: OAuthContext, returnTo: string | undefined): Promise<{ appName?: string; loginHint?: string }> {
-  if (returnTo === undefined) return {};
+/** The parameters of the authorization request `returnTo` is, or undefined when it is another page. */
+function authorizationParameters(ctx: OAuthContext, returnTo: string | undefined): RawParameters | undefined {
+  if (returnTo === undefined) return undefined;
   const url = new URL(returnTo, 'http://gatehouse.invalid');
-  if (url.pathname !== ctx.paths.authorize) return {};
-  const check = await ctx.gatehouse.checkAuthorizationRequest(parseQueryString(url.search.slice(1)) as RawParameters);
-  if (check.kind !== 'valid') return {};
-  return { appName: check.client.name, ...(check.request.loginHint === undefined ? {} : { loginHint: check.request.loginHint }) };
+  if (url.pathname !== ctx.paths.authorize) return undefined;
+  return parseQueryString(url.search.slice(1)) as RawParameters;
 }
 
 /**
- * GET /oauth/login: the sign-in form (its e-mail filled in with the request's `login_hint`), or
+ * What the login page takes from the authorization request `returnTo` is, only once its client
+ * and redirect URI are checked (a made-up link cannot put a name on the page): the app's name
+ * ("Sign in to continue to …"), kept when the request has another error, which the app learns
+ * after sign-in (docs/decisions/0156); "Cancel" back to the app; and its `login_hint` (OIDC Core
+ * §3.1.2.1), which fills in the e-mail field.
+ */
+async function requestOf(ctx: OAuthContext, returnTo: string | undefined): Promise<{ appName?: string; loginHint?: string; cancellable?: boolean }> {
+  const params = authorizationParameters(ctx, returnTo);
+  if (params === undefined) return {};
+  const check = await ctx.gatehouse.checkAuthorizationRequest(params);
+  if (check.kind === 'show-error') return {};
+  const loginHint = check.kind === 'valid' ? check.request.loginHint : undefined;
+  return { appName: check.client.name, cancellable: true, ...(loginHint === undefined ? {} : { loginHint }) };
+}
+
+/** The sign-in page, with its script allowed (the show-password button; no inline script). */
+function sendLoginPage(ctx: OAuthContext, res: Response, status: number, input: Omit<LoginPageInput, 'paths' | 'passwordHelp'>): void {
+  sendPage(res, status, loginPage({ ...input, paths: ctx.paths, passwordHelp: ctx.passwordHelp }), { scripts: true });
+}
+
+/**
+ * "Cancel and go back to the app" (docs/decisions/0156): `access_denied` with the request's
+ * `state` to its checked redirect URI (RFC 6749 §4.1.2.1), 303; a request that cannot be answered
+ * (no authorization request, an untrusted client or redirect URI) is a 400 page, never a redirect.
+ */
+async function cancelSignIn(ctx: OAuthContext, res: Response, returnTo: string | undefined): Promise<void> {
+  const params = authorizationParameters(ctx, returnTo);
+  const cancelled = params === undefined ? undefined : await gatehouseFor(ctx.gatehouse, res).cancelAuthorization(params);
+  res.setHeader('Cache-Control', 'no-store');
+  if (cancelled === undefined) {
+    sendPage(res, 400, errorPage({ title: 'There is no app to go back to', message: 'This sign-in was not started by an app that Gatehouse can send you back to. Close this page, or go back in your browser.', paths: ctx.paths }));
+    return;
+  }
+  requestLogger(ctx.logger, res).info({ event: 'sign_in_cancelled' }, 'sign-in cancelled: access_denied to the app');
+  res.redirect(303, cancelled.redirectTo);
+}
+
+/**
+ * With `loginUrl` the host signs users in, and Gatehouse's form is not served (it knows no
+ * password of the host's users; docs/decisions/0142): an authorization request's `return_to` goes
+ * back to the authorize endpoint, which hands the browser to the host's login with a login
+ * request; anything else goes to the host's login page.
+ */
+function toHostLogin(ctx: OAuthContext, res: Response, status: 302 | 303, returnTo: string | undefined, loginUrl: string): void {
+  const toAuthorize = returnTo !== undefined && new URL(returnTo, 'http://gatehouse.invalid').pathname === ctx.paths.authorize;
+  res.setHeader('Cache-Control', 'no-store');
+  res.redirect(status, toAuthorize ? returnTo : loginUrl);
+}
+
+/**
+ * GET /oauth/login: the sign-in form (its e-mail filled in with the request's `login_hint`), or,
+ * with `loginUrl`, on to the host's login (`toHostLogin`), or
  * straight on to `return_to` when already signed in (else a
  * page linking on to `afterSignIn`), unless `prompt=login` (an authorization request asked for the
  * password again: the form then, whose sign-in starts a new session; docs/decisions/0096-prompt-login-marker.md).
@@ -39,6 +84,7 @@ async function requestOf(ctx: OAuthContext, returnTo: string | undefined): Promi
 export function loginForm(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const returnTo = safeReturnTo(req.query.return_to);
+    if (ctx.loginUrl !== undefined) return toHostLogin(ctx, res, 302, returnTo, ctx.loginUrl);
     const signedIn = res.locals.signedIn;
     const reauthenticate = req.query.prompt === 'login' && returnTo !== undefined;
     if (signedIn && !reauthenticate) {
@@ -50,8 +96,8 @@ export function loginForm(ctx: OAuthContext) {
       sendPage(res, 200, signedInPage({ email: signedIn.user.email, paths: ctx.paths, onward: ctx.afterSignIn }));
       return;
     }
-    const { appName, loginHint } = await requestOf(ctx, returnTo);
-    sendPage(res, 200, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, appName, paths: ctx.paths, ...(loginHint === undefined ? {} : { email: loginHint }) }));
+    const { appName, loginHint, cancellable } = await requestOf(ctx, returnTo);
+    sendLoginPage(ctx, res, 200, { csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, appName, cancellable, ...(loginHint === undefined ? {} : { email: loginHint }) });
   };
 }
 
@@ -77,16 +123,20 @@ export function loginSubmit(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const form = req.body as FormFields;
     const returnTo = safeReturnTo(form.return_to);
+    // No password is checked here when the host signs users in (nothing is written either).
+    if (ctx.loginUrl !== undefined) return toHostLogin(ctx, res, 303, returnTo, ctx.loginUrl);
     const log = requestLogger(ctx.logger, res);
     const again = async (status: number, message: string, email?: string) => {
-      const { appName } = await requestOf(ctx, returnTo);
-      sendPage(res, status, loginPage({ csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, message, appName, paths: ctx.paths, ...(email === undefined ? {} : { email }) }));
+      const { appName, cancellable } = await requestOf(ctx, returnTo);
+      sendLoginPage(ctx, res, status, { csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, message, appName, cancellable, ...(email === undefined ? {} : { email }) });
     };
 
     if (!loginCsrfTokenMatches(req, ctx.csrf, form[CSRF_FIELD])) {
       log.warn({ event: 'csrf_refused', form: 'login' }, 'login form without a valid CSRF token');
       return again(403, 'The sign-in form had expired. Please try again.', form.email);
     }
+    // "Cancel and go back to the app" (docs/decisions/0156): no password, no rate limit involved.
+    if (form.cancel !== undefined) return cancelSignIn(ctx, res, returnTo);
     // Empty fields were dropped as omitted; the form's own words say what is missing.
     const parsed = v.safeParse(SignInForm, { email: form.email ?? '', password: form.password ?? '' });
     if (!parsed.success) return again(400, issueMessage(parsed.issues[0]), form.email);

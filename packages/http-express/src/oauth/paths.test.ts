@@ -24,6 +24,8 @@ describe('the mount path from the issuer (docs/decisions/0090)', () => {
       login: '/auth/oauth/login',
       logout: '/auth/oauth/logout',
       stylesheet: '/auth/assets/gatehouse.css',
+      script: '/auth/assets/gatehouse.js',
+      icon: '/auth/assets/gatehouse.svg',
     });
   });
 

@@ -1,5 +1,5 @@
 import type { PagePaths } from '../pages/paths.js';
-import { STYLESHEET_PATH } from '../pages/styles.js';
+import { ICON_PATH, SCRIPT_PATH, STYLESHEET_PATH } from '../pages/styles.js';
 
 /** The prefix of every OAuth endpoint and page but the metadata (relative to the issuer). */
 export const OAUTH_PATH_PREFIX = '/oauth';
@@ -67,6 +67,8 @@ export function gatehousePaths(base: string): GatehousePaths {
     login: `${base}${OAUTH_PATHS.login}`,
     logout: `${base}${OAUTH_PATHS.logout}`,
     stylesheet: `${base}${STYLESHEET_PATH}`,
+    script: `${base}${SCRIPT_PATH}`,
+    icon: `${base}${ICON_PATH}`,
   };
 }
 

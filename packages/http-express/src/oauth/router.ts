@@ -6,15 +6,18 @@ import { repeatedParameterProblem } from '../security/form-body.js';
 import { leanFormBody } from '../security/lean-form.js';
 import { createAttemptLimits, DEFAULT_RATE_LIMIT } from '../security/rate-limit.js';
 import { loadSignedIn, safeReturnTo } from '../security/session.js';
+import { sharedWiring } from '../security/shared-storage.js';
 import { authorizeEndpoint, decisionEndpoint } from './authorize.js';
 import type { OAuthContext } from './context.js';
 import { introspectionEndpoint } from './introspect.js';
 import { OAuthJsonRefusal, sendJsonFailure } from './json-errors.js';
 import { loginForm, loginSubmit } from './login.js';
 import { logoutForm, logoutSubmit } from './logout.js';
+import { passwordHelpUrlProblem, type PasswordHelp } from './pages/login.js';
 import { jwksEndpoint, metadataEndpoint } from './metadata.js';
 import { pageFormBodyFor, refuseRepeatedSecurityCookies } from './page-forms.js';
-import { gatehousePaths, issuerPath, OAUTH_JSON_PATHS, OAUTH_PATHS, OAUTH_POST_PATHS } from './paths.js';
+import { pagePathsFor } from './page-paths.js';
+import { OAUTH_JSON_PATHS, OAUTH_PATHS, OAUTH_POST_PATHS } from './paths.js';
 import { registrationRouter } from './register.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
@@ -44,6 +47,13 @@ function onlyPost(req: Request, _res: Response, next: NextFunction): void {
   next(new OAuthJsonRefusal('invalid_request', `${req.method} is not allowed here; use POST.`, 405, { Allow: 'POST' }));
 }
 
+/** `options.passwordHelp`, its link checked once, when the router is made (docs/decisions/0156). */
+function checkedPasswordHelp(help: PasswordHelp | undefined): PasswordHelp | undefined {
+  const problem = help?.url === undefined ? undefined : passwordHelpUrlProblem(help.url);
+  if (problem !== undefined) throw new TypeError(`passwordHelp.url ${problem}.`);
+  return help;
+}
+
 /**
  * The OAuth endpoints: authorize with its login and consent pages, token, revocation,
  * introspection, logout, RFC 8414 metadata and the JWKS (and, for an OpenID Provider, UserInfo
@@ -56,18 +66,21 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   const { gatehouse } = options;
   const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
   const logger = options.logger ?? silentLogger;
+  // The storage's shared failure counts by default; a shared storage without shared secrets does not start (decision 0145).
+  const { failureStore } = sharedWiring(options);
   const ctx: OAuthContext = {
     gatehouse,
     logger,
     storageOutages: options.storageOutages ?? createStorageOutages({ logger }),
-    limits: createAttemptLimits(gatehouse.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT, options.failureStore),
+    limits: createAttemptLimits(gatehouse.clock, options.rateLimit ?? DEFAULT_RATE_LIMIT, failureStore),
     issuer,
-    paths: gatehousePaths(issuerPath(issuer)),
+    paths: pagePathsFor(options),
     loginUrl: options.loginUrl,
     consentUrl: options.consentUrl,
     startPage: options.startPage === undefined ? undefined : safeReturnTo(options.startPage),
     afterSignIn: options.afterSignIn === undefined ? undefined : safeReturnTo(options.afterSignIn),
     csrf: csrfSettings(issuer, options.csrfKey),
+    passwordHelp: checkedPasswordHelp(options.passwordHelp),
   };
   const pageFormBody = pageFormBodyFor(ctx.paths);
   const router = Router();
@@ -82,7 +95,7 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   }
 
   // RFC 7591 / RFC 7592, under the host's policy (docs/decisions/0115-dynamic-client-registration.md); it answers its own errors.
-  if (gatehouse.settings.registration.policy !== 'off') router.use(OAUTH_PATHS.register, registrationRouter(ctx, options.registrationLimits, { failureStore: options.failureStore, ipv6PrefixLength: options.rateLimit?.ipv6PrefixLength }));
+  if (gatehouse.settings.registration.policy !== 'off') router.use(OAUTH_PATHS.register, registrationRouter(ctx, options.registrationLimits, { failureStore, ipv6PrefixLength: options.rateLimit?.ipv6PrefixLength }));
   router.post(OAUTH_PATHS.token, tokenFormBody, tokenEndpoint(ctx));
   router.post(OAUTH_PATHS.revoke, oauthFormBody, revocationEndpoint(ctx));
   router.post(OAUTH_PATHS.introspect, oauthFormBody, introspectionEndpoint(ctx));

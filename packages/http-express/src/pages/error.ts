@@ -21,7 +21,7 @@ export interface ErrorPageInput {
 export function errorPage(input: ErrorPageInput): SafeHtml {
   return layout({
     title: input.title,
-    ...(input.paths === undefined ? {} : { stylesheetHref: input.paths.stylesheet }),
+    ...(input.paths === undefined ? {} : { stylesheetHref: input.paths.stylesheet, brand: input.paths.brand }),
     body: html`<h1>${input.title}</h1>
 <p class="notice error" role="alert">${input.message}</p>
 ${input.code ? html`<p class="muted">Error code: <code>${input.code}</code></p>` : ''}

@@ -123,7 +123,7 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
         expect(await page.textContent('p.client-origin')).toContain('This app registered itself.');
         expect(await page.locator('p.notice.warn').isVisible()).toBe(true);
         expect(await page.textContent('p.notice.warn')).toContain('Any program running on this computer could be the one asking');
-        expect(await page.textContent('body')).toContain('You will be sent back to 127.0.0.1:49152');
+        expect(await page.textContent('body')).toContain('You will be sent back to http://127.0.0.1:49152');
         await expectNoSidewaysScroll(page);
       } finally {
         await context.close();
@@ -171,7 +171,8 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
         expect(await page.evaluate<string>('document.activeElement.className')).toBe('error-summary');
         expect(await page.locator('.error-summary li').allTextContents()).toEqual([
           'Enter a client name',
-          `Use https:// in “http://${'very-long-host-name.'.repeat(6)}example/callback” (http:// only on localhost or 127.0.0.1). “not a uri” is not a full address: start it with https://`,
+          `Use https:// in “http://${'very-long-host-name.'.repeat(6)}example/callback” (http:// only on localhost or 127.0.0.1)`,
+          '“not a uri” is not a full address: start it with https://',
           'Choose at least one scope',
         ]);
         await expectNoSidewaysScroll(page);

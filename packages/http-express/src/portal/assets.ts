@@ -7,6 +7,7 @@ export const PORTAL_STYLESHEET = `
 .toolbar { display: flex; justify-content: space-between; align-items: center; gap: 0.75rem 1rem; flex-wrap: wrap; margin-bottom: 1rem; }
 .toolbar h1 { margin: 0; }
 .field-hint { color: var(--muted); font-size: 0.85rem; margin: 0 0 0.35rem; }
+label .optional { font-weight: 400; color: var(--muted); font-size: 0.85rem; }
 .error-summary { border: 3px solid var(--danger); border-radius: 8px; padding: 0.75rem 1rem; margin-bottom: 1.25rem; }
 .error-summary:focus { outline: 3px solid var(--accent); outline-offset: 2px; }
 .error-summary h2 { margin: 0 0 0.5rem; font-size: 1.1rem; }
@@ -25,6 +26,13 @@ label.check code { display: block; color: var(--muted); font-size: 0.8rem; word-
 label.check.single { border: 1px solid var(--line); border-radius: 8px; padding: 0.6rem 0.75rem; margin-bottom: 1rem; }
 textarea { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem; resize: vertical; }
 .notice.warn { border-color: #b7791f; background: color-mix(in srgb, #b7791f 10%, transparent); }
+label.check .hint { display: block; color: var(--muted); font-size: 0.85rem; }
+ul.field-error { padding-left: 1.1rem; }
+ul.field-error li + li { margin-top: 0.25rem; }
+.form-columns { display: grid; grid-template-columns: minmax(0, 1fr); gap: 0 2.5rem; }
+@media (min-width: 60rem) { .form-columns { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); } }
+form.client-form .actions { max-width: 28rem; margin-left: auto; }
+dl.details .copy-row { margin-bottom: 0; }
 .copy-row { display: flex; gap: 0.5rem; margin-bottom: 1rem; }
 .copy-row input { margin: 0; flex: 1 1 auto; min-width: 0; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem; }
 .copy-row button { flex: none; }

@@ -1,4 +1,4 @@
-import { DEFAULT_GRANT_TYPES, DomainError, GRANT_TYPES, isPublicClient, openIdClientMetadata, validateRegistration, type Client, type OpenIdClientRegistration, type ScopeCatalogue } from '@gatehouse/core';
+import { CLIENT_LINK_FIELDS, clientLinks, DEFAULT_GRANT_TYPES, DomainError, GRANT_TYPES, isPublicClient, openIdClientMetadata, validateRegistration, type Client, type ClientLinks, type OpenIdClientRegistration, type ScopeCatalogue } from '@gatehouse/core';
 import type { FormFields } from '../security/form-body.js';
 
 /**
@@ -20,6 +20,13 @@ export const RESOURCE_SERVER_FIELD_PREFIX = 'resource_server_';
 export const RESOURCE_SERVERS_OFFERED_FIELD = 'resource_servers_offered';
 /** The hidden field saying the OpenID Connect fields were on the form (an OpenID Provider's portal). */
 export const OPENID_OFFERED_FIELD = 'openid_offered';
+
+/** The hidden field saying the link fields were on the form (docs/decisions/0155). */
+export const LINKS_OFFERED_FIELD = 'links_offered';
+/** The form field of each link: the RFC 7591 name. */
+export const LINK_FIELD_NAMES: Readonly<Record<keyof ClientLinks, string>> = { clientUri: 'client_uri', logoUri: 'logo_uri', policyUri: 'policy_uri', tosUri: 'tos_uri' };
+/** The links as the form holds them, as typed (empty: none). */
+export type LinkFormValues = Record<keyof ClientLinks, string>;
 
 /** A client's OpenID Connect metadata as the form holds it (docs/decisions/0136-openid-client-metadata.md), as typed. */
 export interface OpenIdFormValues {
@@ -53,9 +60,11 @@ export interface ClientFormValues {
   resourceServerFor?: string[] | undefined;
   /** The OpenID Connect fields; `undefined`: the post carried none (no OpenID Connect): a new client has none, an edited one keeps its own. */
   openid?: OpenIdFormValues | undefined;
+  /** Its home page, logo, privacy policy and terms (docs/decisions/0155); `undefined`: the post carried none (an older form): an edited one keeps its own. */
+  links?: LinkFormValues | undefined;
 }
 
-export type ClientFormField = 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'resourceServerFor' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge';
+export type ClientFormField = 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'resourceServerFor' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | keyof ClientLinks;
 export type ClientFormErrors = Partial<Record<ClientFormField, string>>;
 
 export const EMPTY_CLIENT_FORM: ClientFormValues = {
@@ -66,6 +75,7 @@ export const EMPTY_CLIENT_FORM: ClientFormValues = {
   grantTypes: [...DEFAULT_GRANT_TYPES],
   pkceRequired: false,
   openid: { idTokenSignedResponseAlg: 'RS256', postLogoutRedirectUris: '', defaultMaxAge: '', requireAuthTime: false },
+  links: { clientUri: '', logoUri: '', policyUri: '', tosUri: '' },
 };
 
 export function clientFormValuesOf(client: Client): ClientFormValues {
@@ -83,6 +93,7 @@ export function clientFormValuesOf(client: Client): ClientFormValues {
       defaultMaxAge: client.defaultMaxAge === undefined ? '' : String(client.defaultMaxAge),
       requireAuthTime: client.requireAuthTime === true,
     },
+    links: { clientUri: client.clientUri ?? '', logoUri: client.logoUri ?? '', policyUri: client.policyUri ?? '', tosUri: client.tosUri ?? '' },
   };
 }
 
@@ -109,6 +120,10 @@ export function readClientForm(fields: FormFields): ClientFormValues {
             defaultMaxAge: (fields.default_max_age ?? '').trim(),
             requireAuthTime: fields.require_auth_time !== undefined,
           },
+    links:
+      fields[LINKS_OFFERED_FIELD] === undefined
+        ? undefined
+        : (Object.fromEntries(CLIENT_LINK_FIELDS.map((field) => [field, (fields[LINK_FIELD_NAMES[field]] ?? '').trim()])) as LinkFormValues),
   };
 }
 
@@ -170,6 +185,8 @@ export function checkClientForm(values: ClientFormValues, catalogue: ScopeCatalo
     problemOf(() => validateRegistration({ ...passing, grantTypes: values.grantTypes ?? DEFAULT_GRANT_TYPES, public: isPublic }, catalogue), 'grantTypes'),
     // OpenID Connect metadata (docs/decisions/0136): the core's rules, one field at a time.
     ...(values.openid === undefined ? [] : openIdProblems(openIdRegistrationOf(values.openid))),
+    // The links (docs/decisions/0155): the core's rules, one field at a time.
+    ...(values.links === undefined ? [] : CLIENT_LINK_FIELDS.map((field) => problemOf(() => clientLinks({ [field]: values.links?.[field] }), field))),
   ];
   const errors: ClientFormErrors = {};
   for (const problem of problems) {
@@ -186,7 +203,7 @@ function openIdProblems(registration: OpenIdClientRegistration): Array<[ClientFo
   ];
 }
 
-const FORM_FIELDS: readonly string[] = ['name', 'redirectUris', 'scopes', 'grantTypes', 'resourceServerFor', 'idTokenSignedResponseAlg', 'postLogoutRedirectUris', 'defaultMaxAge'];
+const FORM_FIELDS: readonly string[] = ['name', 'redirectUris', 'scopes', 'grantTypes', 'resourceServerFor', 'idTokenSignedResponseAlg', 'postLogoutRedirectUris', 'defaultMaxAge', ...CLIENT_LINK_FIELDS];
 
 /** The field errors of a `DomainError` the core raised anyway (the last word is the core's). */
 export function formErrorsOf(error: unknown): ClientFormErrors | undefined {

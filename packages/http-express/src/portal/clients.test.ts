@@ -92,7 +92,7 @@ describe('portal: registering a client', () => {
     const t = await createTestApp();
     const { browser } = await signedIn(t);
     const page = await browser.get('/portal/clients/new').expect(200);
-    expect(page.text).toContain('<form method="post" action="/portal/clients" novalidate>');
+    expect(page.text).toContain('<form method="post" action="/portal/clients" novalidate class="client-form">');
     expect(inputValue(page.text, 'csrf_token')).toBe(browser.csrfToken());
     expect(page.text).toMatch(/<input id="name" name="name" type="text"/);
     expect(page.text).toMatch(/<textarea id="redirect_uris" name="redirect_uris"/);
@@ -196,11 +196,13 @@ describe('portal: registering a client', () => {
     await browser.get('/portal/clients/new').expect(200);
     const res = await browser.postForm('/portal/clients', { name: '', redirect_uris: 'ftp://a.example/cb\nhttps://ok.example/cb\n/relative', ...scopeFields(['messaging.v1.read']) });
     expect(res.status).toBe(400);
-    const error = fieldError(res.text, 'redirect_uris');
-    expect(error).toBe('Use https:// in “ftp://a.example/cb” (http:// only on localhost or 127.0.0.1). “/relative” is not a full address: start it with https://');
+    // One message per wrong redirect URI, under the field and in the summary (docs/decisions/0157).
+    const ftp = 'Use https:// in “ftp://a.example/cb” (http:// only on localhost or 127.0.0.1)';
+    const relative = '“/relative” is not a full address: start it with https://';
+    expect(res.text).toContain(`<ul class="field-error" id="redirect_uris-error" role="alert"><li>${ftp}</li><li>${relative}</li></ul>`);
     expect(res.text).toContain('<div class="error-summary" role="alert" tabindex="-1" autofocus aria-labelledby="error-summary-title">');
     expect(res.text).toContain('<li><a href="#name">Enter a client name</a></li>');
-    expect(res.text).toContain(`<li><a href="#redirect_uris">${error as string}</a></li>`);
+    expect(res.text).toContain(`<li><a href="#redirect_uris">${ftp}</a></li><li><a href="#redirect_uris">${relative}</a></li>`);
     expect(res.text).not.toContain('href="#scopes"');
   });
 
@@ -235,7 +237,9 @@ describe('portal: one client', () => {
     const { clientId, clientSecret } = await registerThroughPortal(browser, { scopes: ['messaging.v1.send', 'messaging.v1.read'] });
     const page = await browser.get(`/portal/clients/${clientId}`).expect(200);
     expect(page.text).toContain('<h1>Billing app</h1>');
-    expect(page.text).toContain(`<dd><code>${clientId}</code></dd>`);
+    expect(inputValue(page.text, 'client_id')).toBe(clientId);
+    expect(page.text).toContain('<button type="button" class="secondary small" data-copy="client_id" hidden>Copy</button>');
+    expect(inputValue(page.text, 'token_url')).toBe('http://localhost:3000/oauth/token');
     expect(page.text).toContain('Read the messages sent from your phone numbers');
     expect(page.text).not.toContain(clientSecret);
     expect(page.text).toContain(`href="/portal/clients/${clientId}/edit">Edit</a>`);
@@ -248,7 +252,7 @@ describe('portal: one client', () => {
     const { user, browser } = await signedIn(t);
     const { clientId } = await registerThroughPortal(browser);
     const form = await browser.get(`/portal/clients/${clientId}/edit`).expect(200);
-    expect(form.text).toContain(`<form method="post" action="/portal/clients/${clientId}" novalidate>`);
+    expect(form.text).toContain(`<form method="post" action="/portal/clients/${clientId}" novalidate class="client-form">`);
     expect(form.text).toContain('value="Billing app"');
     expect(form.text).toContain('>https://billing.example/callback</textarea>');
     expect(form.text).toContain('name="scope_messaging.v1.send" value="on" checked');

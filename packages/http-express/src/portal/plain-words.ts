@@ -1,6 +1,9 @@
 import { redirectUriProblem } from '@gatehouse/core';
 import { redirectUriLines, type ClientFormErrors, type ClientFormValues } from './client-form.js';
 
+/** Between the messages of one field that has several (each wrong redirect URI): the page shows each apart. */
+export const FIELD_MESSAGE_SEPARATOR = '\n';
+
 /** At most this many redirect URIs (the core's rule, `validateRegistration`). */
 const MAX_REDIRECT_URIS = 20;
 
@@ -25,9 +28,9 @@ function redirectUrisAdvice(text: string): string | undefined {
   const lines = [...new Set(redirectUriLines(text))];
   if (lines.length === 0) return 'Enter at least one redirect URI';
   if (lines.length > MAX_REDIRECT_URIS) return `Enter at most ${MAX_REDIRECT_URIS} redirect URIs`;
-  // Every wrong line is reported, not only the first.
+  // Every wrong line is reported, not only the first, each its own message (`FIELD_MESSAGE_SEPARATOR`).
   const advice = lines.map(redirectUriAdvice).filter((line): line is string => line !== undefined);
-  return advice.length === 0 ? undefined : advice.join('. ');
+  return advice.length === 0 ? undefined : advice.join(FIELD_MESSAGE_SEPARATOR);
 }
 
 /**

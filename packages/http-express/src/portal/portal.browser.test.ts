@@ -12,7 +12,7 @@ import { startBrowserHarness, type BrowserHarness } from '../test-support/browse
  * delete the client. Also saves the README screenshots to docs/images/ (overwritten each run).
  */
 const IMAGES = fileURLToPath(new URL('../../../../docs/images/', import.meta.url));
-const VIEWPORT = { width: 1200, height: 800 };
+const VIEWPORT = { width: 1280, height: 800 };
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct horse battery';
 /** Fixed (not the test server's port), so the screenshots are the same from run to run. */

@@ -6,13 +6,13 @@ import { pageFormBody, refuseRepeatedSecurityCookies, sendCsrfFailure } from '..
 import { CSRF_FIELD, csrfSettings, csrfTokenMatches, provideCsrfToken } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
 import { loadSignedIn, requireSignedInPageAt } from '../security/session.js';
-import { issuerPath } from '../oauth/paths.js';
+import { issuerPath, OAUTH_PATHS, wellKnownMetadataPath } from '../oauth/paths.js';
 import { createPortalAssetsRouter } from './assets.js';
 import { sendPortalPage } from './chrome.js';
 import { checkClientForm, clientFormValuesOf, EMPTY_CLIENT_FORM, formErrorsOf, hasErrors, openIdRegistrationOf, readClientForm, redirectUriLines, type ClientFormErrors, type ClientFormValues } from './client-form.js';
 import { authorizedAppsPage } from './pages/authorized-apps.js';
 import { clientFormPage } from './pages/client-form.js';
-import { clientDetailPage, clientsListPage } from './pages/clients.js';
+import { clientDetailPage, clientsListPage, type ServerAddresses } from './pages/clients.js';
 import { deleteConfirmPage, revokeConfirmPage, rotateConfirmPage } from './pages/confirm.js';
 import { rememberDoneName, takeDoneName } from './done-notice.js';
 import { clientNotFoundPage } from './pages/not-found.js';
@@ -74,6 +74,14 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
   // router); the links, redirects and stylesheets are absolute, built from the issuer's path.
   const paths = portalPaths(issuerPath(issuer));
   const local = portalPaths('');
+  // What a client's page tells its developer to configure (docs/decisions/0157): absolute URLs under the issuer.
+  const origin = new URL(issuer).origin;
+  const addresses: ServerAddresses = {
+    issuer,
+    discovery: gatehouse.settings.openid ? `${issuer}${OAUTH_PATHS.openidConfiguration}` : `${origin}${wellKnownMetadataPath(issuer)}`,
+    authorize: `${origin}${paths.gatehouse.authorize}`,
+    token: `${origin}${paths.gatehouse.token}`,
+  };
   // Full paths (`/portal/…`), so the route Express matched names the page (the metrics' route label).
   const router = Router();
   router.use(createPortalAssetsRouter(local));
@@ -136,6 +144,8 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
         ownerUserKey: user.userKey,
         ...(values.resourceServerFor === undefined ? {} : { resourceServerFor: values.resourceServerFor }),
         ...(values.openid === undefined ? {} : openIdRegistrationOf(values.openid)),
+        // Shown on the consent page (docs/decisions/0155); never the first-party mark, which is the operator's.
+        ...(values.links ?? {}),
       });
       requestLogger(logger, res).info({ event: 'client_created', clientId: client.clientId, userKey: user.userKey }, 'client registered in the portal');
       // A public client has no secret to show once: straight to its page.
@@ -151,7 +161,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
   router.get('/portal/clients/:clientId', async (req, res) => {
     const user = signedInUser(res);
     const client = await gatehouse.findOwnedClient(user.userKey, clientIdParam(req));
-    sendPortalPage(res, 200, clientDetailPage({ paths, email: user.email, client, catalogue: gatehouse.settings.scopes, resources: gatehouse.settings.resources, done: req.query.done }));
+    sendPortalPage(res, 200, clientDetailPage({ paths, email: user.email, client, catalogue: gatehouse.settings.scopes, resources: gatehouse.settings.resources, done: req.query.done, addresses }), { allowScript: true });
   });
 
   router.get('/portal/clients/:clientId/secret', async (req, res) => {
@@ -184,6 +194,7 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
       grantTypes: posted.grantTypes ?? existing.grantTypes,
       resourceServerFor: posted.resourceServerFor ?? existing.resourceServerFor ?? [],
       openid: posted.openid ?? clientFormValuesOf(existing).openid,
+      links: posted.links ?? clientFormValuesOf(existing).links,
     };
     const errors = inPlainWords(checkClientForm(values, gatehouse.settings.scopes), values);
     if (hasErrors(errors)) return sendForm(res, 400, 'edit', clientId, values, errors);
@@ -200,6 +211,8 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
         ...(posted.resourceServerFor === undefined ? {} : { resourceServerFor: posted.resourceServerFor }),
         // Kept unless the form had the OpenID Connect fields (docs/decisions/0136).
         ...(posted.openid === undefined ? {} : openIdRegistrationOf(posted.openid)),
+        // Kept unless the form had the link fields (docs/decisions/0155); an empty one removes it.
+        ...(posted.links ?? {}),
       });
     } catch (error) {
       const fieldErrors = formErrorsOf(error);

@@ -27,10 +27,11 @@ describe('portal pages: anti-framing, CSP, no-referrer, nosniff, no-store', () =
     const browser = await t.signedInBrowser('ada@example.com');
     const { clientId, page: secret } = await registerThroughPortal(browser);
     expectPortalHeaders(secret, 'secret page', 'self');
+    // A client's page has Copy buttons (the copy script) too (docs/decisions/0157).
+    expectPortalHeaders(await browser.get(`/portal/clients/${clientId}`).expect(200), 'client page', 'self');
     const pages: Array<[string, number]> = [
       ['/portal/clients', 200],
       ['/portal/clients/new', 200],
-      [`/portal/clients/${clientId}`, 200],
       [`/portal/clients/${clientId}/edit`, 200],
       [`/portal/clients/${clientId}/rotate-secret`, 200],
       [`/portal/clients/${clientId}/delete`, 200],

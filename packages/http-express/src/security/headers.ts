@@ -41,9 +41,33 @@ export function securityHeaders(issuer: string) {
   };
 }
 
-/** Headers of an HTML page: page CSP and no caching (pages carry CSRF tokens and personal data). */
-export function setPageHeaders(res: Response): void {
-  res.setHeader('Content-Security-Policy', PAGE_CSP);
+/** What a page's CSP allows beyond `PAGE_CSP`. */
+export interface PageCspOptions {
+  /** Scripts from this origin (`script-src 'self'`: files served by Gatehouse, never inline script). */
+  scripts?: boolean;
+  /**
+   * Images from this one other origin too (an `https` origin, as `URL.origin` writes it): the
+   * consent page's client logo (docs/decisions/0155-who-is-asking-on-the-consent-page.md).
+   */
+  imageOrigin?: string | undefined;
+}
+
+/**
+ * The page CSP with what `options` allow added.
+ *
+ * @example
+ * pageCsp({ imageOrigin: 'https://cdn.app.example' }); // "default-src 'self'; script-src 'none'; … img-src 'self' https://cdn.app.example"
+ */
+export function pageCsp(options: PageCspOptions = {}): string {
+  let csp = options.scripts ? PAGE_CSP.replace("script-src 'none'", "script-src 'self'") : PAGE_CSP;
+  // Only an https origin, as URL.origin writes it (no space, quote or semicolon can reach the header).
+  if (options.imageOrigin !== undefined && /^https:\/\/[A-Za-z0-9.\-[\]:]+$/.test(options.imageOrigin)) csp += `; img-src 'self' ${options.imageOrigin}`;
+  return csp;
+}
+
+/** Headers of an HTML page: page CSP (with what `csp` allows) and no caching (pages carry CSRF tokens and personal data). */
+export function setPageHeaders(res: Response, csp: PageCspOptions = {}): void {
+  res.setHeader('Content-Security-Policy', pageCsp(csp));
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Pragma', 'no-cache');
   res.setHeader('X-Frame-Options', 'DENY');

@@ -50,3 +50,14 @@ export function findChromium(env: Record<string, string | undefined> = process.e
   if (found === undefined) throw new Error(NO_CHROMIUM_MESSAGE);
   return found;
 }
+
+/**
+ * Headless Chromium (`findChromium`) as the browser tests launch it; also for the tests of other
+ * workspaces (the examples' tests in apps/server), which reach this file by its path.
+ *
+ * @example
+ * const browser = await launchChromium();
+ */
+export function launchChromium(): ReturnType<typeof chromium.launch> {
+  return chromium.launch({ executablePath: findChromium(), args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'], headless: true });
+}

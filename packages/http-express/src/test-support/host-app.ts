@@ -43,6 +43,18 @@ export function linksOf(html: string): string[] {
   return [...html.matchAll(/\s(?:href|src|action)="([^"]*)"/g)].map((match) => (match[1] as string).replace(/&amp;/g, '&'));
 }
 
+/**
+ * Where an answer sends the browser: a redirect's `Location`, or the meta refresh of a page that
+ * moves on at once (`completeGatehouseLogin` / `completeGatehouseConsent` after a POST,
+ * docs/decisions/0141), entities decoded. Throws when it does neither.
+ */
+export function onwardOf(res: { status: number; headers: Record<string, unknown>; text: string }): string {
+  if (res.status >= 300 && res.status < 400) return String(res.headers.location);
+  const refresh = /<meta http-equiv="refresh" content="0;url=([^"]*)">/.exec(res.text)?.[1];
+  if (res.status !== 200 || refresh === undefined) throw new Error(`the answer (${res.status}) sends the browser nowhere`);
+  return refresh.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
 /** The value of the `csrf_token` hidden field of a page. */
 export function csrfFieldOf(html: string): string {
   const token = /name="csrf_token" value="([^"]+)"/.exec(html)?.[1];

@@ -7,4 +7,4 @@ export { createTestApp, type TestApp, type TestAppOptions } from './test-app.js'
 export { TestBrowser } from './test-browser.js';
 export { basicAuth, formEncode, authorizePath, formBodyOf, inputValue, formAction, exchangeCode } from './oauth-client.js';
 export { createRecordingLogger, type RecordingLogger, type LogLine } from './recording-logger.js';
-export { createHostApp, linksOf, csrfFieldOf, allowOnConsentPage, HOST_ORIGIN, type HostApp } from './host-app.js';
+export { createHostApp, linksOf, csrfFieldOf, allowOnConsentPage, onwardOf, HOST_ORIGIN, type HostApp } from './host-app.js';

@@ -3,6 +3,7 @@ import { createTestGatehouse, type TestGatehouse } from '@gatehouse/core/testing
 import type express from 'express';
 import request from 'supertest';
 import { createGatehouseApp } from '../app.js';
+import type { GatehouseRouterOptions } from '../options.js';
 import type { RegistrationLimits } from '../oauth/register.js';
 import type { RateLimitSettings } from '../security/rate-limit.js';
 import { basicAuth } from './oauth-client.js';
@@ -18,6 +19,8 @@ export interface TestAppOptions {
   /** Default: generous (1000 failures per key), so only rate-limit tests meet the limit. */
   rateLimit?: RateLimitSettings;
   trustProxy?: boolean | number | string;
+  /** The sign-in page's "Forgot your password?" (`GatehouseRouterOptions.passwordHelp`). */
+  passwordHelp?: GatehouseRouterOptions['passwordHelp'];
   /** Routers to mount as `extraRouters` (the portal and resource tests add theirs). */
   extraRouters?: (t: TestGatehouse) => express.Router[];
 }
@@ -58,6 +61,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     rateLimit: options.rateLimit ?? { maxFailures: 1000, windowSeconds: 60 },
     registrationLimits: options.registrationLimits ?? { maxPerIp: 1000 },
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+    ...(options.passwordHelp === undefined ? {} : { passwordHelp: options.passwordHelp }),
     extraRouters: options.extraRouters?.(t) ?? [],
   });
   const testApp: TestApp = {

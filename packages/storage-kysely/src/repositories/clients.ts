@@ -35,6 +35,7 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
           // Changed only when given (the port's rule).
           ...(changes.resourceServerFor === undefined ? {} : { resource_server_for: toOptionalListJson(changes.resourceServerFor) }),
           ...openIdColumnsOf(changes),
+          ...presentationColumnsOf(changes),
           ...(changes.registration === undefined ? {} : { registration_details: registrationDetails(changes.registration) }),
         })
         .where('client_id', '=', clientId)
@@ -169,6 +170,11 @@ function toRow(client: Client): ClientTable {
     post_logout_redirect_uris: toOptionalListJson(client.postLogoutRedirectUris),
     default_max_age: client.defaultMaxAge ?? null,
     require_auth_time: toFlag(client.requireAuthTime === true),
+    client_uri: client.clientUri ?? null,
+    logo_uri: client.logoUri ?? null,
+    policy_uri: client.policyUri ?? null,
+    tos_uri: client.tosUri ?? null,
+    first_party: toFlag(client.firstParty === true),
     registration: client.registration?.kind ?? 'static',
     registration_details: client.registration === undefined ? null : registrationDetails(client.registration),
     first_used_at: client.registration?.firstUsedAt ? toMs(client.registration.firstUsedAt) : null,
@@ -183,6 +189,18 @@ function openIdColumnsOf(changes: Partial<Client>): Partial<Pick<ClientTable, 'i
     ...(given('postLogoutRedirectUris') ? { post_logout_redirect_uris: toOptionalListJson(changes.postLogoutRedirectUris) } : {}),
     ...(given('defaultMaxAge') ? { default_max_age: changes.defaultMaxAge ?? null } : {}),
     ...(given('requireAuthTime') ? { require_auth_time: toFlag(changes.requireAuthTime === true) } : {}),
+  };
+}
+
+/** The link and first-party columns an update names (docs/decisions/0155: each changed only when its key is given). */
+function presentationColumnsOf(changes: Partial<Client>): Partial<Pick<ClientTable, 'client_uri' | 'logo_uri' | 'policy_uri' | 'tos_uri' | 'first_party'>> {
+  const given = (key: keyof Client) => Object.hasOwn(changes, key);
+  return {
+    ...(given('clientUri') ? { client_uri: changes.clientUri ?? null } : {}),
+    ...(given('logoUri') ? { logo_uri: changes.logoUri ?? null } : {}),
+    ...(given('policyUri') ? { policy_uri: changes.policyUri ?? null } : {}),
+    ...(given('tosUri') ? { tos_uri: changes.tosUri ?? null } : {}),
+    ...(given('firstParty') ? { first_party: toFlag(changes.firstParty === true) } : {}),
   };
 }
 
@@ -202,6 +220,11 @@ function fromRow(row: Selectable<ClientTable>): Client {
     ...optionalList('postLogoutRedirectUris', row.post_logout_redirect_uris),
     ...(row.default_max_age === null ? {} : { defaultMaxAge: Number(row.default_max_age) }),
     ...(Number(row.require_auth_time) === 1 ? { requireAuthTime: true } : {}),
+    ...(row.client_uri === null ? {} : { clientUri: row.client_uri }),
+    ...(row.logo_uri === null ? {} : { logoUri: row.logo_uri }),
+    ...(row.policy_uri === null ? {} : { policyUri: row.policy_uri }),
+    ...(row.tos_uri === null ? {} : { tosUri: row.tos_uri }),
+    ...(Number(row.first_party) === 1 ? { firstParty: true } : {}),
   };
   const registration = selfRegistrationOf(row);
   if (registration !== undefined) client.registration = registration;

@@ -5,6 +5,16 @@ import { param, reusableQuery } from '../reusable-query.js';
 import type { AuthorizationCodeTable, Database } from '../schema.js';
 
 const findCode = reusableQuery((db: Kysely<Database>) => db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', param('codeHash')));
+// The exchange's read with Gatehouse's own users: the owner's e-mail joined in, one round trip
+// instead of two on PostgreSQL (docs/decisions/0172-code-exchange-in-two-round-trips.md).
+const findCodeWithOwnerEmail = reusableQuery((db: Kysely<Database>) =>
+  db
+    .selectFrom('authorization_codes')
+    .leftJoin('users', 'users.user_key', 'authorization_codes.user_key')
+    .selectAll('authorization_codes')
+    .select('users.email as owner_email')
+    .where('authorization_codes.code_hash', '=', param('codeHash')),
+);
 // RFC 6749 §4.1.2: single use is this one conditional write; the database lets exactly one writer
 // see `consumed_at IS NULL` (a row lock on PostgreSQL, the write lock on SQLite).
 // The code's sign-in session comes back for the exchange's session check (grants.ts).
@@ -19,8 +29,12 @@ export function consumeUnusedCode(db: Kysely<Database>) {
     .where('consumed_at', 'is', null);
 }
 
-export function createAuthorizationCodeRepository(db: Kysely<Database>): AuthorizationCodeRepository {
-  return {
+/**
+ * The codes on `db`. `userTables` false (a database without Gatehouse's own users,
+ * docs/decisions/0146) leaves out `findByHashWithOwnerEmail`, which joins the users table.
+ */
+export function createAuthorizationCodeRepository(db: Kysely<Database>, options: { userTables?: boolean } = {}): AuthorizationCodeRepository {
+  const repository: AuthorizationCodeRepository = {
     async save(code) {
       await db.insertInto('authorization_codes').values(toRow(code)).execute();
     },
@@ -28,6 +42,13 @@ export function createAuthorizationCodeRepository(db: Kysely<Database>): Authori
     async findByHash(codeHash) {
       const [row] = (await findCode(db, { codeHash })).rows;
       return row && fromRow(row);
+    },
+
+    async findByHashWithOwnerEmail(codeHash) {
+      const [row] = (await findCodeWithOwnerEmail(db, { codeHash })).rows;
+      if (row === undefined) return undefined;
+      const { owner_email: ownerEmail, ...code } = row;
+      return { code: fromRow(code), ownerEmail: ownerEmail ?? undefined };
     },
 
     async deleteUnused(userKey, clientId) {
@@ -48,6 +69,8 @@ export function createAuthorizationCodeRepository(db: Kysely<Database>): Authori
       return affected(result.numDeletedRows);
     },
   };
+  if (options.userTables === false) delete repository.findByHashWithOwnerEmail;
+  return repository;
 }
 
 function toRow(code: AuthorizationCode): AuthorizationCodeTable {

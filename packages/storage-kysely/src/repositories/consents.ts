@@ -38,6 +38,12 @@ export function createConsentRepository(db: Kysely<Database>): ConsentRepository
       const result = await db.deleteFrom('consents').where('user_key', '=', userKey).where('client_id', '=', clientId).executeTakeFirst();
       return changed(result.numDeletedRows);
     },
+
+    async forgetByUser(userKey) {
+      // One row per scope: the clients are counted from the rows the one statement deleted.
+      const rows = await db.deleteFrom('consents').where('user_key', '=', userKey).returning('client_id').execute();
+      return new Set(rows.map((row) => row.client_id)).size;
+    },
   };
 }
 

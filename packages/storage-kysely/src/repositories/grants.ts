@@ -217,6 +217,13 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
       return rows.map(fromRow);
     },
 
+    async deleteByUser(userKey) {
+      if (userKey === NO_USER) return [];
+      // Refresh tokens and consumed codes go by ON DELETE CASCADE, in the same statement.
+      const rows = await db.deleteFrom('grants').where('user_key', '=', userKey).returning('grant_id').execute();
+      return rows.map((row) => row.grant_id);
+    },
+
     async purge(before) {
       // Refresh tokens and consumed codes of the purged grants go by ON DELETE CASCADE. A
       // client-credentials grant (no user) is dead once its one access token has expired.

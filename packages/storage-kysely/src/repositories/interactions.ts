@@ -70,6 +70,12 @@ export function createInteractionRepository(db: Kysely<Database>, dialect: Stora
       return affected(result.numInsertedOrUpdatedRows) === 1;
     },
 
+    async deleteByUser(userKey) {
+      // An interaction of nobody (`user_key` null) is never the user's.
+      const result = await db.deleteFrom('interactions').where('user_key', '=', userKey).executeTakeFirst();
+      return affected(result.numDeletedRows);
+    },
+
     async purge(expiredBefore) {
       const result = await db.deleteFrom('interactions').where('expires_at', '<', toMs(expiredBefore)).executeTakeFirst();
       return affected(result.numDeletedRows);

@@ -85,6 +85,11 @@ export function createSessionRepository(db: Kysely<Database>): SessionRepository
       });
     },
 
+    async deleteByUser(userKey) {
+      const result = await db.deleteFrom('sessions').where('user_key', '=', userKey).executeTakeFirst();
+      return affected(result.numDeletedRows);
+    },
+
     async purge(before) {
       const cutoff = toMs(before);
       const result = await db

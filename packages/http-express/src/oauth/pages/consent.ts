@@ -1,4 +1,4 @@
-import { describeScope, type ClientOrigin, type ScopeCatalogue } from '@gatehouse/core';
+import { describeScope, type ClientOrigin, type ClientPresentation, type ScopeCatalogue } from '@gatehouse/core';
 import { CSRF_FIELD } from '../../security/csrf.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { layout } from '../../pages/layout.js';
@@ -34,12 +34,58 @@ export interface ConsentPageInput {
    * redirect URIs all lead to this computer gets a warning (docs/decisions/0117).
    */
   origin?: ClientOrigin;
+  /**
+   * Who registered the client, its home page, logo, privacy policy and terms, and the operator's
+   * first-party mark (`gatehouse.presentClient`; docs/decisions/0155-who-is-asking-on-the-consent-page.md).
+   */
+  presentation?: ClientPresentation;
 }
 
-/** Where the answer goes, for people: the host of an https or loopback URI, the scheme of a private-use one (RFC 8252 §7.1). */
+/**
+ * The origin the consent page loads the client's logo from, for the page's CSP (`img-src` of that
+ * one origin): only an `https` logo is ever shown (docs/decisions/0155).
+ *
+ * @example
+ * consentImageOrigin(presentation); // 'https://cdn.app.example'
+ */
+export function consentImageOrigin(presentation: ClientPresentation | undefined): string | undefined {
+  const logo = presentation?.links.logoUri;
+  return logo !== undefined && logo.startsWith('https://') ? new URL(logo).origin : undefined;
+}
+
+/** A link to a page of the client, opened apart from the consent page, telling it nothing (docs/decisions/0155). */
+function outLink(href: string, text: string): SafeHtml {
+  return html`<a href="${href}" target="_blank" rel="noopener noreferrer">${text}</a>`;
+}
+
+/** The app's logo (sized, whatever its file is: it cannot push the page about), its mark and who registered it. */
+function clientHeader(presentation: ClientPresentation | undefined): SafeHtml | '' {
+  if (presentation === undefined) return '';
+  const logo = consentImageOrigin(presentation) === undefined ? '' : html`<img class="client-logo" src="${presentation.links.logoUri ?? ''}" alt="" width="48" height="48" referrerpolicy="no-referrer">`;
+  const by = presentation.registeredBy;
+  const registered =
+    by.kind === 'user' ? html`Registered by <strong>${by.email}</strong>` : by.kind === 'operator' ? html`Registered by the operator of this service` : '';
+  const home = presentation.links.clientUri === undefined ? '' : html`${registered === '' ? '' : ' · '}${outLink(presentation.links.clientUri, new URL(presentation.links.clientUri).host)}`;
+  const mark = presentation.firstParty ? html`<p class="first-party" role="note"><span aria-hidden="true">✓</span> A first-party app: the operator of this service runs it.</p>` : '';
+  if (logo === '' && mark === '' && registered === '' && home === '') return '';
+  return html`<div class="client-card">${logo}<div>${mark}${registered === '' && home === '' ? '' : html`<p class="client-meta">${registered}${home}</p>`}</div></div>`;
+}
+
+/** The client's privacy policy and terms, when it has them. */
+function policyLinks(presentation: ClientPresentation | undefined): SafeHtml | '' {
+  const links = presentation?.links ?? {};
+  const shown = [
+    links.policyUri === undefined ? undefined : outLink(links.policyUri, 'privacy policy'),
+    links.tosUri === undefined ? undefined : outLink(links.tosUri, 'terms of service'),
+  ].filter((link) => link !== undefined);
+  if (shown.length === 0) return '';
+  return html`<p class="muted client-policies">Before you allow it, read its ${shown.length === 2 ? html`${shown[0]} and ${shown[1]}` : shown[0]}.</p>`;
+}
+
+/** Where the answer goes, for people: the origin of an https or loopback URI, the scheme of a private-use one (RFC 8252 §7.1). */
 function destinationOf(redirectUri: string): string {
   const url = new URL(redirectUri);
-  return url.host !== '' ? url.host : `${url.protocol}/…`;
+  return url.host !== '' ? url.origin : `${url.protocol}/…`;
 }
 
 /** The lines about a self-registered client: who vouches for its name, and the loopback warning. */
@@ -55,10 +101,30 @@ function originNotes(origin: ClientOrigin | undefined): SafeHtml | '' {
   return html`${source}${loopback}`;
 }
 
-/** The sign-out link of the consent page: with `return_to`, signing in again comes back to the request. */
-function signOutHref(paths: PagePaths, returnTo: string | undefined): string {
+/** `href` with `return_to` (a same-origin path only), when there is one: signing in again comes back to the request. */
+function withReturnTo(href: string, returnTo: string | undefined): string {
   const safe = safeReturnTo(returnTo);
-  return safe === undefined ? paths.logout : `${paths.logout}?${new URLSearchParams({ return_to: safe }).toString()}`;
+  return safe === undefined ? href : `${href}${href.includes('?') ? '&' : '?'}${new URLSearchParams({ return_to: safe }).toString()}`;
+}
+
+/**
+ * "Not you?": Gatehouse's own sign-out (coming back to the request) by default; the host's
+ * switch-account or sign-out page when the host signs users in; nothing when it gave neither
+ * (docs/decisions/0142: a link that leads to a dead end is worse than none).
+ */
+function notYouLink(paths: PagePaths, returnTo: string | undefined): SafeHtml | '' {
+  const link = paths.notYou === undefined ? { href: paths.logout, kind: 'sign-out', returnTo: true } : paths.notYou;
+  if (link === null) return '';
+  const label = link.kind === 'switch-account' ? 'Use another account' : 'Sign out';
+  return html`<p class="muted">Not you? <a href="${link.returnTo ? withReturnTo(link.href, returnTo) : link.href}">${label}</a>.</p>`;
+}
+
+/** How the access can be withdrawn later: by signing out (when the page offers it) and under "Authorized apps" (when mounted). */
+function withdrawalHint(paths: PagePaths): SafeHtml | '' {
+  const signOut = paths.notYou === undefined || paths.notYou?.kind === 'sign-out';
+  const apps = paths.authorizedApps === undefined ? '' : html`under <a href="${paths.authorizedApps}">Authorized apps</a>`;
+  if (!signOut && apps === '') return '';
+  return html` You can withdraw this access later ${signOut ? 'by signing out' : ''}${signOut && apps !== '' ? ' or ' : ''}${apps}.`;
 }
 
 /**
@@ -71,9 +137,10 @@ export function consentPage(input: ConsentPageInput): SafeHtml {
   const paths = input.paths ?? ROOT_PAGE_PATHS;
   return layout({
     stylesheetHref: paths.stylesheet,
+    brand: paths.brand,
     title: `Allow ${input.clientName}?`,
     user: { email: input.userEmail },
-    body: html`<h1>${input.clientName} wants to access your account</h1>
+    body: html`${clientHeader(input.presentation)}<h1>${input.clientName} wants to access your account</h1>
 ${originNotes(input.origin)}
 <p>Signed in as <strong>${input.userEmail}</strong>. If you allow it, this app will be able to:</p>
 <ul class="scopes">${input.scopes.map((scope) => html`<li>${describeScope(input.catalogue, scope)}${input.newScopes?.includes(scope) ? html` <span class="new-scope">New</span>` : ''}${
@@ -81,7 +148,7 @@ ${originNotes(input.origin)}
     }<code>${scope}</code></li>`)}</ul>
 ${input.resources !== undefined && input.resources.length > 0 ? html`<p>At:</p>
 <ul class="resources">${input.resources.map((entry) => html`<li><strong>${entry.name}</strong> <span class="mono">${entry.resource}</span></li>`)}</ul>` : ''}
-<p class="muted">You will be sent back to <span class="mono">${host}</span>. You can withdraw this access later by signing out or under “Authorized apps”.</p>
+${policyLinks(input.presentation)}<p class="muted">You will be sent back to <span class="mono destination">${host}</span>.${withdrawalHint(paths)}</p>
 <form method="post" action="${input.formAction}">
 <input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
 <div class="actions">
@@ -89,6 +156,6 @@ ${input.resources !== undefined && input.resources.length > 0 ? html`<p>At:</p>
 <button type="submit" name="decision" value="allow">Allow</button>
 </div>
 </form>
-<p class="muted">Not you? <a href="${signOutHref(paths, input.returnTo)}">Sign out</a>.</p>`,
+${notYouLink(paths, input.returnTo)}`,
   });
 }

@@ -20,6 +20,7 @@ export function logoutConfirmPage(input: {
   const paths = input.paths ?? ROOT_PAGE_PATHS;
   return layout({
     stylesheetHref: paths.stylesheet,
+    brand: paths.brand,
     title: 'Sign out',
     user: { email: input.email },
     body: html`<h1>Sign out?</h1>
@@ -42,6 +43,7 @@ export function signedOutPage(input: { wasSignedIn: boolean; paths?: PagePaths; 
   const paths = input.paths ?? ROOT_PAGE_PATHS;
   return layout({
     stylesheetHref: paths.stylesheet,
+    brand: paths.brand,
     title: 'Signed out',
     body: html`<h1>${input.wasSignedIn ? 'You are signed out' : 'You are not signed in'}</h1>
 ${input.wasSignedIn ? html`<p class="notice ok" role="status">Your session has ended and the apps you allowed during it no longer have access.</p>` : ''}

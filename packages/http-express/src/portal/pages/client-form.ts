@@ -4,6 +4,8 @@ import { CSRF_FIELD } from '../../security/csrf.js';
 import { portalPage } from '../chrome.js';
 import type { PortalPaths } from '../paths.js';
 import {
+  LINK_FIELD_NAMES,
+  LINKS_OFFERED_FIELD,
   OPENID_OFFERED_FIELD,
   GRANT_TYPE_FIELD_PREFIX,
   GRANT_TYPES_OFFERED_FIELD,
@@ -14,6 +16,7 @@ import {
   type ClientFormErrors,
   type ClientFormValues,
 } from '../client-form.js';
+import { FIELD_MESSAGE_SEPARATOR } from '../plain-words.js';
 
 /** What each grant type means, in the words of the form. */
 const GRANT_TYPE_WORDS: Record<string, string> = {
@@ -27,7 +30,7 @@ function clientTypeChoice(values: ClientFormValues, creating: boolean): SafeHtml
     return html`<p class="field-hint">Type: <strong>${values.clientType === 'public' ? 'Public (no secret)' : 'Confidential'}</strong> (chosen at registration).</p>`;
   }
   const option = (value: 'confidential' | 'public', label: string, hint: string) =>
-    html`<label class="check"><input type="radio" name="client_type" value="${value}"${values.clientType === value ? html` checked` : ''}><span>${label}<code>${hint}</code></span></label>`;
+    html`<label class="check"><input type="radio" name="client_type" value="${value}"${values.clientType === value ? html` checked` : ''}><span>${label}<small class="hint">${hint}</small></span></label>`;
   return html`<fieldset id="client_type">
 <legend>Client type</legend>
 ${option('confidential', 'Confidential client — has a secret', 'A server-side app that can keep a secret.')}
@@ -86,7 +89,40 @@ ${fieldError('post_logout_redirect_uris', errors.postLogoutRedirectUris)}
     errors.defaultMaxAge === undefined ? '' : html` aria-invalid="true"`
   } aria-describedby="${describedBy('default_max_age', true, errors.defaultMaxAge)}">
 ${fieldError('default_max_age', errors.defaultMaxAge)}
-<label class="check single"><input type="checkbox" name="require_auth_time" value="on"${values.requireAuthTime ? html` checked` : ''}><span>Require auth_time<code>ID tokens say when the user signed in (Gatehouse's always do).</code></span></label>
+<label class="check single"><input type="checkbox" name="require_auth_time" value="on"${values.requireAuthTime ? html` checked` : ''}><span>Require auth_time<small class="hint">ID tokens say when the user signed in (Gatehouse's always do).</small></span></label>
+</fieldset>`;
+}
+
+/** Each link field: its label and hint (docs/decisions/0155). */
+const LINK_WORDS: Record<keyof typeof LINK_FIELD_NAMES, { label: string; hint: string; placeholder: string }> = {
+  clientUri: { label: 'Home page', hint: 'Linked on the consent page, so users can see who makes the app.', placeholder: 'https://app.example.com' },
+  logoUri: { label: 'Logo', hint: 'An image at an https address, shown 48 × 48 pixels on the consent page.', placeholder: 'https://app.example.com/logo.png' },
+  policyUri: { label: 'Privacy policy', hint: 'How the app uses the data it is allowed to read.', placeholder: 'https://app.example.com/privacy' },
+  tosUri: { label: 'Terms of service', hint: 'The terms users agree to when they use the app.', placeholder: 'https://app.example.com/terms' },
+};
+
+/**
+ * What the consent page shows about the app (docs/decisions/0155): its home page, logo, privacy
+ * policy and terms, each optional, https (http on localhost for development; the logo https only).
+ */
+function linkFields(input: ClientFormPageInput): SafeHtml {
+  const values = input.values.links ?? { clientUri: '', logoUri: '', policyUri: '', tosUri: '' };
+  const fields = (Object.keys(LINK_FIELD_NAMES) as Array<keyof typeof LINK_FIELD_NAMES>).map((field) => {
+    const id = LINK_FIELD_NAMES[field];
+    const error = input.errors[field];
+    const words = LINK_WORDS[field];
+    return html`<label for="${id}">${words.label} <span class="optional">(optional)</span></label>
+<p class="field-hint" id="${id}-hint">${words.hint}</p>
+<input id="${id}" name="${id}" type="url" maxlength="1000" autocomplete="off" spellcheck="false" value="${values[field]}" placeholder="${words.placeholder}"${
+      error === undefined ? '' : html` aria-invalid="true"`
+    } aria-describedby="${describedBy(id, true, error)}">
+${fieldError(id, error)}`;
+  });
+  return html`<fieldset id="links">
+<legend>About the app</legend>
+<input type="hidden" name="${LINKS_OFFERED_FIELD}" value="on">
+<p class="field-hint">Shown to users on the consent page, next to the app's name.</p>
+${fields}
 </fieldset>`;
 }
 
@@ -120,6 +156,7 @@ const FIELD_IDS: Record<string, string> = {
   idTokenSignedResponseAlg: 'id_token_signed_response_alg',
   postLogoutRedirectUris: 'post_logout_redirect_uris',
   defaultMaxAge: 'default_max_age',
+  ...LINK_FIELD_NAMES,
 };
 
 /**
@@ -131,12 +168,16 @@ function errorSummary(errors: ClientFormErrors): SafeHtml {
   const entries = Object.entries(errors).filter((entry): entry is [string, string] => entry[1] !== undefined);
   return html`<div class="error-summary" role="alert" tabindex="-1" autofocus aria-labelledby="error-summary-title">
 <h2 id="error-summary-title">Nothing was saved: there is a problem</h2>
-<ul>${entries.map(([field, message]) => html`<li><a href="#${FIELD_IDS[field] ?? field}">${message}</a></li>`)}</ul>
+<ul>${entries.flatMap(([field, message]) => message.split(FIELD_MESSAGE_SEPARATOR).map((line) => html`<li><a href="#${FIELD_IDS[field] ?? field}">${line}</a></li>`))}</ul>
 </div>`;
 }
 
+/** A field's error under it; several (each wrong redirect URI) as a list, one message each. */
 function fieldError(id: string, message: string | undefined): SafeHtml | '' {
-  return message === undefined ? '' : html`<p class="field-error" id="${id}-error" role="alert">${message}</p>`;
+  if (message === undefined) return '';
+  const lines = message.split(FIELD_MESSAGE_SEPARATOR);
+  if (lines.length === 1) return html`<p class="field-error" id="${id}-error" role="alert">${message}</p>`;
+  return html`<ul class="field-error" id="${id}-error" role="alert">${lines.map((line) => html`<li>${line}</li>`)}</ul>`;
 }
 
 function describedBy(id: string, hint: boolean, message: string | undefined): string {
@@ -157,12 +198,14 @@ export function clientFormPage(input: ClientFormPageInput): SafeHtml {
     title,
     email: input.email,
     paths: input.paths,
-    width: 'card',
+    // Two columns on a desktop (what the app is and where it answers; what it may do), one on a phone.
+    width: 'wide',
     body: html`<p class="muted"><a href="${input.cancelHref}">← ${creating ? 'OAuth Clients' : 'Back to the client'}</a></p>
 <h1>${creating ? 'Register a client' : 'Edit client'}</h1>
 ${invalid ? errorSummary(errors) : ''}
-<form method="post" action="${input.action}" novalidate>
+<form method="post" action="${input.action}" novalidate class="client-form">
 <input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
+<div class="form-columns"><div class="form-column">
 <label for="name">Client name</label>
 <p class="field-hint" id="name-hint">Shown to users when the app asks for access.</p>
 <input id="name" name="name" type="text" maxlength="100" required autocomplete="off" value="${values.name}"${
@@ -176,6 +219,8 @@ ${clientTypeChoice(values, creating)}
       errors.redirectUris === undefined ? '' : html` aria-invalid="true"`
     } aria-describedby="${describedBy('redirect_uris', true, errors.redirectUris)}" placeholder="https://app.example.com/oauth/callback">${values.redirectUris}</textarea>
 ${fieldError('redirect_uris', errors.redirectUris)}
+${linkFields(input)}
+</div><div class="form-column">
 <fieldset id="scopes"${errors.scopes === undefined ? '' : html` class="invalid" aria-describedby="scopes-error"`}>
 <legend>Scopes</legend>
 <p class="field-hint">Users are asked for exactly these; a token can never carry more.</p>
@@ -194,8 +239,9 @@ ${OFFERED_GRANT_TYPES.map(
 </fieldset>
 ${fieldError('grant_types', errors.grantTypes)}
 ${resourceServerChoice(input)}
-<label class="check single"><input type="checkbox" name="pkce_required" value="on"${values.pkceRequired ? html` checked` : ''}><span>Require PKCE<code>Every authorization request must carry an S256 code_challenge (RFC 7636).</code></span></label>
+<label class="check single"><input type="checkbox" name="pkce_required" value="on"${values.pkceRequired ? html` checked` : ''}><span>Require PKCE<small class="hint">Every authorization request must carry an S256 code challenge (RFC 7636).</small></span></label>
 ${openIdFields(input)}
+</div></div>
 <div class="actions">
 <a class="button secondary" href="${input.cancelHref}">Cancel</a>
 <button type="submit">${creating ? 'Register client' : 'Save changes'}</button>

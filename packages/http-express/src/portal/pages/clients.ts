@@ -1,4 +1,4 @@
-import { describeScope, isPublicClient, type Client, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
+import { CLIENT_LINK_FIELDS, describeScope, isPublicClient, type Client, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { portalPage } from '../chrome.js';
 import { clientPath, type PortalPaths } from '../paths.js';
@@ -67,18 +67,53 @@ ${client.defaultMaxAge === undefined ? '' : html`<dt>Default max age</dt><dd>${c
 ${client.requireAuthTime === true ? html`<dt>auth_time</dt><dd>Required</dd>` : ''}`;
 }
 
-export function clientDetailPage(input: { paths: PortalPaths; email: string; client: Client; catalogue: ScopeCatalogue; resources?: ResourceCatalogue; done: unknown }): SafeHtml {
+/** The words of each link on the client's page. */
+const LINK_NAMES = { clientUri: 'Home page', logoUri: 'Logo', policyUri: 'Privacy policy', tosUri: 'Terms of service' } as const;
+
+/** What the consent page shows about the client (docs/decisions/0155), the links it has, and the operator's first-party mark. */
+function presentationDetails(client: Client): SafeHtml {
+  const links = CLIENT_LINK_FIELDS.flatMap((field) => (client[field] === undefined ? [] : [html`<dt>${LINK_NAMES[field]}</dt><dd><code>${client[field]}</code></dd>`]));
+  return html`${links}${client.firstParty === true ? html`<dt>First-party</dt><dd>Yes: the consent page marks it as run by this service's operator.</dd>` : ''}`;
+}
+
+/**
+ * The addresses an app is configured with (as Auth0's application page shows them): the issuer, the
+ * discovery document, the authorize and token endpoints, all under the issuer (docs/decisions/0157).
+ */
+export interface ServerAddresses {
+  issuer: string;
+  /** OpenID Connect Discovery (an OpenID Provider), else RFC 8414 metadata. */
+  discovery: string;
+  authorize: string;
+  token: string;
+}
+
+function serverAddresses(addresses: ServerAddresses): SafeHtml {
+  const row = (id: string, label: string, value: string) => html`<dt><label for="${id}">${label}</label></dt><dd><div class="copy-row"><input id="${id}" name="${id}" type="text" value="${value}" readonly data-select spellcheck="false" autocomplete="off"><button type="button" class="secondary small" data-copy="${id}" hidden>Copy</button></div></dd>`;
+  return html`<h2>Connect your app</h2>
+<p class="muted">Most OAuth and OpenID Connect libraries need only the issuer (they read the rest from the discovery document).</p>
+<dl class="details addresses">
+${row('issuer_url', 'Issuer', addresses.issuer)}
+${row('discovery_url', 'Discovery', addresses.discovery)}
+${row('authorize_url', 'Authorize URL', addresses.authorize)}
+${row('token_url', 'Token URL', addresses.token)}
+</dl>`;
+}
+
+export function clientDetailPage(input: { paths: PortalPaths; email: string; client: Client; catalogue: ScopeCatalogue; resources?: ResourceCatalogue; done: unknown; addresses: ServerAddresses }): SafeHtml {
   const { client } = input;
   const isPublic = isPublicClient(client);
   return portalPage({
     title: client.name,
     email: input.email,
     paths: input.paths,
+    // The copy buttons (client ID, the server's addresses): the served script, no inline script.
+    withCopyScript: true,
     body: html`<p class="muted"><a href="${input.paths.clients}">← OAuth Clients</a></p>
 <h1>${client.name}</h1>
 ${doneNotice(DETAIL_NOTICES, input.done, client.name)}
 <dl class="details">
-<dt>Client ID</dt><dd><code>${client.clientId}</code></dd>
+<dt><label for="client_id">Client ID</label></dt><dd><div class="copy-row"><input id="client_id" name="client_id" type="text" value="${client.clientId}" readonly data-select spellcheck="false" autocomplete="off"><button type="button" class="secondary small" data-copy="client_id" hidden>Copy</button></div></dd>
 <dt>Type</dt><dd>${clientTypeLabel(client)}</dd>
 <dt>Client secret</dt><dd class="muted">${isPublic ? 'None: a public client sends its client ID alone, and PKCE (S256) on every authorization.' : 'Shown once when created or rotated; never again.'}</dd>
 <dt>Grant types</dt><dd>${grantTypeTags(client)}</dd>
@@ -95,8 +130,10 @@ ${
           )}</ul><p class="muted">It may introspect the access tokens issued for these.</p></dd>`
     }
 ${openIdDetails(client)}
+${presentationDetails(client)}
 <dt>Created</dt><dd>${dateTime(client.createdAt)}</dd>
 </dl>
+${serverAddresses(input.addresses)}
 <div class="actions">
 <a class="button" href="${clientPath(input.paths, client.clientId, '/edit')}">Edit</a>
 ${isPublic ? '' : html`<a class="button secondary" href="${clientPath(input.paths, client.clientId, '/rotate-secret')}">Rotate secret</a>`}

@@ -23,23 +23,42 @@ export class KeyDecryptionError extends Error {
   }
 }
 
+/** The shortest `signingKeySecret` the storages take (the reference server's rule for GATEHOUSE_KEY_SECRET). */
+export const MIN_SIGNING_KEY_SECRET_LENGTH = 32;
+
+/** Throws unless `secret` is a string of at least 32 characters (a passphrase or `openssl rand -base64 32`). */
+export function assertSigningKeySecret(secret: unknown, secretName = 'signingKeySecret'): void {
+  if (typeof secret !== 'string' || secret.length < MIN_SIGNING_KEY_SECRET_LENGTH) {
+    throw new Error(`${secretName} must be a string of at least ${MIN_SIGNING_KEY_SECRET_LENGTH} characters (for example: openssl rand -base64 32).`);
+  }
+}
+
 function isEncrypted(jwk: Record<string, unknown>): jwk is Record<string, unknown> & EncryptedJwk {
   return jwk.enc === FORMAT;
+}
+
+/** How the secret is named in errors (default: the storages' option, `signingKeySecret`). */
+export interface KeyEncryptionOptions {
+  /** The reference server says `GATEHOUSE_KEY_SECRET`, its environment variable. */
+  secretName?: string;
 }
 
 /**
  * Wraps a `SigningKeyRepository` so private keys are stored encrypted with AES-256-GCM under a key
  * derived from `secret` with scrypt (a fresh salt and IV per key; the `kid` is the additional
- * authenticated data, so a ciphertext cannot be moved to another key record).
+ * authenticated data, so a ciphertext cannot be moved to another key record). The SQLite and
+ * PostgreSQL storages apply it to their `signingKeys` repository (their `signingKeySecret` option,
+ * docs/decisions/0145-embedders-production-wiring.md); use it directly for a repository of your own.
  *
  * Without a secret, keys are stored as they are; an encrypted key then fails to load with a
- * message naming GATEHOUSE_KEY_SECRET. With a secret, keys stored in the clear before it was set
- * keep working; new keys are encrypted (`gatehouse keys rotate` replaces a clear one).
+ * message naming the secret (`options.secretName`). With a secret, keys stored in the clear before
+ * it was set keep working; new keys are encrypted (`gatehouse keys rotate` replaces a clear one).
  *
  * @example
- * const signingKeys = encryptSigningKeys(storage.repositories.signingKeys, process.env.GATEHOUSE_KEY_SECRET);
+ * const signingKeys = encryptSigningKeys(repositories.signingKeys, process.env.SIGNING_KEY_SECRET, { secretName: 'SIGNING_KEY_SECRET' });
  */
-export function encryptSigningKeys(inner: SigningKeyRepository, secret: string | undefined): SigningKeyRepository {
+export function encryptSigningKeys(inner: SigningKeyRepository, secret: string | undefined, options: KeyEncryptionOptions = {}): SigningKeyRepository {
+  const secretName = options.secretName ?? 'signingKeySecret';
   const derived = new Map<string, Buffer>();
   const keyFor = (salt: Buffer): Buffer => {
     const id = salt.toString('base64url');
@@ -68,7 +87,7 @@ export function encryptSigningKeys(inner: SigningKeyRepository, secret: string |
 
   function decrypt(kid: string, stored: EncryptedJwk): Record<string, unknown> {
     if (secret === undefined) {
-      throw new KeyDecryptionError(`Signing key ${kid} is encrypted: set GATEHOUSE_KEY_SECRET to the secret it was stored with.`);
+      throw new KeyDecryptionError(`Signing key ${kid} is encrypted: set ${secretName} to the secret it was stored with.`);
     }
     try {
       const decipher = createDecipheriv('aes-256-gcm', keyFor(Buffer.from(stored.salt, 'base64url')), Buffer.from(stored.iv, 'base64url'));
@@ -77,7 +96,7 @@ export function encryptSigningKeys(inner: SigningKeyRepository, secret: string |
       const plain = Buffer.concat([decipher.update(Buffer.from(stored.ciphertext, 'base64url')), decipher.final()]);
       return JSON.parse(plain.toString('utf8')) as Record<string, unknown>;
     } catch {
-      throw new KeyDecryptionError(`GATEHOUSE_KEY_SECRET does not decrypt signing key ${kid}: it is not the secret the key was stored with.`);
+      throw new KeyDecryptionError(`${secretName} does not decrypt signing key ${kid}: it is not the secret the key was stored with.`);
     }
   }
 

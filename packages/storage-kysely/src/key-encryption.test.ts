@@ -49,11 +49,12 @@ describe('encryptSigningKeys', () => {
     expect(await inner.list()).toHaveLength(1);
   });
 
-  it('refuses the wrong secret with a clear error naming GATEHOUSE_KEY_SECRET', async () => {
+  it('refuses the wrong secret with a clear error naming the secret as the caller calls it', async () => {
     const inner = createMemoryRepositories().signingKeys;
     await generateKey(encryptSigningKeys(inner, SECRET));
     const [stored] = await inner.list();
-    const wrong = encryptSigningKeys(inner, 'a different secret of enough length!!');
+    await expect(encryptSigningKeys(inner, 'a different secret of enough length!!').list()).rejects.toThrow(/^signingKeySecret does not decrypt/);
+    const wrong = encryptSigningKeys(inner, 'a different secret of enough length!!', { secretName: 'GATEHOUSE_KEY_SECRET' });
     await expect(wrong.list()).rejects.toThrow(KeyDecryptionError);
     await expect(wrong.list()).rejects.toThrow(
       `GATEHOUSE_KEY_SECRET does not decrypt signing key ${stored?.kid}: it is not the secret the key was stored with.`,
@@ -63,7 +64,7 @@ describe('encryptSigningKeys', () => {
   it('refuses an encrypted key when no secret is set', async () => {
     const inner = createMemoryRepositories().signingKeys;
     await generateKey(encryptSigningKeys(inner, SECRET));
-    await expect(encryptSigningKeys(inner, undefined).list()).rejects.toThrow(/is encrypted: set GATEHOUSE_KEY_SECRET/);
+    await expect(encryptSigningKeys(inner, undefined).list()).rejects.toThrow(/is encrypted: set signingKeySecret to the secret/);
   });
 
   it('binds the ciphertext to its kid: moved to another record it does not decrypt', async () => {

@@ -1,0 +1,151 @@
+import { cachedClientRepository, DEFAULT_CLIENT_CACHE, storedSecretHash } from '@gatehouse/core';
+import { createTestGatehouse, type TestGatehouse } from '@gatehouse/core/testing';
+import { createGatehouseRouter } from '@gatehouse/http-express';
+import { openPostgresStorage, type PostgresStorage } from '@gatehouse/storage-postgres';
+import express from 'express';
+import pg from 'pg';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropSchema, freshSchemaName, POSTGRES_URL, warnIfSkipped } from './support/postgres.js';
+
+warnIfSkipped('the round trips of a code exchange on PostgreSQL');
+
+/** One statement sent to PostgreSQL: its text, and its order among the starts and ends of all of them. */
+interface Statement {
+  text: string;
+  startedAt: number;
+  endedAt: number;
+}
+
+/**
+ * A pg client that notes when each statement is sent and when its answer is back (a tick of one
+ * counter, not a clock): the pool below makes every connection of the storage one of these.
+ */
+function countingClient(log: Statement[], tick: () => number): typeof pg.Client {
+  return class CountingClient extends pg.Client {
+    // pg's query has many overloads; kysely's driver calls the promise form `query(text, values)`.
+    override query(...args: unknown[]): never {
+      const statement: Statement = { text: typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: string }).text), startedAt: tick(), endedAt: Infinity };
+      log.push(statement);
+      const result = (super.query as (...a: unknown[]) => unknown)(...args);
+      if (result instanceof Promise) void result.finally(() => (statement.endedAt = tick())).catch(() => undefined);
+      return result as never;
+    }
+  } as unknown as typeof pg.Client;
+}
+
+/**
+ * Sequential round trips: a statement sent while another was in flight travels beside it; one
+ * sent after every earlier one came back waits for them. Each statement's depth is one more than
+ * the deepest statement that ended before it started; the deepest is the number of round trips.
+ */
+function roundTrips(statements: readonly Statement[]): number {
+  const depth: number[] = [];
+  statements.forEach((statement, index) => {
+    const before = statements.slice(0, index).map((earlier, at) => (earlier.endedAt < statement.startedAt ? (depth[at] as number) : 0));
+    depth.push(1 + Math.max(0, ...before));
+  });
+  return Math.max(0, ...depth);
+}
+
+// Issue 32 point 3 (docs/decisions/0172-code-exchange-in-two-round-trips.md): with Gatehouse's own
+// users, a successful code exchange on PostgreSQL is two round trips — the failure counts and the
+// code (with its owner's e-mail) side by side, then the one-statement write (decision 0073).
+describe.skipIf(!POSTGRES_URL)('a code exchange on PostgreSQL', () => {
+  const schema = freshSchemaName();
+  const statements: Statement[] = [];
+  let ticks = 0;
+  let pool: pg.Pool;
+  let storage: PostgresStorage;
+  let t: TestGatehouse;
+  let app: express.Express;
+
+  beforeAll(async () => {
+    pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4, Client: countingClient(statements, () => (ticks += 1)) });
+    storage = await openPostgresStorage({ pool, schema, userTables: true });
+    await storage.migrate();
+    // The clients from memory, as the server composes them (docs/decisions/0069).
+    const clients = cachedClientRepository(storage.repositories.clients, { now: () => new Date() }, DEFAULT_CLIENT_CACHE);
+    t = await createTestGatehouse({ repositories: { ...storage.repositories, clients } });
+    app = express();
+    app.use(createGatehouseRouter({ gatehouse: t.gatehouse, storage, csrfKey: 'k'.repeat(32) }));
+  }, 60_000);
+
+  afterAll(async () => {
+    await storage?.close();
+    await pool?.end();
+    await dropSchema(schema);
+  }, 60_000);
+
+  /** A code of the user for the client, made through the core (not counted). */
+  async function codeFor(client: Parameters<TestGatehouse['gatehouse']['exchangeCode']>[0]['client'], userKey: string): Promise<string> {
+    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] });
+    if (check.kind !== 'valid') throw check.error;
+    const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey, sessionId: null });
+    return new URL(redirectTo).searchParams.get('code') as string;
+  }
+
+  /** POST /oauth/token with Basic client authentication, counting only its statements. */
+  async function exchange(clientId: string, secret: string, code: string) {
+    statements.length = 0;
+    const res = await request(app)
+      .post('/oauth/token')
+      .auth(clientId, secret)
+      .type('form')
+      .send({ grant_type: 'authorization_code', code, redirect_uri: 'https://client.example/callback' });
+    return { res, counted: [...statements] };
+  }
+
+  it('answers a successful exchange after two round trips: the failure counts beside the code and its owner, then the write', async () => {
+    const user = await t.seedUser({ email: 'ada@example.com' });
+    const { client, clientSecret } = await t.seedClient({ scopes: ['messaging.v1.send'] });
+    // A first exchange warms the pool and the client cache (the client's read is in memory after it).
+    await exchange(client.clientId, clientSecret, await codeFor(client, user.userKey));
+
+    const { res, counted } = await exchange(client.clientId, clientSecret, await codeFor(client, user.userKey));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ token_type: 'Bearer', principal: 'ada@example.com' });
+    // The code (read ahead of the client's authentication) and the failure counts side by side, then the write.
+    // (Which of the two reads is sent first is the promise chains' business, not the rule's.)
+    const [first, second, write] = counted.map(({ text }) => text);
+    expect([first, second].sort()).toEqual([
+      expect.stringMatching(/from "\w+"\."authorization_codes" left join "\w+"\."users"/),
+      expect.stringMatching(/from "\w+"\."gatehouse_failed_attempts"/),
+    ]);
+    expect(write).toMatch(/^with "live_session"/);
+    expect(counted).toHaveLength(3);
+    expect(roundTrips(counted)).toBe(2);
+    // What the count would be with the reads one after the other: the measure tells them apart.
+    expect(roundTrips(counted.map((statement, index) => ({ ...statement, startedAt: index === 1 ? (counted[0] as Statement).endedAt + 0.5 : statement.startedAt })))).toBe(3);
+  }, 60_000);
+
+  it('keeps the rules: a replay revokes the grant, a deleted owner is invalid_grant, a limited client is refused with the right secret', async () => {
+    const user = await t.seedUser({ email: 'grace@example.com' });
+    const { client, clientSecret } = await t.seedClient({ scopes: ['messaging.v1.send'] });
+    const code = await codeFor(client, user.userKey);
+    const first = await exchange(client.clientId, clientSecret, code);
+    expect(first.res.status).toBe(200);
+    // RFC 6749 §4.1.2: the replay is refused and the grant the code produced is revoked.
+    const replay = await exchange(client.clientId, clientSecret, code);
+    expect(replay.res.status).toBe(400);
+    expect(replay.res.body.error).toBe('invalid_grant');
+    expect(await t.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
+
+    // The owner's row gone (as a host's database may remove it): invalid_grant, nothing written.
+    const orphan = await codeFor(client, user.userKey);
+    await pool.query(`delete from "${schema}".users where user_key = $1`, [user.userKey]);
+    const gone = await exchange(client.clientId, clientSecret, orphan);
+    expect(gone.res.status).toBe(400);
+    expect(gone.res.body).toMatchObject({ error: 'invalid_grant', error_description: 'The grant is no longer valid.' });
+    expect(gone.counted.some(({ text }) => /^with /.test(text))).toBe(false);
+
+    // Five wrong secrets (the default limit), then the right one: 429, the code not read into a grant.
+    const owner = await t.seedUser({ email: 'limited@example.com' });
+    const kept = await codeFor(client, owner.userKey);
+    for (let attempt = 0; attempt < 5; attempt += 1) expect((await exchange(client.clientId, 'wrong', kept)).res.status).toBe(401);
+    const limited = await exchange(client.clientId, clientSecret, kept);
+    expect(limited.res.status).toBe(429);
+    expect(limited.counted.some(({ text }) => /^with /.test(text))).toBe(false);
+    expect(await t.repositories.codes.findByHash(storedSecretHash(kept))).toMatchObject({ consumedAt: null });
+  }, 60_000);
+});

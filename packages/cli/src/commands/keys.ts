@@ -1,0 +1,39 @@
+import type { Command } from '../command.js';
+
+export const keysList: Command = {
+  path: ['keys', 'list'],
+  usage: 'gatehouse keys list [--json]',
+  options: {},
+  positionals: [],
+  async run({ gatehouse }) {
+    // The published keys (RFC 7517), retired ones included while their tokens live; never a private part.
+    const { keys } = await gatehouse.jwks();
+    const listed = keys.map((key) => ({ kid: String(key.kid), alg: String(key.alg), kty: String(key.kty), use: key.use === undefined ? 'sig' : String(key.use) }));
+    return {
+      json: { keys: listed },
+      text: listed.length === 0 ? 'No signing keys yet: the first token signed, or gatehouse keys rotate, creates one.' : listed.map((key) => `${key.kid}  ${key.alg} (${key.kty})`).join('\n'),
+    };
+  },
+};
+
+export const keysRotate: Command = {
+  path: ['keys', 'rotate'],
+  usage: 'gatehouse keys rotate [--json]',
+  options: {},
+  positionals: [],
+  async run({ gatehouse }) {
+    // With OpenID Connect, an RS256 key (ID tokens) is rotated with the ES256 one (docs/decisions/0131).
+    const { kid, signsFrom, keys } = await gatehouse.rotateSigningKey();
+    // docs/operations.md (key rotation): a new key signs only once every cached JWKS lists it.
+    const waitSeconds = Math.round((signsFrom.getTime() - gatehouse.clock.now().getTime()) / 1000);
+    const { jwksMaxAgeSeconds, accessTokenTtlSeconds } = gatehouse.settings;
+    return {
+      json: { kid, signsFrom: signsFrom.toISOString(), keys },
+      text:
+        `New signing key ${kid}${keys.length > 1 ? ` (with ${keys.filter((key) => key.kid !== kid).map((key) => `${key.alg} key ${key.kid}`).join(', ')} for ID tokens)` : ''}. ` +
+        `Running servers publish it within 5 s and sign with it from ${signsFrom.toISOString()} ` +
+        `(in ${waitSeconds} s: the JWKS may be cached ${jwksMaxAgeSeconds} s); the previous key signs until then and stays in the JWKS ` +
+        `until its tokens expire (${accessTokenTtlSeconds} s after the hand-over).`,
+    };
+  },
+};
