@@ -1,5 +1,5 @@
 import type { JWK } from 'jose';
-import type { Account, AttributeName, Client, Message, Role, Session, User, UserAttributeValue } from './domain/model.js';
+import type { Account, AttributeName, Client, Grant, Message, Role, Session, User, UserAttributeValue } from './domain/model.js';
 import type { Clock } from './ports/clock.js';
 import type { GatehouseSettings } from './settings.js';
 import type { AccessTokenExpectations, VerifiedAccessToken } from './tokens/access-token.js';
@@ -239,6 +239,22 @@ export interface RequestScopedGatehouse {
   sendMessage(userKey: string, input: SendMessageInput): Promise<Message>;
   /** A page of the messages sent from one of the user's phone numbers. */
   listMessages(userKey: string, input: { ownerPhoneNumber: string; pageSize?: number; pageMarker?: string }): Promise<{ items: Message[]; nextPageMarker: string | null }>;
+
+  // The operator's command line (use-cases/operator.ts)
+  /** A page of users by e-mail (`limit` 1–1000). */
+  listUsers(page: { limit: number; offset: number }): Promise<Array<Omit<User, 'passwordHash'>>>;
+  /** Disables a user: no sign-in, sessions ended, grants revoked (docs/decisions/0153). */
+  disableUser(userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
+  /** Enables a disabled user again. */
+  enableUser(userKey: string): Promise<void>;
+  /** A user's live sessions, newest first. */
+  listUserSessions(userKey: string): Promise<Session[]>;
+  /** Ends one live session and revokes its grants; `not_found` otherwise. */
+  endSession(sessionId: string): Promise<{ userKey: string; revokedGrantIds: string[] }>;
+  /** The live grants of a user or of a client, newest first. */
+  listGrants(of: { userKey: string } | { clientId: string }): Promise<Grant[]>;
+  /** Revokes one grant, a user's (for one client or all), or a client's; their tokens stop working at once. */
+  revokeGrants(which: { grantId: string } | { userKey: string; clientId?: string } | { clientId: string }): Promise<{ revokedGrantIds: string[] }>;
 
   // Housekeeping
   /** Deletes expired codes, ended sessions, long-revoked grants, retired keys and never-used self-registered clients; counts per kind. */

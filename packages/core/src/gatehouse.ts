@@ -24,6 +24,7 @@ import { readCodeAhead } from './use-cases/code-read.js';
 import { exchangeCode } from './use-cases/exchange-code.js';
 import { introspectToken } from './use-cases/introspect.js';
 import * as messages from './use-cases/messages.js';
+import * as operator from './use-cases/operator.js';
 import { purgeExpired } from './use-cases/purge.js';
 import { refresh } from './use-cases/refresh.js';
 import { revokeToken } from './use-cases/revoke.js';
@@ -242,6 +243,14 @@ const USE_CASES: UseCaseBinders = {
   // Messaging
   sendMessage: (deps) => bind(deps, messages.sendMessage),
   listMessages: (deps) => bind(deps, messages.listMessages),
+  // The operator's command line
+  listUsers: (deps) => bind(deps, operator.listUsers),
+  listUserSessions: (deps) => bind(deps, operator.listUserSessions),
+  disableUser: (deps) => bind(deps, operator.disableUser),
+  enableUser: (deps) => bind(deps, operator.enableUser),
+  endSession: (deps) => bind(deps, operator.endSession),
+  listGrants: (deps) => bind(deps, operator.listGrants),
+  revokeGrants: (deps) => bind(deps, operator.revokeGrants),
   // Housekeeping
   purgeExpired: (deps) => bind(deps, purgeExpired),
 };

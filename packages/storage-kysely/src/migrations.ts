@@ -48,6 +48,7 @@ export function createMigrationProvider(dialect: StorageDialect, parts: SchemaPa
 export function createUserTablesMigrationProvider(dialect: StorageDialect): MigrationProvider {
   const migrations: Record<string, Migration> = {
     '0011_user_tables': { up: (db) => createUserTables(db, dialect, { ifNotExists: true }) },
+    '0012_disabled_users': { up: (db) => addDisabledUsers(db) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -487,6 +488,11 @@ async function addOpenIdConnect(db: SchemaDb): Promise<void> {
   await db.schema.alterTable('clients').addColumn('post_logout_redirect_uris', 'text', (c) => c.notNull().defaultTo(none)).execute();
   await db.schema.alterTable('clients').addColumn('default_max_age', 'bigint').execute();
   await db.schema.alterTable('clients').addColumn('require_auth_time', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+}
+
+/** A user the operator disabled cannot sign in (docs/decisions/0153-disabled-users.md); null: enabled. */
+async function addDisabledUsers(db: SchemaDb): Promise<void> {
+  await db.schema.alterTable('users').addColumn('disabled_at', 'bigint').execute();
 }
 
 /**

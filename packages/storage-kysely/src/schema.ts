@@ -73,6 +73,8 @@ export interface UserTable {
   family_name: string;
   locale: string;
   password_hash: string;
+  /** When the operator disabled the user; null while enabled (migration 0012). */
+  disabled_at: EpochMs | null;
 }
 
 export interface UserPhoneNumberTable {

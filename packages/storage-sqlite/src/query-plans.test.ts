@@ -21,7 +21,7 @@ const T = 1_700_000_000_000;
  */
 function fill(raw: BetterSqlite3.Database): void {
   const insert = (sql: string) => raw.prepare(sql);
-  const users = insert('insert into users values (?, ?, ?, ?, ?, ?, ?)');
+  const users = insert('insert into users values (?, ?, ?, ?, ?, ?, ?, null)');
   const clients = insert('insert into clients (client_id, client_secret_hash, name, redirect_uris, scopes, pkce_required, owner_user_key, created_at, grant_types, resource_server_for) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const sessions = insert('insert into sessions (session_id, user_key, created_at, expires_at, ended_at) values (?, ?, ?, ?, ?)');
   const grants = insert('insert into grants values (?, ?, ?, ?, ?, ?, ?, ?, ?)');

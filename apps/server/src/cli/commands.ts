@@ -37,6 +37,8 @@ export interface Command {
   options: Record<string, OptionSpec>;
   /** Names of the positional arguments after the command path, all required. */
   positionals: readonly string[];
+  /** False: the command opens no database (`health`); by default every command opens and migrates it. */
+  database?: false;
   run(context: CommandContext, values: OptionValues, positionals: string[]): Promise<CommandOutput>;
 }
 

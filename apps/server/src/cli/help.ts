@@ -6,10 +6,14 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   serve: `Migrates the database, makes sure a signing key exists, listens on $HOST:$PORT (and the
 metrics on $GATEHOUSE_METRICS_HOST:$GATEHOUSE_METRICS_PORT when set), then seeds the demo data
 into an empty database (GATEHOUSE_DEMO). Stops gracefully on SIGTERM or SIGINT.
-Configuration: environment variables only (README.md "Configuration").
+Configuration: environment variables (README.md "Configuration").
+
+Options:
+  --workers N|auto  N processes share the port (auto: one per core; default GATEHOUSE_WORKERS, else 1)
 
 Examples:
   PORT=8080 gatehouse serve
+  gatehouse serve --workers auto
   GATEHOUSE_ISSUER=https://auth.example.com GATEHOUSE_DB=/var/lib/gatehouse/gatehouse.db gatehouse serve`,
   migrate: `Creates the database and applies pending migrations (every command does this first).
 
@@ -53,4 +57,96 @@ Options:
 
 Examples:
   gatehouse users set-password --email ada@example.com --password-stdin`,
+  'users list': `Lists users by e-mail (without their passwords), a page at a time.
+
+Options:
+  --limit N   how many (1–1000, default 100)
+  --offset N  how many to skip (default 0)
+  --json      print {"users": [{"userKey", "email", "givenName", "familyName"}, …]}
+
+Examples:
+  gatehouse users list
+  gatehouse users list --limit 100 --offset 100 --json`,
+  'users show': `Shows one user: names, phone numbers, accounts and roles, live sessions and grants.
+
+Options:
+  --email E  the user (required)
+  --json     print the same as one JSON object
+
+Examples:
+  gatehouse users show --email ada@example.com`,
+  'users disable': `Disables a user: they cannot sign in any more (the sign-in page answers as for a wrong
+password; the audit line says "user disabled"), every session of theirs ends and every grant is
+revoked, so their access tokens are refused at once and their refresh tokens stop. Nothing is
+deleted: gatehouse users enable undoes it (sessions and grants stay ended).
+
+Options:
+  --email E  the user (required)
+  --json     print {"userKey", "disabled": true, "endedSessions", "revokedGrants"}
+
+Examples:
+  gatehouse users disable --email mallory@example.com`,
+  'users enable': `Enables a disabled user again: they may sign in.
+
+Options:
+  --email E  the user (required)
+  --json     print {"userKey", "disabled": false}
+
+Examples:
+  gatehouse users enable --email ada@example.com`,
+  'sessions list': `Lists a user's live sign-in sessions (neither ended nor expired), newest first.
+
+Options:
+  --email E  the user (required)
+  --json     print {"userKey", "sessions": [{"sessionId", "authenticatedAt", "expiresAt", …}]}
+
+Examples:
+  gatehouse sessions list --email ada@example.com`,
+  'sessions end': `Ends one session, or every session of a user; the grants made under them are revoked
+(their tokens stop working), as a sign-out would.
+
+Options:
+  --session ID  the session (from sessions list)
+  --email E     every session of this user
+  --json        print {"endedSessions", "userKey", "revokedGrants"}
+
+Examples:
+  gatehouse sessions end --session 3q2+7w…
+  gatehouse sessions end --email ada@example.com`,
+  'grants list': `Lists the live grants of a user or of a client, newest first.
+
+Options:
+  --email E         the user's grants
+  --client ID       the client's grants (its users' and its client-credentials grants)
+  --json            print {"grants": [{"grantId", "clientId", "userKey", "scopes", …}]}
+
+Examples:
+  gatehouse grants list --email ada@example.com
+  gatehouse grants list --client 2c1f… --json`,
+  'grants revoke': `Revokes grants: their access tokens are refused at once and their refresh tokens stop.
+The consent stays remembered (the user's "Authorized apps" page withdraws it).
+
+Options:
+  --grant ID             one grant (from grants list)
+  --email E              every grant of this user…
+  --client ID            …for this client only; or, without --email, every grant of the client
+  --json                 print {"revokedGrantIds": […]}
+
+Examples:
+  gatehouse grants revoke --grant 7b0c…
+  gatehouse grants revoke --email ada@example.com --client 2c1f…
+  gatehouse grants revoke --client 2c1f…`,
+  health: `Asks the running server whether it is ready (GET /readyz: the database answers and takes a
+write, and the server is not stopping). Exit code 0 when ready, 1 when not or unreachable: for
+container health checks and scripts. Opens no database.
+
+Options:
+  --url URL            what to ask (default http://$HOST:$PORT/readyz, 127.0.0.1 when HOST is unset or 0.0.0.0)
+  --timeout SECONDS    how long to wait for the answer (default 5)
+  --json               print {"url", "status"}
+
+Examples:
+  gatehouse health
+  gatehouse health --url https://auth.example.com/readyz --timeout 2
+  HEALTHCHECK CMD ["node", "apps/server/dist/cli.js", "health"]   (Dockerfile)`,
 };

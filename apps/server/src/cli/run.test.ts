@@ -512,6 +512,7 @@ describe('gatehouse CLI', () => {
       expect(code).toBe(0);
       return stderr;
     };
+    // The head says it is an audit event, which one and when: the fields do not repeat it (issue 33).
     expect(await run()).toMatch(/^\d\d:\d\d:\d\d INFO {2}audit key\.rotated reason="new kid [^"]+"$/m);
     env.GATEHOUSE_LOG_FORMAT = 'json';
     expect(JSON.parse((await run()).trim().split('\n')[0] as string)).toMatchObject({ audit: true, event: 'key.rotated', msg: 'audit key.rotated' });

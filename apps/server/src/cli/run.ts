@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DomainError, OAuthError } from '@gatehouse/core';
+import { DomainError, OAuthError, type Gatehouse } from '@gatehouse/core';
 import * as v from 'valibot';
 import { ConfigError, describeDatabase, loadConfig, unknownVariableWarnings, workerCount, type Config } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { KeyDecryptionError } from '@gatehouse/storage-sqlite';
-import { COMMANDS, type Command, type OptionSpec, type OptionValues } from './commands.js';
+import { COMMANDS as BASE_COMMANDS, type Command, type CommandContext, type OptionSpec, type OptionValues } from './commands.js';
+import { OPERATOR_COMMANDS } from './operator-commands.js';
 import { serve, type SignalSource } from './serve.js';
 import { COMMAND_HELP } from './help.js';
 import { GENERAL_HELP, UsageError } from './usage.js';
@@ -38,6 +39,8 @@ async function readAll(input: AsyncIterable<string | Uint8Array>): Promise<strin
   return Buffer.concat(chunks).toString('utf8');
 }
 
+const COMMANDS: readonly Command[] = [...BASE_COMMANDS, ...OPERATOR_COMMANDS];
+
 /** Every option of every command, so the first pass reads option values as values, not as positionals. */
 const ALL_OPTIONS: Record<string, OptionSpec> = Object.assign({}, GLOBAL_OPTIONS, { workers: { type: 'string' } }, ...COMMANDS.map((command) => command.options));
 
@@ -49,6 +52,15 @@ const SERVE: Pick<Command, 'path' | 'usage' | 'options' | 'positionals'> = {
 };
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** What a command that opens no database gets for the gatehouse and the storage: any use is a bug, said at once. */
+function noDatabase<T extends object>(what: string): T {
+  return new Proxy({} as T, {
+    get(_target, name) {
+      throw new Error(`this command opens no database (it used ${what}.${String(name)})`);
+    },
+  });
+}
 
 function parse(argv: string[], options: Record<string, OptionSpec>): { values: OptionValues; positionals: string[] } {
   try {
@@ -141,6 +153,19 @@ function withWorkers(config: Config, option: OptionValues[string]): Config {
 }
 
 async function runCommand(command: Command, config: Config, values: OptionValues, positionals: string[], io: CliIo, json: boolean): Promise<number> {
+  if (command.database === false) {
+    const context: CommandContext = {
+      gatehouse: noDatabase<Gatehouse>('gatehouse'),
+      storage: noDatabase<CommandContext['storage']>('storage'),
+      storageLabel: describeDatabase(config),
+      storageKind: config.database.kind,
+      config,
+      readStdin: () => readAll(io.stdin ?? process.stdin),
+    };
+    const output = await command.run(context, values, positionals);
+    io.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
+    return EXIT.ok;
+  }
   // Logs (audit events included) go to stderr: stdout is the command's answer.
   const container = await createContainer(config, { logDestination: io.stderr });
   const storage = resolve(container, TOKENS.storage);

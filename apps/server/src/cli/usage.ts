@@ -33,13 +33,22 @@ Commands:
   clients rotate-secret CLIENT_ID         issue a new secret; the old one stops working (confidential clients)
   clients delete CLIENT_ID                delete a client with its grants and tokens
   keys rotate                             new signing key; the old one stays published until its tokens expire
+  users list [--limit N] [--offset N]     users by e-mail, 100 at a time
+  users show --email E                    a user's names, phones, accounts, live sessions and grants
+  users disable --email E                 no sign-in from now on: sessions ended, grants revoked (users enable: undo)
+  sessions list --email E                 a user's live sign-in sessions
+  sessions end --session ID | --email E   end one session, or every session of a user (their grants too)
+  grants list --email E | --client ID     live grants of a user or of a client
+  grants revoke --grant ID | --email E [--client ID] | --client ID
+                                          revoke grants: their access and refresh tokens stop at once
+  health [--url URL] [--timeout SECONDS]  ask the running server's /readyz: exit 0 when ready, 1 when not
 
 Options:
   --json    print exactly one JSON object on stdout (logs go to stderr)
   --help    show help (also: gatehouse <command> --help)
   --version print the server's version (with --json: {"version": …})
 
-Every command creates the database and applies pending migrations first. The database is
+Every command but health creates the database and applies pending migrations first. The database is
 $GATEHOUSE_DATABASE_URL (postgres://…) when set, else the SQLite file $GATEHOUSE_DB
 (default ./data/gatehouse.db). Configuration variables: see README.md "Configuration"; a secret
 variable can also be read from a file named by <NAME>_FILE (GATEHOUSE_KEY_SECRET_FILE, GATEHOUSE_DATABASE_URL_FILE).

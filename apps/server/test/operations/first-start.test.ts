@@ -40,6 +40,11 @@ describe('gatehouse serve on a busy port', () => {
     const banner = await server.waitForStderr('export CLIENT_SECRET=');
     expect(banner).toContain('First run: demo data created.');
     expect(banner).toMatch(/admin {4}e-mail admin@example\.com {2}password \w{16}/);
+    // The scripts' health check asks this very server (HOST and PORT of the configuration).
+    expect(await runGatehouse(['health'], { HOST: '127.0.0.1', PORT: String(port) })).toMatchObject({ code: 0, stdout: `http://127.0.0.1:${port}/readyz: ready\n` });
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(await runGatehouse(['health'], { HOST: '127.0.0.1', PORT: String(port) })).toMatchObject({ code: 1, stderr: `gatehouse health: http://127.0.0.1:${port}/readyz: ECONNREFUSED\n` });
   }, 120_000);
 
   it('names GATEHOUSE_METRICS_PORT when that port is the busy one, and creates no demo data', async () => {

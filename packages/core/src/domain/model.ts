@@ -14,6 +14,8 @@ export interface User {
   familyName: string;
   locale: string;
   passwordHash: string;
+  /** When the operator disabled the user, who cannot sign in since (docs/decisions/0153); absent while enabled. */
+  disabledAt?: Date;
 }
 
 export interface Membership {

@@ -67,6 +67,8 @@ export interface UserRepository {
   findWithMemberships(userKey: string): Promise<{ user: User; memberships: Membership[] } | undefined>;
   /** E-mails compare ignoring case. */
   findByEmail(email: string): Promise<User | undefined>;
+  /** Disables the user from `at`, or enables them again (`null`); false when there is no such user. */
+  setDisabled(userKey: string, at: Date | null): Promise<boolean>;
   /** A page of users by e-mail (ignoring case), `limit` of them after the first `offset` (the operator's `users list`). */
   list(options: { limit: number; offset: number }): Promise<User[]>;
   /**

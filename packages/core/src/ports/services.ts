@@ -47,6 +47,8 @@ export type AuditEventType =
   | 'grant.revoked'
   | 'logout'
   | 'password.changed'
+  | 'user.disabled'
+  | 'user.enabled'
   | 'user.forgotten'
   | 'client.created'
   | 'client.updated'

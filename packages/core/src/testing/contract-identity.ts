@@ -110,6 +110,17 @@ export function describeIdentityContract({ runner, repos }: ContractContext): vo
   });
 
   describe('users', () => {
+    it('disables a user from a time and enables them again', async () => {
+      await repos().users.create(aUser(1));
+      expect(await repos().users.setDisabled('user1', at(7, 5))).toBe(true);
+      expect(await repos().users.findByKey('user1')).toEqual(aUser(1, { disabledAt: at(7, 5) }));
+      expect((await repos().users.findByEmail('person1@example.com'))?.disabledAt).toEqual(at(7, 5));
+      expect((await repos().users.findWithMemberships('user1'))?.user.disabledAt).toEqual(at(7, 5));
+      expect(await repos().users.setDisabled('user1', null)).toBe(true);
+      expect(await repos().users.findByKey('user1')).toEqual(aUser(1));
+      expect(await repos().users.setDisabled('nobody', at(8))).toBe(false);
+    });
+
     it('lists users by e-mail ignoring case, a page at a time', async () => {
       for (const [n, email] of [[1, 'carol@example.com'], [2, 'Alice@example.com'], [3, 'bob@example.com']] as const) await repos().users.create(aUser(n, { email }));
       expect((await repos().users.list({ limit: 10, offset: 0 })).map((user) => user.email)).toEqual(['Alice@example.com', 'bob@example.com', 'carol@example.com']);

@@ -197,6 +197,13 @@ export function createMemoryRepositories(): Repositories {
         const user = [...users.values()].find((candidate) => sameName(candidate.email, email));
         return user && copy(user);
       },
+      async setDisabled(userKey, at) {
+        const user = users.get(userKey);
+        if (!user) return false;
+        if (at === null) delete user.disabledAt;
+        else user.disabledAt = at;
+        return true;
+      },
       async list({ limit, offset }) {
         const byEmail = [...users.values()].sort((a, b) => (a.email.toLowerCase() < b.email.toLowerCase() ? -1 : a.email.toLowerCase() > b.email.toLowerCase() ? 1 : 0));
         return byEmail.slice(offset, offset + limit).map(copy);

@@ -63,6 +63,11 @@ export async function signIn(
     deps.audit.record({ type: 'sign_in.failed', at: now, ...(user ? { userKey: user.userKey } : {}), reason: user ? 'wrong password' : 'unknown e-mail' });
     throw new DomainError('unauthenticated', 'The e-mail or password is not right.');
   }
+  // A disabled user is refused with the same answer (docs/decisions/0153): only the audit says why.
+  if (user.disabledAt !== undefined) {
+    deps.audit.record({ type: 'sign_in.failed', at: now, userKey: user.userKey, reason: 'user disabled' });
+    throw new DomainError('unauthenticated', 'The e-mail or password is not right.');
+  }
   const signedInUser = await rehashIfOutdated(deps, user, credentials.password);
   // RFC 8176 §2: a password sign-in.
   return startSession(deps, profileOf(signedInUser), { amr: ['pwd'] });

@@ -21,19 +21,20 @@ export function profileOf(user: Pick<User, 'userKey' | 'email' | 'givenName' | '
  */
 export function ownUserDirectory(users: Pick<UserRepository, 'findByKey' | 'findByEmail'> & Partial<Pick<UserRepository, 'listPhoneNumbers'>>): UserDirectory {
   return {
+    // A disabled user is no longer in the directory (docs/decisions/0153): no host login, no claims.
     claimsFor: async (userKey, scopes) => {
       const user = await users.findByKey(userKey);
-      if (!user) return undefined;
+      if (!user || user.disabledAt !== undefined) return undefined;
       const phone = scopes.includes('phone') && users.listPhoneNumbers ? (await users.listPhoneNumbers(userKey))[0] : undefined;
       return { ...claimsOfProfile(profileOf(user), user.locale), email: user.email, ...(phone === undefined ? {} : { phone_number: phone }) };
     },
     findByKey: async (userKey) => {
       const user = await users.findByKey(userKey);
-      return user && profileOf(user);
+      return user && user.disabledAt === undefined ? profileOf(user) : undefined;
     },
     findByLogin: async (login) => {
       const user = await users.findByEmail(login);
-      return user && profileOf(user);
+      return user && user.disabledAt === undefined ? profileOf(user) : undefined;
     },
   };
 }

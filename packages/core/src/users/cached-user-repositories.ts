@@ -45,6 +45,7 @@ export function cachedUserRepositories(
       findByKey: (userKey) => users.findByKey(userKey),
       findByEmail: (email) => users.findByEmail(email),
       list: (page) => users.list(page),
+      setDisabled: (userKey, at) => cache.change(userKey, () => users.setDisabled(userKey, at)),
       findByPhoneNumber: (phoneNumber) => users.findByPhoneNumber(phoneNumber),
       listPhoneNumbers: (userKey) => users.listPhoneNumbers(userKey),
     },

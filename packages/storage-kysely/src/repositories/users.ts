@@ -1,7 +1,7 @@
 import { DomainError, type Membership, type Role, type User, type UserRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
-import { changed, fold } from '../encoding.js';
+import { changed, fold, fromMs, toMs } from '../encoding.js';
 import { param, reusableQuery } from '../reusable-query.js';
 import type { Database, UserTable } from '../schema.js';
 
@@ -32,6 +32,7 @@ export function createUserRepository(db: Kysely<Database>, dialect: StorageDiale
             family_name: user.familyName,
             locale: user.locale,
             password_hash: user.passwordHash,
+            disabled_at: user.disabledAt === undefined ? null : toMs(user.disabledAt),
           })
           .execute();
       } catch (error) {
@@ -63,6 +64,11 @@ export function createUserRepository(db: Kysely<Database>, dialect: StorageDiale
     async findByEmail(email) {
       const row = await db.selectFrom('users').selectAll().where('email_folded', '=', fold(email)).executeTakeFirst();
       return row && fromRow(row);
+    },
+
+    async setDisabled(userKey, at) {
+      const result = await db.updateTable('users').set({ disabled_at: at === null ? null : toMs(at) }).where('user_key', '=', userKey).executeTakeFirst();
+      return changed(result.numUpdatedRows);
     },
 
     async list({ limit, offset }) {
@@ -117,5 +123,6 @@ function fromRow(row: Selectable<UserTable>): User {
     familyName: row.family_name,
     locale: row.locale,
     passwordHash: row.password_hash,
+    ...(row.disabled_at === null || row.disabled_at === undefined ? {} : { disabledAt: fromMs(row.disabled_at) }),
   };
 }
