@@ -430,7 +430,7 @@ describe('unknownVariableWarnings (docs/decisions/0150-unknown-variables-warn.md
       'GATEHOUSE_ACCES_TOKEN_TTL_SECONDS is not a Gatehouse variable and is ignored; did you mean GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS?',
       'GATEHOUSE_KEY_SECRET_FIEL is not a Gatehouse variable and is ignored; did you mean GATEHOUSE_KEY_SECRET_FILE?',
       'GATEHOUSE_METRICS_PROT is not a Gatehouse variable and is ignored; did you mean GATEHOUSE_METRICS_PORT?',
-      'GATEHOUSE_SOMETHING_ELSE_ENTIRELY is not a Gatehouse variable and is ignored; see README.md "Configuration" for the variables',
+      'GATEHOUSE_SOMETHING_ELSE_ENTIRELY is not a Gatehouse variable and is ignored; see docs/configuration.md for the variables',
     ]);
     expect(warnings.join('\n')).not.toContain('secret-value-never-shown');
   });

@@ -290,7 +290,7 @@ export function unknownVariableWarnings(env: Env): string[] {
     }
     // Near enough to be a typo: two edits, or one per six characters of a long name.
     const near = closest !== undefined && closest.distance <= Math.max(2, Math.floor(name.length / 6)) ? closest.name : undefined;
-    warnings.push(`${name} is not a Gatehouse variable and is ignored; ${near === undefined ? 'see README.md "Configuration" for the variables' : `did you mean ${near}?`}`);
+    warnings.push(`${name} is not a Gatehouse variable and is ignored; ${near === undefined ? 'see docs/configuration.md for the variables' : `did you mean ${near}?`}`);
   }
   return warnings;
 }

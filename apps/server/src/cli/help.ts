@@ -6,7 +6,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   serve: `Migrates the database, makes sure a signing key exists, listens on $HOST:$PORT (and the
 metrics on $GATEHOUSE_METRICS_HOST:$GATEHOUSE_METRICS_PORT when set), then seeds the demo data
 into an empty database (GATEHOUSE_DEMO). Stops gracefully on SIGTERM or SIGINT.
-Configuration: environment variables (README.md "Configuration").
+Configuration: environment variables (docs/configuration.md).
 
 Options:
   --workers N|auto  N processes share the port (auto: one per core; default GATEHOUSE_WORKERS, else 1)

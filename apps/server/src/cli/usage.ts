@@ -50,7 +50,7 @@ Options:
 
 Every command but health creates the database and applies pending migrations first. The database is
 $GATEHOUSE_DATABASE_URL (postgres://…) when set, else the SQLite file $GATEHOUSE_DB
-(default ./data/gatehouse.db). Configuration variables: see README.md "Configuration"; a secret
+(default ./data/gatehouse.db). Configuration variables: see docs/configuration.md; a secret
 variable can also be read from a file named by <NAME>_FILE (GATEHOUSE_KEY_SECRET_FILE, GATEHOUSE_DATABASE_URL_FILE).
 
 Exit codes: 0 success, 1 failure (bad configuration, refused by the server's rules), 2 wrong usage.`;

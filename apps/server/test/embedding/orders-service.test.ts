@@ -12,7 +12,7 @@ import { Browser, formWithAction } from '../support/browser.js';
 import { expectBuilt, installExample, killExampleServer, run, startExampleServer, succeed, versionOf, type ExampleServer } from '../support/examples.js';
 import { freePort } from '../support/processes.js';
 
-// examples/orders-service tested as a user would run it (README "Embedding in an Express
+// examples/orders-service tested as a user would run it (docs/embedding.md "Embedding in an Express
 // service"): the published packages, as `npm pack` makes them, installed into a copy of the
 // example in a temporary directory — never the workspace sources — then the example's own unit
 // tests (`npm test`: node --test with @gatehouse/core/testing), its CLI, and its server as a

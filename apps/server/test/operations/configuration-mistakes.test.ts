@@ -44,7 +44,7 @@ describe('configuration mistakes', () => {
     expect(result.code).toBe(0);
     expect(lines(result.stderr)).toEqual([
       'gatehouse migrate: warning: GATEHOUSE_ACCES_TOKEN_TTL_SECONDS is not a Gatehouse variable and is ignored; did you mean GATEHOUSE_ACCESS_TOKEN_TTL_SECONDS?',
-      'gatehouse migrate: warning: GATEHOUSE_NOTHING_LIKE_IT is not a Gatehouse variable and is ignored; see README.md "Configuration" for the variables',
+      'gatehouse migrate: warning: GATEHOUSE_NOTHING_LIKE_IT is not a Gatehouse variable and is ignored; see docs/configuration.md for the variables',
     ]);
     expect(result.stdout).toContain('Database is up to date');
   });

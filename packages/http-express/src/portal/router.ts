@@ -50,7 +50,7 @@ function clientIdParam(req: Request): string {
 }
 
 /**
- * The developer portal (decision 0051, README "Developer portal"): server-rendered pages under `<issuer path>/portal`
+ * The developer portal (decision 0051, docs/portal.md): server-rendered pages under `<issuer path>/portal`
  * (`/portal` for an issuer without a path, `/auth/portal` for `https://host.example/auth`;
  * docs/decisions/0090), where a
  * signed-in user lists, registers, edits, rotates the secret of and deletes their own OAuth
