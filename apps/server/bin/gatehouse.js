@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// The `gatehouse` executable. It lives outside dist/ so that `npm install` (or `npm ci`) can link it
-// into node_modules/.bin before the first build; the command line itself is dist/cli.js.
+// The reference server's `gatehouse` executable: the repository root's `bin`, so `npx gatehouse` in
+// this repository runs it (the published @gatehouse/cli claims the same name in node_modules/.bin,
+// and npm links neither of two workspaces' bins of one name). It lives outside dist/ so that it
+// answers before the first build; the command line itself is dist/cli.js.
 try {
   await import('../dist/cli.js');
 } catch (error) {
