@@ -49,7 +49,7 @@ function parse(argv: string[], options: Record<string, OptionSpec>): { values: O
  * @example
  * findCommand(CLI_COMMANDS, ['clients', 'show', 'c1']); // { command: clientsShow, rest: ['c1'] }
  */
-export function findCommand(commands: readonly Command[], positionals: string[]): { command: Command; rest: string[] } {
+export function findCommand<C extends Pick<Command, 'path'>>(commands: readonly C[], positionals: string[]): { command: C; rest: string[] } {
   const matching = commands.filter((command) => command.path.every((part, index) => positionals[index] === part)).sort((a, b) => b.path.length - a.path.length);
   const command = matching[0];
   if (command !== undefined) return { command, rest: positionals.slice(command.path.length) };

@@ -26,6 +26,13 @@ async function userByEmail(gatehouse: Gatehouse, email: string) {
   return user;
 }
 
+/** The user the required `--email` names (the commands that act on one user). */
+async function userOfEmailOption(gatehouse: Gatehouse, values: OptionValues) {
+  const email = given(values, 'email');
+  if (email === undefined) throw new UsageError('--email is required');
+  return userByEmail(gatehouse, email);
+}
+
 async function knownClient(gatehouse: Gatehouse, clientId: string): Promise<void> {
   if (!(await gatehouse.listClients()).some((client) => client.clientId === clientId)) throw new UsageError(`--client ${clientId}: no such client`);
 }
@@ -85,9 +92,7 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     options: { email: { type: 'string' } },
     positionals: [],
     async run({ gatehouse }, values) {
-      const email = given(values, 'email');
-      if (email === undefined) throw new UsageError('--email is required');
-      const { user, memberships } = await gatehouse.currentUser((await userByEmail(gatehouse, email)).userKey);
+      const { user, memberships } = await gatehouse.currentUser((await userOfEmailOption(gatehouse, values)).userKey);
       const phones = await gatehouse.listPhoneNumbers(user.userKey);
       const sessions = await gatehouse.listUserSessions(user.userKey);
       const grants = await gatehouse.listGrants({ userKey: user.userKey });
@@ -110,9 +115,7 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     options: { email: { type: 'string' } },
     positionals: [],
     async run({ gatehouse }, values) {
-      const email = given(values, 'email');
-      if (email === undefined) throw new UsageError('--email is required');
-      const user = await userByEmail(gatehouse, email);
+      const user = await userOfEmailOption(gatehouse, values);
       // No sign-in from now on; sessions ended, grants revoked (docs/decisions/0153).
       const { endedSessionIds, revokedGrantIds } = await gatehouse.disableUser(user.userKey);
       return {
@@ -127,9 +130,7 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     options: { email: { type: 'string' } },
     positionals: [],
     async run({ gatehouse }, values) {
-      const email = given(values, 'email');
-      if (email === undefined) throw new UsageError('--email is required');
-      const user = await userByEmail(gatehouse, email);
+      const user = await userOfEmailOption(gatehouse, values);
       await gatehouse.enableUser(user.userKey);
       return { json: { userKey: user.userKey, disabled: false }, text: `Enabled ${user.email} (userKey ${user.userKey}): they may sign in again.` };
     },
@@ -140,9 +141,7 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     options: { email: { type: 'string' } },
     positionals: [],
     async run({ gatehouse }, values) {
-      const email = given(values, 'email');
-      if (email === undefined) throw new UsageError('--email is required');
-      const user = await userByEmail(gatehouse, email);
+      const user = await userOfEmailOption(gatehouse, values);
       const sessions = await gatehouse.listUserSessions(user.userKey);
       return {
         json: { userKey: user.userKey, sessions: sessions.map(sessionJson) },

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { findCommand } from '@gatehouse/cli';
 import { DomainError, OAuthError, type Gatehouse } from '@gatehouse/core';
 import * as v from 'valibot';
 import { ConfigError, describeDatabase, loadConfig, unknownVariableWarnings, workerCount, type Config } from '../config.js';
@@ -71,16 +72,10 @@ function parse(argv: string[], options: Record<string, OptionSpec>): { values: O
   }
 }
 
-function findCommand(positionals: string[]): { command: Command | typeof SERVE; rest: string[] } {
+/** `serve`, or the command of the shared lookup (`findCommand` of @gatehouse/cli: the longest path first). */
+function commandOf(positionals: string[]): { command: Command | typeof SERVE; rest: string[] } {
   if (positionals[0] === 'serve') return { command: SERVE, rest: positionals.slice(1) };
-  for (const command of COMMANDS) {
-    if (command.path.every((part, index) => positionals[index] === part)) return { command, rest: positionals.slice(command.path.length) };
-  }
-  const tried = positionals.slice(0, 2).join(' ');
-  const group = COMMANDS.filter((command) => command.path[0] === positionals[0]).map((command) => command.path.join(' '));
-  throw new UsageError(
-    group.length > 0 ? `unknown command "${tried}"; try: ${group.join(', ')}` : `unknown command "${positionals[0]}"; run gatehouse --help`,
-  );
+  return findCommand(COMMANDS, positionals);
 }
 
 /** One line for the person at the terminal; internal errors say no more than their message. */
@@ -118,7 +113,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       throw new UsageError('a command is needed; run gatehouse --help');
     }
-    const { command, rest } = findCommand(first.positionals);
+    const { command, rest } = commandOf(first.positionals);
     label = `gatehouse ${command.path.join(' ')}`;
     const { values } = parse(argv, command.options);
     if (values.help) {
