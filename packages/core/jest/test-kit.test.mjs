@@ -104,10 +104,10 @@ describe('records of the in-memory test kit', () => {
     const [grant] = await t.repositories.grants.listActiveByUser(user.userKey);
     expect(grant.createdAt).toBeInstanceOf(Date);
     expect(grant.createdAt).toEqual(t.clock.now());
-    await t.gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber: '+15551234567' });
-    await t.gatehouse.sendMessage(user.userKey, { ownerPhoneNumber: '+15551234567', contactPhoneNumbers: ['+15557654321'], body: 'Hi' });
+    await t.product.addPhoneNumber({ userKey: user.userKey, phoneNumber: '+15551234567' });
+    await t.product.sendMessage(user.userKey, { ownerPhoneNumber: '+15551234567', contactPhoneNumbers: ['+15557654321'], body: 'Hi' });
     expect(t.transport.sent[0].timestamp).toBeInstanceOf(Date);
-    expect((await t.gatehouse.listMessages(user.userKey, { ownerPhoneNumber: '+15551234567' })).items[0].timestamp).toBeInstanceOf(Date);
+    expect((await t.product.listMessages(user.userKey, { ownerPhoneNumber: '+15551234567' })).items[0].timestamp).toBeInstanceOf(Date);
   });
 });
 
@@ -121,35 +121,35 @@ describe('attribute rules in a Jest project', () => {
 
   it('trims names and keeps them unique ignoring case', async () => {
     const { t, scope } = await accountWithAdmin();
-    const created = await t.gatehouse.createAttribute({ ...scope, name: '  Department ' });
+    const created = await t.product.createAttribute({ ...scope, name: '  Department ' });
     expect(created.name).toBe('Department');
-    const error = await t.gatehouse.createAttribute({ ...scope, name: 'department' }).catch((caught) => caught);
+    const error = await t.product.createAttribute({ ...scope, name: 'department' }).catch((caught) => caught);
     expect(error).toBeInstanceOf(DomainError);
     expect(error.kind).toBe('conflict');
   });
 
   it('enforces a per-account limit set in the settings', async () => {
     const { t, scope } = await accountWithAdmin({ maxAttributesPerAccount: 1 });
-    await t.gatehouse.createAttribute({ ...scope, name: 'department' });
-    await expect(t.gatehouse.createAttribute({ ...scope, name: 'division' })).rejects.toMatchObject({ kind: 'conflict' });
+    await t.product.createAttribute({ ...scope, name: 'department' });
+    await expect(t.product.createAttribute({ ...scope, name: 'division' })).rejects.toMatchObject({ kind: 'conflict' });
   });
 
   it('sets user values all or nothing, naming the unknown key', async () => {
     const { t, scope, admin } = await accountWithAdmin();
-    const department = await t.gatehouse.createAttribute({ ...scope, name: 'department' });
+    const department = await t.product.createAttribute({ ...scope, name: 'department' });
     const values = [
       { key: department.key, value: 'Sales' },
       { key: 'missing-key', value: 'x' },
     ];
-    const error = await t.gatehouse.setUserAttributes({ ...scope, userKey: admin.userKey, values }).catch((caught) => caught);
+    const error = await t.product.setUserAttributes({ ...scope, userKey: admin.userKey, values }).catch((caught) => caught);
     expect(error.kind).toBe('invalid');
     expect(error.message).toContain('missing-key');
-    expect(await t.gatehouse.getUserAttributes({ ...scope, userKey: admin.userKey })).toEqual([]);
+    expect(await t.product.getUserAttributes({ ...scope, userKey: admin.userKey })).toEqual([]);
   });
 
   it('hides another account: not_found, not forbidden', async () => {
     const { t, account } = await accountWithAdmin();
     const stranger = await t.seedUser();
-    await expect(t.gatehouse.listAttributes({ actorUserKey: stranger.userKey, accountKey: account.accountKey })).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(t.product.listAttributes({ actorUserKey: stranger.userKey, accountKey: account.accountKey })).rejects.toMatchObject({ kind: 'not_found' });
   });
 });

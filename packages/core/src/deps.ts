@@ -1,8 +1,9 @@
 import type { MetadataDocumentClients } from './clients/metadata-document-clients.js';
 import type { Clock } from './ports/clock.js';
 import type { IdGenerator } from './ports/ids.js';
-import type { Repositories } from './ports/repositories.js';
-import type { AuditLog, Es256Signer, MessageTransport, PasswordHasher } from './ports/services.js';
+import type { OAuthRepositories } from './ports/repositories.js';
+import type { UserRepository } from './product/ports.js';
+import type { AuditLog, Es256Signer, PasswordHasher } from './ports/services.js';
 import type { PasswordCheck, UserDirectory } from './ports/users.js';
 import type { GatehouseSettings } from './settings.js';
 import type { KeyRing } from './tokens/key-ring.js';
@@ -10,11 +11,11 @@ import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
 
 /** What every use case may depend on. `createGatehouse` builds it from the ports. */
 export interface Deps {
-  repos: Repositories;
+  /** The OAuth part of the storage; `users` (Gatehouse's own) only when no `userDirectory` replaces them (docs/decisions/0161). */
+  repos: OAuthRepositories & { users?: UserRepository | undefined };
   clock: Clock;
   ids: IdGenerator;
   passwords: PasswordHasher;
-  transport: MessageTransport;
   audit: AuditLog;
   settings: GatehouseSettings;
   keys: KeyRing;

@@ -1,10 +1,10 @@
 import type { JWK } from 'jose';
-import type { Account, AttributeName, Client, Grant, Message, Role, Session, User, UserAttributeValue } from './domain/model.js';
+import type { Client, Grant, Session } from './domain/model.js';
+import type { AuditEventType } from './ports/services.js';
 import type { Clock } from './ports/clock.js';
 import type { GatehouseSettings } from './settings.js';
 import type { AccessTokenExpectations, VerifiedAccessToken } from './tokens/access-token.js';
 import type { SigningAlgorithm } from './tokens/key-ring.js';
-import type { AttributeScope } from './use-cases/attributes.js';
 import type { AuthorizationRequest, AuthorizationRequestCheck, RawParameters } from './use-cases/authorize.js';
 import type { AuthorizedApp } from './use-cases/authorized-apps.js';
 import type { AuthorizationStep, AuthorizingUser } from './use-cases/authorization-step.js';
@@ -13,7 +13,6 @@ import type { ClientRegistration, ClientUpdate, ClientWithSecret } from './use-c
 import type { ClientPresentation } from './clients/client-presentation.js';
 import type { DynamicClientRegistered } from './use-cases/dynamic-registration.js';
 import type { IntrospectionResponse } from './use-cases/introspect.js';
-import type { SendMessageInput } from './use-cases/messages.js';
 import type { UserProfile } from './ports/users.js';
 import type { ConsentRequestDetails, HostLogin, LoginRequestDetails } from './use-cases/interactions.js';
 import type { UserInfo } from './use-cases/userinfo.js';
@@ -22,12 +21,12 @@ import type { SignedIn } from './use-cases/sessions.js';
 import type { ForgottenUser } from './use-cases/forget-user.js';
 import type { CodeReadAhead } from './use-cases/code-read.js';
 import type { TokenResponse } from './use-cases/token-response.js';
-import type { CurrentUser, NewUser } from './use-cases/users.js';
 
 /**
  * The use cases bound to their ports, as one request sees them (`gatehouse.forRequest(requestId)`):
- * what an adapter, the CLI or an embedder calls. Failures are `OAuthError`s (the OAuth flows) and
- * `DomainError`s (the resource and administration use cases).
+ * what an adapter, the CLI or an embedder calls: the OAuth part (docs/decisions/0161; the product
+ * APIs are `ProductApi`'s). Failures are `OAuthError`s (the OAuth flows) and `DomainError`s (the
+ * administration use cases).
  *
  * @example
  * const scoped: RequestScopedGatehouse = gatehouse.forRequest(res.locals.requestId);
@@ -137,6 +136,13 @@ export interface RequestScopedGatehouse {
    * (docs/decisions/0140).
    */
   forgetUser(userKey: string): Promise<ForgottenUser>;
+  /**
+   * Ends a user's access everywhere, for the product part's decisions about a user (a password
+   * change, a disabled user; docs/decisions/0161): every session ended, every unused code deleted,
+   * every grant revoked (not only those made under a session, unlike `logoutUser`); one audit event
+   * of the type and reason `because` names.
+   */
+  endUserAccess(userKey: string, because: { type: AuditEventType; reason?: string }): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
 
   // Login and consent handed to the host application (docs/decisions/0091)
   /** A single-use, expiring login request for the host's login page; the browser comes back to `returnTo` (a path). */
@@ -196,57 +202,7 @@ export interface RequestScopedGatehouse {
   /** RFC 7592 §2.3: deletes a dynamic client with its grants and tokens. */
   deleteDynamicClient(input: { clientId: string; registrationAccessToken: string }): Promise<void>;
 
-  // Users and accounts
-  /** Creates an account. */
-  createAccount(input: { name: string }): Promise<Account>;
-  /** Creates a user with a password (stored as a hash only). */
-  createUser(input: NewUser): Promise<User>;
-  /** Sets a user's password and signs them out everywhere: their sessions are ended, their grants revoked. */
-  changePassword(input: { userKey: string; newPassword: string }): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
-  /** Makes a user a member (or admin) of an account. */
-  setMembership(input: { accountKey: string; userKey: string; role: Role }): Promise<void>;
-  /** Adds an E.164 phone number to a user. */
-  addPhoneNumber(input: { userKey: string; phoneNumber: string }): Promise<void>;
-  /** A user (without the password hash) with their memberships. */
-  currentUser(userKey: string): Promise<CurrentUser>;
-  /** The user with this e-mail (without the password hash); undefined when there is none. */
-  findUserByEmail(email: string): Promise<Omit<User, 'passwordHash'> | undefined>;
-  /** The account with this key; undefined when there is none. */
-  findAccount(accountKey: string): Promise<Account | undefined>;
-  /** A user's phone numbers (E.164). */
-  listPhoneNumbers(userKey: string): Promise<string[]>;
-  /** The key of the user a phone number belongs to; undefined when nobody has it. */
-  findPhoneNumberOwner(phoneNumber: string): Promise<string | undefined>;
-
-  // Attribute administration (the actor must be an admin of the account)
-  /** Creates an attribute name in an account. */
-  createAttribute(input: AttributeScope & { name: string }): Promise<AttributeName>;
-  /** A page of an account's attribute names. */
-  listAttributes(input: AttributeScope & { offset?: number; pageSize?: number }): Promise<{ results: AttributeName[]; total: number }>;
-  /** One attribute name. */
-  getAttribute(input: AttributeScope & { key: string }): Promise<AttributeName>;
-  /** Renames an attribute. */
-  renameAttribute(input: AttributeScope & { key: string; name: string }): Promise<AttributeName>;
-  /** Deletes an attribute name with its values. */
-  deleteAttribute(input: AttributeScope & { key: string }): Promise<void>;
-  /** Sets (or, with `null`, clears) attribute values of a user of the account. */
-  setUserAttributes(input: AttributeScope & { userKey: string; values: ReadonlyArray<{ key: string; value: string | null }> }): Promise<void>;
-  /** The attribute values of a user of the account. */
-  getUserAttributes(input: AttributeScope & { userKey: string }): Promise<UserAttributeValue[]>;
-
-  // Messaging
-  /** Sends a message from one of the user's phone numbers through the `MessageTransport`. */
-  sendMessage(userKey: string, input: SendMessageInput): Promise<Message>;
-  /** A page of the messages sent from one of the user's phone numbers. */
-  listMessages(userKey: string, input: { ownerPhoneNumber: string; pageSize?: number; pageMarker?: string }): Promise<{ items: Message[]; nextPageMarker: string | null }>;
-
-  // The operator's command line (use-cases/operator.ts)
-  /** A page of users by e-mail (`limit` 1–1000). */
-  listUsers(page: { limit: number; offset: number }): Promise<Array<Omit<User, 'passwordHash'>>>;
-  /** Disables a user: no sign-in, sessions ended, grants revoked (docs/decisions/0153). */
-  disableUser(userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
-  /** Enables a disabled user again. */
-  enableUser(userKey: string): Promise<void>;
+  // The operator's command line (use-cases/operator.ts; its users are the product part's, docs/decisions/0161)
   /** A user's live sessions, newest first. */
   listUserSessions(userKey: string): Promise<Session[]>;
   /** Ends one live session and revokes its grants; `not_found` otherwise. */

@@ -54,13 +54,13 @@ describe('the Gatehouse interface', () => {
     const t = await createTestGatehouse();
     const { accountKey } = await t.seedAccount('Acme');
     const user = await t.seedUser({ email: 'ada@example.com', phone: '+15551234567' });
-    const found = await t.gatehouse.findUserByEmail(' ada@example.com ');
+    const found = await t.product.findUserByEmail(' ada@example.com ');
     expect(found).toEqual({ userKey: user.userKey, email: 'ada@example.com', givenName: user.givenName, familyName: user.familyName, locale: user.locale });
     expect(found).not.toHaveProperty('passwordHash');
-    expect(await t.gatehouse.findUserByEmail('nobody@example.com')).toBeUndefined();
-    expect(await t.gatehouse.findAccount(accountKey)).toEqual({ accountKey, name: 'Acme' });
-    expect(await t.gatehouse.findAccount('nope')).toBeUndefined();
-    expect(await t.gatehouse.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
+    expect(await t.product.findUserByEmail('nobody@example.com')).toBeUndefined();
+    expect(await t.product.findAccount(accountKey)).toEqual({ accountKey, name: 'Acme' });
+    expect(await t.product.findAccount('nope')).toBeUndefined();
+    expect(await t.product.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
   });
 
   it('names the key new tokens are signed with', async () => {

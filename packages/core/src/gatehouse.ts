@@ -2,8 +2,9 @@ import type { Deps } from './deps.js';
 import type { Gatehouse, RequestScopedGatehouse } from './gatehouse-api.js';
 import type { Clock } from './ports/clock.js';
 import type { IdGenerator } from './ports/ids.js';
-import type { Repositories } from './ports/repositories.js';
-import type { AuditLog, Es256Signer, MessageTransport, PasswordHasher } from './ports/services.js';
+import type { OAuthRepositories } from './ports/repositories.js';
+import type { UserRepository } from './product/ports.js';
+import type { AuditLog, Es256Signer, PasswordHasher } from './ports/services.js';
 import type { PasswordCheck, UserDirectory } from './ports/users.js';
 import type { ClientMetadataDocumentFetcher } from './ports/client-metadata-documents.js';
 import { longestAccessTokenTtlSeconds, type GatehouseSettings } from './settings.js';
@@ -12,7 +13,6 @@ import { createScryptPasswordHasher, randomIdGenerator } from './crypto.js';
 import { createKeyRing, type KeyRing } from './tokens/key-ring.js';
 import { verifyAccessToken } from './tokens/access-token.js';
 import { createVerifiedTokenCache, DEFAULT_VERIFIED_TOKEN_CACHE_SIZE } from './tokens/verified-token-cache.js';
-import * as attributes from './use-cases/attributes.js';
 import * as authorize from './use-cases/authorize.js';
 import * as steps from './use-cases/authorization-step.js';
 import * as apps from './use-cases/authorized-apps.js';
@@ -23,7 +23,6 @@ import * as interactions from './use-cases/interactions.js';
 import { readCodeAhead } from './use-cases/code-read.js';
 import { exchangeCode } from './use-cases/exchange-code.js';
 import { introspectToken } from './use-cases/introspect.js';
-import * as messages from './use-cases/messages.js';
 import * as operator from './use-cases/operator.js';
 import { purgeExpired } from './use-cases/purge.js';
 import { refresh } from './use-cases/refresh.js';
@@ -32,18 +31,27 @@ import { userInfo } from './use-cases/userinfo.js';
 import { checkEndSessionRequest } from './use-cases/end-session.js';
 import * as sessions from './use-cases/sessions.js';
 import { forgetUser } from './use-cases/forget-user.js';
-import * as lookups from './use-cases/lookups.js';
-import * as users from './use-cases/users.js';
+
+/**
+ * What `createGatehouse` needs of the storage: the OAuth part (docs/decisions/0161), and Gatehouse's
+ * own users (`users`) only for its own login page and user directory, when no `userDirectory` is
+ * given. A whole `Repositories` (a storage adapter's) will do.
+ *
+ * @example
+ * // An embedder's storage: the OAuth part only, its users behind a userDirectory.
+ * const repositories: GatehouseRepositories = { clients, codes, grants, refreshTokens, sessions, interactions, consents, signingKeys };
+ * createGatehouse({ repositories, settings, clock, userDirectory });
+ */
+export type GatehouseRepositories = OAuthRepositories & { users?: UserRepository | undefined };
 
 export interface GatehouseOptions {
-  repositories: Repositories;
+  /** The OAuth part of the storage, with Gatehouse's own `users` unless a `userDirectory` is given. */
+  repositories: GatehouseRepositories;
   settings: GatehouseSettings;
   /** The source of time: in production one that reads the system clock, in tests a controllable one. */
   clock: Clock;
   ids?: IdGenerator;
   passwords?: PasswordHasher;
-  /** Where sent messages go; the default records them as SENT without delivering. */
-  transport?: MessageTransport;
   audit?: AuditLog;
   /** A key ring of your own (by default one on `repositories.signingKeys`, waiting out `settings.jwksMaxAgeSeconds`). */
   keys?: KeyRing;
@@ -118,6 +126,11 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
   if (options.settings.clientMetadataDocuments.enabled && options.clientMetadataDocumentFetcher === undefined) {
     throw new Error('createGatehouse: settings.clientMetadataDocuments.enabled needs a clientMetadataDocumentFetcher (createClientMetadataDocumentFetcher() from @gatehouse/http-express).');
   }
+  if (options.userDirectory === undefined && options.repositories.users === undefined) {
+    throw new Error(
+      'createGatehouse: no users to sign in. Give a userDirectory of your own users (docs/embedding.md), or repositories.users for Gatehouse\'s own users (a storage opened with userTables).',
+    );
+  }
   const deps: Deps = {
     repos: options.repositories,
     settings: options.settings,
@@ -126,7 +139,6 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     audit,
     keys,
     passwords: options.passwords ?? createScryptPasswordHasher(),
-    transport: options.transport ?? { send: async () => 'SENT' },
     verifiedTokens: createVerifiedTokenCache({ maxEntries: options.verifiedTokenCacheSize ?? DEFAULT_VERIFIED_TOKEN_CACHE_SIZE }),
     ...(options.signer === undefined ? {} : { signer: options.signer }),
     ...(options.userDirectory === undefined ? {} : { userDirectory: options.userDirectory }),
@@ -198,6 +210,7 @@ const USE_CASES: UseCaseBinders = {
   logout: (deps) => bind(deps, sessions.logout),
   logoutUser: (deps) => bind(deps, sessions.logoutUser),
   forgetUser: (deps) => bind(deps, forgetUser),
+  endUserAccess: (deps) => bind(deps, sessions.endUserAccess),
   // Login and consent handed to the host application (docs/decisions/0091)
   startLogin: (deps) => bind(deps, interactions.startLogin),
   describeLoginRequest: (deps) => bind(deps, interactions.describeLoginRequest),
@@ -221,33 +234,8 @@ const USE_CASES: UseCaseBinders = {
   updateDynamicClient: (deps) => bind(deps, dynamicRegistration.updateDynamicClient),
   deleteDynamicClient: (deps) => bind(deps, dynamicRegistration.deleteDynamicClient),
   revokeAuthorizedApp: (deps) => bind(deps, apps.revokeAuthorizedApp),
-  // Users and accounts
-  createAccount: (deps) => bind(deps, users.createAccount),
-  createUser: (deps) => bind(deps, users.createUser),
-  changePassword: (deps) => bind(deps, users.changePassword),
-  setMembership: (deps) => bind(deps, users.setMembership),
-  addPhoneNumber: (deps) => bind(deps, users.addPhoneNumber),
-  currentUser: (deps) => bind(deps, users.currentUser),
-  findUserByEmail: (deps) => bind(deps, lookups.findUserByEmail),
-  findAccount: (deps) => bind(deps, lookups.findAccount),
-  listPhoneNumbers: (deps) => bind(deps, lookups.listPhoneNumbers),
-  findPhoneNumberOwner: (deps) => bind(deps, lookups.findPhoneNumberOwner),
-  // Attribute administration
-  createAttribute: (deps) => bind(deps, attributes.createAttribute),
-  listAttributes: (deps) => bind(deps, attributes.listAttributes),
-  getAttribute: (deps) => bind(deps, attributes.getAttribute),
-  renameAttribute: (deps) => bind(deps, attributes.renameAttribute),
-  deleteAttribute: (deps) => bind(deps, attributes.deleteAttribute),
-  setUserAttributes: (deps) => bind(deps, attributes.setUserAttributes),
-  getUserAttributes: (deps) => bind(deps, attributes.getUserAttributes),
-  // Messaging
-  sendMessage: (deps) => bind(deps, messages.sendMessage),
-  listMessages: (deps) => bind(deps, messages.listMessages),
   // The operator's command line
-  listUsers: (deps) => bind(deps, operator.listUsers),
   listUserSessions: (deps) => bind(deps, operator.listUserSessions),
-  disableUser: (deps) => bind(deps, operator.disableUser),
-  enableUser: (deps) => bind(deps, operator.enableUser),
   endSession: (deps) => bind(deps, operator.endSession),
   listGrants: (deps) => bind(deps, operator.listGrants),
   revokeGrants: (deps) => bind(deps, operator.revokeGrants),

@@ -62,6 +62,8 @@ export {
   type AttributeRepository,
   type MessageRepository,
   type SigningKeyRepository,
+  type OAuthRepositories,
+  type ProductRepositories,
   type Repositories,
   type MessageTransport,
   type Es256Signer,
@@ -122,7 +124,6 @@ export {
   type MetadataDocumentClients,
   type ClientLookup,
 } from './clients/metadata-document-clients.js';
-export { cachedUserRepositories, DEFAULT_USER_CACHE, type UserCacheOptions } from './users/cached-user-repositories.js';
 export { type VerifiedTokenCache, type CachedClaims } from './tokens/verified-token-cache.js';
 export { type RawParameters, type AuthorizationRequest, type AuthorizationRequestCheck, authorizationResponseUrl } from './use-cases/authorize.js';
 export { REAUTHENTICATION_PARAMETER, type AuthorizingUser, type AuthorizationStep } from './use-cases/authorization-step.js';
@@ -145,11 +146,15 @@ export {
   ID_TOKEN_SIGNING_ALGORITHMS,
 } from './use-cases/openid-client-metadata.js';
 export { isEndSessionRequest, postLogoutRedirect, type EndSessionRequest, type EndSessionCheck } from './use-cases/end-session.js';
-export { phoneNumberTaken, E164, type NewUser, type CurrentUser } from './use-cases/users.js';
-export { type AttributeScope } from './use-cases/attributes.js';
-export { type SendMessageInput } from './use-cases/messages.js';
 export { type AuthorizedApp } from './use-cases/authorized-apps.js';
 export type { TokenResponse, IdTokenRequest } from './use-cases/token-response.js';
 export type { CodeReadAhead, CodeForExchange } from './use-cases/code-read.js';
 export type { OpenIdRequest } from './use-cases/authorization-request.js';
-export { createGatehouse, type Gatehouse, type GatehouseOptions, type RequestScopedGatehouse } from './gatehouse.js';
+export { createGatehouse, type Gatehouse, type GatehouseOptions, type GatehouseRepositories, type RequestScopedGatehouse } from './gatehouse.js';
+// The product part (docs/decisions/0161): users, accounts, attributes, messages, with their own facade.
+export { createProductApi, type ProductApiOptions } from './product/create-product-api.js';
+export type { ProductApi } from './product/product-api.js';
+export { cachedUserRepositories, DEFAULT_USER_CACHE, type UserCacheOptions } from './product/cached-user-repositories.js';
+export { phoneNumberTaken, E164, type NewUser, type CurrentUser } from './product/users.js';
+export { type AttributeScope } from './product/attributes.js';
+export { type SendMessageInput } from './product/messages.js';

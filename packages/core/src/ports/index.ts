@@ -4,3 +4,4 @@ export type * from './repositories.js';
 export type * from './services.js';
 export type * from './users.js';
 export type * from './client-metadata-documents.js';
+export type * from '../product/ports.js';

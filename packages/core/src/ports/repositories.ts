@@ -1,20 +1,5 @@
-import type {
-  Account,
-  AttributeName,
-  AuthorizationCode,
-  Client,
-  Consent,
-  Grant,
-  Interaction,
-  Membership,
-  Message,
-  RefreshToken,
-  Role,
-  Session,
-  SigningKey,
-  User,
-  UserAttributeValue,
-} from '../domain/model.js';
+import type { AuthorizationCode, Client, Consent, Grant, Interaction, RefreshToken, Session, SigningKey } from '../domain/model.js';
+import type { ProductRepositories } from '../product/ports.js';
 
 export interface ClientRepository {
   /** Stores a new client, its `registration` (if any) included; a taken id is a `DomainError('conflict')`. */
@@ -54,46 +39,6 @@ export interface ClientRepository {
   markUsed(clientId: string, at: Date): Promise<void>;
   /** Deletes the self-registered clients created before `createdBefore` and never used; returns how many. */
   purgeUnused(createdBefore: Date): Promise<number>;
-}
-
-export interface UserRepository {
-  /** Fails with a `DomainError('conflict')` when the e-mail is taken (ignoring case). */
-  create(user: User): Promise<void>;
-  findByKey(userKey: string): Promise<User | undefined>;
-  /**
-   * The user and the accounts they belong to, ordered by account key, in one read (what
-   * `GET /identity/v1/Users/me` shows on every call).
-   */
-  findWithMemberships(userKey: string): Promise<{ user: User; memberships: Membership[] } | undefined>;
-  /** E-mails compare ignoring case. */
-  findByEmail(email: string): Promise<User | undefined>;
-  /** Disables the user from `at`, or enables them again (`null`); false when there is no such user. */
-  setDisabled(userKey: string, at: Date | null): Promise<boolean>;
-  /** A page of users by e-mail (ignoring case), `limit` of them after the first `offset` (the operator's `users list`). */
-  list(options: { limit: number; offset: number }): Promise<User[]>;
-  /**
-   * Stores a new password hash; false when there is no such user. With `ifCurrent`, only over
-   * that stored hash, in one conditional write (false when it changed meanwhile): a re-hash at
-   * sign-in never undoes a password change made in between.
-   */
-  updatePasswordHash(userKey: string, passwordHash: string, options?: { ifCurrent?: string }): Promise<boolean>;
-  /**
-   * Idempotent for the number's owner. A phone number belongs to one user: when another user has
-   * it, fails with a `DomainError('conflict')` (field `phone`), decided by the database
-   * (docs/decisions/0006-one-owner-per-phone-number.md).
-   */
-  addPhoneNumber(userKey: string, phoneNumber: string): Promise<void>;
-  /** The user the phone number belongs to. */
-  findByPhoneNumber(phoneNumber: string): Promise<User | undefined>;
-  listPhoneNumbers(userKey: string): Promise<string[]>;
-}
-
-export interface AccountRepository {
-  create(account: Account): Promise<void>;
-  findByKey(accountKey: string): Promise<Account | undefined>;
-  /** Adds the membership or changes its role. */
-  setMembership(accountKey: string, userKey: string, role: Role): Promise<void>;
-  findRole(accountKey: string, userKey: string): Promise<Role | undefined>;
 }
 
 export interface AuthorizationCodeRepository {
@@ -243,40 +188,6 @@ export interface ConsentRepository {
   forgetByUser(userKey: string): Promise<number>;
 }
 
-export type CreateAttributeResult = 'created' | 'duplicate-name' | 'limit-reached';
-export type RenameAttributeResult = 'renamed' | 'not-found' | 'duplicate-name';
-
-export interface AttributeRepository {
-  /** Creates the name unless another name of the account equals it ignoring case, or the account has `maxPerAccount` names already. */
-  create(accountKey: string, attribute: AttributeName, maxPerAccount: number): Promise<CreateAttributeResult>;
-  /** Names of an account in creation order. */
-  list(accountKey: string, page: { offset: number; limit: number }): Promise<{ results: AttributeName[]; total: number }>;
-  find(accountKey: string, key: string): Promise<AttributeName | undefined>;
-  rename(accountKey: string, key: string, name: string): Promise<RenameAttributeResult>;
-  /** Deletes the name and every user's value of it, in one transaction. */
-  delete(accountKey: string, key: string): Promise<boolean>;
-  /**
-   * Sets (`value` a string) or removes (`value` null) a user's values, all or nothing:
-   * when a key is not an attribute of the account, nothing is written and the unknown keys are returned.
-   */
-  setUserValues(
-    accountKey: string,
-    userKey: string,
-    changes: ReadonlyArray<{ key: string; value: string | null }>,
-  ): Promise<{ unknownKeys: string[] }>;
-  /** A user's values in the account, in the names' creation order. */
-  listUserValues(accountKey: string, userKey: string): Promise<UserAttributeValue[]>;
-}
-
-export interface MessageRepository {
-  save(message: Message): Promise<void>;
-  /** Messages of an owner number, newest first, strictly after the `before` cursor when given. */
-  listByOwner(
-    ownerPhoneNumber: string,
-    page: { limit: number; before?: { timestamp: Date; id: string } },
-  ): Promise<Message[]>;
-}
-
 export interface SigningKeyRepository {
   list(): Promise<SigningKey[]>;
   save(key: SigningKey): Promise<void>;
@@ -285,18 +196,32 @@ export interface SigningKeyRepository {
   purgeRetiredBefore(before: Date): Promise<number>;
 }
 
-/** Every repository the core needs; a storage adapter provides them all. */
-export interface Repositories {
+/**
+ * The OAuth part of the storage: what `createGatehouse` needs (docs/decisions/0161). An embedder's
+ * storage implements only these; Gatehouse's own users (`users`) are optional beside them.
+ *
+ * @example
+ * const oauth: OAuthRepositories = { clients, codes, grants, refreshTokens, sessions, interactions, consents, signingKeys };
+ * createGatehouse({ repositories: oauth, settings, clock, userDirectory });
+ */
+export interface OAuthRepositories {
   clients: ClientRepository;
-  users: UserRepository;
-  accounts: AccountRepository;
   codes: AuthorizationCodeRepository;
   grants: GrantRepository;
   refreshTokens: RefreshTokenRepository;
   sessions: SessionRepository;
   interactions: InteractionRepository;
   consents: ConsentRepository;
-  attributes: AttributeRepository;
-  messages: MessageRepository;
   signingKeys: SigningKeyRepository;
 }
+
+/**
+ * The whole storage: the OAuth part and the product part (users, accounts, attributes, messages),
+ * as Gatehouse's storage adapters and `createMemoryRepositories` return it (docs/decisions/0161).
+ *
+ * @example
+ * const repositories: Repositories = storage.repositories;
+ * const gatehouse = createGatehouse({ repositories, settings, clock });
+ * const product = createProductApi({ gatehouse, repositories });
+ */
+export interface Repositories extends OAuthRepositories, ProductRepositories {}

@@ -1,12 +1,12 @@
 import type { Consent } from '../domain/model.js';
-import { at, seedBasics, type ContractContext } from './contract-support.js';
+import { at, seedBasics, type ContractContext, type OAuthContractRepositories } from './contract-support.js';
 
 function aConsent(overrides: Partial<Consent> = {}): Consent {
   return { userKey: 'user1', clientId: 'clientA', scopes: ['messaging.v1.read'], grantedAt: at(20), ...overrides };
 }
 
 /** Remembered consent (docs/decisions/0095-remembered-consent.md). */
-export function describeConsentContract({ runner, repos }: ContractContext): void {
+export function describeConsentContract({ runner, repos }: ContractContext<OAuthContractRepositories>): void {
   const { describe, it, expect, beforeEach } = runner;
 
   beforeEach(async () => {

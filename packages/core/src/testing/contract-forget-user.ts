@@ -1,10 +1,10 @@
-import { aCode, aGrant, anInteraction, aRefreshToken, aSession, at, exchangeACode, seedBasics, sorted, type ContractContext } from './contract-support.js';
+import { aCode, aGrant, anInteraction, aRefreshToken, aSession, at, exchangeACode, seedBasics, sorted, type ContractContext, type OAuthContractRepositories } from './contract-support.js';
 
 /**
  * Forgetting a user (`forgetUser`, docs/decisions/0140-forgetting-a-user.md): each repository
  * deletes the user's records, live or not, and nobody else's.
  */
-export function describeForgetUserContract({ runner, repos }: ContractContext): void {
+export function describeForgetUserContract({ runner, repos }: ContractContext<OAuthContractRepositories>): void {
   const { describe, it, expect, beforeEach } = runner;
 
   beforeEach(async () => {

@@ -1,5 +1,5 @@
 import type { Client } from '../domain/model.js';
-import { aClient, aCode, aGrant, aRefreshToken, aSession, aSigningKey, at, seedBasics, type ContractContext } from './contract-support.js';
+import { aClient, aCode, aGrant, aRefreshToken, aSession, aSigningKey, at, seedBasics, type ContractContext, type OAuthContractRepositories } from './contract-support.js';
 
 /**
  * OpenID Connect (docs/decisions/0130-0136): the sign-in a session keeps (`amr`, `acr`), the
@@ -8,7 +8,7 @@ import { aClient, aCode, aGrant, aRefreshToken, aSession, aSigningKey, at, seedB
  * token, a user's live grants); a client's OpenID Connect metadata, changed only when an update
  * names it, and so its links and first-party mark; and RS256 signing keys. What is absent reads back as absent.
  */
-export function describeOpenIdContract({ runner, repos }: ContractContext): void {
+export function describeOpenIdContract({ runner, repos }: ContractContext<OAuthContractRepositories>): void {
   const { describe, it, expect, beforeEach } = runner;
 
   beforeEach(async () => {

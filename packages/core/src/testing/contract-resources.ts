@@ -1,4 +1,4 @@
-import { aClient, aCode, aGrant, aRefreshToken, at, seedBasics, type ContractContext } from './contract-support.js';
+import { aClient, aCode, aGrant, aRefreshToken, at, seedBasics, type ContractContext, type OAuthContractRepositories } from './contract-support.js';
 
 const MCP = 'https://mcp.example.com/mcp';
 const REPORTS = 'https://reports.example.com';
@@ -9,7 +9,7 @@ const REPORTS = 'https://reports.example.com';
  * client-credentials grant) and read (by id, with a refresh token, a user's live grants); and the
  * resources a client serves (docs/decisions/0112). An empty list reads back as absent.
  */
-export function describeResourceContract({ runner, repos }: ContractContext): void {
+export function describeResourceContract({ runner, repos }: ContractContext<OAuthContractRepositories>): void {
   const { describe, it, expect, beforeEach } = runner;
 
   beforeEach(async () => {

@@ -1,5 +1,5 @@
 import type { Client, SelfRegistration } from '../domain/model.js';
-import { aClient, at, seedBasics, type ContractContext } from './contract-support.js';
+import { aClient, at, seedBasics, type ContractContext, type OAuthContractRepositories } from './contract-support.js';
 
 const DOCUMENT_URL = 'https://agent.example/oauth/client.json';
 
@@ -36,7 +36,7 @@ function aDocumentClient(documentHash: string, overrides: Partial<Client> = {}):
  * Clients that registered themselves: Dynamic Client Registration and Client ID Metadata
  * Documents (docs/decisions/0115, 0117, 0119).
  */
-export function describeSelfRegistrationContract({ runner, repos }: ContractContext): void {
+export function describeSelfRegistrationContract({ runner, repos }: ContractContext<OAuthContractRepositories>): void {
   const { describe, it, expect, beforeEach } = runner;
 
   beforeEach(async () => {

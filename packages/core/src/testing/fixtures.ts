@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { Client, Role, User } from '../domain/model.js';
 import { createGatehouse, type Gatehouse } from '../gatehouse.js';
+import { createProductApi } from '../product/create-product-api.js';
+import type { ProductApi } from '../product/product-api.js';
 import type { Repositories } from '../ports/repositories.js';
 import type { PasswordCheck, UserDirectory, UserProfile } from '../ports/users.js';
 import type { Es256Signer, PasswordHasher } from '../ports/services.js';
@@ -15,6 +17,8 @@ import { createMemoryRepositories } from './memory-repositories.js';
 
 export interface TestGatehouse {
   gatehouse: Gatehouse;
+  /** The product APIs beside it (users, accounts, attributes, messages; docs/decisions/0161), on the same repositories, hasher, audit and transport. */
+  product: ProductApi;
   repositories: Repositories;
   clock: ControllableClock;
   audit: RecordingAuditLog;
@@ -117,23 +121,26 @@ export async function createTestGatehouse(
   const audit = createRecordingAuditLog();
   const transport = createRecordingTransport();
   const settings = defineSettings({ issuer: 'http://localhost:3000', ...options.settings });
+  const ids = createSequentialIds(`t${Math.floor(clock.now().getTime() % 1000)}x`);
+  const passwords = options.passwords ?? createFastPasswordHasher();
   const gatehouse = createGatehouse({
     repositories,
     settings,
     clock,
     audit,
-    transport,
-    ids: createSequentialIds(`t${Math.floor(clock.now().getTime() % 1000)}x`),
-    passwords: options.passwords ?? createFastPasswordHasher(),
+    ids,
+    passwords,
     ...(options.userDirectory === undefined ? {} : { userDirectory: options.userDirectory }),
     ...(options.passwordCheck === undefined ? {} : { passwordCheck: options.passwordCheck }),
     ...(options.signer === undefined ? {} : { signer: options.signer }),
     ...(options.clientMetadataDocumentFetcher === undefined ? {} : { clientMetadataDocumentFetcher: options.clientMetadataDocumentFetcher }),
   });
+  const product = createProductApi({ gatehouse, repositories, ids, passwords, transport, audit });
   let users = 0;
 
   const t: TestGatehouse = {
     gatehouse,
+    product,
     repositories,
     clock,
     audit,
@@ -141,17 +148,17 @@ export async function createTestGatehouse(
     settings,
     async seedUser(input = {}) {
       users += 1;
-      const user = await gatehouse.createUser({
+      const user = await product.createUser({
         email: input.email ?? `user${users}@example.com`,
         password: input.password ?? 'password123',
         givenName: input.givenName ?? 'Test',
         familyName: input.familyName ?? `User${users}`,
       });
-      if (input.accountKey) await gatehouse.setMembership({ accountKey: input.accountKey, userKey: user.userKey, role: input.role ?? 'member' });
-      if (input.phone) await gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber: input.phone });
+      if (input.accountKey) await product.setMembership({ accountKey: input.accountKey, userKey: user.userKey, role: input.role ?? 'member' });
+      if (input.phone) await product.addPhoneNumber({ userKey: user.userKey, phoneNumber: input.phone });
       return user;
     },
-    seedAccount: (name = 'Test account') => gatehouse.createAccount({ name }),
+    seedAccount: (name = 'Test account') => product.createAccount({ name }),
     async seedClient(input = {}) {
       const { client, clientSecret } = await gatehouse.registerClient({
         name: input.name ?? 'Test client',

@@ -9,4 +9,13 @@ export {
   type RecordingTransport,
 } from './doubles.js';
 export { createTestGatehouse, createMemoryUserDirectory, s256Challenge, type TestGatehouse, type MemoryUserDirectory } from './fixtures.js';
-export { describeRepositoryContract, type ContractSubject, type ContractRunner, type ContractMatchers } from './contract.js';
+export {
+  describeRepositoryContract,
+  describeOAuthRepositoryContract,
+  describeProductRepositoryContract,
+  type ContractSubject,
+  type ContractRunner,
+  type ContractMatchers,
+  type OAuthContractRepositories,
+  type ProductContractRepositories,
+} from './contract.js';

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createControllableClock, createFastPasswordHasher, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
 import { OAuthError } from '../errors.js';
 import { createGatehouse, depsOf } from '../gatehouse.js';
+import { createProductApi } from '../product/create-product-api.js';
 import { defineSettings } from '../settings.js';
 import { es256Signature } from './jws.js';
 import { keyRotationTimings } from './key-ring.js';
@@ -217,7 +218,7 @@ describe('signing keys', () => {
     const settings = defineSettings({ issuer: ISSUER });
     const first = createGatehouse({ repositories, settings, clock, passwords: createFastPasswordHasher() });
     const second = createGatehouse({ repositories, settings, clock, passwords: createFastPasswordHasher() });
-    const user = await first.createUser({ email: 'ada@example.com', password: 'password123' });
+    const user = await createProductApi({ gatehouse: first, repositories, passwords: createFastPasswordHasher() }).createUser({ email: 'ada@example.com', password: 'password123' });
     const { client } = await first.registerClient({ name: 'App', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.read'] });
 
     const issue = async (gatehouse: typeof first) => {

@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createControllableClock, createFastPasswordHasher, createMemoryRepositories, createTestGatehouse } from '@gatehouse/core/testing';
 import { createGatehouse, depsOf } from '../gatehouse.js';
+import { createProductApi } from '../product/create-product-api.js';
 import { defineSettings } from '../settings.js';
 import type { AccessTokenClaims } from './access-token-claims.js';
 import type { KeyRing } from './key-ring.js';
@@ -104,7 +105,7 @@ describe('verifyAccessToken with the verified-token cache', () => {
       verificationKey: async (kid) => (forgetKeys ? undefined : depsOf(plain).keys.verificationKey(kid)),
     };
     const gatehouse = createGatehouse({ repositories, settings, clock, keys, passwords: createFastPasswordHasher() });
-    const user = await gatehouse.createUser({ email: 'ada@example.com', password: 'password123' });
+    const user = await createProductApi({ gatehouse, repositories, passwords: createFastPasswordHasher() }).createUser({ email: 'ada@example.com', password: 'password123' });
     const { client } = await gatehouse.registerClient({ name: 'App', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.read'] });
     const check = await gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code' });
     if (check.kind !== 'valid') throw check.error;
@@ -123,7 +124,7 @@ describe('verifyAccessToken with the verified-token cache', () => {
     const repositories = createMemoryRepositories();
     const clock = createControllableClock();
     const gatehouse = createGatehouse({ repositories, settings: defineSettings({ issuer: 'http://localhost:3000' }), clock, verifiedTokenCacheSize: 0, passwords: createFastPasswordHasher() });
-    const user = await gatehouse.createUser({ email: 'ada@example.com', password: 'password123' });
+    const user = await createProductApi({ gatehouse, repositories, passwords: createFastPasswordHasher() }).createUser({ email: 'ada@example.com', password: 'password123' });
     const { client } = await gatehouse.registerClient({ name: 'App', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.read'] });
     const check = await gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code' });
     if (check.kind !== 'valid') throw check.error;

@@ -225,8 +225,10 @@ export async function updateClient(deps: Pick<Deps, 'repos' | 'clock' | 'audit' 
  * @example
  * const shown = await presentClient(deps, client); // { registeredBy: { kind: 'user', email: 'dev@example.com' }, links: { … }, … }
  */
-export async function presentClient(deps: Pick<Deps, 'repos'>, client: Client): Promise<ClientPresentation> {
-  const owner = client.ownerUserKey === null ? undefined : await deps.repos.users.findByKey(client.ownerUserKey);
+export async function presentClient(deps: Pick<Deps, 'repos' | 'userDirectory'>, client: Client): Promise<ClientPresentation> {
+  // Gatehouse's own users when it has them (the portal's developers), else the host's directory.
+  const owners = deps.repos.users ?? deps.userDirectory;
+  const owner = client.ownerUserKey === null || owners === undefined ? undefined : await owners.findByKey(client.ownerUserKey);
   return clientPresentation(client, owner?.email);
 }
 

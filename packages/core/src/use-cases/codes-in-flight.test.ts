@@ -49,7 +49,7 @@ describe('codes in flight when the user withdraws access', () => {
     const { t, user, client, other, session, codeOf, exchange } = await aCodeInFlight();
     const inSession = await codeOf(client, session.sessionId);
     const withoutSession = await codeOf(other, null);
-    await t.gatehouse.changePassword({ userKey: user.userKey, newPassword: 'a new password 123' });
+    await t.product.changePassword({ userKey: user.userKey, newPassword: 'a new password 123' });
     expect((await expectOAuthError(exchange(client, inSession))).code).toBe('invalid_grant');
     expect((await expectOAuthError(exchange(other, withoutSession))).code).toBe('invalid_grant');
   });

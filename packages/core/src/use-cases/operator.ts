@@ -1,28 +1,13 @@
 import type { Deps } from '../deps.js';
-import type { Grant, Session, User } from '../domain/model.js';
+import type { Grant, Session } from '../domain/model.js';
 import { DomainError } from '../errors.js';
 
 /**
- * The operator's views and actions on users, sessions and grants (`gatehouse users list`,
- * `sessions list|end`, `grants list|revoke`; docs/operations.md "Command line for operators").
+ * The operator's views and actions on sessions and grants (`gatehouse sessions list|end`,
+ * `grants list|revoke`; docs/operations.md "Command line for operators"). The operator's actions on
+ * users (`users list|disable|enable`) are the product part's (product/operator.ts, docs/decisions/0161).
  * Every change is an audit event with `reason: 'by the operator'`.
  */
-
-/** The most users one page lists. */
-export const MAX_USERS_PAGE = 1000;
-
-/**
- * A page of users by e-mail, without their password hashes.
- *
- * @example
- * const first = await listUsers(deps, { limit: 100, offset: 0 });
- */
-export async function listUsers(deps: Pick<Deps, 'repos'>, page: { limit: number; offset: number }): Promise<Array<Omit<User, 'passwordHash'>>> {
-  if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > MAX_USERS_PAGE) throw new DomainError('invalid', `The page size must be a whole number from 1 to ${MAX_USERS_PAGE}.`);
-  if (!Number.isInteger(page.offset) || page.offset < 0) throw new DomainError('invalid', 'The offset must be a whole number, 0 or more.');
-  // Never the password hash past the core.
-  return (await deps.repos.users.list(page)).map(({ passwordHash: _omitted, ...visible }) => visible);
-}
 
 /**
  * The user's live sessions (neither ended nor expired), newest first.
@@ -92,41 +77,4 @@ export async function revokeGrants(
   }
   deps.audit.record({ type: 'grant.revoked', at: now, ...who, grantIds: revokedGrantIds, reason: 'revoked by the operator' });
   return { revokedGrantIds };
-}
-
-/**
- * Disables a user (docs/decisions/0153): they can no longer sign in (password or host login), every
- * session of theirs ends, their unused codes are deleted and every grant is revoked, so their
- * access tokens are refused at once and their refresh tokens stop. Disabling a disabled user
- * changes nothing more.
- *
- * @example
- * const { endedSessionIds, revokedGrantIds } = await disableUser(deps, 'u-1');
- */
-export async function disableUser(deps: Pick<Deps, 'repos' | 'clock' | 'audit'>, userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }> {
-  const user = await deps.repos.users.findByKey(userKey);
-  if (!user) throw new DomainError('not_found', 'No such user.');
-  const now = deps.clock.now();
-  // Disabled first: a sign-in racing this call is refused from here on.
-  if (user.disabledAt === undefined) await deps.repos.users.setDisabled(userKey, now);
-  // Sessions next: once ended, no code of theirs becomes a grant (docs/decisions/0005); then any code outside a session (0105).
-  const endedSessionIds = await deps.repos.sessions.endByUser(userKey, now);
-  await deps.repos.codes.deleteUnused(userKey);
-  const revokedGrantIds = await deps.repos.grants.revokeByUser(userKey, now);
-  deps.audit.record({ type: 'user.disabled', at: now, userKey, grantIds: revokedGrantIds, reason: 'by the operator' });
-  return { endedSessionIds, revokedGrantIds };
-}
-
-/**
- * Enables a disabled user again: they may sign in (their ended sessions and revoked grants stay so).
- *
- * @example
- * await enableUser(deps, 'u-1');
- */
-export async function enableUser(deps: Pick<Deps, 'repos' | 'clock' | 'audit'>, userKey: string): Promise<void> {
-  const user = await deps.repos.users.findByKey(userKey);
-  if (!user) throw new DomainError('not_found', 'No such user.');
-  if (user.disabledAt === undefined) return;
-  await deps.repos.users.setDisabled(userKey, null);
-  deps.audit.record({ type: 'user.enabled', at: deps.clock.now(), userKey, reason: 'by the operator' });
 }

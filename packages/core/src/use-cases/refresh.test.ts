@@ -92,7 +92,7 @@ describe('refresh without rotation (the default)', () => {
 
   it('is refused after a password change', async () => {
     const { t, user, client, tokens } = await setup();
-    await t.gatehouse.changePassword({ userKey: user.userKey, newPassword: 'another password' });
+    await t.product.changePassword({ userKey: user.userKey, newPassword: 'another password' });
     expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
   });
 

@@ -161,7 +161,7 @@ describe('signIn: a hash of an older cost is replaced at the next successful sig
     const { t, user } = await withOldHash({ beforeHash: () => changeFirst?.() ?? Promise.resolve() });
     changeFirst = async () => {
       changeFirst = undefined;
-      await t.gatehouse.changePassword({ userKey: user.userKey, newPassword: 'new password' });
+      await t.product.changePassword({ userKey: user.userKey, newPassword: 'new password' });
     };
     await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
     expect((await t.repositories.users.findByKey(user.userKey))?.passwordHash).toBe('cost2$new password');

@@ -2,10 +2,10 @@ import type { Session, User } from '../domain/model.js';
 import type { Deps } from '../deps.js';
 import { secondsAfter } from '../domain/time.js';
 import { DomainError } from '../errors.js';
-import type { PasswordHasher } from '../ports/services.js';
+import type { AuditEventType, PasswordHasher } from '../ports/services.js';
 import type { UserProfile } from '../ports/users.js';
 import { sha256 } from '../crypto.js';
-import { profileOf, userDirectoryOf } from './user-directory.js';
+import { ownUsersOf, profileOf, userDirectoryOf } from './user-directory.js';
 
 /** A signed-in browser: `sessionToken` goes in the cookie; only its hash is stored. */
 export interface SignedIn {
@@ -34,7 +34,7 @@ function decoyHashOf(passwords: PasswordHasher): Promise<string> {
 async function rehashIfOutdated(deps: Pick<Deps, 'repos' | 'passwords'>, user: User, password: string): Promise<User> {
   if (!deps.passwords.needsRehash(user.passwordHash)) return user;
   const passwordHash = await deps.passwords.hash(password);
-  const replaced = await deps.repos.users.updatePasswordHash(user.userKey, passwordHash, { ifCurrent: user.passwordHash });
+  const replaced = await ownUsersOf(deps).updatePasswordHash(user.userKey, passwordHash, { ifCurrent: user.passwordHash });
   return replaced ? { ...user, passwordHash } : user;
 }
 
@@ -54,7 +54,7 @@ export async function signIn(
   credentials: { email: string; password: string },
 ): Promise<SignedIn> {
   if (deps.passwordCheck) return signInWithPasswordCheck(deps, credentials);
-  const user = await deps.repos.users.findByEmail(credentials.email.trim());
+  const user = await ownUsersOf(deps).findByEmail(credentials.email.trim());
   const ok = user
     ? await deps.passwords.verify(credentials.password, user.passwordHash)
     : await deps.passwords.verify(credentials.password, await decoyHashOf(deps.passwords)).then(() => false);
@@ -184,5 +184,28 @@ export async function logoutUser(
   const revokedGrantIds: string[] = [];
   for (const sessionId of endedSessionIds) revokedGrantIds.push(...(await deps.repos.grants.revokeBySession(sessionId, now)));
   deps.audit.record({ type: 'logout', at: now, userKey, grantIds: revokedGrantIds, reason: 'every session of the user' });
+  return { endedSessionIds, revokedGrantIds };
+}
+
+/**
+ * Ends a user's access everywhere, for what the product part decides about a user (a password
+ * change, a disabled user; docs/decisions/0161): ends every live sign-in session of the user
+ * (first: once ended, no code of theirs becomes a grant, docs/decisions/0005), deletes their unused
+ * codes (0105) and revokes every grant of theirs, made under a session or not (unlike
+ * `logoutUser`). One audit event, of the type and reason `because` names.
+ *
+ * @example
+ * const { endedSessionIds, revokedGrantIds } = await endUserAccess(deps, userKey, { type: 'password.changed' });
+ */
+export async function endUserAccess(
+  deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
+  userKey: string,
+  because: { type: AuditEventType; reason?: string },
+): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }> {
+  const now = deps.clock.now();
+  const endedSessionIds = await deps.repos.sessions.endByUser(userKey, now);
+  await deps.repos.codes.deleteUnused(userKey);
+  const revokedGrantIds = await deps.repos.grants.revokeByUser(userKey, now);
+  deps.audit.record({ type: because.type, at: now, userKey, grantIds: revokedGrantIds, ...(because.reason === undefined ? {} : { reason: because.reason }) });
   return { endedSessionIds, revokedGrantIds };
 }

@@ -1,6 +1,6 @@
 import type { User } from '../domain/model.js';
 import type { Deps } from '../deps.js';
-import type { UserRepository } from '../ports/repositories.js';
+import type { UserRepository } from '../product/ports.js';
 import type { StandardClaims, UserDirectory, UserProfile } from '../ports/users.js';
 
 /** The profile part of a Gatehouse-owned user (never its password hash). */
@@ -41,7 +41,16 @@ export function ownUserDirectory(users: Pick<UserRepository, 'findByKey' | 'find
 
 /** The user directory of `deps`: the embedder's, or Gatehouse's own users. */
 export function userDirectoryOf(deps: Pick<Deps, 'repos' | 'userDirectory'>): UserDirectory {
-  return deps.userDirectory ?? ownUserDirectory(deps.repos.users);
+  return deps.userDirectory ?? ownUserDirectory(ownUsersOf(deps));
+}
+
+/**
+ * Gatehouse's own users, which a gatehouse without a `userDirectory` has (`createGatehouse` checks
+ * it; docs/decisions/0161).
+ */
+export function ownUsersOf(deps: Pick<Deps, 'repos'>): UserRepository {
+  if (deps.repos.users === undefined) throw new Error('This gatehouse has no users repository: it was given a userDirectory.');
+  return deps.repos.users;
 }
 
 /** A loose check that a login name is an e-mail address (it is then the `email` claim of a directory without `claimsFor`). */

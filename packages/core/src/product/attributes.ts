@@ -1,5 +1,5 @@
 import type { AttributeName, UserAttributeValue } from '../domain/model.js';
-import type { Deps } from '../deps.js';
+import type { ProductDeps } from './deps.js';
 import { DomainError } from '../errors.js';
 
 export const MAX_ATTRIBUTE_VALUE_LENGTH = 1024;
@@ -9,7 +9,7 @@ export const MAX_PAGE_SIZE = 1000;
  * Only an `admin` of the account may administer its attributes. A member without the role is
  * forbidden; a non-member and an unknown account are both "not found", so existence does not leak.
  */
-export async function requireAccountAdmin(deps: Pick<Deps, 'repos'>, actorUserKey: string, accountKey: string): Promise<void> {
+export async function requireAccountAdmin(deps: Pick<ProductDeps, 'repos'>, actorUserKey: string, accountKey: string): Promise<void> {
   const role = await deps.repos.accounts.findRole(accountKey, actorUserKey);
   if (role === undefined) throw new DomainError('not_found', 'No such account.');
   if (role !== 'admin') throw new DomainError('forbidden', 'Only an admin of the account may do this.');
@@ -36,7 +36,7 @@ export interface AttributeScope {
  * const { key } = await createAttribute(deps, { actorUserKey, accountKey, name: 'department' });
  */
 export async function createAttribute(
-  deps: Pick<Deps, 'repos' | 'ids' | 'settings'>,
+  deps: Pick<ProductDeps, 'repos' | 'ids' | 'settings'>,
   input: AttributeScope & { name: string },
 ): Promise<AttributeName> {
   await requireAccountAdmin(deps, input.actorUserKey, input.accountKey);
@@ -50,7 +50,7 @@ export async function createAttribute(
 }
 
 export async function listAttributes(
-  deps: Pick<Deps, 'repos'>,
+  deps: Pick<ProductDeps, 'repos'>,
   input: AttributeScope & { offset?: number; pageSize?: number },
 ): Promise<{ results: AttributeName[]; total: number }> {
   await requireAccountAdmin(deps, input.actorUserKey, input.accountKey);
@@ -63,7 +63,7 @@ export async function listAttributes(
   return deps.repos.attributes.list(input.accountKey, { offset, limit: pageSize });
 }
 
-export async function getAttribute(deps: Pick<Deps, 'repos'>, input: AttributeScope & { key: string }): Promise<AttributeName> {
+export async function getAttribute(deps: Pick<ProductDeps, 'repos'>, input: AttributeScope & { key: string }): Promise<AttributeName> {
   await requireAccountAdmin(deps, input.actorUserKey, input.accountKey);
   const attribute = await deps.repos.attributes.find(input.accountKey, input.key);
   if (!attribute) throw new DomainError('not_found', 'No such attribute.');
@@ -71,7 +71,7 @@ export async function getAttribute(deps: Pick<Deps, 'repos'>, input: AttributeSc
 }
 
 export async function renameAttribute(
-  deps: Pick<Deps, 'repos'>,
+  deps: Pick<ProductDeps, 'repos'>,
   input: AttributeScope & { key: string; name: string },
 ): Promise<AttributeName> {
   await requireAccountAdmin(deps, input.actorUserKey, input.accountKey);
@@ -83,14 +83,14 @@ export async function renameAttribute(
 }
 
 /** Deletes an attribute name; the values of it on every user go with it. */
-export async function deleteAttribute(deps: Pick<Deps, 'repos'>, input: AttributeScope & { key: string }): Promise<void> {
+export async function deleteAttribute(deps: Pick<ProductDeps, 'repos'>, input: AttributeScope & { key: string }): Promise<void> {
   await requireAccountAdmin(deps, input.actorUserKey, input.accountKey);
   if (!(await deps.repos.attributes.delete(input.accountKey, input.key))) throw new DomainError('not_found', 'No such attribute.');
 }
 
 /** Sets a user's values (`null` removes one), all or nothing; an unknown key is named in the error. */
 export async function setUserAttributes(
-  deps: Pick<Deps, 'repos' | 'settings'>,
+  deps: Pick<ProductDeps, 'repos' | 'settings'>,
   input: AttributeScope & { userKey: string; values: ReadonlyArray<{ key: string; value: string | null }> },
 ): Promise<void> {
   await requireAccountAdmin(deps, input.actorUserKey, input.accountKey);
@@ -114,7 +114,7 @@ export async function setUserAttributes(
 }
 
 export async function getUserAttributes(
-  deps: Pick<Deps, 'repos'>,
+  deps: Pick<ProductDeps, 'repos'>,
   input: AttributeScope & { userKey: string },
 ): Promise<UserAttributeValue[]> {
   await requireAccountAdmin(deps, input.actorUserKey, input.accountKey);
@@ -122,7 +122,7 @@ export async function getUserAttributes(
   return deps.repos.attributes.listUserValues(input.accountKey, input.userKey);
 }
 
-async function requireMember(deps: Pick<Deps, 'repos'>, accountKey: string, userKey: string): Promise<void> {
+async function requireMember(deps: Pick<ProductDeps, 'repos'>, accountKey: string, userKey: string): Promise<void> {
   if ((await deps.repos.accounts.findRole(accountKey, userKey)) === undefined) throw new DomainError('not_found', 'No such user in this account.');
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Membership, User } from '../domain/model.js';
-import type { UserRepository } from '../ports/repositories.js';
+import type { UserRepository } from './ports.js';
 import { createControllableClock } from '../testing/clock.js';
 import { anAccount, aUser } from '../testing/contract-support.js';
 import { createMemoryRepositories } from '../testing/memory-repositories.js';

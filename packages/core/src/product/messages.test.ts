@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createControllableClock, createFastPasswordHasher, createMemoryRepositories, createRecordingTransport, createTestGatehouse } from '@gatehouse/core/testing';
 import { createGatehouse } from '../gatehouse.js';
+import { createProductApi } from './create-product-api.js';
 import { defineSettings } from '../settings.js';
 import { expectDomainError } from '../test-support/rejections.js';
 
@@ -17,7 +18,7 @@ async function setup() {
 describe('sendMessage', () => {
   it('sends through the transport and stores the record with the transport\'s status', async () => {
     const { t, user } = await setup();
-    const message = await t.gatehouse.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: 'Hello' });
+    const message = await t.product.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: 'Hello' });
     expect(message).toEqual({
       id: expect.any(String),
       ownerPhoneNumber: OWN,
@@ -34,14 +35,14 @@ describe('sendMessage', () => {
 
   it('refuses an owner number that is not the user\'s (forbidden) and sends nothing', async () => {
     const { t, user } = await setup();
-    await expectDomainError(t.gatehouse.sendMessage(user.userKey, { ownerPhoneNumber: '+15550000000', contactPhoneNumbers: [CONTACT], body: 'Hi' }), 'forbidden', 'ownerPhoneNumber');
+    await expectDomainError(t.product.sendMessage(user.userKey, { ownerPhoneNumber: '+15550000000', contactPhoneNumbers: [CONTACT], body: 'Hi' }), 'forbidden', 'ownerPhoneNumber');
     expect(t.transport.sent).toEqual([]);
   });
 
   it('checks E.164 numbers, 1 to 10 contacts and a body of 1 to 1600 characters', async () => {
     const { t, user } = await setup();
     const send = (input: Partial<{ ownerPhoneNumber: string; contactPhoneNumbers: string[]; body: string }>) =>
-      t.gatehouse.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: 'Hi', ...input });
+      t.product.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: 'Hi', ...input });
     await expectDomainError(send({ ownerPhoneNumber: '5551234567' }), 'invalid', 'ownerPhoneNumber');
     await expectDomainError(send({ contactPhoneNumbers: [] }), 'invalid', 'contactPhoneNumbers');
     const eleven = Array.from({ length: 11 }, (_, i) => `+1555000${String(i).padStart(4, '0')}`);
@@ -58,10 +59,13 @@ describe('sendMessage', () => {
 
   it('stores the status the transport reports', async () => {
     const transport = createRecordingTransport('FAILED');
-    const gatehouse = createGatehouse({ repositories: createMemoryRepositories(), settings: defineSettings({ issuer: 'http://localhost:3000' }), clock: createControllableClock(), transport, passwords: createFastPasswordHasher() });
-    const user = await gatehouse.createUser({ email: 'ada@example.com', password: 'password123' });
-    await gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber: OWN });
-    const message = await gatehouse.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: 'Hi' });
+    const repositories = createMemoryRepositories();
+    const passwords = createFastPasswordHasher();
+    const gatehouse = createGatehouse({ repositories, settings: defineSettings({ issuer: 'http://localhost:3000' }), clock: createControllableClock(), passwords });
+    const product = createProductApi({ gatehouse, repositories, transport, passwords });
+    const user = await product.createUser({ email: 'ada@example.com', password: 'password123' });
+    await product.addPhoneNumber({ userKey: user.userKey, phoneNumber: OWN });
+    const message = await product.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: 'Hi' });
     expect(message.status).toBe('FAILED');
     expect(transport.sent).toHaveLength(1);
   });
@@ -72,7 +76,7 @@ describe('listMessages', () => {
     const { t, user } = await setup();
     const sent = [];
     for (let i = 0; i < 5; i += 1) {
-      sent.push(await t.gatehouse.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: `m${i}` }));
+      sent.push(await t.product.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: `m${i}` }));
       // Two messages share each instant: the marker must still order them.
       if (i % 2 === 1) t.clock.advance(1);
     }
@@ -82,7 +86,7 @@ describe('listMessages', () => {
     let marker: string | undefined;
     let pages = 0;
     do {
-      const page = await t.gatehouse.listMessages(user.userKey, { ownerPhoneNumber: OWN, pageSize: 2, ...(marker ? { pageMarker: marker } : {}) });
+      const page = await t.product.listMessages(user.userKey, { ownerPhoneNumber: OWN, pageSize: 2, ...(marker ? { pageMarker: marker } : {}) });
       seen.push(...page.items.map((message) => message.body));
       marker = page.nextPageMarker ?? undefined;
       if (marker !== undefined) expect(marker).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -94,22 +98,22 @@ describe('listMessages', () => {
 
   it('gives a null marker when everything fits, and the default page size is 50', async () => {
     const { t, user } = await setup();
-    await t.gatehouse.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: 'only' });
-    expect(await t.gatehouse.listMessages(user.userKey, { ownerPhoneNumber: OWN })).toEqual({ items: [expect.objectContaining({ body: 'only' })], nextPageMarker: null });
+    await t.product.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: 'only' });
+    expect(await t.product.listMessages(user.userKey, { ownerPhoneNumber: OWN })).toEqual({ items: [expect.objectContaining({ body: 'only' })], nextPageMarker: null });
   });
 
   it('lists only the messages of the number asked for', async () => {
     const { t, user } = await setup();
-    await t.gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber: '+15559999999' });
-    await t.gatehouse.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: 'from the first' });
-    await t.gatehouse.sendMessage(user.userKey, { ownerPhoneNumber: '+15559999999', contactPhoneNumbers: [CONTACT], body: 'from the second' });
-    expect((await t.gatehouse.listMessages(user.userKey, { ownerPhoneNumber: '+15559999999' })).items.map((message) => message.body)).toEqual(['from the second']);
+    await t.product.addPhoneNumber({ userKey: user.userKey, phoneNumber: '+15559999999' });
+    await t.product.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: 'from the first' });
+    await t.product.sendMessage(user.userKey, { ownerPhoneNumber: '+15559999999', contactPhoneNumbers: [CONTACT], body: 'from the second' });
+    expect((await t.product.listMessages(user.userKey, { ownerPhoneNumber: '+15559999999' })).items.map((message) => message.body)).toEqual(['from the second']);
   });
 
   it('refuses a bad marker, a bad page size, a malformed number and someone else\'s number', async () => {
     const { t, user } = await setup();
     const list = (input: { ownerPhoneNumber?: string; pageSize?: number; pageMarker?: string }) =>
-      t.gatehouse.listMessages(user.userKey, { ownerPhoneNumber: OWN, ...input });
+      t.product.listMessages(user.userKey, { ownerPhoneNumber: OWN, ...input });
     for (const pageMarker of ['', 'not base64!', Buffer.from('12:../etc').toString('base64url'), Buffer.from('abc:id1').toString('base64url'), 'x'.repeat(300)]) {
       await expectDomainError(list({ pageMarker }), 'invalid', 'pageMarker');
     }

@@ -1,6 +1,6 @@
 import type { Membership, User } from '../domain/model.js';
 import type { Clock } from '../ports/clock.js';
-import type { AccountRepository, UserRepository } from '../ports/repositories.js';
+import type { AccountRepository, UserRepository } from './ports.js';
 import { createReadThroughCache, type ReadThroughCacheOptions } from '../caching/read-through-cache.js';
 
 /** `ttlMs`: how long a user and their memberships read from the repository are served from memory; `maxEntries`: at most this many users are kept. */

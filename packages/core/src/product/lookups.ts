@@ -1,5 +1,5 @@
 import type { Account, User } from '../domain/model.js';
-import type { Deps } from '../deps.js';
+import type { ProductDeps } from './deps.js';
 
 /**
  * The user with this e-mail address (trimmed, as at sign-in), without the password hash; undefined when there is none.
@@ -7,7 +7,7 @@ import type { Deps } from '../deps.js';
  * @example
  * const owner = await findUserByEmail(deps, 'ada@example.com');
  */
-export async function findUserByEmail(deps: Pick<Deps, 'repos'>, email: string): Promise<Omit<User, 'passwordHash'> | undefined> {
+export async function findUserByEmail(deps: Pick<ProductDeps, 'repos'>, email: string): Promise<Omit<User, 'passwordHash'> | undefined> {
   const found = await deps.repos.users.findByEmail(email.trim());
   if (!found) return undefined;
   const { passwordHash: _omitted, ...visible } = found;
@@ -20,7 +20,7 @@ export async function findUserByEmail(deps: Pick<Deps, 'repos'>, email: string):
  * @example
  * if (!(await findAccount(deps, accountKey))) throw new Error('no such account');
  */
-export function findAccount(deps: Pick<Deps, 'repos'>, accountKey: string): Promise<Account | undefined> {
+export function findAccount(deps: Pick<ProductDeps, 'repos'>, accountKey: string): Promise<Account | undefined> {
   return deps.repos.accounts.findByKey(accountKey);
 }
 
@@ -30,7 +30,7 @@ export function findAccount(deps: Pick<Deps, 'repos'>, accountKey: string): Prom
  * @example
  * await listPhoneNumbers(deps, user.userKey); // ['+15551234567']
  */
-export function listPhoneNumbers(deps: Pick<Deps, 'repos'>, userKey: string): Promise<string[]> {
+export function listPhoneNumbers(deps: Pick<ProductDeps, 'repos'>, userKey: string): Promise<string[]> {
   return deps.repos.users.listPhoneNumbers(userKey);
 }
 
@@ -41,6 +41,6 @@ export function listPhoneNumbers(deps: Pick<Deps, 'repos'>, userKey: string): Pr
  * @example
  * if (await findPhoneNumberOwner(deps, '+15551234567')) throw phoneNumberTaken('+15551234567');
  */
-export async function findPhoneNumberOwner(deps: Pick<Deps, 'repos'>, phoneNumber: string): Promise<string | undefined> {
+export async function findPhoneNumberOwner(deps: Pick<ProductDeps, 'repos'>, phoneNumber: string): Promise<string | undefined> {
   return (await deps.repos.users.findByPhoneNumber(phoneNumber))?.userKey;
 }

@@ -1,12 +1,12 @@
 import type { Account, Membership, Role, User } from '../domain/model.js';
-import type { Deps } from '../deps.js';
+import type { ProductDeps } from './deps.js';
 import { DomainError } from '../errors.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 /** E.164: a plus, then up to 15 digits, not starting with 0. */
 export const E164 = /^\+[1-9]\d{1,14}$/;
 
-export async function createAccount(deps: Pick<Deps, 'repos' | 'ids'>, input: { name: string }): Promise<Account> {
+export async function createAccount(deps: Pick<ProductDeps, 'repos' | 'ids'>, input: { name: string }): Promise<Account> {
   const name = input.name.trim();
   if (name.length < 1 || name.length > 200) throw new DomainError('invalid', 'The account name must be 1 to 200 characters.', { field: 'name' });
   const account = { accountKey: deps.ids.id(), name };
@@ -28,7 +28,7 @@ export interface NewUser {
  * @example
  * const user = await createUser(deps, { email: 'ada@example.com', password: 'correct horse', givenName: 'Ada' });
  */
-export async function createUser(deps: Pick<Deps, 'repos' | 'ids' | 'passwords'>, input: NewUser): Promise<User> {
+export async function createUser(deps: Pick<ProductDeps, 'repos' | 'ids' | 'passwords'>, input: NewUser): Promise<User> {
   const email = input.email.trim();
   if (!EMAIL.test(email) || email.length > 254) throw new DomainError('invalid', 'The e-mail address is not valid.', { field: 'email' });
   checkPassword(input.password);
@@ -57,28 +57,22 @@ function checkPassword(password: string): void {
  * password keeps nothing it gave them.
  *
  * @example
- * const { endedSessionIds, revokedGrantIds } = await gatehouse.changePassword({ userKey, newPassword: 'correct horse battery' });
+ * const { endedSessionIds, revokedGrantIds } = await product.changePassword({ userKey, newPassword: 'correct horse battery' });
  */
 export async function changePassword(
-  deps: Pick<Deps, 'repos' | 'clock' | 'passwords' | 'audit'>,
+  deps: Pick<ProductDeps, 'repos' | 'passwords' | 'gatehouse'>,
   input: { userKey: string; newPassword: string },
 ): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }> {
   checkPassword(input.newPassword);
   const updated = await deps.repos.users.updatePasswordHash(input.userKey, await deps.passwords.hash(input.newPassword));
   if (!updated) throw new DomainError('not_found', 'No such user.');
-  const now = deps.clock.now();
-  // Sessions first: once ended, no code of theirs becomes a grant (docs/decisions/0005), so the
-  // revocation below leaves no live grant behind.
-  const endedSessionIds = await deps.repos.sessions.endByUser(input.userKey, now);
-  // And every unused code of the user, whatever its session (docs/decisions/0105).
-  await deps.repos.codes.deleteUnused(input.userKey);
-  const revokedGrantIds = await deps.repos.grants.revokeByUser(input.userKey, now);
-  deps.audit.record({ type: 'password.changed', at: now, userKey: input.userKey, grantIds: revokedGrantIds });
-  return { endedSessionIds, revokedGrantIds };
+  // The OAuth part ends the sessions first (once ended, no code of theirs becomes a grant:
+  // docs/decisions/0005), deletes every unused code (0105) and revokes every grant.
+  return deps.gatehouse.endUserAccess(input.userKey, { type: 'password.changed' });
 }
 
 export async function setMembership(
-  deps: Pick<Deps, 'repos'>,
+  deps: Pick<ProductDeps, 'repos'>,
   input: { accountKey: string; userKey: string; role: Role },
 ): Promise<void> {
   if (!(await deps.repos.accounts.findByKey(input.accountKey))) throw new DomainError('not_found', 'No such account.', { field: 'account' });
@@ -94,7 +88,7 @@ export async function setMembership(
  * @example
  * await addPhoneNumber(deps, { userKey: user.userKey, phoneNumber: '+15551234567' });
  */
-export async function addPhoneNumber(deps: Pick<Deps, 'repos'>, input: { userKey: string; phoneNumber: string }): Promise<void> {
+export async function addPhoneNumber(deps: Pick<ProductDeps, 'repos'>, input: { userKey: string; phoneNumber: string }): Promise<void> {
   if (!E164.test(input.phoneNumber)) throw new DomainError('invalid', 'The phone number must be in E.164 form (+15551234567).', { field: 'phone' });
   try {
     await deps.repos.users.addPhoneNumber(input.userKey, input.phoneNumber);
@@ -120,7 +114,7 @@ export interface CurrentUser {
   memberships: Membership[];
 }
 
-export async function currentUser(deps: Pick<Deps, 'repos'>, userKey: string): Promise<CurrentUser> {
+export async function currentUser(deps: Pick<ProductDeps, 'repos'>, userKey: string): Promise<CurrentUser> {
   const found = await deps.repos.users.findWithMemberships(userKey);
   if (!found) throw new DomainError('not_found', 'No such user.');
   const { passwordHash: _omitted, ...visible } = found.user;

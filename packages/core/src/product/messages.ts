@@ -1,5 +1,5 @@
 import type { Message } from '../domain/model.js';
-import type { Deps } from '../deps.js';
+import type { ProductDeps } from './deps.js';
 import { DomainError } from '../errors.js';
 import { E164 } from './users.js';
 
@@ -16,7 +16,7 @@ export interface SendMessageInput {
  * const message = await sendMessage(deps, userKey, { ownerPhoneNumber: '+15551234567', contactPhoneNumbers: ['+15557654321'], body: 'Hi' });
  */
 export async function sendMessage(
-  deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'transport'>,
+  deps: Pick<ProductDeps, 'repos' | 'clock' | 'ids' | 'transport'>,
   userKey: string,
   input: SendMessageInput,
 ): Promise<Message> {
@@ -49,7 +49,7 @@ export async function sendMessage(
  * `nextPageMarker` of the previous page.
  */
 export async function listMessages(
-  deps: Pick<Deps, 'repos'>,
+  deps: Pick<ProductDeps, 'repos'>,
   userKey: string,
   input: { ownerPhoneNumber: string; pageSize?: number; pageMarker?: string },
 ): Promise<{ items: Message[]; nextPageMarker: string | null }> {
@@ -66,7 +66,7 @@ export async function listMessages(
   return { items, nextPageMarker: rows.length > pageSize && last ? encodeMarker(last) : null };
 }
 
-async function requireOwnNumber(deps: Pick<Deps, 'repos'>, userKey: string, phoneNumber: string): Promise<void> {
+async function requireOwnNumber(deps: Pick<ProductDeps, 'repos'>, userKey: string, phoneNumber: string): Promise<void> {
   const own = await deps.repos.users.listPhoneNumbers(userKey);
   if (!own.includes(phoneNumber)) throw new DomainError('forbidden', 'ownerPhoneNumber is not one of your numbers.', { field: 'ownerPhoneNumber' });
 }

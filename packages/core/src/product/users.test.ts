@@ -5,7 +5,7 @@ import { expectDomainError } from '../test-support/rejections.js';
 describe('createUser', () => {
   it('stores a hashed password and the trimmed names, with a default locale', async () => {
     const t = await createTestGatehouse();
-    const user = await t.gatehouse.createUser({ email: ' ada@example.com ', password: 'correct horse', givenName: ' Ada ', familyName: 'Lovelace' });
+    const user = await t.product.createUser({ email: ' ada@example.com ', password: 'correct horse', givenName: ' Ada ', familyName: 'Lovelace' });
     expect(user).toEqual({
       userKey: expect.any(String),
       email: 'ada@example.com',
@@ -20,13 +20,13 @@ describe('createUser', () => {
 
   it('refuses an e-mail taken ignoring case, a malformed e-mail and a short or huge password', async () => {
     const t = await createTestGatehouse();
-    await t.gatehouse.createUser({ email: 'ada@example.com', password: 'password123' });
-    expect(await expectDomainError(t.gatehouse.createUser({ email: 'ADA@example.com', password: 'password123' }))).toMatchObject({ kind: 'conflict', field: 'email' });
+    await t.product.createUser({ email: 'ada@example.com', password: 'password123' });
+    expect(await expectDomainError(t.product.createUser({ email: 'ADA@example.com', password: 'password123' }))).toMatchObject({ kind: 'conflict', field: 'email' });
     for (const email of ['no-at-sign', 'two@@example.com', 'spa ce@example.com', '', `${'a'.repeat(250)}@example.com`]) {
-      expect(await expectDomainError(t.gatehouse.createUser({ email, password: 'password123' }))).toMatchObject({ kind: 'invalid', field: 'email' });
+      expect(await expectDomainError(t.product.createUser({ email, password: 'password123' }))).toMatchObject({ kind: 'invalid', field: 'email' });
     }
-    expect(await expectDomainError(t.gatehouse.createUser({ email: 'bob@example.com', password: 'short' }))).toMatchObject({ kind: 'invalid', field: 'password' });
-    expect(await expectDomainError(t.gatehouse.createUser({ email: 'bob@example.com', password: 'x'.repeat(1025) }))).toMatchObject({ kind: 'invalid', field: 'password' });
+    expect(await expectDomainError(t.product.createUser({ email: 'bob@example.com', password: 'short' }))).toMatchObject({ kind: 'invalid', field: 'password' });
+    expect(await expectDomainError(t.product.createUser({ email: 'bob@example.com', password: 'x'.repeat(1025) }))).toMatchObject({ kind: 'invalid', field: 'password' });
   });
 });
 
@@ -43,7 +43,7 @@ describe('changePassword', () => {
     const signedIn = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'old password' });
     const otherSignedIn = await t.gatehouse.signIn({ email: 'grace@example.com', password: 'other password' });
 
-    const { endedSessionIds, revokedGrantIds } = await t.gatehouse.changePassword({ userKey: user.userKey, newPassword: 'new password' });
+    const { endedSessionIds, revokedGrantIds } = await t.product.changePassword({ userKey: user.userKey, newPassword: 'new password' });
 
     expect(endedSessionIds).toContain(signedIn.session.sessionId);
     expect(await t.gatehouse.resolveSession(signedIn.sessionToken)).toBeUndefined();
@@ -59,16 +59,16 @@ describe('changePassword', () => {
   it('refuses a short password and an unknown user', async () => {
     const t = await createTestGatehouse();
     const user = await t.seedUser();
-    expect(await expectDomainError(t.gatehouse.changePassword({ userKey: user.userKey, newPassword: 'short' }))).toMatchObject({ kind: 'invalid' });
-    expect(await expectDomainError(t.gatehouse.changePassword({ userKey: 'nobody', newPassword: 'long enough' }))).toMatchObject({ kind: 'not_found' });
+    expect(await expectDomainError(t.product.changePassword({ userKey: user.userKey, newPassword: 'short' }))).toMatchObject({ kind: 'invalid' });
+    expect(await expectDomainError(t.product.changePassword({ userKey: 'nobody', newPassword: 'long enough' }))).toMatchObject({ kind: 'not_found' });
   });
 });
 
 describe('accounts, memberships and phone numbers', () => {
   it('creates an account with a trimmed name, and refuses an empty one', async () => {
     const t = await createTestGatehouse();
-    expect(await t.gatehouse.createAccount({ name: ' Acme ' })).toEqual({ accountKey: expect.any(String), name: 'Acme' });
-    expect(await expectDomainError(t.gatehouse.createAccount({ name: ' ' }))).toMatchObject({ kind: 'invalid', field: 'name' });
+    expect(await t.product.createAccount({ name: ' Acme ' })).toEqual({ accountKey: expect.any(String), name: 'Acme' });
+    expect(await expectDomainError(t.product.createAccount({ name: ' ' }))).toMatchObject({ kind: 'invalid', field: 'name' });
   });
 
   it('sets and changes a role; unknown account or user is not_found', async () => {
@@ -76,20 +76,20 @@ describe('accounts, memberships and phone numbers', () => {
     const account = await t.seedAccount('Acme');
     const user = await t.seedUser({ accountKey: account.accountKey, role: 'member' });
     expect(await t.repositories.accounts.findRole(account.accountKey, user.userKey)).toBe('member');
-    await t.gatehouse.setMembership({ accountKey: account.accountKey, userKey: user.userKey, role: 'admin' });
+    await t.product.setMembership({ accountKey: account.accountKey, userKey: user.userKey, role: 'admin' });
     expect(await t.repositories.accounts.findRole(account.accountKey, user.userKey)).toBe('admin');
-    expect(await expectDomainError(t.gatehouse.setMembership({ accountKey: 'nope', userKey: user.userKey, role: 'admin' }))).toMatchObject({ kind: 'not_found' });
-    expect(await expectDomainError(t.gatehouse.setMembership({ accountKey: account.accountKey, userKey: 'nope', role: 'admin' }))).toMatchObject({ kind: 'not_found' });
+    expect(await expectDomainError(t.product.setMembership({ accountKey: 'nope', userKey: user.userKey, role: 'admin' }))).toMatchObject({ kind: 'not_found' });
+    expect(await expectDomainError(t.product.setMembership({ accountKey: account.accountKey, userKey: 'nope', role: 'admin' }))).toMatchObject({ kind: 'not_found' });
   });
 
   it('adds E.164 phone numbers only', async () => {
     const t = await createTestGatehouse();
     const user = await t.seedUser();
-    await t.gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber: '+15551234567' });
-    await t.gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber: '+15551234567' });
+    await t.product.addPhoneNumber({ userKey: user.userKey, phoneNumber: '+15551234567' });
+    await t.product.addPhoneNumber({ userKey: user.userKey, phoneNumber: '+15551234567' });
     expect(await t.repositories.users.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
     for (const phoneNumber of ['15551234567', '+05551234567', '+1555123456789012', '+1 555 123 4567', '+']) {
-      expect(await expectDomainError(t.gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber }))).toMatchObject({ kind: 'invalid', field: 'phone' });
+      expect(await expectDomainError(t.product.addPhoneNumber({ userKey: user.userKey, phoneNumber }))).toMatchObject({ kind: 'invalid', field: 'phone' });
     }
   });
 });
@@ -99,7 +99,7 @@ describe('addPhoneNumber: one owner per number', () => {
     const t = await createTestGatehouse();
     const ada = await t.seedUser({ phone: '+15551234567' });
     const eve = await t.seedUser();
-    const error = await expectDomainError(t.gatehouse.addPhoneNumber({ userKey: eve.userKey, phoneNumber: '+15551234567' }));
+    const error = await expectDomainError(t.product.addPhoneNumber({ userKey: eve.userKey, phoneNumber: '+15551234567' }));
     expect(error).toMatchObject({ kind: 'conflict', field: 'phone', message: 'The phone number +15551234567 belongs to another user.' });
     expect(await t.repositories.users.listPhoneNumbers(eve.userKey)).toEqual([]);
     expect(await t.repositories.users.listPhoneNumbers(ada.userKey)).toEqual(['+15551234567']);
@@ -112,9 +112,9 @@ describe('currentUser (identity)', () => {
     const acme = await t.seedAccount('Acme');
     const globex = await t.seedAccount('Globex');
     const user = await t.seedUser({ email: 'ada@example.com', givenName: 'Ada', familyName: 'Lovelace', accountKey: acme.accountKey, role: 'admin' });
-    await t.gatehouse.setMembership({ accountKey: globex.accountKey, userKey: user.userKey, role: 'member' });
+    await t.product.setMembership({ accountKey: globex.accountKey, userKey: user.userKey, role: 'member' });
 
-    const me = await t.gatehouse.currentUser(user.userKey);
+    const me = await t.product.currentUser(user.userKey);
     expect(me.user).toEqual({ userKey: user.userKey, email: 'ada@example.com', givenName: 'Ada', familyName: 'Lovelace', locale: 'en-US' });
     expect(me.user).not.toHaveProperty('passwordHash');
     expect(me.memberships).toEqual(
@@ -129,7 +129,7 @@ describe('currentUser (identity)', () => {
   it('has no memberships for a user of no account, and is not_found for an unknown user', async () => {
     const t = await createTestGatehouse();
     const user = await t.seedUser();
-    expect((await t.gatehouse.currentUser(user.userKey)).memberships).toEqual([]);
-    expect(await expectDomainError(t.gatehouse.currentUser('nobody'))).toMatchObject({ kind: 'not_found' });
+    expect((await t.product.currentUser(user.userKey)).memberships).toEqual([]);
+    expect(await expectDomainError(t.product.currentUser('nobody'))).toMatchObject({ kind: 'not_found' });
   });
 });
