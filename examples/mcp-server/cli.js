@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createProductApi } from '@gatehouse/core';
 import Database from 'better-sqlite3';
 import { readConfig } from './src/config.js';
 import { createNotesGatehouse } from './src/gatehouse.js';
@@ -18,8 +19,9 @@ mkdirSync(dirname(config.database), { recursive: true });
 const db = new Database(config.database);
 const { gatehouse, storage } = await createNotesGatehouse({ db, origin: config.origin });
 try {
-  // Gatehouse's own users: it keeps a scrypt hash of the password and signs them in on its login page.
-  const user = await gatehouse.createUser({ email: values.email, password: values.password });
+  // Gatehouse's own users (the product part, docs/decisions/0161): it keeps a scrypt hash of the
+  // password and signs them in on its login page.
+  const user = await createProductApi({ gatehouse, repositories: storage.repositories }).createUser({ email: values.email, password: values.password });
   console.log(JSON.stringify({ userKey: user.userKey, email: user.email }));
 } finally {
   await storage.close();

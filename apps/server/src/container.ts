@@ -1,7 +1,22 @@
 // tsyringe checks for the Reflect metadata API when it loads, even without decorators.
 import 'reflect-metadata';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import { cachedClientRepository, cachedUserRepositories, createGatehouse, DEFAULT_CLIENT_CACHE, DEFAULT_USER_CACHE, defineSettings, type AuditLog, type Clock, type Gatehouse, type GatehouseSettings, type Repositories } from '@gatehouse/core';
+import {
+  cachedClientRepository,
+  cachedUserRepositories,
+  createGatehouse,
+  createProductApi,
+  DEFAULT_CLIENT_CACHE,
+  DEFAULT_USER_CACHE,
+  defineSettings,
+  type AuditLog,
+  type Clock,
+  type Gatehouse,
+  type GatehouseSettings,
+  type PasswordHasher,
+  type ProductApi,
+  type Repositories,
+} from '@gatehouse/core';
 import type { Express } from 'express';
 import { createPinoAuditLog } from './audit-log.js';
 import type { Config } from './config.js';
@@ -30,7 +45,11 @@ export const TOKENS = {
   repositories: token<Repositories>('Repositories'),
   auditLog: token<AuditLog>('AuditLog'),
   settings: token<GatehouseSettings>('GatehouseSettings'),
+  passwords: token<PasswordHasher>('PasswordHasher'),
+  /** The OAuth part (docs/decisions/0161). */
   gatehouse: token<Gatehouse>('Gatehouse'),
+  /** The product part beside it: users, accounts, attributes, messages (docs/decisions/0161). */
+  product: token<ProductApi>('ProductApi'),
   httpApp: token<Express>('HttpApp'),
   shutdown: token<ShutdownState>('ShutdownState'),
 } as const;
@@ -143,6 +162,10 @@ export async function createContainer(
       };
     }),
   );
+  // argon2id at OWASP's cost; scrypt hashes of earlier releases still verify and are replaced at
+  // sign-in (docs/decisions/0170-argon2id-passwords.md). One hasher for both parts: the product's
+  // new passwords are the ones the gatehouse checks.
+  c.register(TOKENS.passwords, once(() => createArgon2PasswordHasher()));
   c.register(
     TOKENS.gatehouse,
     once((d) =>
@@ -151,12 +174,22 @@ export async function createContainer(
         settings: resolve(d, TOKENS.settings),
         clock: resolve(d, TOKENS.clock),
         audit: resolve(d, TOKENS.auditLog),
-        // argon2id at OWASP's cost; scrypt hashes of earlier releases still verify and are replaced at sign-in (docs/decisions/0170-argon2id-passwords.md).
-        passwords: createArgon2PasswordHasher(),
+        passwords: resolve(d, TOKENS.passwords),
         // Access tokens are signed on a worker thread, off the event loop (docs/decisions/0076-signing-on-a-thread.md).
         signer: sharedSigningThread(),
         // Client ID Metadata Documents, fetched with the SSRF guards (docs/decisions/0118-guarded-document-fetcher.md).
         ...(config.clientMetadataDocuments.enabled ? { clientMetadataDocumentFetcher: documentFetcher(config) } : {}),
+      }),
+    ),
+  );
+  c.register(
+    TOKENS.product,
+    once((d) =>
+      createProductApi({
+        gatehouse: resolve(d, TOKENS.gatehouse),
+        repositories: resolve(d, TOKENS.repositories),
+        audit: resolve(d, TOKENS.auditLog),
+        passwords: resolve(d, TOKENS.passwords),
       }),
     ),
   );
@@ -166,6 +199,7 @@ export async function createContainer(
       createHttpApp({
         config: resolve(d, TOKENS.config),
         gatehouse: resolve(d, TOKENS.gatehouse),
+        product: resolve(d, TOKENS.product),
         storage: resolve(d, TOKENS.storage),
         storageOutages: resolve(d, TOKENS.storageOutages),
         logger: resolve(d, TOKENS.logger),

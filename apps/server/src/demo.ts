@@ -1,4 +1,4 @@
-import { isOpenIdConnectScope, randomAlphanumeric, type Client, type Gatehouse } from '@gatehouse/core';
+import { isOpenIdConnectScope, randomAlphanumeric, type Client, type Gatehouse, type ProductApi } from '@gatehouse/core';
 
 /** The demo data `serve` seeds into an empty database (GATEHOUSE_DEMO, on by default). */
 export const DEMO = {
@@ -34,16 +34,16 @@ export async function findDemoClient(gatehouse: Gatehouse, issuer: string): Prom
  * with a generated password and a phone number, and the demo client. Returns what was created
  * (with the secrets, to be shown once), or undefined when the database was not empty.
  */
-export async function seedDemoIfEmpty(gatehouse: Gatehouse, issuer: string): Promise<DemoSeed | undefined> {
+export async function seedDemoIfEmpty(gatehouse: Gatehouse, product: ProductApi, issuer: string): Promise<DemoSeed | undefined> {
   if ((await gatehouse.listClients()).length > 0) return undefined;
-  const account = await gatehouse.createAccount({ name: DEMO.accountName });
-  const existing = await gatehouse.findUserByEmail(DEMO.email);
+  const account = await product.createAccount({ name: DEMO.accountName });
+  const existing = await product.findUserByEmail(DEMO.email);
   const password = existing ? undefined : randomAlphanumeric(16);
   const user =
     existing ??
-    (await gatehouse.createUser({ email: DEMO.email, password: password as string, givenName: DEMO.givenName, familyName: DEMO.familyName }));
-  await gatehouse.setMembership({ accountKey: account.accountKey, userKey: user.userKey, role: 'admin' });
-  await gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber: DEMO.phone });
+    (await product.createUser({ email: DEMO.email, password: password as string, givenName: DEMO.givenName, familyName: DEMO.familyName }));
+  await product.setMembership({ accountKey: account.accountKey, userKey: user.userKey, role: 'admin' });
+  await product.addPhoneNumber({ userKey: user.userKey, phoneNumber: DEMO.phone });
   const { client, clientSecret } = await gatehouse.registerClient({
     name: DEMO.clientName,
     redirectUris: [demoRedirectUri(issuer)],

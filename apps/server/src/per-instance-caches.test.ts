@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OAuthError, type Gatehouse } from '@gatehouse/core';
+import { OAuthError, type Gatehouse, type ProductApi } from '@gatehouse/core';
 import { createControllableClock } from '@gatehouse/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config.js';
@@ -11,14 +11,17 @@ const dir = mkdtempSync(join(tmpdir(), 'gatehouse-caches-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Two server containers (two instances) on one database file, sharing a controllable clock; closed after `body`. */
-async function withTwoInstances(file: string, body: (a: Gatehouse, b: Gatehouse, clock: ReturnType<typeof createControllableClock>, there: Awaited<ReturnType<typeof createContainer>>) => Promise<void>): Promise<void> {
+async function withTwoInstances(
+  file: string,
+  body: (a: Gatehouse, b: Gatehouse, clock: ReturnType<typeof createControllableClock>, there: Awaited<ReturnType<typeof createContainer>>, products: { a: ProductApi; b: ProductApi }) => Promise<void>,
+): Promise<void> {
   const clock = createControllableClock();
   const config = loadConfig({ GATEHOUSE_DB: join(dir, file), GATEHOUSE_LOG_LEVEL: 'silent' });
   const silent = { write: () => undefined };
   const here = await createContainer(config, { logDestination: silent, clock });
   const there = await createContainer(config, { logDestination: silent, clock });
   try {
-    await body(resolve(here, TOKENS.gatehouse), resolve(there, TOKENS.gatehouse), clock, there);
+    await body(resolve(here, TOKENS.gatehouse), resolve(there, TOKENS.gatehouse), clock, there, { a: resolve(here, TOKENS.product), b: resolve(there, TOKENS.product) });
   } finally {
     await resolve(here, TOKENS.storage).close();
     await resolve(there, TOKENS.storage).close();
@@ -34,8 +37,8 @@ async function refusalOf(attempt: Promise<unknown>): Promise<string> {
   }
 }
 
-async function rolesShownBy(gatehouse: Gatehouse, userKey: string): Promise<string[]> {
-  const { memberships } = await gatehouse.currentUser(userKey);
+async function rolesShownBy(product: ProductApi, userKey: string): Promise<string[]> {
+  const { memberships } = await product.currentUser(userKey);
   return memberships.map(({ account, role }) => `${account.name}:${role}`);
 }
 
@@ -67,7 +70,7 @@ describe('the server caches clients (docs/decisions/0069-clients-cached-in-memor
 
 describe('the server caches what Users/me shows (docs/decisions/0079-current-user-cached-in-memory.md)', () => {
   it('a membership change is seen at once by the instance that made it, within 5 s by another; the admin role check never waits', async () => {
-    await withTwoInstances('users.db', async (a, b, clock, there) => {
+    await withTwoInstances('users.db', async (_a, _b, clock, there, { a, b }) => {
       const account = await a.createAccount({ name: 'Acme' });
       const user = await a.createUser({ email: 'cached@example.com', password: 'correct horse battery' });
       await a.setMembership({ accountKey: account.accountKey, userKey: user.userKey, role: 'member' });

@@ -1,4 +1,4 @@
-import type { Gatehouse } from '@gatehouse/core';
+import type { Gatehouse, ProductApi } from '@gatehouse/core';
 import type { OptionValues } from './usage.js';
 
 /** What a command prints: one JSON object for `--json`, readable lines otherwise. */
@@ -23,7 +23,10 @@ export interface CliStorage {
 
 /** What a command runs with. */
 export interface CommandContext {
+  /** The OAuth part (`createGatehouse`). */
   gatehouse: Gatehouse;
+  /** The product part beside it (`createProductApi`; docs/decisions/0161): Gatehouse's own users, for `--owner EMAIL`. */
+  product: ProductApi;
   storage: CliStorage;
   /** How the storage is named in messages (`SQLite ./data/gatehouse.db`, or the config file's `describe`). */
   storageLabel: string;

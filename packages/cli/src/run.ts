@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createGatehouse, DomainError, OAuthError } from '@gatehouse/core';
+import { createGatehouse, createProductApi, DomainError, OAuthError } from '@gatehouse/core';
 import type { Command, OptionSpec } from './command.js';
 import { CLI_COMMANDS } from './commands/index.js';
 import { ConfigFileError, loadConfigFile, openConfiguredStorage } from './config-file.js';
@@ -112,7 +112,8 @@ export async function runGatehouseCli(argv: string[], io: GatehouseCliIo): Promi
         if (pending > 0) throw new ConfigFileError(`The database has ${pending} pending migration(s): run gatehouse migrate first.`);
       }
       const gatehouse = createGatehouse({ ...config.gatehouse, repositories: storage.repositories, settings: config.settings, clock: { now: () => new Date() } });
-      const output = await command.run({ gatehouse, storage, storageLabel, readStdin: () => readAll(io.stdin ?? process.stdin) }, values, rest);
+      const product = createProductApi({ gatehouse, repositories: storage.repositories, ...(config.gatehouse?.passwords === undefined ? {} : { passwords: config.gatehouse.passwords }) });
+      const output = await command.run({ gatehouse, product, storage, storageLabel, readStdin: () => readAll(io.stdin ?? process.stdin) }, values, rest);
       io.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
       return EXIT.ok;
     } finally {

@@ -8,7 +8,7 @@ describe('access log', () => {
   it('logs the full path of a request answered inside a router mounted on a prefix', async () => {
     const t = await createTestGatehouse();
     const logger = createRecordingLogger();
-    const app = createGatehouseApp({ gatehouse: t.gatehouse, logger });
+    const app = createGatehouseApp({ gatehouse: t.gatehouse, product: t.product, logger });
 
     const response = await request(app).get('/identity/v1/Users/me?secret=x');
     expect(response.status).toBe(401);

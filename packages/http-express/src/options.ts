@@ -1,4 +1,4 @@
-import type { Gatehouse } from '@gatehouse/core';
+import type { Gatehouse, ProductApi } from '@gatehouse/core';
 import type { Router } from 'express';
 import type { HttpLogger } from './logger.js';
 import type { PageBranding } from './pages/branding.js';
@@ -108,6 +108,12 @@ export interface GatehouseRouterOptions {
 
 /** What `createGatehouseApp` needs: the router's options, plus what only a whole application has. */
 export interface GatehouseHttpOptions extends GatehouseRouterOptions {
+  /**
+   * The product APIs (`createProductApi`; docs/decisions/0161): the identity, messaging and
+   * attribute administration resource APIs serve them. Without it those APIs are not mounted
+   * (their paths answer 404 problems); the OAuth endpoints, the pages and the portal need none.
+   */
+  product?: ProductApi;
   /** Express `trust proxy`: which proxies' X-Forwarded-* headers to believe (default: none). */
   trustProxy?: boolean | number | string;
   /** Routers mounted after Gatehouse's own and before the 404 handler (health checks, demo pages, the portal). */

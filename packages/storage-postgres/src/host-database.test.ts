@@ -1,6 +1,7 @@
 import { FAILED_ATTEMPTS_TABLE } from './failed-attempts.js';
-import { describeRepositoryContract } from '@gatehouse/core/testing';
-import { GATEHOUSE_TABLES } from '@gatehouse/storage-kysely';
+import type { OAuthRepositories, Repositories } from '@gatehouse/core';
+import { describeOAuthRepositoryContract, describeRepositoryContract } from '@gatehouse/core/testing';
+import { GATEHOUSE_TABLES, OAUTH_TABLES } from '@gatehouse/storage-kysely';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -46,6 +47,42 @@ describe.skipIf(!POSTGRES_URL)("PostgreSQL, on the host's pool in a schema of it
       // Every foreign key cascades; the schema is named, the host's search_path is not Gatehouse's.
       await sql.raw(GATEHOUSE_TABLES.map((table) => `delete from "${gatehouseSchema}"."${table}";`).join(' ')).execute(db);
       return { repositories: storage.repositories };
+    },
+    { describe, it, expect, beforeEach, afterEach },
+  );
+});
+
+/** The OAuth part of a storage's repositories: what an embedder without Gatehouse's own users relies on (docs/decisions/0161). */
+function oauthPartOf({ clients, codes, grants, refreshTokens, sessions, interactions, consents, signingKeys }: Repositories): OAuthRepositories {
+  return { clients, codes, grants, refreshTokens, sessions, interactions, consents, signingKeys };
+}
+
+describe.skipIf(!POSTGRES_URL)("PostgreSQL, on the host's pool without Gatehouse's user tables (decisions 0146, 0161)", () => {
+  let host: { pool: pg.Pool; schema: string };
+  const gatehouseSchema = freshSchemaName();
+  let opened: ReturnType<typeof openPostgres> | undefined;
+
+  beforeAll(async () => {
+    host = await createHost();
+  });
+
+  afterAll(async () => {
+    if (opened) await (await opened).storage.close();
+    await host.pool.end();
+    await dropSchema(host.schema);
+    await dropSchema(gatehouseSchema);
+  });
+
+  describeOAuthRepositoryContract(
+    `PostgreSQL (host pool, schema ${gatehouseSchema}, userTables false)`,
+    async () => {
+      opened ??= openPostgres({ pool: host.pool, schema: gatehouseSchema, userTables: false }).then(async (storage) => {
+        await storage.storage.migrate();
+        return storage;
+      });
+      const { storage, db } = await opened;
+      await sql.raw(OAUTH_TABLES.map((table) => `delete from "${gatehouseSchema}"."${table}";`).join(' ')).execute(db);
+      return { repositories: oauthPartOf(storage.repositories) };
     },
     { describe, it, expect, beforeEach, afterEach },
   );

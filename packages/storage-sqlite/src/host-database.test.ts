@@ -1,4 +1,5 @@
-import { describeRepositoryContract } from '@gatehouse/core/testing';
+import type { OAuthRepositories, Repositories } from '@gatehouse/core';
+import { describeOAuthRepositoryContract, describeRepositoryContract } from '@gatehouse/core/testing';
 import { createMigrationProvider, GATEHOUSE_TABLES } from '@gatehouse/storage-kysely';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -29,6 +30,32 @@ describeRepositoryContract(
     await storage.migrate();
     return {
       repositories: storage.repositories,
+      close: async () => {
+        await storage.close();
+        host.close();
+        file.remove();
+      },
+    };
+  },
+  { describe, it, expect, beforeEach, afterEach },
+);
+
+/** The OAuth part of a storage's repositories: what an embedder without Gatehouse's own users relies on (docs/decisions/0161). */
+function oauthPartOf({ clients, codes, grants, refreshTokens, sessions, interactions, consents, signingKeys }: Repositories): OAuthRepositories {
+  return { clients, codes, grants, refreshTokens, sessions, interactions, consents, signingKeys };
+}
+
+// Without Gatehouse's user tables (decision 0146), the storage keeps the OAuth part of the contract (docs/decisions/0161).
+describeOAuthRepositoryContract(
+  "SQLite, in the host's open connection without Gatehouse's user tables (userTables false)",
+  async () => {
+    const file = tempDatabaseFile();
+    const host = new BetterSqlite3(file.filename);
+    createHostSchema(host);
+    const storage = await openSqliteStorage({ database: host, tablePrefix: 'gh_', userTables: false });
+    await storage.migrate();
+    return {
+      repositories: oauthPartOf(storage.repositories),
       close: async () => {
         await storage.close();
         host.close();

@@ -66,8 +66,8 @@ export const COMMANDS: readonly Command[] = [
     usage: 'gatehouse accounts create --name N [--json]',
     options: { name: { type: 'string' } },
     positionals: [],
-    async run({ gatehouse }, values) {
-      const account = await gatehouse.createAccount({ name: required(values, 'name') });
+    async run({ product }, values) {
+      const account = await product.createAccount({ name: required(values, 'name') });
       return { json: { accountKey: account.accountKey, name: account.name }, text: `Created account "${account.name}": accountKey ${account.accountKey}` };
     },
   },
@@ -86,7 +86,7 @@ export const COMMANDS: readonly Command[] = [
       phone: { type: 'string', multiple: true },
     },
     positionals: [],
-    async run({ gatehouse, readStdin }, values) {
+    async run({ product, readStdin }, values) {
       const email = required(values, 'email');
       const password = await passwordFrom(values, readStdin);
       const accountKey = optional(values, 'account');
@@ -97,22 +97,22 @@ export const COMMANDS: readonly Command[] = [
       const badPhone = phones.find((phone) => !E164.test(phone));
       if (badPhone !== undefined) throw new UsageError(`--phone ${badPhone} is not an E.164 number (like +15551234567)`);
       // Check the account before writing anything, so a typo leaves no half-made user behind.
-      if (accountKey !== undefined && !(await gatehouse.findAccount(accountKey))) {
+      if (accountKey !== undefined && !(await product.findAccount(accountKey))) {
         throw new UsageError(`--account ${accountKey}: no such account`);
       }
       // A number belongs to one user (docs/decisions/0006-one-owner-per-phone-number.md). The
       // database decides; this look-up only keeps a refused number from leaving a user behind.
       for (const phoneNumber of phones) {
-        if ((await gatehouse.findPhoneNumberOwner(phoneNumber)) !== undefined) throw phoneNumberTaken(phoneNumber);
+        if ((await product.findPhoneNumberOwner(phoneNumber)) !== undefined) throw phoneNumberTaken(phoneNumber);
       }
-      const user = await gatehouse.createUser({
+      const user = await product.createUser({
         email,
         password,
         givenName: optional(values, 'given-name'),
         familyName: optional(values, 'family-name'),
       });
-      if (accountKey !== undefined) await gatehouse.setMembership({ accountKey, userKey: user.userKey, role: (role ?? 'member') as Role });
-      for (const phoneNumber of phones) await gatehouse.addPhoneNumber({ userKey: user.userKey, phoneNumber });
+      if (accountKey !== undefined) await product.setMembership({ accountKey, userKey: user.userKey, role: (role ?? 'member') as Role });
+      for (const phoneNumber of phones) await product.addPhoneNumber({ userKey: user.userKey, phoneNumber });
       const extras = [
         accountKey === undefined ? undefined : `${role ?? 'member'} of account ${accountKey}`,
         phones.length === 0 ? undefined : `phone ${phones.join(', ')}`,
@@ -132,13 +132,13 @@ export const COMMANDS: readonly Command[] = [
       'password-stdin': { type: 'boolean' },
     },
     positionals: [],
-    async run({ gatehouse, readStdin }, values) {
+    async run({ product, readStdin }, values) {
       const email = required(values, 'email');
       const password = await passwordFrom(values, readStdin);
-      const user = await gatehouse.findUserByEmail(email);
+      const user = await product.findUserByEmail(email);
       if (!user) throw new UsageError(`--email ${email}: no user with this e-mail`);
       // The user is signed out everywhere: sessions ended, grants revoked (docs/decisions/0074-password-reset-by-the-operator.md).
-      const { endedSessionIds, revokedGrantIds } = await gatehouse.changePassword({ userKey: user.userKey, newPassword: password });
+      const { endedSessionIds, revokedGrantIds } = await product.changePassword({ userKey: user.userKey, newPassword: password });
       return {
         json: { userKey: user.userKey, email: user.email, endedSessions: endedSessionIds.length, revokedGrants: revokedGrantIds.length },
         text: `New password for ${user.email} (userKey ${user.userKey}): ${endedSessionIds.length} sign-in session(s) ended, ${revokedGrantIds.length} grant(s) revoked.`,

@@ -1,4 +1,4 @@
-import { DomainError, type Gatehouse, type Grant, type Session } from '@gatehouse/core';
+import { DomainError, type Gatehouse, type Grant, type ProductApi, type Session } from '@gatehouse/core';
 import type { Command, OptionValues } from './commands.js';
 import { UsageError } from './usage.js';
 
@@ -20,17 +20,17 @@ function wholeNumber(values: OptionValues, name: string, fallback: number, max: 
 }
 
 /** The user an `--email` names; a usage error when there is none. */
-async function userByEmail(gatehouse: Gatehouse, email: string) {
-  const user = await gatehouse.findUserByEmail(email);
+async function userByEmail(product: ProductApi, email: string) {
+  const user = await product.findUserByEmail(email);
   if (!user) throw new UsageError(`--email ${email}: no user with this e-mail`);
   return user;
 }
 
 /** The user the required `--email` names (the commands that act on one user). */
-async function userOfEmailOption(gatehouse: Gatehouse, values: OptionValues) {
+async function userOfEmailOption(product: ProductApi, values: OptionValues) {
   const email = given(values, 'email');
   if (email === undefined) throw new UsageError('--email is required');
-  return userByEmail(gatehouse, email);
+  return userByEmail(product, email);
 }
 
 async function knownClient(gatehouse: Gatehouse, clientId: string): Promise<void> {
@@ -71,10 +71,10 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     usage: 'gatehouse users list [--limit N] [--offset N] [--json]',
     options: { limit: { type: 'string' }, offset: { type: 'string' } },
     positionals: [],
-    async run({ gatehouse }, values) {
+    async run({ product }, values) {
       const limit = wholeNumber(values, 'limit', 100, 1000);
       if (limit === 0) throw new UsageError('--limit must be a whole number from 1 to 1000');
-      const users = await gatehouse.listUsers({ limit, offset: wholeNumber(values, 'offset', 0, 1_000_000_000) });
+      const users = await product.listUsers({ limit, offset: wholeNumber(values, 'offset', 0, 1_000_000_000) });
       return {
         json: { users: users.map((user) => ({ userKey: user.userKey, email: user.email, givenName: user.givenName, familyName: user.familyName, disabled: user.disabledAt !== undefined })) },
         text:
@@ -91,9 +91,9 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     usage: 'gatehouse users show --email E [--json]',
     options: { email: { type: 'string' } },
     positionals: [],
-    async run({ gatehouse }, values) {
-      const { user, memberships } = await gatehouse.currentUser((await userOfEmailOption(gatehouse, values)).userKey);
-      const phones = await gatehouse.listPhoneNumbers(user.userKey);
+    async run({ gatehouse, product }, values) {
+      const { user, memberships } = await product.currentUser((await userOfEmailOption(product, values)).userKey);
+      const phones = await product.listPhoneNumbers(user.userKey);
       const sessions = await gatehouse.listUserSessions(user.userKey);
       const grants = await gatehouse.listGrants({ userKey: user.userKey });
       const accounts = memberships.map(({ account, role }) => ({ accountKey: account.accountKey, name: account.name, role }));
@@ -114,10 +114,10 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     usage: 'gatehouse users disable --email E [--json]',
     options: { email: { type: 'string' } },
     positionals: [],
-    async run({ gatehouse }, values) {
-      const user = await userOfEmailOption(gatehouse, values);
+    async run({ product }, values) {
+      const user = await userOfEmailOption(product, values);
       // No sign-in from now on; sessions ended, grants revoked (docs/decisions/0153).
-      const { endedSessionIds, revokedGrantIds } = await gatehouse.disableUser(user.userKey);
+      const { endedSessionIds, revokedGrantIds } = await product.disableUser(user.userKey);
       return {
         json: { userKey: user.userKey, disabled: true, endedSessions: endedSessionIds.length, revokedGrants: revokedGrantIds.length },
         text: `Disabled ${user.email} (userKey ${user.userKey}): no sign-in from now on; ${endedSessionIds.length} session(s) ended, ${revokedGrantIds.length} grant(s) revoked (their tokens no longer work).`,
@@ -129,9 +129,9 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     usage: 'gatehouse users enable --email E [--json]',
     options: { email: { type: 'string' } },
     positionals: [],
-    async run({ gatehouse }, values) {
-      const user = await userOfEmailOption(gatehouse, values);
-      await gatehouse.enableUser(user.userKey);
+    async run({ product }, values) {
+      const user = await userOfEmailOption(product, values);
+      await product.enableUser(user.userKey);
       return { json: { userKey: user.userKey, disabled: false }, text: `Enabled ${user.email} (userKey ${user.userKey}): they may sign in again.` };
     },
   },
@@ -140,8 +140,8 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     usage: 'gatehouse sessions list --email E [--json]',
     options: { email: { type: 'string' } },
     positionals: [],
-    async run({ gatehouse }, values) {
-      const user = await userOfEmailOption(gatehouse, values);
+    async run({ gatehouse, product }, values) {
+      const user = await userOfEmailOption(product, values);
       const sessions = await gatehouse.listUserSessions(user.userKey);
       return {
         json: { userKey: user.userKey, sessions: sessions.map(sessionJson) },
@@ -157,7 +157,7 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     usage: 'gatehouse sessions end --session SESSION_ID | --email E [--json]',
     options: { session: { type: 'string' }, email: { type: 'string' } },
     positionals: [],
-    async run({ gatehouse }, values) {
+    async run({ gatehouse, product }, values) {
       const sessionId = given(values, 'session');
       const email = given(values, 'email');
       if ((sessionId === undefined) === (email === undefined)) throw new UsageError('give --session or --email (one of them)');
@@ -165,7 +165,7 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
         const { userKey, revokedGrantIds } = await gatehouse.endSession(sessionId);
         return { json: { endedSessions: 1, userKey, revokedGrants: revokedGrantIds.length }, text: `Ended session ${sessionId} of user ${userKey}; ${revokedGrantIds.length} grant(s) made under it revoked.` };
       }
-      const user = await userByEmail(gatehouse, email as string);
+      const user = await userByEmail(product, email as string);
       // Every session, as the host's sign-out does (docs/decisions/0091).
       const { endedSessionIds, revokedGrantIds } = await gatehouse.logoutUser(user.userKey);
       return {
@@ -179,12 +179,12 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     usage: 'gatehouse grants list --email E | --client CLIENT_ID [--json]',
     options: { email: { type: 'string' }, client: { type: 'string' } },
     positionals: [],
-    async run({ gatehouse }, values) {
+    async run({ gatehouse, product }, values) {
       const email = given(values, 'email');
       const clientId = given(values, 'client');
       if ((email === undefined) === (clientId === undefined)) throw new UsageError('give --email or --client (one of them)');
       if (clientId !== undefined) await knownClient(gatehouse, clientId);
-      const grants = await gatehouse.listGrants(email !== undefined ? { userKey: (await userByEmail(gatehouse, email)).userKey } : { clientId: clientId as string });
+      const grants = await gatehouse.listGrants(email !== undefined ? { userKey: (await userByEmail(product, email)).userKey } : { clientId: clientId as string });
       return { json: { grants: grants.map(grantJson) }, text: grants.length === 0 ? 'No live grants.' : grants.map(grantLine).join('\n') };
     },
   },
@@ -193,14 +193,14 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     usage: 'gatehouse grants revoke --grant GRANT_ID | --email E [--client CLIENT_ID] | --client CLIENT_ID [--json]',
     options: { grant: { type: 'string' }, email: { type: 'string' }, client: { type: 'string' } },
     positionals: [],
-    async run({ gatehouse }, values) {
+    async run({ gatehouse, product }, values) {
       const grantId = given(values, 'grant');
       const email = given(values, 'email');
       const clientId = given(values, 'client');
       if (grantId !== undefined && (email !== undefined || clientId !== undefined)) throw new UsageError('--grant names one grant: give it alone');
       if (grantId === undefined && email === undefined && clientId === undefined) throw new UsageError('give --grant, --email or --client');
       if (clientId !== undefined) await knownClient(gatehouse, clientId);
-      const userKey = email === undefined ? undefined : (await userByEmail(gatehouse, email)).userKey;
+      const userKey = email === undefined ? undefined : (await userByEmail(product, email)).userKey;
       const { revokedGrantIds } = await gatehouse.revokeGrants(
         grantId !== undefined ? { grantId } : userKey !== undefined ? { userKey, ...(clientId === undefined ? {} : { clientId }) } : { clientId: clientId as string },
       );

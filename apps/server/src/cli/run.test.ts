@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { Gatehouse } from '@gatehouse/core';
+import type { Gatehouse, ProductApi } from '@gatehouse/core';
 import { openSqliteStorage } from '@gatehouse/storage-sqlite';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -45,10 +45,10 @@ async function json<T = Record<string, unknown>>(...argv: string[]): Promise<T> 
   return JSON.parse(result.stdout) as T;
 }
 
-async function withGatehouse<T>(use: (gatehouse: Gatehouse) => Promise<T>): Promise<T> {
+async function withGatehouse<T>(use: (gatehouse: Gatehouse, product: ProductApi) => Promise<T>): Promise<T> {
   const container = await createContainer(loadConfig(env), { logDestination: { write: () => undefined } });
   try {
-    return await use(resolve(container, TOKENS.gatehouse));
+    return await use(resolve(container, TOKENS.gatehouse), resolve(container, TOKENS.product));
   } finally {
     await resolve(container, TOKENS.storage).close();
   }
@@ -134,7 +134,7 @@ describe('gatehouse CLI', () => {
     expect(neither).toEqual({ code: 2, stdout: '', stderr: 'gatehouse users create: --password or --password-stdin is required\n' });
     const empty = await cliWithStdin('\n', 'users', 'create', '--email', 'ada@example.com', '--password-stdin');
     expect(empty).toEqual({ code: 2, stdout: '', stderr: 'gatehouse users create: --password-stdin: standard input held no password\n' });
-    await withGatehouse(async (gatehouse) => expect(await gatehouse.findUserByEmail('ada@example.com')).toBeUndefined());
+    await withGatehouse(async (_gatehouse, product) => expect(await product.findUserByEmail('ada@example.com')).toBeUndefined());
   });
 
   it('users set-password gives a new password from standard input and signs the user out everywhere', async () => {
@@ -206,11 +206,11 @@ describe('gatehouse CLI', () => {
       '--account', accountKey, '--role', 'admin', '--phone', '+15551234567',
     );
     expect(user).toEqual({ userKey: expect.any(String), email: 'ada@example.com' });
-    await withGatehouse(async (gatehouse) => {
-      const current = await gatehouse.currentUser(user.userKey);
+    await withGatehouse(async (gatehouse, product) => {
+      const current = await product.currentUser(user.userKey);
       expect(current.user).toMatchObject({ email: 'ada@example.com', givenName: 'Ada', familyName: 'Lovelace' });
       expect(current.memberships).toEqual([{ account: { accountKey, name: 'Acme' }, role: 'admin' }]);
-      expect(await gatehouse.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
+      expect(await product.listPhoneNumbers(user.userKey)).toEqual(['+15551234567']);
       // The password was hashed, and signs in.
       const { user: signedIn } = await gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
       expect(signedIn.userKey).toBe(user.userKey);
@@ -224,7 +224,7 @@ describe('gatehouse CLI', () => {
     expect(badRole.stderr).toBe('gatehouse users create: --role must be admin or member\n');
     const badPhone = await cli('users', 'create', '--email', 'a@example.com', '--password', 'correct horse', '--phone', '555-1234');
     expect(badPhone).toMatchObject({ code: 2, stderr: 'gatehouse users create: --phone 555-1234 is not an E.164 number (like +15551234567)\n' });
-    await withGatehouse(async (gatehouse) => expect(await gatehouse.findUserByEmail('a@example.com')).toBeUndefined());
+    await withGatehouse(async (_gatehouse, product) => expect(await product.findUserByEmail('a@example.com')).toBeUndefined());
 
     const shortPassword = await cli('users', 'create', '--email', 'a@example.com', '--password', 'short');
     expect(shortPassword).toMatchObject({ code: 1, stderr: 'gatehouse users create: The password must be 8 to 1024 characters.\n' });
@@ -242,9 +242,9 @@ describe('gatehouse CLI', () => {
     const asJson = await cli('users', 'create', '--email', 'eve@example.com', '--password', 'correct horse', '--phone', '+15551234567', '--json');
     expect(asJson.code).toBe(1);
     expect(JSON.parse(asJson.stdout)).toEqual({ error: { code: 'conflict', message: 'The phone number +15551234567 belongs to another user.' } });
-    await withGatehouse(async (gatehouse) => {
-      expect(await gatehouse.findUserByEmail('eve@example.com')).toBeUndefined();
-      expect(await gatehouse.listPhoneNumbers(ada.userKey)).toEqual(['+15551234567']);
+    await withGatehouse(async (_gatehouse, product) => {
+      expect(await product.findUserByEmail('eve@example.com')).toBeUndefined();
+      expect(await product.listPhoneNumbers(ada.userKey)).toEqual(['+15551234567']);
     });
   });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { findCommand } from '@gatehouse/cli';
-import { DomainError, OAuthError, type Gatehouse } from '@gatehouse/core';
+import { DomainError, OAuthError, type Gatehouse, type ProductApi } from '@gatehouse/core';
 import * as v from 'valibot';
 import { ConfigError, describeDatabase, loadConfig, unknownVariableWarnings, workerCount, type Config } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
@@ -151,6 +151,7 @@ async function runCommand(command: Command, config: Config, values: OptionValues
   if (command.database === false) {
     const context: CommandContext = {
       gatehouse: noDatabase<Gatehouse>('gatehouse'),
+      product: noDatabase<ProductApi>('product'),
       storage: noDatabase<CommandContext['storage']>('storage'),
       storageLabel: describeDatabase(config),
       storageKind: config.database.kind,
@@ -166,7 +167,7 @@ async function runCommand(command: Command, config: Config, values: OptionValues
   const storage = resolve(container, TOKENS.storage);
   try {
     const readStdin = () => readAll(io.stdin ?? process.stdin);
-    const output = await command.run({ gatehouse: resolve(container, TOKENS.gatehouse), config, readStdin, storage, storageLabel: describeDatabase(config), storageKind: config.database.kind }, values, positionals);
+    const output = await command.run({ gatehouse: resolve(container, TOKENS.gatehouse), product: resolve(container, TOKENS.product), config, readStdin, storage, storageLabel: describeDatabase(config), storageKind: config.database.kind }, values, positionals);
     io.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
     return EXIT.ok;
   } finally {

@@ -23,6 +23,7 @@ export async function serveWithWorkers(config: Config, io: ServeIo): Promise<num
   const logger = resolve(container, TOKENS.logger);
   const storage = resolve(container, TOKENS.storage);
   const gatehouse = resolve(container, TOKENS.gatehouse);
+  const product = resolve(container, TOKENS.product);
   const graceMs = (config.shutdownTimeoutSeconds + 5) * 1000;
   // Listen for the signals before starting, so one sent during start-up also ends in a clean stop.
   const stopSignal = waitForStopSignal(io.signals ?? process);
@@ -36,7 +37,7 @@ export async function serveWithWorkers(config: Config, io: ServeIo): Promise<num
     workers = superviseWorkers({ count: config.workers, exec: process.argv[1] as string, args: process.argv.slice(2), env: {}, logger });
     ({ port } = await workers.started);
     // After the port is taken, so that the instructions with the demo secrets are always printed.
-    const seed = config.demo ? await seedDemoIfEmpty(gatehouse, config.issuer) : undefined;
+    const seed = config.demo ? await seedDemoIfEmpty(gatehouse, product, config.issuer) : undefined;
     const demoClient = config.demo ? await findDemoClient(gatehouse, config.issuer) : undefined;
     if (config.metrics) {
       // Each worker answers with its registry (serve.ts); gauges sum, except those that say otherwise.

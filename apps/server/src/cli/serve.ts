@@ -37,6 +37,7 @@ export async function serve(config: Config, io: ServeIo): Promise<number> {
   const logger = resolve(container, TOKENS.logger);
   const storage = resolve(container, TOKENS.storage);
   const gatehouse = resolve(container, TOKENS.gatehouse);
+  const product = resolve(container, TOKENS.product);
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   // Listen for the signals before starting, so one sent during start-up also ends in a clean stop.
@@ -77,7 +78,7 @@ export async function serve(config: Config, io: ServeIo): Promise<number> {
       }
       // The demo data only once both ports are ours: its secrets are shown once, just below, and a
       // start that fails before (a busy port) must not create them unseen (issue 33).
-      const seed = config.demo ? await seedDemoIfEmpty(gatehouse, config.issuer) : undefined;
+      const seed = config.demo ? await seedDemoIfEmpty(gatehouse, product, config.issuer) : undefined;
       const demoClient = config.demo ? await findDemoClient(gatehouse, config.issuer) : undefined;
       io.stderr.write(`\nGatehouse is serving on port ${server.port} (issuer ${config.issuer}; ${describeDatabase(config)}).\n`);
       if (demoClient) io.stderr.write(`\n${demoInstructions({ issuer: config.issuer, client: demoClient, seed })}\n\n`);

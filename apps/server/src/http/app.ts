@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import type { Gatehouse } from '@gatehouse/core';
+import type { Gatehouse, ProductApi } from '@gatehouse/core';
 import { createGatehouseApp, type StorageOutages } from '@gatehouse/http-express';
 import type { Config } from '../config.js';
 import { findDemoClient } from '../demo.js';
@@ -14,6 +14,8 @@ import { healthRouter } from './health.js';
 export function createHttpApp(options: {
   config: Config;
   gatehouse: Gatehouse;
+  /** The product APIs the resource routes serve (docs/decisions/0161). */
+  product: ProductApi;
   storage: Pick<Storage, 'ping' | 'checkWrites' | 'failedAttempts'>;
   /** The database's outages (createStorageOutages): the 503 answers report to it, readiness too. */
   storageOutages: StorageOutages;
@@ -23,7 +25,7 @@ export function createHttpApp(options: {
   /** When metrics are on: the readiness probe's database ping is timed. */
   metrics?: Pick<Metrics, 'timePing'> | undefined;
 }): Express {
-  const { config, gatehouse, storage, storageOutages, logger, shutdown, metrics } = options;
+  const { config, gatehouse, product, storage, storageOutages, logger, shutdown, metrics } = options;
   const ping = () => storage.ping();
   const extraRouters = [
     healthRouter({ ping: metrics ? metrics.timePing(ping) : ping, checkWrites: (probe) => storage.checkWrites(probe), storageOutages, logger, stopping: () => shutdown?.stopping === true }),
@@ -35,6 +37,7 @@ export function createHttpApp(options: {
   }
   return createGatehouseApp({
     gatehouse,
+    product,
     logger,
     storageOutages,
     trustProxy: config.trustProxy,

@@ -1,4 +1,4 @@
-import { createGatehouse, defineSettings } from '@gatehouse/core';
+import { createGatehouse, createProductApi, defineSettings } from '@gatehouse/core';
 import { createGatehouseRouter, GatehouseSetupError, startMaintenance } from '@gatehouse/http-express';
 import { openPostgresStorage, type PostgresStorage } from '@gatehouse/storage-postgres';
 import express from 'express';
@@ -39,7 +39,7 @@ describe.skipIf(!POSTGRES_URL)('an embedder on PostgreSQL: the router on the sto
 
   it("counts a failed sign-in in the storage's shared table, and the maintenance runner purges it once its window has passed", async () => {
     const gatehouse = gatehouseOn();
-    await gatehouse.createUser({ email: 'ada@example.com', password: 'a long enough password' });
+    await createProductApi({ gatehouse, repositories: storage.repositories }).createUser({ email: 'ada@example.com', password: 'a long enough password' });
     const app = express();
     app.use('/auth', createGatehouseRouter({ gatehouse, storage, csrfKey: 'a csrf key every instance shares', rateLimit: { maxFailures: 5, windowSeconds: 1 } }));
     const browser = request.agent(app);

@@ -24,7 +24,7 @@ beforeAll(async () => {
   const config = loadConfig({ GATEHOUSE_DB: join(dir, 'logs.db'), GATEHOUSE_LOG_LEVEL: 'debug', GATEHOUSE_DEMO: 'false', GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '2' });
   container = await createContainer(config, { logDestination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
   const gatehouse = resolve(container, TOKENS.gatehouse);
-  await gatehouse.createUser({ email: 'ada@example.com', password: PASSWORD });
+  await resolve(container, TOKENS.product).createUser({ email: 'ada@example.com', password: PASSWORD });
   clientId = (await gatehouse.registerClient({ name: 'Logged app', redirectUris: ['https://app.example/callback'], scopes: ['messaging.v1.read'] })).client.clientId;
   server = createServer(resolve(container, TOKENS.httpApp));
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));

@@ -35,7 +35,7 @@ export const clientsCreate: Command = {
     'resource-server-for': { type: 'string', multiple: true },
   },
   positionals: [],
-  async run({ gatehouse }, values) {
+  async run({ gatehouse, product }, values) {
     const name = requiredOption(values, 'name');
     const isPublic = values.public === true;
     const named = grantTypesOf(listOption(values, 'grant-type'));
@@ -48,7 +48,7 @@ export const clientsCreate: Command = {
     const ownerEmail = optionalOption(values, 'owner');
     let ownerUserKey: string | null = null;
     if (ownerEmail !== undefined) {
-      const owner = await gatehouse.findUserByEmail(ownerEmail);
+      const owner = await product.findUserByEmail(ownerEmail);
       if (!owner) throw new UsageError(`--owner ${ownerEmail}: no user with this e-mail`);
       ownerUserKey = owner.userKey;
     }

@@ -135,7 +135,7 @@ describe('bearer authentication (RFC 6750)', () => {
   it('refuses a token after a password change revoked the grants', async () => {
     const h = await createResourceHarness();
     const token = await h.tokenFor(h.admin);
-    await h.t.gatehouse.changePassword({ userKey: h.admin.userKey, newPassword: 'another password' });
+    await h.t.product.changePassword({ userKey: h.admin.userKey, newPassword: 'another password' });
     await refusedAsInvalidToken(await h.http.get(ME).set(bearer(token)));
   });
 

@@ -186,7 +186,7 @@ describe('Gatehouse mounted at the root of a host application (issuer without a 
 describe('createGatehouseApp with an issuer that has a path', () => {
   it('serves Gatehouse under the issuer path and the RFC 8414 §3.1 metadata at the root', async () => {
     const t = await createTestGatehouse({ settings: { issuer: 'https://auth.example/id' } });
-    const app = createGatehouseApp({ gatehouse: t.gatehouse });
+    const app = createGatehouseApp({ gatehouse: t.gatehouse, product: t.product });
     const metadata = await request(app).get('/.well-known/oauth-authorization-server/id');
     expect(metadata.status).toBe(200);
     expect(metadata.body.authorization_endpoint).toBe('https://auth.example/id/oauth/authorize');

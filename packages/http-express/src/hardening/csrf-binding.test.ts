@@ -185,10 +185,10 @@ describe('the CSRF key (createGatehouseApp({ csrfKey }))', () => {
     await t.seedUser({ email: 'ada@example.com' });
     const { client } = await t.seedClient();
     const key = 'k'.repeat(32);
-    const instanceA = createGatehouseApp({ gatehouse: t.gatehouse, csrfKey: key });
-    const instanceB = createGatehouseApp({ gatehouse: t.gatehouse, csrfKey: key });
-    const otherKey = createGatehouseApp({ gatehouse: t.gatehouse, csrfKey: 'x'.repeat(32) });
-    const unkeyed = createGatehouseApp({ gatehouse: t.gatehouse });
+    const instanceA = createGatehouseApp({ gatehouse: t.gatehouse, product: t.product, csrfKey: key });
+    const instanceB = createGatehouseApp({ gatehouse: t.gatehouse, product: t.product, csrfKey: key });
+    const otherKey = createGatehouseApp({ gatehouse: t.gatehouse, product: t.product, csrfKey: 'x'.repeat(32) });
+    const unkeyed = createGatehouseApp({ gatehouse: t.gatehouse, product: t.product });
 
     const browser = new TestBrowser(instanceA, key);
     expect((await browser.signIn('ada@example.com')).status).toBe(303);

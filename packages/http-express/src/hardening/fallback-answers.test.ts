@@ -15,7 +15,7 @@ async function appWithFailingRouter() {
   failing.get('/boom', () => {
     throw new Error('exploded at /srv/gatehouse/secret-path.ts:12:3');
   });
-  return createGatehouseApp({ gatehouse: t.gatehouse, extraRouters: [failing] });
+  return createGatehouseApp({ gatehouse: t.gatehouse, product: t.product, extraRouters: [failing] });
 }
 
 describe('last-resort answers outside the documented paths', () => {

@@ -105,7 +105,7 @@ describe('APIs that act for a user refuse a client-credentials token with a 403 
     const base = `/admin/rest/v1/accounts/${h.account.accountKey}`;
     expectForbiddenProblem(await request(h.app).get(`${base}/attributes`).set(bearer(token)));
     expectForbiddenProblem(await request(h.app).post(`${base}/attributes`).set(bearer(token)).send({ name: 'department' }));
-    expect((await h.t.gatehouse.listAttributes({ actorUserKey: h.admin.userKey, accountKey: h.account.accountKey })).total).toBe(0);
+    expect((await h.t.product.listAttributes({ actorUserKey: h.admin.userKey, accountKey: h.account.accountKey })).total).toBe(0);
   });
 
   it('a missing scope is still insufficient_scope first', async () => {

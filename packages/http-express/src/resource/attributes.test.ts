@@ -95,7 +95,7 @@ describe('attribute names', () => {
     const h = await createResourceHarness();
     const token = await h.tokenFor(h.admin);
     const department = await create(h, token, 'department');
-    await h.t.gatehouse.setUserAttributes({ actorUserKey: h.admin.userKey, accountKey: h.account.accountKey, userKey: h.member.userKey, values: [{ key: department.key, value: 'Sales' }] });
+    await h.t.product.setUserAttributes({ actorUserKey: h.admin.userKey, accountKey: h.account.accountKey, userKey: h.member.userKey, values: [{ key: department.key, value: 'Sales' }] });
     const response = await h.http.put(item(h.account.accountKey, department.key)).set(bearer(token)).send({ name: 'dept' });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ key: department.key, name: 'dept' });

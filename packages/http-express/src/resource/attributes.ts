@@ -1,4 +1,4 @@
-import type { Gatehouse } from '@gatehouse/core';
+import type { Gatehouse, ProductApi } from '@gatehouse/core';
 import { Router, type Response } from 'express';
 import * as v from 'valibot';
 import { bearerAuth, requireScope, userKeyOf } from '../bearer/bearer.js';
@@ -30,9 +30,10 @@ const ListQuery = v.object({
  * The seven attribute routes of the API reference (openapi.yaml) under `/admin/rest/v1/accounts/{accountKey}`. Reading
  * needs `admin.v1.attributes.read`, writing `admin.v1.attributes.write` (write does not imply read,
  * ADR 0032); the core lets only an admin of the account through (member 403, others 404).
- * The routes are added to `router` (a new one by default).
+ * The routes are added to `router` (a new one by default). The bearer check is `gatehouse`'s, the
+ * answers `product`'s (docs/decisions/0161).
  */
-export function attributesRouter(gatehouse: Gatehouse, router: Router = Router()): Router {
+export function attributesRouter(gatehouse: Gatehouse, product: ProductApi, router: Router = Router()): Router {
   const authenticated = bearerAuth(gatehouse);
   const canRead = [authenticated, requireScope(READ_SCOPE)];
   const canWrite = [authenticated, requireScope(WRITE_SCOPE)];
@@ -43,12 +44,12 @@ export function attributesRouter(gatehouse: Gatehouse, router: Router = Router()
     .post(...canWriteJson, async (req, res) => {
       const { name } = parseJsonBody(req, AttributeNameBody);
       const accountKey = parsePathParam(req, 'accountKey');
-      const attribute = await gatehouse.createAttribute({ ...actor(res), accountKey, name });
+      const attribute = await product.createAttribute({ ...actor(res), accountKey, name });
       res.status(201).location(`${accountPath(accountKey)}/attributes/${encodeURIComponent(attribute.key)}`).json(attribute);
     })
     .get(...canRead, async (req, res) => {
       const { offset, pageSize } = parseQuery(req, ListQuery);
-      const page = await gatehouse.listAttributes({
+      const page = await product.listAttributes({
         ...actor(res),
         accountKey: parsePathParam(req, 'accountKey'),
         ...(offset === undefined ? {} : { offset }),
@@ -61,12 +62,12 @@ export function attributesRouter(gatehouse: Gatehouse, router: Router = Router()
   router
     .route(`${ACCOUNT_PATH}/attributes/:attributeKey`)
     .get(...canRead, async (req, res) => {
-      const attribute = await gatehouse.getAttribute({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), key: parsePathParam(req, 'attributeKey') });
+      const attribute = await product.getAttribute({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), key: parsePathParam(req, 'attributeKey') });
       noStore(res).json(attribute);
     })
     .put(...canWriteJson, async (req, res) => {
       const { name } = parseJsonBody(req, AttributeNameBody);
-      const attribute = await gatehouse.renameAttribute({
+      const attribute = await product.renameAttribute({
         ...actor(res),
         accountKey: parsePathParam(req, 'accountKey'),
         key: parsePathParam(req, 'attributeKey'),
@@ -75,7 +76,7 @@ export function attributesRouter(gatehouse: Gatehouse, router: Router = Router()
       res.json(attribute);
     })
     .delete(...canWrite, async (req, res) => {
-      await gatehouse.deleteAttribute({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), key: parsePathParam(req, 'attributeKey') });
+      await product.deleteAttribute({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), key: parsePathParam(req, 'attributeKey') });
       res.status(204).end();
     })
     .all(methodNotAllowed(['GET', 'PUT', 'DELETE']));
@@ -84,11 +85,11 @@ export function attributesRouter(gatehouse: Gatehouse, router: Router = Router()
     .route(`${ACCOUNT_PATH}/users/:userKey/attributes`)
     .put(...canWriteJson, async (req, res) => {
       const values = parseJsonBody(req, UserValuesBody);
-      await gatehouse.setUserAttributes({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), userKey: parsePathParam(req, 'userKey'), values });
+      await product.setUserAttributes({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), userKey: parsePathParam(req, 'userKey'), values });
       res.status(204).end();
     })
     .get(...canRead, async (req, res) => {
-      const values = await gatehouse.getUserAttributes({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), userKey: parsePathParam(req, 'userKey') });
+      const values = await product.getUserAttributes({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), userKey: parsePathParam(req, 'userKey') });
       noStore(res).json(values.map(({ key, name, value }) => ({ key, name, value })));
     })
     .all(methodNotAllowed(['GET', 'PUT']));

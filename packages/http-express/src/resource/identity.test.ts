@@ -20,7 +20,7 @@ describe('GET /identity/v1/Users/me', () => {
   it('answers the SCIM-style user of the API reference with the accounts and roles', async () => {
     const h = await createResourceHarness();
     const other = await h.t.seedAccount('Beta');
-    await h.t.gatehouse.setMembership({ accountKey: other.accountKey, userKey: h.admin.userKey, role: 'member' });
+    await h.t.product.setMembership({ accountKey: other.accountKey, userKey: h.admin.userKey, role: 'member' });
     // Any scope will do: the route needs a valid token only.
     const response = await h.http.get(ME).set(bearer(await h.tokenFor(h.admin, 'messaging.v1.read'))).set('Accept', 'application/json');
     expect(response.status).toBe(200);

@@ -1,4 +1,4 @@
-import type { CurrentUser, Gatehouse } from '@gatehouse/core';
+import type { CurrentUser, Gatehouse, ProductApi } from '@gatehouse/core';
 import { Router } from 'express';
 import { bearerAuth, userKeyOf } from '../bearer/bearer.js';
 import { sendJsonAnswer } from '../json-answer.js';
@@ -38,12 +38,12 @@ export function toScimUser({ user, memberships }: CurrentUser): ScimUser {
   };
 }
 
-/** `GET /identity/v1/Users/me`: any valid user's token, no particular scope (a client's own token is a 403). Added to `router` (a new one by default). */
-export function identityRouter(gatehouse: Gatehouse, router: Router = Router()): Router {
+/** `GET /identity/v1/Users/me`: any valid user's token, no particular scope (a client's own token is a 403). Added to `router` (a new one by default). The bearer check is `gatehouse`'s, the answer `product`'s (docs/decisions/0161). */
+export function identityRouter(gatehouse: Gatehouse, product: ProductApi, router: Router = Router()): Router {
   router
     .route('/identity/v1/Users/me')
     .get(bearerAuth(gatehouse), async (req, res) => {
-      const body = toScimUser(await gatehouse.currentUser(userKeyOf(res)));
+      const body = toScimUser(await product.currentUser(userKeyOf(res)));
       // application/json unless the client prefers the SCIM type (decision 0033).
       const type = req.accepts(['application/json', SCIM_MEDIA_TYPE]) === SCIM_MEDIA_TYPE ? SCIM_MEDIA_TYPE : 'application/json';
       sendJsonAnswer(res, 200, body, { 'Cache-Control': 'no-store' }, type);

@@ -16,17 +16,22 @@ export const RESOURCE_PREFIXES = ['/identity', '/messaging', '/admin'];
  * `GET /openapi.json`. Unknown routes under its prefixes are 404 problems; every error under
  * them is a problem, whatever the app's own error handler does.
  *
+ * The bearer check is the OAuth part's (`gatehouse`); what the APIs do is the product part's
+ * (`product`, docs/decisions/0161): without it, only `GET /openapi.json` and the 404 problems.
+ *
  * @example
- * app.use(createResourceRouter({ gatehouse }));
+ * app.use(createResourceRouter({ gatehouse, product: createProductApi({ gatehouse, repositories }) }));
  */
-export function createResourceRouter(options: Pick<GatehouseHttpOptions, 'gatehouse' | 'logger' | 'storageOutages'>): Router {
+export function createResourceRouter(options: Pick<GatehouseHttpOptions, 'gatehouse' | 'product' | 'logger' | 'storageOutages'>): Router {
   // One router holding every route (no router per area): a request walks one list of layers.
   const router = Router();
   openApiRouter(router);
   router.use(onlyUnder(RESOURCE_PREFIXES, formBodyForBearerCheck));
-  identityRouter(options.gatehouse, router);
-  messagingRouter(options.gatehouse, router);
-  attributesRouter(options.gatehouse, router);
+  if (options.product) {
+    identityRouter(options.gatehouse, options.product, router);
+    messagingRouter(options.gatehouse, options.product, router);
+    attributesRouter(options.gatehouse, options.product, router);
+  }
   router.use(RESOURCE_PREFIXES, notFoundProblem);
   router.use([...RESOURCE_PREFIXES, '/openapi.json'], problemErrorHandler({ logger: options.logger, storageOutages: options.storageOutages }));
   return router;

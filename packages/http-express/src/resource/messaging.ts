@@ -1,4 +1,4 @@
-import type { Gatehouse, Message } from '@gatehouse/core';
+import type { Gatehouse, Message, ProductApi } from '@gatehouse/core';
 import { Router } from 'express';
 import * as v from 'valibot';
 import { bearerAuth, requireScope, userKeyOf } from '../bearer/bearer.js';
@@ -38,18 +38,18 @@ export function toMessageJson(message: Message) {
   };
 }
 
-/** `POST` (messaging.v1.send) and `GET` (messaging.v1.read) `/messaging/v1/messages`, added to `router` (a new one by default). */
-export function messagingRouter(gatehouse: Gatehouse, router: Router = Router()): Router {
+/** `POST` (messaging.v1.send) and `GET` (messaging.v1.read) `/messaging/v1/messages`, added to `router` (a new one by default). The bearer check is `gatehouse`'s, the answer `product`'s (docs/decisions/0161). */
+export function messagingRouter(gatehouse: Gatehouse, product: ProductApi, router: Router = Router()): Router {
   router
     .route(MESSAGES_PATH)
     .post(bearerAuth(gatehouse), requireScope('messaging.v1.send'), jsonBody, async (req, res) => {
       const input = parseJsonBody(req, SendMessageBody);
-      const message = await gatehouse.sendMessage(userKeyOf(res), input);
+      const message = await product.sendMessage(userKeyOf(res), input);
       res.status(201).json(toMessageJson(message));
     })
     .get(bearerAuth(gatehouse), requireScope('messaging.v1.read'), async (req, res) => {
       const query = parseQuery(req, ListMessagesQuery);
-      const page = await gatehouse.listMessages(userKeyOf(res), {
+      const page = await product.listMessages(userKeyOf(res), {
         ownerPhoneNumber: query.ownerPhoneNumber,
         ...(query.pageSize === undefined ? {} : { pageSize: query.pageSize }),
         ...(query.pageMarker === undefined ? {} : { pageMarker: query.pageMarker }),

@@ -57,6 +57,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const logger = createRecordingLogger();
   const app = createGatehouseApp({
     gatehouse: t.gatehouse,
+    product: t.product,
     logger,
     rateLimit: options.rateLimit ?? { maxFailures: 1000, windowSeconds: 60 },
     registrationLimits: options.registrationLimits ?? { maxPerIp: 1000 },

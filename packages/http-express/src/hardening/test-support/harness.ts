@@ -56,13 +56,13 @@ export async function createHardenedApp(options: { rateLimit?: RateLimitSettings
   const recorded = recordWrites(createMemoryRepositories());
   const { writes, faults, unavailable } = recorded;
   const t = await createTestGatehouse({ repositories: watchStorage(recorded.repositories, storageOutages) });
-  const app = createGatehouseApp({ gatehouse: t.gatehouse, logger, storageOutages, rateLimit: options.rateLimit ?? { maxFailures: 100_000, windowSeconds: 60 } });
+  const app = createGatehouseApp({ gatehouse: t.gatehouse, product: t.product, logger, storageOutages, rateLimit: options.rateLimit ?? { maxFailures: 100_000, windowSeconds: 60 } });
   const account = await t.seedAccount('Acme');
   const admin = await t.seedUser({ email: 'ada@example.com', accountKey: account.accountKey, role: 'admin', phone: ADMIN_PHONE });
   const member = await t.seedUser({ email: 'mel@example.com', accountKey: account.accountKey, role: 'member', phone: MEMBER_PHONE });
   const { client, clientSecret } = await t.seedClient({ name: 'Hardening app', scopes: ALL_SCOPES, ownerUserKey: admin.userKey });
-  const { key: attributeKey } = await t.gatehouse.createAttribute({ actorUserKey: admin.userKey, accountKey: account.accountKey, name: 'department' });
-  await t.gatehouse.setUserAttributes({ actorUserKey: admin.userKey, accountKey: account.accountKey, userKey: admin.userKey, values: [{ key: attributeKey, value: 'Sales' }] });
+  const { key: attributeKey } = await t.product.createAttribute({ actorUserKey: admin.userKey, accountKey: account.accountKey, name: 'department' });
+  await t.product.setUserAttributes({ actorUserKey: admin.userKey, accountKey: account.accountKey, userKey: admin.userKey, values: [{ key: attributeKey, value: 'Sales' }] });
   await t.obtainTokens({ client, user: admin });
 
   const users = [admin, member];

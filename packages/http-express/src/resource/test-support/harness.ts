@@ -28,7 +28,7 @@ export async function createResourceHarness(
   options: Parameters<typeof createTestGatehouse>[0] = {},
 ): Promise<ResourceHarness> {
   const t = await createTestGatehouse(options);
-  const app = createGatehouseApp({ gatehouse: t.gatehouse });
+  const app = createGatehouseApp({ gatehouse: t.gatehouse, product: t.product });
   const account = await t.seedAccount('Acme');
   const admin = await t.seedUser({ email: 'ada@example.com', givenName: 'Ada', familyName: 'Lovelace', accountKey: account.accountKey, role: 'admin', phone: ADMIN_PHONE });
   const member = await t.seedUser({ email: 'mel@example.com', givenName: 'Mel', familyName: 'Member', accountKey: account.accountKey, role: 'member', phone: MEMBER_PHONE });
