@@ -20,7 +20,12 @@ async function createHost(): Promise<{ pool: pg.Pool; schema: string }> {
   return { pool, schema };
 }
 
-describe.skipIf(!POSTGRES_URL)("PostgreSQL, on the host's pool in a schema of its own (decision 0018)", () => {
+/**
+ * Gatehouse's storage on a new host's pool, in a schema of its own migrated once for the enclosing
+ * `describe`; `emptied` deletes every row of `tables` (every foreign key cascades; the schema is
+ * named, the host's search_path is not Gatehouse's) and returns the storage.
+ */
+function onHostPool(userTables: boolean) {
   let host: { pool: pg.Pool; schema: string };
   const gatehouseSchema = freshSchemaName();
   let opened: ReturnType<typeof openPostgres> | undefined;
@@ -36,18 +41,25 @@ describe.skipIf(!POSTGRES_URL)("PostgreSQL, on the host's pool in a schema of it
     await dropSchema(gatehouseSchema);
   });
 
-  describeRepositoryContract(
-    `PostgreSQL (host pool, schema ${gatehouseSchema})`,
-    async () => {
-      opened ??= openPostgres({ pool: host.pool, schema: gatehouseSchema, userTables: true }).then(async (storage) => {
+  return {
+    gatehouseSchema,
+    async emptied(tables: readonly string[]) {
+      opened ??= openPostgres({ pool: host.pool, schema: gatehouseSchema, userTables }).then(async (storage) => {
         await storage.storage.migrate();
         return storage;
       });
       const { storage, db } = await opened;
-      // Every foreign key cascades; the schema is named, the host's search_path is not Gatehouse's.
-      await sql.raw(GATEHOUSE_TABLES.map((table) => `delete from "${gatehouseSchema}"."${table}";`).join(' ')).execute(db);
-      return { repositories: storage.repositories };
+      await sql.raw(tables.map((table) => `delete from "${gatehouseSchema}"."${table}";`).join(' ')).execute(db);
+      return storage;
     },
+  };
+}
+
+describe.skipIf(!POSTGRES_URL)("PostgreSQL, on the host's pool in a schema of its own (decision 0018)", () => {
+  const pool = onHostPool(true);
+  describeRepositoryContract(
+    `PostgreSQL (host pool, schema ${pool.gatehouseSchema})`,
+    async () => ({ repositories: (await pool.emptied(GATEHOUSE_TABLES)).repositories }),
     { describe, it, expect, beforeEach, afterEach },
   );
 });
@@ -58,32 +70,10 @@ function oauthPartOf({ clients, codes, grants, refreshTokens, sessions, interact
 }
 
 describe.skipIf(!POSTGRES_URL)("PostgreSQL, on the host's pool without Gatehouse's user tables (decisions 0146, 0161)", () => {
-  let host: { pool: pg.Pool; schema: string };
-  const gatehouseSchema = freshSchemaName();
-  let opened: ReturnType<typeof openPostgres> | undefined;
-
-  beforeAll(async () => {
-    host = await createHost();
-  });
-
-  afterAll(async () => {
-    if (opened) await (await opened).storage.close();
-    await host.pool.end();
-    await dropSchema(host.schema);
-    await dropSchema(gatehouseSchema);
-  });
-
+  const pool = onHostPool(false);
   describeOAuthRepositoryContract(
-    `PostgreSQL (host pool, schema ${gatehouseSchema}, userTables false)`,
-    async () => {
-      opened ??= openPostgres({ pool: host.pool, schema: gatehouseSchema, userTables: false }).then(async (storage) => {
-        await storage.storage.migrate();
-        return storage;
-      });
-      const { storage, db } = await opened;
-      await sql.raw(OAUTH_TABLES.map((table) => `delete from "${gatehouseSchema}"."${table}";`).join(' ')).execute(db);
-      return { repositories: oauthPartOf(storage.repositories) };
-    },
+    `PostgreSQL (host pool, schema ${pool.gatehouseSchema}, userTables false)`,
+    async () => ({ repositories: oauthPartOf((await pool.emptied(OAUTH_TABLES)).repositories) }),
     { describe, it, expect, beforeEach, afterEach },
   );
 });

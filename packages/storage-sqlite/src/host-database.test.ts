@@ -20,48 +20,36 @@ function createHostSchema(database: BetterSqlite3.Database): void {
 const namesIn = (database: BetterSqlite3.Database, type: 'table' | 'index'): string[] =>
   (database.prepare(`select name from sqlite_master where type = ? and name not like 'sqlite_%' order by name`).all(type) as Array<{ name: string }>).map((row) => row.name);
 
-describeRepositoryContract(
-  "SQLite, in the host's open connection beside its own users table (tablePrefix gh_)",
-  async () => {
-    const file = tempDatabaseFile();
-    const host = new BetterSqlite3(file.filename);
-    createHostSchema(host);
-    const storage = await openSqliteStorage({ database: host, tablePrefix: 'gh_', userTables: true });
-    await storage.migrate();
-    return {
-      repositories: storage.repositories,
-      close: async () => {
-        await storage.close();
-        host.close();
-        file.remove();
-      },
-    };
-  },
-  { describe, it, expect, beforeEach, afterEach },
-);
+/** A migrated storage in a new host's open connection (tablePrefix gh_), removed on close. */
+async function inHostConnection(userTables: boolean) {
+  const file = tempDatabaseFile();
+  const host = new BetterSqlite3(file.filename);
+  createHostSchema(host);
+  const storage = await openSqliteStorage({ database: host, tablePrefix: 'gh_', userTables });
+  await storage.migrate();
+  return {
+    repositories: storage.repositories,
+    close: async () => {
+      await storage.close();
+      host.close();
+      file.remove();
+    },
+  };
+}
 
 /** The OAuth part of a storage's repositories: what an embedder without Gatehouse's own users relies on (docs/decisions/0161). */
 function oauthPartOf({ clients, codes, grants, refreshTokens, sessions, interactions, consents, signingKeys }: Repositories): OAuthRepositories {
   return { clients, codes, grants, refreshTokens, sessions, interactions, consents, signingKeys };
 }
 
+describeRepositoryContract("SQLite, in the host's open connection beside its own users table (tablePrefix gh_)", () => inHostConnection(true), { describe, it, expect, beforeEach, afterEach });
+
 // Without Gatehouse's user tables (decision 0146), the storage keeps the OAuth part of the contract (docs/decisions/0161).
 describeOAuthRepositoryContract(
   "SQLite, in the host's open connection without Gatehouse's user tables (userTables false)",
   async () => {
-    const file = tempDatabaseFile();
-    const host = new BetterSqlite3(file.filename);
-    createHostSchema(host);
-    const storage = await openSqliteStorage({ database: host, tablePrefix: 'gh_', userTables: false });
-    await storage.migrate();
-    return {
-      repositories: oauthPartOf(storage.repositories),
-      close: async () => {
-        await storage.close();
-        host.close();
-        file.remove();
-      },
-    };
+    const subject = await inHostConnection(false);
+    return { ...subject, repositories: oauthPartOf(subject.repositories) };
   },
   { describe, it, expect, beforeEach, afterEach },
 );
