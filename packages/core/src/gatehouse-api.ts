@@ -20,6 +20,7 @@ import type { UserInfo } from './use-cases/userinfo.js';
 import type { EndSessionCheck } from './use-cases/end-session.js';
 import type { SignedIn } from './use-cases/sessions.js';
 import type { ForgottenUser } from './use-cases/forget-user.js';
+import type { DeletedUser } from './use-cases/operator.js';
 import type { CodeReadAhead } from './use-cases/code-read.js';
 import type { TokenResponse } from './use-cases/token-response.js';
 import type { CurrentUser, NewUser } from './use-cases/users.js';
@@ -247,6 +248,12 @@ export interface RequestScopedGatehouse {
   disableUser(userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
   /** Enables a disabled user again. */
   enableUser(userKey: string): Promise<void>;
+  /**
+   * Deletes a user for good: their user-table records (phone numbers, memberships, attribute
+   * values, messages) and everything `forgetUser` deletes; a user owning clients is refused unless
+   * `deleteOwnedClients` (docs/decisions/0158).
+   */
+  deleteUser(userKey: string, options?: { deleteOwnedClients?: boolean }): Promise<DeletedUser>;
   /** A user's live sessions, newest first. */
   listUserSessions(userKey: string): Promise<Session[]>;
   /** Ends one live session and revokes its grants; `not_found` otherwise. */

@@ -248,6 +248,7 @@ const USE_CASES: UseCaseBinders = {
   listUserSessions: (deps) => bind(deps, operator.listUserSessions),
   disableUser: (deps) => bind(deps, operator.disableUser),
   enableUser: (deps) => bind(deps, operator.enableUser),
+  deleteUser: (deps) => bind(deps, operator.deleteUser),
   endSession: (deps) => bind(deps, operator.endSession),
   listGrants: (deps) => bind(deps, operator.listGrants),
   revokeGrants: (deps) => bind(deps, operator.revokeGrants),

@@ -50,6 +50,7 @@ export {
   type IdGenerator,
   type ClientRepository,
   type UserRepository,
+  type DeletedUserRecords,
   type AccountRepository,
   type AuthorizationCodeRepository,
   type GrantRepository,
@@ -134,6 +135,7 @@ export { type TokenTypeHint, type FoundToken } from './use-cases/revoke.js';
 export { type IntrospectionResponse } from './use-cases/introspect.js';
 export { type SignedIn } from './use-cases/sessions.js';
 export { type ForgottenUser } from './use-cases/forget-user.js';
+export { type DeletedUser } from './use-cases/operator.js';
 export { type LoginRequestDetails, type HostLogin, type ConsentRequestDetails } from './use-cases/interactions.js';
 export { ownUserDirectory, claimsOfProfile } from './use-cases/user-directory.js';
 export { type UserInfo } from './use-cases/userinfo.js';

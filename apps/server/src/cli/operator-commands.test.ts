@@ -141,6 +141,30 @@ describe('gatehouse users disable|enable', () => {
   });
 });
 
+describe('gatehouse users delete', () => {
+  it('asks for --yes, refuses a user who owns clients unless --with-clients, then deletes the user and stops their tokens', async () => {
+    await json('users', 'create', '--email', 'erin@example.com', '--password', 'correct horse battery');
+    const { accessToken } = await withGatehouse((gatehouse) => grantUnderSession(gatehouse, 'erin@example.com', clientId, REDIRECT));
+    const erinKey = (await json<{ userKey: string }>('users', 'show', '--email', 'erin@example.com')).userKey;
+    const owned = await withGatehouse((gatehouse) => gatehouse.registerClient({ name: "Erin's app", redirectUris: [REDIRECT], scopes: ['messaging.v1.read'], ownerUserKey: erinKey }));
+
+    const unsure = await cli('users', 'delete', '--email', 'erin@example.com');
+    expect(unsure.code).toBe(2);
+    expect(unsure.stderr).toMatch(/^gatehouse users delete: this deletes erin@example\.com \(userKey [^)]+\) for good, .*; add --yes/);
+    expect((await cli('users', 'delete', '--email', 'erin@example.com', '--yes')).stderr).toBe(`gatehouse users delete: The user owns 1 client(s): ${owned.client.clientId}. Delete them first, or delete them with the user.\n`);
+    await withGatehouse(async (gatehouse) => expect((await gatehouse.verifyAccessToken(accessToken)).userKey).toBe(erinKey));
+
+    expect(await json('users', 'delete', '--email', 'erin@example.com', '--with-clients', '--yes')).toMatchObject({ userKey: erinKey, deleted: true, sessions: 1, grants: 1, consents: 1, clientIds: [owned.client.clientId] });
+    await withGatehouse(async (gatehouse) => {
+      await expect(gatehouse.verifyAccessToken(accessToken)).rejects.toMatchObject({ code: 'invalid_token' });
+      await expect(gatehouse.signIn({ email: 'erin@example.com', password: 'correct horse battery' })).rejects.toMatchObject({ kind: 'unauthenticated' });
+      expect((await gatehouse.listClients()).some((client) => client.clientId === owned.client.clientId)).toBe(false);
+    });
+    expect(await cli('users', 'delete', '--email', 'erin@example.com', '--yes')).toMatchObject({ code: 2, stderr: 'gatehouse users delete: --email erin@example.com: no user with this e-mail\n' });
+    expect((await cli('users', 'delete', '--help')).stdout).toContain('gatehouse users delete --email mallory@example.com --yes');
+  });
+});
+
 describe('gatehouse health', () => {
   let server: Server;
   let ready = true;

@@ -136,6 +136,35 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     },
   },
   {
+    path: ['users', 'delete'],
+    usage: 'gatehouse users delete --email E [--with-clients] --yes [--json]',
+    options: { email: { type: 'string' }, 'with-clients': { type: 'boolean' }, yes: { type: 'boolean' } },
+    positionals: [],
+    async run({ gatehouse }, values) {
+      const user = await userOfEmailOption(gatehouse, values);
+      // Nothing of a deletion can be undone: the command says what it deletes until asked for sure.
+      if (values.yes !== true) {
+        throw new UsageError(`this deletes ${user.email} (userKey ${user.userKey}) for good, with their phone numbers, memberships, attribute values, messages, sessions, grants and consents; add --yes (gatehouse users disable stops them without deleting)`);
+      }
+      // docs/decisions/0158-deleting-a-user.md: a user who owns clients is refused unless --with-clients.
+      const deleted = await gatehouse.deleteUser(user.userKey, { deleteOwnedClients: values['with-clients'] === true });
+      const counts = [
+        `${deleted.sessions} session(s)`,
+        `${deleted.grants} grant(s)`,
+        `${deleted.consents} consent(s)`,
+        `${deleted.phoneNumbers} phone number(s)`,
+        `${deleted.memberships} membership(s)`,
+        `${deleted.attributeValues} attribute value(s)`,
+        `${deleted.messages} message(s)`,
+        ...(deleted.clientIds.length === 0 ? [] : [`client(s) ${deleted.clientIds.join(', ')}`]),
+      ];
+      return {
+        json: { userKey: user.userKey, deleted: true, ...deleted },
+        text: `Deleted ${user.email} (userKey ${user.userKey}) with ${counts.join(', ')}; their tokens no longer work.`,
+      };
+    },
+  },
+  {
     path: ['sessions', 'list'],
     usage: 'gatehouse sessions list --email E [--json]',
     options: { email: { type: 'string' } },

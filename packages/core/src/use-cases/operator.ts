@@ -1,6 +1,8 @@
 import type { Deps } from '../deps.js';
 import type { Grant, Session, User } from '../domain/model.js';
 import { DomainError } from '../errors.js';
+import type { DeletedUserRecords } from '../ports/repositories.js';
+import { deleteAuthorizationRecords, type ForgottenUser } from './forget-user.js';
 
 /**
  * The operator's views and actions on users, sessions and grants (`gatehouse users list`,
@@ -129,4 +131,42 @@ export async function enableUser(deps: Pick<Deps, 'repos' | 'clock' | 'audit'>, 
   if (user.disabledAt === undefined) return;
   await deps.repos.users.setDisabled(userKey, null);
   deps.audit.record({ type: 'user.enabled', at: deps.clock.now(), userKey, reason: 'by the operator' });
+}
+
+/** What `deleteUser` deleted: the user tables' records, the authorization records, the clients. */
+export interface DeletedUser extends DeletedUserRecords, ForgottenUser {
+  /** The ids of the clients the user had registered (deleted only with `deleteOwnedClients`). */
+  clientIds: string[];
+}
+
+/**
+ * Deletes a user for good (docs/decisions/0158-deleting-a-user.md): their row with their phone
+ * numbers, memberships, attribute values and messages (one transaction), then everything
+ * `forgetUser` deletes (sessions, grants with their tokens, codes, consents, login and consent
+ * requests), so their tokens are refused at once. A user who registered clients in the portal is
+ * refused (`conflict`, field `clients`, naming them) unless `deleteOwnedClients`: other people's
+ * grants hang on those clients, so the operator decides.
+ *
+ * @example
+ * const deleted = await deleteUser(deps, 'u-1'); // { phoneNumbers: 1, memberships: 2, …, sessions: 1, grants: 3, clientIds: [] }
+ */
+export async function deleteUser(
+  deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
+  userKey: string,
+  options: { deleteOwnedClients?: boolean } = {},
+): Promise<DeletedUser> {
+  const user = await deps.repos.users.findByKey(userKey);
+  if (!user) throw new DomainError('not_found', 'No such user.');
+  const owned = await deps.repos.clients.listByOwner(userKey);
+  const clientIds = owned.map((client) => client.clientId);
+  if (clientIds.length > 0 && options.deleteOwnedClients !== true) {
+    throw new DomainError('conflict', `The user owns ${clientIds.length} client(s): ${clientIds.join(', ')}. Delete them first, or delete them with the user.`, { field: 'clients' });
+  }
+  // The row first: from here no sign-in finds the user, so no session starts after the deletions below.
+  const records = await deps.repos.users.delete(userKey);
+  if (!records) throw new DomainError('not_found', 'No such user.');
+  for (const clientId of clientIds) await deps.repos.clients.delete(clientId);
+  const { forgotten, grantIds } = await deleteAuthorizationRecords(deps, userKey);
+  deps.audit.record({ type: 'user.deleted', at: deps.clock.now(), userKey, grantIds, reason: 'by the operator' });
+  return { ...records, ...forgotten, clientIds };
 }
