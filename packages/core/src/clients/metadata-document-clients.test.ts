@@ -193,7 +193,7 @@ describe('Client ID Metadata Documents', () => {
     ];
     for (const [fetched, words] of cases) {
       const { t } = await setup({ fetcher: fakeFetcher(fetched) });
-      expect(await errorPageOf(t)).toBe(`The app’s metadata document (${URL_ID}) ${words}`);
+      expect(await errorPageOf(t)).toBe(`The app's metadata document (${URL_ID}) ${words}`);
       expect(await t.repositories.clients.listAll()).toEqual([]);
     }
   });

@@ -137,7 +137,7 @@ export function clientIdUrlProblem(clientId: string, settings: Pick<GatehouseSet
  * public client cannot have are left out, not refused: one document serves many servers.
  */
 export function judgeDocument(clientId: string, fetched: FetchedClientMetadataDocument, settings: GatehouseSettings, now: Date): { client: Client } | { problem: string; detail: string } {
-  const refuse = (problem: string, detail: string) => ({ problem: `The app’s metadata document (${clientId.slice(0, 200)}) ${problem}`, detail });
+  const refuse = (problem: string, detail: string) => ({ problem: `The app's metadata document (${clientId.slice(0, 200)}) ${problem}`, detail });
   if (fetched.kind === 'failed') {
     if (fetched.reason === 'too-large') return refuse(`is larger than ${CLIENT_METADATA_DOCUMENT_MAX_BYTES / 1024} KiB.`, fetched.detail);
     if (fetched.reason === 'timeout') return refuse(`did not arrive within ${CLIENT_METADATA_DOCUMENT_TIMEOUT_MS / 1000} seconds.`, fetched.detail);

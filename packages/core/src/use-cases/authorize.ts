@@ -103,7 +103,7 @@ export async function checkAuthorizationRequest(
   const state = typeof params.state === 'string' ? params.state : undefined;
   const fail = (code: ConstructorParameters<typeof OAuthError>[0], description: string): AuthorizationRequestCheck => {
     const error = new OAuthError(code, description);
-    return { kind: 'redirect-error', error, redirectTo: authorizationResponseUrl(deps.settings.issuer, redirectUri, { error: code, error_description: description, state }), client, redirectUri, state };
+    return { kind: 'redirect-error', error, redirectTo: authorizationResponseUrl(deps.settings.issuer, redirectUri, { error: code, error_description: error.description, state }), client, redirectUri, state };
   };
 
   const repeated = OAUTH_PARAMETERS.find((name) => Array.isArray(params[name]));

@@ -256,19 +256,29 @@ describe('exchangeCode signs while the write commits (decision 0078)', () => {
       },
     };
     const signatures: Array<{ writeAnswered: boolean }> = [];
-    const signer: Es256Signer = { sign: (input, key) => (signatures.push({ writeAnswered }), sign(input, key)) };
+    // Waiting for the signer to be asked, not for a time: a loaded machine may take longer than any delay.
+    const waiters: Array<{ count: number; done: () => void }> = [];
+    const signer: Es256Signer = {
+      sign: (input, key) => {
+        signatures.push({ writeAnswered });
+        for (const waiter of waiters.filter((candidate) => signatures.length >= candidate.count)) waiter.done();
+        return sign(input, key);
+      },
+    };
+    const untilSignatures = (count: number): Promise<void> =>
+      signatures.length >= count ? Promise.resolve() : new Promise((done) => waiters.push({ count, done }));
     const t = await createTestGatehouse({ repositories, signer });
     const user = await t.seedUser({ email: 'ada@example.com' });
     const { client } = await t.seedClient({ scopes: ['messaging.v1.send', 'messaging.v1.read'] });
-    return { t, user, client, release, signatures };
+    return { t, user, client, release, signatures, untilSignatures };
   }
 
   it('asks for the signature before the write answers, and answers only after it', async () => {
-    const { t, user, client, release, signatures } = await setupWithHeldWrite();
+    const { t, user, client, release, signatures, untilSignatures } = await setupWithHeldWrite();
     const code = await issueCode(t, client, user);
     let settled = false;
     const exchange = t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }).finally(() => (settled = true));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await untilSignatures(1);
     expect(signatures).toEqual([{ writeAnswered: false }]);
     expect(settled).toBe(false);
 
@@ -279,10 +289,10 @@ describe('exchangeCode signs while the write commits (decision 0078)', () => {
   });
 
   it('drops the response prepared for the exchange that lost the race: invalid_grant, and the winner’s grant is revoked', async () => {
-    const { t, user, client, release, signatures } = await setupWithHeldWrite();
+    const { t, user, client, release, signatures, untilSignatures } = await setupWithHeldWrite();
     const code = await issueCode(t, client, user);
     const racing = [1, 2].map(() => t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await untilSignatures(2);
     expect(signatures).toEqual([{ writeAnswered: false }, { writeAnswered: false }]);
     release();
     const [first, second] = await Promise.allSettled(racing);
@@ -296,14 +306,14 @@ describe('exchangeCode signs while the write commits (decision 0078)', () => {
 
   it('answers the exchange that lost with invalid_grant even when preparing its response failed, with no unhandled rejection', async () => {
     let calls = 0;
-    const { t, user, client, release } = await setupWithHeldWrite((input, key) => {
+    const { t, user, client, release, untilSignatures } = await setupWithHeldWrite((input, key) => {
       calls += 1;
       if (calls === 2) throw new Error('signing service down');
       return es256Signature(input, key);
     });
     const code = await issueCode(t, client, user);
     const racing = [1, 2].map(() => t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await untilSignatures(2);
     release();
     const [first, second] = await Promise.allSettled(racing);
     expect(first).toMatchObject({ status: 'fulfilled' });
