@@ -112,7 +112,7 @@ describe('embedding: the routers, the host login and consent, the bearer middlew
     expect(String(logout.headers['set-cookie'])).toMatch(/gatehouse_session=;/);
   });
 
-  it('createPortalRouter sends a signed-out browser to sign in; createResourceRouter answers a request without a token 401', async () => {
+  it('createPortalRouter sends a signed-out browser to sign in; createResourceRouter serves its OpenAPI document', async () => {
     const t = await createTestGatehouse({ settings: { issuer: ISSUER } });
     const app = express();
     app.use('/auth', gatehouseHttp.createGatehouseRouter({ gatehouse: t.gatehouse }), gatehouseHttp.createPortalRouter({ gatehouse: t.gatehouse }));
@@ -122,9 +122,11 @@ describe('embedding: the routers, the host login and consent, the bearer middlew
     expect(portal.status).toBeGreaterThanOrEqual(300);
     expect(portal.status).toBeLessThan(400);
     expect(new URL(portal.headers.location as string, 'http://127.0.0.1').pathname).toBe('/auth/oauth/login');
-    const me = await request(app).get('/identity/v1/Users/me');
-    expect(me.status).toBe(401);
-    expect(me.headers['www-authenticate']).toMatch(/^Bearer /);
+    // The resource router's own document (the APIs behind it are tested in resource/).
+    const openapi = await request(app).get('/openapi.json');
+    expect(openapi.status).toBe(200);
+    expect(openapi.body).toMatchObject({ openapi: expect.stringMatching(/^3\.1/) });
+    expect(Object.keys(openapi.body.paths as object)).toContain('/identity/v1/Users/me');
   });
 
   it('bearerAuth, requireScope, accessTokenOf, userKeyOf and bearerErrorHandler guard the host\'s own route', async () => {
