@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { DEFAULT_SCOPES, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, findResource, isCataloguedScope, isHostPattern, isLoopbackHost, parseScope, sha256, type RegistrationPolicy, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
-import { DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP, passwordHelpUrlProblem } from '@gatehouse/http-express';
+import { passwordHelpUrlProblem } from '@gatehouse/http-express';
 import { ownApisResource, readResourceCatalogue } from './resources-file.js';
 import { readScopeCatalogue } from './scopes-file.js';
 
@@ -398,7 +398,7 @@ export function loadConfig(env: Env): Config {
       windowSeconds: e.GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS ?? 300,
       maxFailuresPerIp: e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP ?? 5 * (e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES ?? 5),
       ipv6PrefixLength: e.GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH ?? 64,
-      maxAnonymousRequestsPerIp: e.GATEHOUSE_RATE_LIMIT_MAX_ANONYMOUS_PER_IP ?? DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP,
+      maxAnonymousRequestsPerIp: e.GATEHOUSE_RATE_LIMIT_MAX_ANONYMOUS_PER_IP ?? 60, // http-express's default too
     },
     maxAnonymousInteractions: e.GATEHOUSE_MAX_ANONYMOUS_INTERACTIONS ?? 10_000,
     purgeIntervalMinutes: e.GATEHOUSE_PURGE_INTERVAL_MINUTES ?? 15,
