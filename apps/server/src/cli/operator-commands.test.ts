@@ -196,6 +196,25 @@ describe('gatehouse health', () => {
     await new Promise((done) => closed.close(done));
     expect(await run('health', '--url', `http://127.0.0.1:${closedPort}/readyz`)).toMatchObject({ code: 1, stderr: `gatehouse health: http://127.0.0.1:${closedPort}/readyz: ECONNREFUSED\n` });
     expect(await run('health', '--url', 'ftp://example.com')).toMatchObject({ code: 2 });
+    // A port browsers (and fetch) refuse to talk to, on which a server may still run.
+    const blocked = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ready"}'));
+    let blockedPort: number | undefined;
+    for (const port of [6000, 6665, 6666, 6667, 6668, 6669, 6697, 10080]) {
+      const bound = await new Promise<boolean>((done) => {
+        blocked.once('error', () => done(false));
+        blocked.listen(port, '127.0.0.1', () => done(true));
+      });
+      if (bound) {
+        blockedPort = port;
+        break;
+      }
+    }
+    expect(blockedPort, 'one of the ports fetch refuses is free').toBeDefined();
+    try {
+      expect(await run('health', '--url', `http://127.0.0.1:${blockedPort}/readyz`)).toEqual({ code: 0, stdout: `http://127.0.0.1:${blockedPort}/readyz: ready\n`, stderr: '' });
+    } finally {
+      await new Promise((done) => blocked.close(done));
+    }
     const { existsSync } = await import('node:fs');
     expect(existsSync(join(dir, 'never-created'))).toBe(false);
   });
