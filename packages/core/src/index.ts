@@ -125,7 +125,7 @@ export {
 } from './clients/metadata-document-clients.js';
 export { cachedUserRepositories, DEFAULT_USER_CACHE, type UserCacheOptions } from './users/cached-user-repositories.js';
 export { type VerifiedTokenCache, type CachedClaims } from './tokens/verified-token-cache.js';
-export { type RawParameters, type AuthorizationRequest, type AuthorizationRequestCheck, authorizationResponseUrl } from './use-cases/authorize.js';
+export { type RawParameters, type AuthorizationRequest, type AuthorizationRequestCheck, type AuthorizationCheckOptions, authorizationResponseUrl } from './use-cases/authorize.js';
 export { REAUTHENTICATION_PARAMETER, type AuthorizingUser, type AuthorizationStep } from './use-cases/authorization-step.js';
 export { type Prompt, PROMPT_VALUES } from './use-cases/prompt.js';
 export { validateRegistration, type ClientRegistration, type ClientWithSecret } from './use-cases/clients.js';

@@ -236,6 +236,33 @@ describe('Client ID Metadata Documents', () => {
   });
 });
 
+describe('the adapter decides whether a document may be fetched (docs/decisions/0166)', () => {
+  it('asks only when a fetch would start: refused, nothing is fetched or stored and the page says why; a stored document is not asked about', async () => {
+    const { t, fetcher } = await setup();
+    let asked = 0;
+    const refuse = { mayFetchClientMetadataDocument: async () => ((asked += 1), false) };
+    const allow = { mayFetchClientMetadataDocument: async () => ((asked += 1), true) };
+    const params = { client_id: URL_ID, response_type: 'code', redirect_uri: REDIRECT, code_challenge: s256Challenge('v'.repeat(50)), code_challenge_method: 'S256' };
+
+    const refused = await t.gatehouse.checkAuthorizationRequest(params, refuse);
+    expect(refused).toMatchObject({ kind: 'show-error', error: { description: 'Too many new apps were started from your network. Please try again later.' } });
+    expect(asked).toBe(1);
+    expect(fetcher.fetched).toEqual([]);
+    expect(await t.repositories.clients.findById(URL_ID)).toBeUndefined();
+
+    expect((await t.gatehouse.checkAuthorizationRequest(params, allow)).kind).toBe('valid');
+    expect(asked).toBe(2);
+    expect(fetcher.fetched).toEqual([URL_ID]);
+    // Stored and fresh: no fetch, so nothing to ask, even of a closed gate.
+    expect((await t.gatehouse.checkAuthorizationRequest(params, refuse)).kind).toBe('valid');
+    expect(asked).toBe(2);
+    // A registered client is never asked about.
+    const { client } = await t.seedClient();
+    expect((await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string }, refuse)).kind).toBe('valid');
+    expect(asked).toBe(2);
+  });
+});
+
 describe('cacheLifetimeSeconds (RFC 9111 §4.2.1, within bounds)', () => {
   const bounds = { defaultSeconds: 300, minSeconds: 60, maxSeconds: 86400 };
   it('reads max-age and s-maxage, no-store and no-cache, Expires against Date, and keeps the result within the bounds', () => {
