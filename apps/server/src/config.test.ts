@@ -37,7 +37,7 @@ describe('loadConfig', () => {
       accessTokenTtlSeconds: 3600,
       codeTtlSeconds: 60,
       refreshToken: { rotate: false, reuseGraceSeconds: 10, idleTtlSeconds: null, absoluteTtlSeconds: null },
-      rateLimit: { maxFailures: 5, windowSeconds: 300, maxFailuresPerIp: 25, ipv6PrefixLength: 64, maxAnonymousRequestsPerIp: 60 },
+      rateLimit: { maxFailures: 5, windowSeconds: 300, maxFailuresPerIp: 25, ipv6PrefixLength: 64, maxAnonymousRequestsPerIp: 60, maxClientMetadataDocumentsPerIp: 20 },
       maxAnonymousInteractions: 10_000,
       purgeIntervalMinutes: 15,
       demo: true,
@@ -119,7 +119,7 @@ describe('loadConfig', () => {
       codeTtlSeconds: 30,
       sessionTtlSeconds: 3600,
       refreshToken: { rotate: true, reuseGraceSeconds: 5, idleTtlSeconds: 86400, absoluteTtlSeconds: null },
-      rateLimit: { maxFailures: 3, windowSeconds: 60, maxFailuresPerIp: 100, ipv6PrefixLength: 48, maxAnonymousRequestsPerIp: 60 },
+      rateLimit: { maxFailures: 3, windowSeconds: 60, maxFailuresPerIp: 100, ipv6PrefixLength: 48, maxAnonymousRequestsPerIp: 60, maxClientMetadataDocumentsPerIp: 20 },
       maxAnonymousInteractions: 10_000,
       purgeIntervalMinutes: 5,
       shutdownTimeoutSeconds: 3,
@@ -187,7 +187,7 @@ describe('loadConfig', () => {
   });
 
   it('allows five times the per-key failures per IP unless told otherwise', () => {
-    expect(loadConfig({ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '8' }).rateLimit).toEqual({ maxFailures: 8, windowSeconds: 300, maxFailuresPerIp: 40, ipv6PrefixLength: 64, maxAnonymousRequestsPerIp: 60 });
+    expect(loadConfig({ GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '8' }).rateLimit).toEqual({ maxFailures: 8, windowSeconds: 300, maxFailuresPerIp: 40, ipv6PrefixLength: 64, maxAnonymousRequestsPerIp: 60, maxClientMetadataDocumentsPerIp: 20 });
   });
 
   it('counts IPv6 clients per /64 unless GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH says otherwise (32 to 128)', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { DEFAULT_SCOPES, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, findResource, isCataloguedScope, isHostPattern, isLoopbackHost, parseScope, sha256, type RegistrationPolicy, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
-import { DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP, passwordHelpUrlProblem } from '@gatehouse/http-express';
+import { passwordHelpUrlProblem } from '@gatehouse/http-express';
 import { ownApisResource, readResourceCatalogue } from './resources-file.js';
 import { readScopeCatalogue } from './scopes-file.js';
 
@@ -26,7 +26,7 @@ export interface Config {
   sessionTtlSeconds: number;
   refreshToken: { rotate: boolean; reuseGraceSeconds: number; idleTtlSeconds: number | null; absoluteTtlSeconds: number | null };
   /** Failed sign-ins / client authentications per e-mail or client_id (and per IP) in a window. */
-  rateLimit: { maxFailures: number; windowSeconds: number; maxFailuresPerIp: number; ipv6PrefixLength: number; maxAnonymousRequestsPerIp: number };
+  rateLimit: { maxFailures: number; windowSeconds: number; maxFailuresPerIp: number; ipv6PrefixLength: number; maxAnonymousRequestsPerIp: number; maxClientMetadataDocumentsPerIp: number };
   /** The most pending sign-ins of signed-out browsers kept at once (docs/decisions/0108-anonymous-requests-store-bounded-state.md). */
   maxAnonymousInteractions: number;
   purgeIntervalMinutes: number;
@@ -202,6 +202,7 @@ const schema = {
   GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP: integer(1, 1000000),
   GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH: integer(32, 128),
   GATEHOUSE_RATE_LIMIT_MAX_ANONYMOUS_PER_IP: integer(1, 1000000),
+  GATEHOUSE_RATE_LIMIT_MAX_DOCUMENTS_PER_IP: integer(1, 1000000),
   GATEHOUSE_MAX_ANONYMOUS_INTERACTIONS: integer(100, 10000000),
   GATEHOUSE_PURGE_INTERVAL_MINUTES: integer(1, 7 * 24 * 60),
   GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS: integer(1, 600),
@@ -398,7 +399,8 @@ export function loadConfig(env: Env): Config {
       windowSeconds: e.GATEHOUSE_RATE_LIMIT_WINDOW_SECONDS ?? 300,
       maxFailuresPerIp: e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP ?? 5 * (e.GATEHOUSE_RATE_LIMIT_MAX_FAILURES ?? 5),
       ipv6PrefixLength: e.GATEHOUSE_RATE_LIMIT_IPV6_PREFIX_LENGTH ?? 64,
-      maxAnonymousRequestsPerIp: e.GATEHOUSE_RATE_LIMIT_MAX_ANONYMOUS_PER_IP ?? DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP,
+      maxAnonymousRequestsPerIp: e.GATEHOUSE_RATE_LIMIT_MAX_ANONYMOUS_PER_IP ?? 60, // http-express's default too
+      maxClientMetadataDocumentsPerIp: e.GATEHOUSE_RATE_LIMIT_MAX_DOCUMENTS_PER_IP ?? 20, // http-express's default too
     },
     maxAnonymousInteractions: e.GATEHOUSE_MAX_ANONYMOUS_INTERACTIONS ?? 10_000,
     purgeIntervalMinutes: e.GATEHOUSE_PURGE_INTERVAL_MINUTES ?? 15,

@@ -30,9 +30,25 @@ export type OAuthErrorCode =
   | 'request_uri_not_supported'
   | 'registration_not_supported';
 
+/** Typographic characters and their ASCII stand-ins in an `error_description`. */
+const ASCII_STAND_INS: Readonly<Record<string, string>> = { '"': "'", '\\': '/', '\u2018': "'", '\u2019': "'", '\u201C': "'", '\u201D': "'", '\u2013': '-', '\u2014': '-', '\u2026': '...' };
+
+/**
+ * RFC 6749 §5.2 (and RFC 6750 §3): `error_description` holds only %x20-21 / %x23-5B / %x5D-7E,
+ * printable ASCII without `"` and `\`. Quotes become `'`, a backslash `/`, dashes `-`, an ellipsis
+ * `...`, anything else outside the set `?` — whatever a description quotes of a request.
+ *
+ * @example
+ * errorDescriptionText('The scope "x" is not available.'); // "The scope 'x' is not available."
+ */
+export function errorDescriptionText(text: string): string {
+  return text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/gu, (character) => ASCII_STAND_INS[character] ?? '?');
+}
+
 /**
  * The one error type of the OAuth flows. `description` is public (it becomes
- * `error_description`); `detail` is private and only ever reaches the logs.
+ * `error_description`, kept to RFC 6749 §5.2's characters by `errorDescriptionText`); `detail` is
+ * private and only ever reaches the logs.
  *
  * @example
  * throw new OAuthError('invalid_grant', 'The authorization code has expired.', { detail: `code of client ${clientId}` });
@@ -49,7 +65,7 @@ export class OAuthError extends Error {
     super(description, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'OAuthError';
     this.code = code;
-    this.description = description;
+    this.description = errorDescriptionText(description);
     this.detail = options.detail;
     this.scope = options.scope;
   }

@@ -5,7 +5,7 @@ import type { Clock } from './ports/clock.js';
 import type { GatehouseSettings } from './settings.js';
 import type { AccessTokenExpectations, VerifiedAccessToken } from './tokens/access-token.js';
 import type { SigningAlgorithm } from './tokens/key-ring.js';
-import type { AuthorizationRequest, AuthorizationRequestCheck, RawParameters } from './use-cases/authorize.js';
+import type { AuthorizationCheckOptions, AuthorizationRequest, AuthorizationRequestCheck, RawParameters } from './use-cases/authorize.js';
 import type { AuthorizedApp } from './use-cases/authorized-apps.js';
 import type { AuthorizationStep, AuthorizingUser } from './use-cases/authorization-step.js';
 import type { ClientCredentialsTokenResponse } from './use-cases/client-credentials.js';
@@ -39,8 +39,12 @@ export interface RequestScopedGatehouse {
   readonly clock: Clock;
 
   // Authorization (RFC 6749 §4.1)
-  /** RFC 6749 §4.1.1: checks an authorization request; an untrusted client or redirect URI is `show-error`, never a redirect. */
-  checkAuthorizationRequest(params: RawParameters): Promise<AuthorizationRequestCheck>;
+  /**
+   * RFC 6749 §4.1.1: checks an authorization request; an untrusted client or redirect URI is
+   * `show-error`, never a redirect. `options.mayFetchClientMetadataDocument` lets the adapter
+   * refuse the fetch of a new client metadata document (its rate limit per address).
+   */
+  checkAuthorizationRequest(params: RawParameters, options?: AuthorizationCheckOptions): Promise<AuthorizationRequestCheck>;
   /**
    * What happens next with a valid request: sign in (again, with `prompt=login`), ask for consent,
    * or a redirect to the client (a code when the consent is remembered; `prompt=none`'s errors).
@@ -133,9 +137,10 @@ export interface RequestScopedGatehouse {
   /**
    * Forgets a user the host deleted: their sessions, grants (refresh and access tokens stop
    * working at once), codes in flight, remembered consents and login/consent requests
-   * (docs/decisions/0140).
+   * (docs/decisions/0140). The audit event is `user.forgotten`, or the type and reason `because`
+   * names (the product part's `user.deleted`, docs/decisions/0161).
    */
-  forgetUser(userKey: string): Promise<ForgottenUser>;
+  forgetUser(userKey: string, because?: { type: AuditEventType; reason?: string }): Promise<ForgottenUser>;
   /**
    * Ends a user's access everywhere, for the product part's decisions about a user (a password
    * change, a disabled user; docs/decisions/0161): every session ended, every unused code deleted,

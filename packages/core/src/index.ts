@@ -50,6 +50,7 @@ export {
   type IdGenerator,
   type ClientRepository,
   type UserRepository,
+  type DeletedUserRecords,
   type AccountRepository,
   type AuthorizationCodeRepository,
   type GrantRepository,
@@ -125,7 +126,7 @@ export {
   type ClientLookup,
 } from './clients/metadata-document-clients.js';
 export { type VerifiedTokenCache, type CachedClaims } from './tokens/verified-token-cache.js';
-export { type RawParameters, type AuthorizationRequest, type AuthorizationRequestCheck, authorizationResponseUrl } from './use-cases/authorize.js';
+export { type RawParameters, type AuthorizationRequest, type AuthorizationRequestCheck, type AuthorizationCheckOptions, authorizationResponseUrl } from './use-cases/authorize.js';
 export { REAUTHENTICATION_PARAMETER, type AuthorizingUser, type AuthorizationStep } from './use-cases/authorization-step.js';
 export { type Prompt, PROMPT_VALUES } from './use-cases/prompt.js';
 export { validateRegistration, type ClientRegistration, type ClientWithSecret } from './use-cases/clients.js';
@@ -158,3 +159,4 @@ export { cachedUserRepositories, DEFAULT_USER_CACHE, type UserCacheOptions } fro
 export { phoneNumberTaken, E164, type NewUser, type CurrentUser } from './product/users.js';
 export { type AttributeScope } from './product/attributes.js';
 export { type SendMessageInput } from './product/messages.js';
+export { type DeletedUser } from './product/operator.js';

@@ -35,6 +35,7 @@ export function createMigrationProvider(dialect: StorageDialect, parts: SchemaPa
     '0009_readiness_probe': { up: (db) => createReadinessProbe(db, dialect) },
     '0010_openid_connect': { up: (db) => addOpenIdConnect(db) },
     '0013_client_presentation': { up: (db) => addClientPresentation(db) },
+    '0014_sessions_and_interactions_by_user': { up: (db) => addUserKeyIndexes(db) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -49,6 +50,7 @@ export function createUserTablesMigrationProvider(dialect: StorageDialect): Migr
   const migrations: Record<string, Migration> = {
     '0011_user_tables': { up: (db) => createUserTables(db, dialect, { ifNotExists: true }) },
     '0012_disabled_users': { up: (db) => addDisabledUsers(db) },
+    '0015_user_records_by_user': { up: (db) => addUserRecordIndexes(db) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -493,6 +495,22 @@ async function addOpenIdConnect(db: SchemaDb): Promise<void> {
 /** A user the operator disabled cannot sign in (docs/decisions/0153-disabled-users.md); null: enabled. */
 async function addDisabledUsers(db: SchemaDb): Promise<void> {
   await db.schema.alterTable('users').addColumn('disabled_at', 'bigint').execute();
+}
+
+/**
+ * What acts on every session or login request of one user searches instead of scanning: the host's
+ * sign-out (`sessions.endByUser`), `forgetUser` and the operator's `users delete`
+ * (`deleteByUser`), `sessions list` (`listActiveByUser`).
+ */
+async function addUserKeyIndexes(db: SchemaDb): Promise<void> {
+  await db.schema.createIndex('sessions_by_user').on('sessions').column('user_key').execute();
+  await db.schema.createIndex('interactions_by_user').on('interactions').column('user_key').execute();
+}
+
+/** `users.delete` finds a user's attribute values (every account) and sent messages by index (docs/decisions/0158-deleting-a-user.md). */
+async function addUserRecordIndexes(db: SchemaDb): Promise<void> {
+  await db.schema.createIndex('user_attribute_values_by_user').on('user_attribute_values').column('user_key').execute();
+  await db.schema.createIndex('messages_by_author').on('messages').column('author_user_key').execute();
 }
 
 /**

@@ -94,6 +94,23 @@ Options:
 
 Examples:
   gatehouse users enable --email ada@example.com`,
+  'users delete': `Deletes a user for good: their record, phone numbers, account memberships, attribute
+values and messages, every sign-in session, grant (their access and refresh tokens stop at once),
+remembered consent and login request. A user who registered clients in the portal is refused,
+naming them (other users' grants hang on them): delete those clients first, or add --with-clients.
+Without --yes it only says what it would delete. To stop a user without deleting anything, use
+gatehouse users disable.
+
+Options:
+  --email E         the user (required)
+  --with-clients    delete the clients the user registered too, with their grants and tokens
+  --yes             really delete
+  --json            print {"userKey", "deleted": true, "sessions", "grants", "consents", "phoneNumbers",
+                    "memberships", "attributeValues", "messages", "clientIds", …}
+
+Examples:
+  gatehouse users delete --email mallory@example.com --yes
+  gatehouse users delete --email ada@example.com --with-clients --yes --json`,
   'sessions list': `Lists a user's live sign-in sessions (neither ended nor expired), newest first.
 
 Options:

@@ -141,6 +141,30 @@ describe('gatehouse users disable|enable', () => {
   });
 });
 
+describe('gatehouse users delete', () => {
+  it('asks for --yes, refuses a user who owns clients unless --with-clients, then deletes the user and stops their tokens', async () => {
+    await json('users', 'create', '--email', 'erin@example.com', '--password', 'correct horse battery');
+    const { accessToken } = await withGatehouse((gatehouse) => grantUnderSession(gatehouse, 'erin@example.com', clientId, REDIRECT));
+    const erinKey = (await json<{ userKey: string }>('users', 'show', '--email', 'erin@example.com')).userKey;
+    const owned = await withGatehouse((gatehouse) => gatehouse.registerClient({ name: "Erin's app", redirectUris: [REDIRECT], scopes: ['messaging.v1.read'], ownerUserKey: erinKey }));
+
+    const unsure = await cli('users', 'delete', '--email', 'erin@example.com');
+    expect(unsure.code).toBe(2);
+    expect(unsure.stderr).toMatch(/^gatehouse users delete: this deletes erin@example\.com \(userKey [^)]+\) for good, .*; add --yes/);
+    expect((await cli('users', 'delete', '--email', 'erin@example.com', '--yes')).stderr).toBe(`gatehouse users delete: The user owns 1 client(s): ${owned.client.clientId}. Delete them first, or delete them with the user.\n`);
+    await withGatehouse(async (gatehouse) => expect((await gatehouse.verifyAccessToken(accessToken)).userKey).toBe(erinKey));
+
+    expect(await json('users', 'delete', '--email', 'erin@example.com', '--with-clients', '--yes')).toMatchObject({ userKey: erinKey, deleted: true, sessions: 1, grants: 1, consents: 1, clientIds: [owned.client.clientId] });
+    await withGatehouse(async (gatehouse) => {
+      await expect(gatehouse.verifyAccessToken(accessToken)).rejects.toMatchObject({ code: 'invalid_token' });
+      await expect(gatehouse.signIn({ email: 'erin@example.com', password: 'correct horse battery' })).rejects.toMatchObject({ kind: 'unauthenticated' });
+      expect((await gatehouse.listClients()).some((client) => client.clientId === owned.client.clientId)).toBe(false);
+    });
+    expect(await cli('users', 'delete', '--email', 'erin@example.com', '--yes')).toMatchObject({ code: 2, stderr: 'gatehouse users delete: --email erin@example.com: no user with this e-mail\n' });
+    expect((await cli('users', 'delete', '--help')).stdout).toContain('gatehouse users delete --email mallory@example.com --yes');
+  });
+});
+
 describe('gatehouse health', () => {
   let server: Server;
   let ready = true;
@@ -172,6 +196,25 @@ describe('gatehouse health', () => {
     await new Promise((done) => closed.close(done));
     expect(await run('health', '--url', `http://127.0.0.1:${closedPort}/readyz`)).toMatchObject({ code: 1, stderr: `gatehouse health: http://127.0.0.1:${closedPort}/readyz: ECONNREFUSED\n` });
     expect(await run('health', '--url', 'ftp://example.com')).toMatchObject({ code: 2 });
+    // A port browsers (and fetch) refuse to talk to, on which a server may still run.
+    const blocked = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ready"}'));
+    let blockedPort: number | undefined;
+    for (const port of [6000, 6665, 6666, 6667, 6668, 6669, 6697, 10080]) {
+      const bound = await new Promise<boolean>((done) => {
+        blocked.once('error', () => done(false));
+        blocked.listen(port, '127.0.0.1', () => done(true));
+      });
+      if (bound) {
+        blockedPort = port;
+        break;
+      }
+    }
+    expect(blockedPort, 'one of the ports fetch refuses is free').toBeDefined();
+    try {
+      expect(await run('health', '--url', `http://127.0.0.1:${blockedPort}/readyz`)).toEqual({ code: 0, stdout: `http://127.0.0.1:${blockedPort}/readyz: ready\n`, stderr: '' });
+    } finally {
+      await new Promise((done) => blocked.close(done));
+    }
     const { existsSync } = await import('node:fs');
     expect(existsSync(join(dir, 'never-created'))).toBe(false);
   });

@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { DomainError, type Gatehouse, type Grant, type ProductApi, type Session } from '@gatehouse/core';
 import type { Command, OptionValues } from './commands.js';
 import { UsageError } from './usage.js';
@@ -63,6 +65,34 @@ const grantLine = (grant: Grant) =>
 function readinessUrl(host: string | undefined, port: number): string {
   const reachable = host === undefined || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}/readyz`;
+}
+
+class ReadinessTimeout extends Error {}
+
+/**
+ * GET of the readiness URL with node:http(s), not fetch: fetch refuses the ports browsers block
+ * (6000, 6665–6669, 10080…), on which an operator may well run the server.
+ */
+function askReadiness(url: URL, timeoutMs: number): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { headers: { Accept: 'application/json' } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        let body: unknown;
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: response.statusCode ?? 0, body });
+      });
+    });
+    request.setTimeout(timeoutMs, () => request.destroy(new ReadinessTimeout()));
+    request.on('error', reject);
+    request.end();
+  });
 }
 
 export const OPERATOR_COMMANDS: readonly Command[] = [
@@ -133,6 +163,35 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
       const user = await userOfEmailOption(product, values);
       await product.enableUser(user.userKey);
       return { json: { userKey: user.userKey, disabled: false }, text: `Enabled ${user.email} (userKey ${user.userKey}): they may sign in again.` };
+    },
+  },
+  {
+    path: ['users', 'delete'],
+    usage: 'gatehouse users delete --email E [--with-clients] --yes [--json]',
+    options: { email: { type: 'string' }, 'with-clients': { type: 'boolean' }, yes: { type: 'boolean' } },
+    positionals: [],
+    async run({ product }, values) {
+      const user = await userOfEmailOption(product, values);
+      // Nothing of a deletion can be undone: the command says what it deletes until asked for sure.
+      if (values.yes !== true) {
+        throw new UsageError(`this deletes ${user.email} (userKey ${user.userKey}) for good, with their phone numbers, memberships, attribute values, messages, sessions, grants and consents; add --yes (gatehouse users disable stops them without deleting)`);
+      }
+      // docs/decisions/0158-deleting-a-user.md: a user who owns clients is refused unless --with-clients.
+      const deleted = await product.deleteUser(user.userKey, { deleteOwnedClients: values['with-clients'] === true });
+      const counts = [
+        `${deleted.sessions} session(s)`,
+        `${deleted.grants} grant(s)`,
+        `${deleted.consents} consent(s)`,
+        `${deleted.phoneNumbers} phone number(s)`,
+        `${deleted.memberships} membership(s)`,
+        `${deleted.attributeValues} attribute value(s)`,
+        `${deleted.messages} message(s)`,
+        ...(deleted.clientIds.length === 0 ? [] : [`client(s) ${deleted.clientIds.join(', ')}`]),
+      ];
+      return {
+        json: { userKey: user.userKey, deleted: true, ...deleted },
+        text: `Deleted ${user.email} (userKey ${user.userKey}) with ${counts.join(', ')}; their tokens no longer work.`,
+      };
     },
   },
   {
@@ -223,12 +282,9 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
       let status: number;
       let body: unknown;
       try {
-        const response = await fetch(url, { signal: AbortSignal.timeout(Math.max(1, seconds) * 1000), headers: { Accept: 'application/json' } });
-        status = response.status;
-        body = await response.json().catch(() => undefined);
+        ({ status, body } = await askReadiness(new URL(url), Math.max(1, seconds) * 1000));
       } catch (error) {
-        const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-        const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${seconds} s` : String(cause?.code ?? cause?.message ?? 'unreachable');
+        const reason = error instanceof ReadinessTimeout ? `no answer within ${seconds} s` : String((error as { code?: unknown }).code ?? (error as Error).message ?? 'unreachable');
         throw new DomainError('unavailable', `${url}: ${reason}`);
       }
       const state = typeof body === 'object' && body !== null && typeof (body as { status?: unknown }).status === 'string' ? (body as { status: string }).status : `HTTP ${status}`;

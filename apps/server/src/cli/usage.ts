@@ -36,6 +36,8 @@ Commands:
   users list [--limit N] [--offset N]     users by e-mail, 100 at a time
   users show --email E                    a user's names, phones, accounts, live sessions and grants
   users disable --email E                 no sign-in from now on: sessions ended, grants revoked (users enable: undo)
+  users delete --email E [--with-clients] --yes
+                                          delete a user for good, with their records, sessions and grants
   sessions list --email E                 a user's live sign-in sessions
   sessions end --session ID | --email E   end one session, or every session of a user (their grants too)
   grants list --email E | --client ID     live grants of a user or of a client

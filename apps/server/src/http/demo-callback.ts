@@ -1,4 +1,5 @@
-import { gatehousePaths, html, issuerPath, layout, sendPage, type SafeHtml } from '@gatehouse/http-express';
+import { issuerPath } from '@gatehouse/http-express';
+import { gatehousePaths, html, layout, sendPage, type SafeHtml } from '@gatehouse/http-express/pages';
 import type { Client } from '@gatehouse/core';
 import { Router } from 'express';
 import { authorizeUrl, tokenExchangeCurl } from '../demo.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
-import type { AuditEvent, AuditLog, Clock, StorageUnavailableError } from '@gatehouse/core';
-import { GRANT_TYPES, type StorageOutage } from '@gatehouse/http-express';
+import { GRANT_TYPES, type AuditEvent, type AuditLog, type Clock, type StorageUnavailableError } from '@gatehouse/core';
+import type { StorageOutage } from '@gatehouse/http-express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { observeStorage, type ObservedStorage } from './storage-gauges.js';
 

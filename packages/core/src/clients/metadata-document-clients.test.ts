@@ -193,7 +193,7 @@ describe('Client ID Metadata Documents', () => {
     ];
     for (const [fetched, words] of cases) {
       const { t } = await setup({ fetcher: fakeFetcher(fetched) });
-      expect(await errorPageOf(t)).toBe(`The app’s metadata document (${URL_ID}) ${words}`);
+      expect(await errorPageOf(t)).toBe(`The app's metadata document (${URL_ID}) ${words}`);
       expect(await t.repositories.clients.listAll()).toEqual([]);
     }
   });
@@ -233,6 +233,33 @@ describe('Client ID Metadata Documents', () => {
   it('needs a fetcher when it is on', () => {
     const settings = defineSettings({ issuer: 'https://auth.example', clientMetadataDocuments: { enabled: true } });
     expect(() => createGatehouse({ repositories: createMemoryRepositories(), settings, clock: createControllableClock() })).toThrow('needs a clientMetadataDocumentFetcher');
+  });
+});
+
+describe('the adapter decides whether a document may be fetched (docs/decisions/0166)', () => {
+  it('asks only when a fetch would start: refused, nothing is fetched or stored and the page says why; a stored document is not asked about', async () => {
+    const { t, fetcher } = await setup();
+    let asked = 0;
+    const refuse = { mayFetchClientMetadataDocument: async () => ((asked += 1), false) };
+    const allow = { mayFetchClientMetadataDocument: async () => ((asked += 1), true) };
+    const params = { client_id: URL_ID, response_type: 'code', redirect_uri: REDIRECT, code_challenge: s256Challenge('v'.repeat(50)), code_challenge_method: 'S256' };
+
+    const refused = await t.gatehouse.checkAuthorizationRequest(params, refuse);
+    expect(refused).toMatchObject({ kind: 'show-error', error: { description: 'Too many new apps were started from your network. Please try again later.' } });
+    expect(asked).toBe(1);
+    expect(fetcher.fetched).toEqual([]);
+    expect(await t.repositories.clients.findById(URL_ID)).toBeUndefined();
+
+    expect((await t.gatehouse.checkAuthorizationRequest(params, allow)).kind).toBe('valid');
+    expect(asked).toBe(2);
+    expect(fetcher.fetched).toEqual([URL_ID]);
+    // Stored and fresh: no fetch, so nothing to ask, even of a closed gate.
+    expect((await t.gatehouse.checkAuthorizationRequest(params, refuse)).kind).toBe('valid');
+    expect(asked).toBe(2);
+    // A registered client is never asked about.
+    const { client } = await t.seedClient();
+    expect((await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string }, refuse)).kind).toBe('valid');
+    expect(asked).toBe(2);
   });
 });
 

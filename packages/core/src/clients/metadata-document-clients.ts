@@ -29,9 +29,22 @@ export type ClientLookup = { client: Client } | { problem: string; detail: strin
 
 /** The clients of Client ID Metadata Documents: fetched, judged, stored and cached (docs/decisions/0117-client-id-metadata-documents.md). */
 export interface MetadataDocumentClients {
-  /** The client the document at `clientId` (an `https` URL) describes: the stored one while its document is fresh, else fetched again. */
-  resolve(clientId: string): Promise<ClientLookup>;
+  /**
+   * The client the document at `clientId` (an `https` URL) describes: the stored one while its
+   * document is fresh, else fetched again. `mayFetch`, asked just before a fetch would start (not
+   * for a stored document, nor one already being fetched), refuses it with `false`: the adapter's
+   * rate limit per address (docs/decisions/0166-client-metadata-document-fetches-rate-limited.md).
+   */
+  resolve(clientId: string, options?: ClientLookupOptions): Promise<ClientLookup>;
 }
+
+/** What the caller of a client look-up decides: whether a document may be fetched now. */
+export interface ClientLookupOptions {
+  mayFetch?: (() => Promise<boolean>) | undefined;
+}
+
+/** What a look-up refused by `mayFetch` says on the error page. */
+export const FETCH_REFUSED_PROBLEM = 'Too many new apps were started from your network. Please try again later.';
 
 /**
  * True when a client id names a Client ID Metadata Document: an `https` URL. Client ids Gatehouse
@@ -57,8 +70,9 @@ export async function findAuthorizingClient(
   // `Deps`'s two members, named here: deps.ts imports this module's types.
   deps: { repos: Pick<Repositories, 'clients'>; clientMetadataDocuments?: MetadataDocumentClients | undefined },
   clientId: string,
+  options: ClientLookupOptions = {},
 ): Promise<ClientLookup> {
-  if (deps.clientMetadataDocuments && isClientIdUrl(clientId)) return deps.clientMetadataDocuments.resolve(clientId);
+  if (deps.clientMetadataDocuments && isClientIdUrl(clientId)) return deps.clientMetadataDocuments.resolve(clientId, options);
   const client = await deps.repos.clients.findById(clientId);
   if (!client || client.registration?.kind === 'metadata-document') return { problem: 'The client is not known.', detail: `unknown client_id ${clientId.slice(0, 200)}` };
   return { client };
@@ -92,12 +106,17 @@ export function createMetadataDocumentClients(options: {
   }
 
   return {
-    async resolve(clientId) {
+    async resolve(clientId, options = {}) {
       const problem = clientIdUrlProblem(clientId, settings);
       if (problem !== undefined) return { problem, detail: `client_id ${clientId.slice(0, 200)}` };
       const stored = await clients.findById(clientId);
       if (stored?.registration?.kind === 'metadata-document' && stored.registration.documentExpiresAt.getTime() > clock.now().getTime()) return { client: stored };
       let pending = inFlight.get(clientId);
+      // Only a fetch that would start is asked about: one under way is joined whatever the limit says.
+      if (!pending && options.mayFetch !== undefined && !(await options.mayFetch())) {
+        return { problem: FETCH_REFUSED_PROBLEM, detail: `fetch of client_id ${clientId.slice(0, 200)} refused by the rate limit` };
+      }
+      pending = inFlight.get(clientId);
       if (!pending) {
         pending = refresh(clientId).finally(() => inFlight.delete(clientId));
         inFlight.set(clientId, pending);
@@ -137,7 +156,7 @@ export function clientIdUrlProblem(clientId: string, settings: Pick<GatehouseSet
  * public client cannot have are left out, not refused: one document serves many servers.
  */
 export function judgeDocument(clientId: string, fetched: FetchedClientMetadataDocument, settings: GatehouseSettings, now: Date): { client: Client } | { problem: string; detail: string } {
-  const refuse = (problem: string, detail: string) => ({ problem: `The app’s metadata document (${clientId.slice(0, 200)}) ${problem}`, detail });
+  const refuse = (problem: string, detail: string) => ({ problem: `The app's metadata document (${clientId.slice(0, 200)}) ${problem}`, detail });
   if (fetched.kind === 'failed') {
     if (fetched.reason === 'too-large') return refuse(`is larger than ${CLIENT_METADATA_DOCUMENT_MAX_BYTES / 1024} KiB.`, fetched.detail);
     if (fetched.reason === 'timeout') return refuse(`did not arrive within ${CLIENT_METADATA_DOCUMENT_TIMEOUT_MS / 1000} seconds.`, fetched.detail);

@@ -50,6 +50,7 @@ export type AuditEventType =
   | 'user.disabled'
   | 'user.enabled'
   | 'user.forgotten'
+  | 'user.deleted'
   | 'client.created'
   | 'client.updated'
   | 'client.deleted'

@@ -46,6 +46,7 @@ export function cachedUserRepositories(
       findByEmail: (email) => users.findByEmail(email),
       list: (page) => users.list(page),
       setDisabled: (userKey, at) => cache.change(userKey, () => users.setDisabled(userKey, at)),
+      delete: (userKey) => cache.change(userKey, () => users.delete(userKey)),
       findByPhoneNumber: (phoneNumber) => users.findByPhoneNumber(phoneNumber),
       listPhoneNumbers: (userKey) => users.listPhoneNumbers(userKey),
     },

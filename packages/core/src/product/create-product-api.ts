@@ -81,5 +81,6 @@ export function createProductApi(options: ProductApiOptions): ProductApi {
     listUsers: (page) => operator.listUsers(deps, page),
     disableUser: (userKey) => operator.disableUser(deps, userKey),
     enableUser: (userKey) => operator.enableUser(deps, userKey),
+    deleteUser: (userKey, options) => operator.deleteUser(deps, userKey, options),
   };
 }

@@ -45,4 +45,37 @@ describe("the operator's users", () => {
     expect(t.audit.ofType('user.enabled')).toHaveLength(1);
     await expect(t.product.disableUser('no-such-user')).rejects.toMatchObject({ kind: 'not_found' });
   });
+
+  it('deletes a user for good: user records, sessions, grants (tokens refused), consents; owned clients only when asked', async () => {
+    const t = await createTestGatehouse();
+    const user = await t.seedUser({ email: 'ada@example.com' });
+    const other = await t.seedUser({ email: 'bob@example.com' });
+    const account = await t.product.createAccount({ name: 'Acme' });
+    await t.product.setMembership({ accountKey: account.accountKey, userKey: user.userKey, role: 'admin' });
+    await t.product.addPhoneNumber({ userKey: user.userKey, phoneNumber: '+15550000001' });
+    await t.product.sendMessage(user.userKey, { ownerPhoneNumber: '+15550000001', contactPhoneNumbers: ['+15550000009'], body: 'hello' });
+    const { client } = await t.seedClient();
+    const { client: owned } = await t.seedClient({ name: 'Ada\'s app', ownerUserKey: user.userKey });
+    const session = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'password123' });
+    const tokens = await t.obtainTokens({ client, user, sessionId: sha256(session.sessionToken) });
+    const bobs = await t.obtainTokens({ client: owned, user: other });
+
+    // Bob's grant hangs on Ada's client: the operator decides, nothing is deleted meanwhile.
+    await expect(t.product.deleteUser(user.userKey)).rejects.toMatchObject({ kind: 'conflict', field: 'clients', message: expect.stringContaining(owned.clientId) });
+    expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).userKey).toBe(user.userKey);
+    expect(await t.product.findUserByEmail('ada@example.com')).toBeDefined();
+
+    const deleted = await t.product.deleteUser(user.userKey, { deleteOwnedClients: true });
+    expect(deleted).toEqual({ phoneNumbers: 1, memberships: 1, attributeValues: 0, messages: 1, sessions: 1, grants: 1, codes: 0, consents: 1, interactions: 0, clientIds: [owned.clientId] });
+    await expect(t.gatehouse.verifyAccessToken(tokens.access_token)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined })).rejects.toMatchObject({ code: 'invalid_grant' });
+    await expect(t.gatehouse.verifyAccessToken(bobs.access_token)).rejects.toMatchObject({ code: 'invalid_token' });
+    expect(await t.gatehouse.resolveSession(session.sessionToken)).toBeUndefined();
+    expect(await t.product.findUserByEmail('ada@example.com')).toBeUndefined();
+    expect(await t.product.findPhoneNumberOwner('+15550000001')).toBeUndefined();
+    await expect(t.gatehouse.signIn({ email: 'ada@example.com', password: 'password123' })).rejects.toMatchObject({ kind: 'unauthenticated' });
+    expect(t.audit.ofType('user.deleted')).toMatchObject([{ userKey: user.userKey, grantIds: [expect.any(String)], reason: 'by the operator' }]);
+    expect(await t.product.findUserByEmail('bob@example.com')).toBeDefined();
+    await expect(t.product.deleteUser(user.userKey)).rejects.toMatchObject({ kind: 'not_found' });
+  });
 });

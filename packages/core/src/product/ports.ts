@@ -36,6 +36,22 @@ export interface UserRepository {
   /** The user the phone number belongs to. */
   findByPhoneNumber(phoneNumber: string): Promise<User | undefined>;
   listPhoneNumbers(userKey: string): Promise<string[]>;
+  /**
+   * Deletes the user and, in the same transaction, everything of theirs in the user tables: their
+   * phone numbers, memberships, attribute values in every account, and the messages kept under
+   * their phone numbers or sent by them (a number given to someone else later shows none of them).
+   * Undefined when there is no such user. The authorization side (sessions, grants, codes,
+   * consents) is `forgetUser`'s (docs/decisions/0158-deleting-a-user.md).
+   */
+  delete(userKey: string): Promise<DeletedUserRecords | undefined>;
+}
+
+/** How many records of each kind `users.delete` deleted with the user. */
+export interface DeletedUserRecords {
+  phoneNumbers: number;
+  memberships: number;
+  attributeValues: number;
+  messages: number;
 }
 
 export interface AccountRepository {

@@ -1,5 +1,6 @@
 import type { Account, AttributeName, Message, Role, User, UserAttributeValue } from '../domain/model.js';
 import type { AttributeScope } from './attributes.js';
+import type { DeletedUser } from './operator.js';
 import type { SendMessageInput } from './messages.js';
 import type { CurrentUser, NewUser } from './users.js';
 
@@ -65,4 +66,10 @@ export interface ProductApi {
   disableUser(userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
   /** Enables a disabled user again. */
   enableUser(userKey: string): Promise<void>;
+  /**
+   * Deletes a user for good: their user-table records (phone numbers, memberships, attribute
+   * values, messages) and everything `forgetUser` deletes; a user owning clients is refused unless
+   * `deleteOwnedClients` (docs/decisions/0158).
+   */
+  deleteUser(userKey: string, options?: { deleteOwnedClients?: boolean }): Promise<DeletedUser>;
 }

@@ -1,5 +1,6 @@
 import { DomainError } from '../errors.js';
 import {
+  aMessage,
   anAccount,
   at,
   aUser,
@@ -15,6 +16,43 @@ export function describeUserContract({ runner, repos }: ContractContext<ProductC
   const { describe, it, expect } = runner;
 
   describe('users', () => {
+    it('deletes a user with their phone numbers, memberships, attribute values and messages, and nobody else\'s', async () => {
+      for (const n of [1, 2]) await repos().users.create(aUser(n));
+      for (const n of [1, 2]) await repos().accounts.create(anAccount(n));
+      await repos().accounts.setMembership('account1', 'user1', 'admin');
+      await repos().accounts.setMembership('account2', 'user1', 'member');
+      await repos().accounts.setMembership('account1', 'user2', 'member');
+      await repos().users.addPhoneNumber('user1', '+15550000001');
+      await repos().users.addPhoneNumber('user2', '+15550000002');
+      await repos().attributes.create('account1', { key: 'a1', name: 'Team' }, 10);
+      await repos().attributes.setUserValues('account1', 'user1', [{ key: 'a1', value: 'Blue' }]);
+      await repos().attributes.setUserValues('account1', 'user2', [{ key: 'a1', value: 'Red' }]);
+      // Kept under user1's number; sent by user1 (from a number since taken away); user2's own.
+      await repos().messages.save(aMessage('m1', at(1), { ownerPhoneNumber: '+15550000001', authorUserKey: 'user1' }));
+      await repos().messages.save(aMessage('m2', at(2), { ownerPhoneNumber: '+15550000003', authorUserKey: 'user1' }));
+      await repos().messages.save(aMessage('m3', at(3), { ownerPhoneNumber: '+15550000002', authorUserKey: 'user2' }));
+
+      expect(await repos().users.delete('user1')).toEqual({ phoneNumbers: 1, memberships: 2, attributeValues: 1, messages: 2 });
+
+      expect(await repos().users.findByKey('user1')).toBeUndefined();
+      expect(await repos().users.findByEmail('person1@example.com')).toBeUndefined();
+      expect(await repos().users.findByPhoneNumber('+15550000001')).toBeUndefined();
+      expect(await repos().accounts.findRole('account1', 'user1')).toBeUndefined();
+      expect(await repos().attributes.listUserValues('account1', 'user1')).toEqual([]);
+      expect(await repos().messages.listByOwner('+15550000001', { limit: 10 })).toEqual([]);
+      expect(await repos().messages.listByOwner('+15550000003', { limit: 10 })).toEqual([]);
+      // A freed number can be given to someone else, who sees none of the old messages.
+      await repos().users.addPhoneNumber('user2', '+15550000001');
+      expect(await repos().messages.listByOwner('+15550000001', { limit: 10 })).toEqual([]);
+      // Nobody else's records are touched.
+      expect(await repos().users.findByKey('user2')).toEqual(aUser(2));
+      expect(await repos().accounts.findRole('account1', 'user2')).toBe('member');
+      expect((await repos().attributes.listUserValues('account1', 'user2')).map((value) => value.value)).toEqual(['Red']);
+      expect((await repos().messages.listByOwner('+15550000002', { limit: 10 })).map((message) => message.id)).toEqual(['m3']);
+      expect(await repos().users.delete('user1')).toBeUndefined();
+      expect(await repos().users.delete('nobody')).toBeUndefined();
+    });
+
     it('disables a user from a time and enables them again', async () => {
       await repos().users.create(aUser(1));
       expect(await repos().users.setDisabled('user1', at(7, 5))).toBe(true);

@@ -233,6 +233,24 @@ export function createMemoryRepositories(): Repositories {
         }
         return undefined;
       },
+      async delete(userKey) {
+        if (!users.delete(userKey)) return undefined;
+        const numbers = phones.get(userKey) ?? new Set<string>();
+        phones.delete(userKey);
+        let memberCount = 0;
+        for (const members of memberships.values()) if (members.delete(userKey)) memberCount += 1;
+        let attributeValueCount = 0;
+        for (const [id, values] of attributeValues) {
+          if (id.endsWith(`\n${userKey}`)) {
+            attributeValueCount += values.size;
+            attributeValues.delete(id);
+          }
+        }
+        const before = messages.length;
+        const kept = messages.filter((message) => message.authorUserKey !== userKey && !numbers.has(message.ownerPhoneNumber));
+        messages.splice(0, messages.length, ...kept);
+        return { phoneNumbers: numbers.size, memberships: memberCount, attributeValues: attributeValueCount, messages: before - kept.length };
+      },
     },
 
     accounts: {

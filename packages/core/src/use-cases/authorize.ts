@@ -41,6 +41,16 @@ export type AuthorizationRequestCheck =
       state: string | undefined;
     };
 
+/** What the adapter decides while a request is checked. */
+export interface AuthorizationCheckOptions {
+  /**
+   * Asked just before the request's Client ID Metadata Document would be fetched (a client id URL
+   * not stored, or stored with an expired document): `false` refuses the fetch, and the request is
+   * a `show-error` (docs/decisions/0166-client-metadata-document-fetches-rate-limited.md).
+   */
+  mayFetchClientMetadataDocument?: (() => Promise<boolean>) | undefined;
+}
+
 const OAUTH_PARAMETERS = [
   'client_id',
   'response_type',
@@ -73,6 +83,7 @@ const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 export async function checkAuthorizationRequest(
   deps: Pick<Deps, 'repos' | 'settings' | 'clock' | 'keys' | 'clientMetadataDocuments'>,
   params: RawParameters,
+  options: AuthorizationCheckOptions = {},
 ): Promise<AuthorizationRequestCheck> {
   const clientId = params.client_id;
   if (Array.isArray(clientId) || Array.isArray(params.redirect_uri)) {
@@ -80,7 +91,7 @@ export async function checkAuthorizationRequest(
   }
   if (!clientId) return showError('The request has no client_id.');
   // A registered client, or the client of a Client ID Metadata Document (docs/decisions/0117).
-  const found = await findAuthorizingClient(deps, clientId);
+  const found = await findAuthorizingClient(deps, clientId, { mayFetch: options.mayFetchClientMetadataDocument });
   if ('problem' in found) return showError(found.problem, found.detail);
   const { client } = found;
 
@@ -103,7 +114,7 @@ export async function checkAuthorizationRequest(
   const state = typeof params.state === 'string' ? params.state : undefined;
   const fail = (code: ConstructorParameters<typeof OAuthError>[0], description: string): AuthorizationRequestCheck => {
     const error = new OAuthError(code, description);
-    return { kind: 'redirect-error', error, redirectTo: authorizationResponseUrl(deps.settings.issuer, redirectUri, { error: code, error_description: description, state }), client, redirectUri, state };
+    return { kind: 'redirect-error', error, redirectTo: authorizationResponseUrl(deps.settings.issuer, redirectUri, { error: code, error_description: error.description, state }), client, redirectUri, state };
   };
 
   const repeated = OAUTH_PARAMETERS.find((name) => Array.isArray(params[name]));

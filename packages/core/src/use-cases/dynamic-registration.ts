@@ -114,7 +114,7 @@ export async function updateDynamicClient(
   if (body.client_id !== existing.clientId) throw new OAuthError('invalid_request', 'client_id: must be the client id of the registration being updated.');
   if (body.client_secret !== undefined) {
     const matches = typeof body.client_secret === 'string' && existing.clientSecretHash !== null && constantTimeEqual(sha256(body.client_secret), existing.clientSecretHash);
-    if (!matches) throw new OAuthError('invalid_request', 'client_secret: is not the client’s secret.');
+    if (!matches) throw new OAuthError('invalid_request', "client_secret: is not the client's secret.");
   }
   const authMethod = authMethodOf(requested);
   if ((authMethod === 'none') !== isPublicClient(existing)) {

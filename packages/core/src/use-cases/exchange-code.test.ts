@@ -3,7 +3,7 @@ import { createMemoryRepositories, createTestGatehouse, s256Challenge, type Test
 import type { Client, User } from '../domain/model.js';
 import type { Es256Signer } from '../ports/services.js';
 import { es256Signature } from '../tokens/jws.js';
-import { type OAuthError } from '../errors.js';
+import { StorageUnavailableError, type OAuthError } from '../errors.js';
 import { storedSecretHash } from '../domain/time-ordered-secret.js';
 import { expectOAuthError } from '../test-support/rejections.js';
 
@@ -256,19 +256,29 @@ describe('exchangeCode signs while the write commits (decision 0078)', () => {
       },
     };
     const signatures: Array<{ writeAnswered: boolean }> = [];
-    const signer: Es256Signer = { sign: (input, key) => (signatures.push({ writeAnswered }), sign(input, key)) };
+    // Waiting for the signer to be asked, not for a time: a loaded machine may take longer than any delay.
+    const waiters: Array<{ count: number; done: () => void }> = [];
+    const signer: Es256Signer = {
+      sign: (input, key) => {
+        signatures.push({ writeAnswered });
+        for (const waiter of waiters.filter((candidate) => signatures.length >= candidate.count)) waiter.done();
+        return sign(input, key);
+      },
+    };
+    const untilSignatures = (count: number): Promise<void> =>
+      signatures.length >= count ? Promise.resolve() : new Promise((done) => waiters.push({ count, done }));
     const t = await createTestGatehouse({ repositories, signer });
     const user = await t.seedUser({ email: 'ada@example.com' });
     const { client } = await t.seedClient({ scopes: ['messaging.v1.send', 'messaging.v1.read'] });
-    return { t, user, client, release, signatures };
+    return { t, user, client, release, signatures, untilSignatures };
   }
 
   it('asks for the signature before the write answers, and answers only after it', async () => {
-    const { t, user, client, release, signatures } = await setupWithHeldWrite();
+    const { t, user, client, release, signatures, untilSignatures } = await setupWithHeldWrite();
     const code = await issueCode(t, client, user);
     let settled = false;
     const exchange = t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }).finally(() => (settled = true));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await untilSignatures(1);
     expect(signatures).toEqual([{ writeAnswered: false }]);
     expect(settled).toBe(false);
 
@@ -279,10 +289,10 @@ describe('exchangeCode signs while the write commits (decision 0078)', () => {
   });
 
   it('drops the response prepared for the exchange that lost the race: invalid_grant, and the winner’s grant is revoked', async () => {
-    const { t, user, client, release, signatures } = await setupWithHeldWrite();
+    const { t, user, client, release, signatures, untilSignatures } = await setupWithHeldWrite();
     const code = await issueCode(t, client, user);
     const racing = [1, 2].map(() => t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await untilSignatures(2);
     expect(signatures).toEqual([{ writeAnswered: false }, { writeAnswered: false }]);
     release();
     const [first, second] = await Promise.allSettled(racing);
@@ -296,14 +306,14 @@ describe('exchangeCode signs while the write commits (decision 0078)', () => {
 
   it('answers the exchange that lost with invalid_grant even when preparing its response failed, with no unhandled rejection', async () => {
     let calls = 0;
-    const { t, user, client, release } = await setupWithHeldWrite((input, key) => {
+    const { t, user, client, release, untilSignatures } = await setupWithHeldWrite((input, key) => {
       calls += 1;
       if (calls === 2) throw new Error('signing service down');
       return es256Signature(input, key);
     });
     const code = await issueCode(t, client, user);
     const racing = [1, 2].map(() => t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await untilSignatures(2);
     release();
     const [first, second] = await Promise.allSettled(racing);
     expect(first).toMatchObject({ status: 'fulfilled' });
@@ -380,5 +390,60 @@ describe('exchangeCode signs while the write commits (decision 0078)', () => {
     release();
     const code = await issueCode(t, client, user);
     await expect(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined })).rejects.toThrow('signing service down');
+  });
+});
+
+describe('exchangeCode when the connection is lost under its write (decision 0167)', () => {
+  /** Memory repositories whose exchange write fails as `fail` says, the real write done or not. */
+  async function setupWithFailingWrite(fail: (call: number) => 'after-commit' | 'before-write' | 'busy' | 'none') {
+    const repositories = createMemoryRepositories();
+    const createFromCode = repositories.grants.createFromCode.bind(repositories.grants);
+    let calls = 0;
+    repositories.grants = {
+      ...repositories.grants,
+      async createFromCode(input) {
+        calls += 1;
+        const failure = fail(calls);
+        if (failure === 'before-write') throw new StorageUnavailableError('unreachable', 'connection lost');
+        if (failure === 'busy') throw new StorageUnavailableError('busy', 'locked');
+        const won = await createFromCode(input);
+        if (failure === 'after-commit') throw new StorageUnavailableError('unreachable', 'connection lost before the answer');
+        return won;
+      },
+    };
+    const t = await createTestGatehouse({ repositories });
+    const user = await t.seedUser({ email: 'ada@example.com' });
+    const { client } = await t.seedClient();
+    return { t, user, client, calls: () => calls };
+  }
+
+  it('a commit whose answer was lost is recognised: the exchange succeeds with its own grant, and a later replay still revokes it', async () => {
+    const { t, user, client, calls } = await setupWithFailingWrite((call) => (call === 1 ? 'after-commit' : 'none'));
+    const code = await issueCode(t, client, user);
+    const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined });
+    expect(calls()).toBe(2);
+    expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).userKey).toBe(user.userKey);
+    expect(t.audit.ofType('code.replayed')).toEqual([]);
+    expect(await t.gatehouse.listGrants({ userKey: user.userKey })).toHaveLength(1);
+    // RFC 6749 §4.1.2: the code stays used once; a real replay revokes the grant.
+    await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    await expectOAuthError(t.gatehouse.verifyAccessToken(tokens.access_token), 'invalid_token');
+  });
+
+  it('a write lost before it happened is sent once more and succeeds; other failures are answered at once', async () => {
+    const lost = await setupWithFailingWrite((call) => (call === 1 ? 'before-write' : 'none'));
+    const tokens = await lost.t.gatehouse.exchangeCode({ client: lost.client, code: await issueCode(lost.t, lost.client, lost.user), redirectUri: REDIRECT, codeVerifier: undefined });
+    expect(lost.calls()).toBe(2);
+    expect((await lost.t.gatehouse.verifyAccessToken(tokens.access_token)).userKey).toBe(lost.user.userKey);
+
+    const busy = await setupWithFailingWrite(() => 'busy');
+    const code = await issueCode(busy.t, busy.client, busy.user);
+    await expect(busy.t.gatehouse.exchangeCode({ client: busy.client, code, redirectUri: REDIRECT, codeVerifier: undefined })).rejects.toBeInstanceOf(StorageUnavailableError);
+    expect(busy.calls()).toBe(1);
+
+    const down = await setupWithFailingWrite(() => 'before-write');
+    await expect(down.t.gatehouse.exchangeCode({ client: down.client, code: await issueCode(down.t, down.client, down.user), redirectUri: REDIRECT, codeVerifier: undefined })).rejects.toMatchObject({ reason: 'unreachable' });
+    expect(down.calls()).toBe(2);
+    expect(await down.t.gatehouse.listGrants({ userKey: down.user.userKey })).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import type { AuthorizationCode, Client, Grant, OpenIdAuthentication } from '../
 import { timeOrderedId } from '../domain/time-ordered-id.js';
 import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
 import type { Deps } from '../deps.js';
-import { OAuthError } from '../errors.js';
+import { OAuthError, StorageUnavailableError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
 import { tokenTarget } from './resource-indicators.js';
 import { readCodeForExchange, type CodeReadAhead } from './code-read.js';
@@ -84,13 +84,18 @@ export async function exchangeCode(
   const idToken = code.openid === undefined ? undefined : { client: input.client, nonce: code.openid.nonce };
   const response = tokenResponseFor(deps, grant, target.scopes, refreshToken, principal, target.resource, idToken);
   response.catch(ignore);
-  const won = await deps.repos.grants.createFromCode({
-    grant,
-    codeHash,
-    refreshToken: { tokenHash: storedSecretHash(refreshToken), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null },
-  });
+  const won = await writeOnceMore(() =>
+    deps.repos.grants.createFromCode({
+      grant,
+      codeHash,
+      refreshToken: { tokenHash: storedSecretHash(refreshToken), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null },
+    }),
+  );
   if (!won) {
     const consumed = await deps.repos.codes.findByHash(codeHash);
+    // Consumed by this very exchange's grant: the first write committed though its answer was
+    // lost, and the second found the code used (docs/decisions/0167-lost-commit-answers.md).
+    if (consumed?.grantId === grant.grantId) return response;
     // Product logout ended the code's sign-in session: not a replay, nothing to revoke (the logout
     // revoked the session's grants) (docs/decisions/0005-codes-die-with-their-session.md).
     if (!consumed?.consumedAt) {
@@ -109,6 +114,23 @@ export async function exchangeCode(
 function authenticationOf(openid: NonNullable<AuthorizationCode['openid']>): OpenIdAuthentication {
   const { nonce: _nonce, ...authentication } = openid;
   return authentication;
+}
+
+/**
+ * The exchange's write, sent once more when the connection was lost under it (`unreachable`;
+ * docs/decisions/0167-lost-commit-answers.md): the answer of a commit that happened may have been
+ * lost with it. The second write is conditional like the first, so nothing is written twice:
+ * either it writes (the first did not), or it finds the code consumed — on PostgreSQL after
+ * waiting for the first statement's row lock, if that one still runs — and the caller recognises
+ * its own grant. Other failures (busy, full…) rolled the write back: answered at once (503).
+ */
+async function writeOnceMore(write: () => Promise<boolean>): Promise<boolean> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!(error instanceof StorageUnavailableError) || error.reason !== 'unreachable') throw error;
+    return write();
+  }
 }
 
 /** A response prepared for a write that lost is dropped, its failure too. */

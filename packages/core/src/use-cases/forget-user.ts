@@ -1,3 +1,4 @@
+import type { AuditEventType } from '../ports/services.js';
 import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 
@@ -27,7 +28,21 @@ export interface ForgottenUser {
  * await db.users.delete(userId);
  * await gatehouse.forgetUser(userId); // { sessions: 2, grants: 3, codes: 0, consents: 1, interactions: 0 }
  */
-export async function forgetUser(deps: Pick<Deps, 'repos' | 'clock' | 'audit'>, userKey: string): Promise<ForgottenUser> {
+export async function forgetUser(
+  deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
+  userKey: string,
+  because: { type: AuditEventType; reason?: string } = { type: 'user.forgotten' },
+): Promise<ForgottenUser> {
+  const { forgotten, grantIds } = await deleteAuthorizationRecords(deps, userKey);
+  // The product part names its own event (`user.deleted`, docs/decisions/0161); a host's call is `user.forgotten`.
+  deps.audit.record({ type: because.type, at: deps.clock.now(), userKey, grantIds, ...(because.reason === undefined ? {} : { reason: because.reason }) });
+  return forgotten;
+}
+
+/**
+ * `forgetUser`'s deletions without its audit event: the counts, and the ids of the deleted grants.
+ */
+export async function deleteAuthorizationRecords(deps: Pick<Deps, 'repos'>, userKey: string): Promise<{ forgotten: ForgottenUser; grantIds: string[] }> {
   // '' is no user's key: it marks the client-credentials grants, which are no user's.
   if (userKey === '') throw new DomainError('invalid', 'A user key is required.', { field: 'userKey' });
   const { repos } = deps;
@@ -38,6 +53,5 @@ export async function forgetUser(deps: Pick<Deps, 'repos' | 'clock' | 'audit'>, 
   const sessions = await repos.sessions.deleteByUser(userKey);
   const consents = await repos.consents.forgetByUser(userKey);
   const interactions = await repos.interactions.deleteByUser(userKey);
-  deps.audit.record({ type: 'user.forgotten', at: deps.clock.now(), userKey, grantIds });
-  return { sessions, grants: grantIds.length, codes, consents, interactions };
+  return { forgotten: { sessions, grants: grantIds.length, codes, consents, interactions }, grantIds };
 }

@@ -5,6 +5,7 @@ import { authorizationServerMetadata } from '../oauth/metadata.js';
 import { pagePathsFor } from '../oauth/page-paths.js';
 import { OAUTH_JSON_PATHS, OAUTH_PATH_PREFIX, OAUTH_PATHS, wellKnownMetadataPath, wellKnownOpenIdConfigurationPath } from '../oauth/paths.js';
 import { createOAuthRouter } from '../oauth/router.js';
+import { browserClientCors } from '../security/cors.js';
 import { sendJsonFailure } from '../oauth/json-errors.js';
 import type { GatehouseRouterOptions } from '../options.js';
 import { createAssetsRouter } from '../pages/assets.js';
@@ -115,8 +116,14 @@ export function authorizationServerMetadataRouter(gatehouse: Pick<Gatehouse, 'se
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.status(200).json(body);
   };
+  // Open to browser-based clients, as at the issuer's path (docs/decisions/0165).
+  const cors = browserClientCors(['GET', 'HEAD']);
+  router.use(wellKnownMetadataPath(issuer), cors);
   router.get(wellKnownMetadataPath(issuer), headers, answer);
   // An OpenID Provider's Discovery document with the path inserted too (docs/decisions/0133).
-  if (gatehouse.settings.openid) router.get(wellKnownOpenIdConfigurationPath(issuer), headers, answer);
+  if (gatehouse.settings.openid) {
+    router.use(wellKnownOpenIdConfigurationPath(issuer), cors);
+    router.get(wellKnownOpenIdConfigurationPath(issuer), headers, answer);
+  }
   return router;
 }

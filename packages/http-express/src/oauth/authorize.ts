@@ -10,6 +10,7 @@ import type { FormFields } from '../security/form-body.js';
 import type { SignedInState } from '../security/locals.js';
 import { loginUrl } from '../security/session.js';
 import { clientIp, withParameter, type OAuthContext } from './context.js';
+import { documentFetchLimit } from './document-fetch-limit.js';
 import { sendCsrfFailure } from './page-forms.js';
 import { gatehouseFor } from '../request-scope.js';
 
@@ -165,7 +166,9 @@ async function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response,
  */
 export function authorizeEndpoint(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
-    const check = await ctx.gatehouse.checkAuthorizationRequest(queryParameters(req));
+    const fetches = documentFetchLimit(ctx, req);
+    const check = await ctx.gatehouse.checkAuthorizationRequest(queryParameters(req), fetches.options);
+    if (fetches.answeredRefusal(res)) return;
     if (check.kind !== 'show-error' && storesForAnonymous(ctx, res, check.kind === 'valid' ? check.request : undefined) && (await refusedAnonymousRequest(ctx, req, res))) return;
     try {
       await answerAuthorization(ctx, req, res, check);
@@ -239,7 +242,9 @@ export function decisionEndpoint(ctx: OAuthContext) {
       requestLogger(ctx.logger, res).warn({ event: 'csrf_refused', form: 'consent' }, 'consent form without a valid CSRF token');
       return sendCsrfFailure(res, { href: backToAuthorize, label: 'Back to the request' }, ctx.paths);
     }
-    const check = await ctx.gatehouse.checkAuthorizationRequest(queryParameters(req));
+    const fetches = documentFetchLimit(ctx, req);
+    const check = await ctx.gatehouse.checkAuthorizationRequest(queryParameters(req), fetches.options);
+    if (fetches.answeredRefusal(res)) return;
     if (check.kind !== 'show-error' && storesForAnonymous(ctx, res, undefined) && (await refusedAnonymousRequest(ctx, req, res))) return;
     try {
       if ((await answerFailedCheck(ctx, req, res, check, 303)) || check.kind !== 'valid') return;

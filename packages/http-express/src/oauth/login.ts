@@ -11,6 +11,7 @@ import { CSRF_FIELD, issueCsrfToken, loginCsrfToken, loginCsrfTokenMatches } fro
 import type { FormFields } from '../security/form-body.js';
 import { safeReturnTo, setSessionCookie } from '../security/session.js';
 import { clientIp, type OAuthContext } from './context.js';
+import { documentFetchLimit } from './document-fetch-limit.js';
 import { SignInForm, issueMessage } from './params.js';
 import { gatehouseFor } from '../request-scope.js';
 
@@ -31,10 +32,11 @@ function authorizationParameters(ctx: OAuthContext, returnTo: string | undefined
  * after sign-in (docs/decisions/0156); "Cancel" back to the app; and its `login_hint` (OIDC Core
  * §3.1.2.1), which fills in the e-mail field.
  */
-async function requestOf(ctx: OAuthContext, returnTo: string | undefined): Promise<{ appName?: string; loginHint?: string; cancellable?: boolean }> {
+async function requestOf(ctx: OAuthContext, req: Request, returnTo: string | undefined): Promise<{ appName?: string; loginHint?: string; cancellable?: boolean }> {
   const params = authorizationParameters(ctx, returnTo);
   if (params === undefined) return {};
-  const check = await ctx.gatehouse.checkAuthorizationRequest(params);
+  // A fetch this page would make counts as authorize's do; refused, the page names no app.
+  const check = await ctx.gatehouse.checkAuthorizationRequest(params, documentFetchLimit(ctx, req).options);
   if (check.kind === 'show-error') return {};
   const loginHint = check.kind === 'valid' ? check.request.loginHint : undefined;
   return { appName: check.client.name, cancellable: true, ...(loginHint === undefined ? {} : { loginHint }) };
@@ -96,7 +98,7 @@ export function loginForm(ctx: OAuthContext) {
       sendPage(res, 200, signedInPage({ email: signedIn.user.email, paths: ctx.paths, onward: ctx.afterSignIn }));
       return;
     }
-    const { appName, loginHint, cancellable } = await requestOf(ctx, returnTo);
+    const { appName, loginHint, cancellable } = await requestOf(ctx, req, returnTo);
     sendLoginPage(ctx, res, 200, { csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, appName, cancellable, ...(loginHint === undefined ? {} : { email: loginHint }) });
   };
 }
@@ -127,7 +129,7 @@ export function loginSubmit(ctx: OAuthContext) {
     if (ctx.loginUrl !== undefined) return toHostLogin(ctx, res, 303, returnTo, ctx.loginUrl);
     const log = requestLogger(ctx.logger, res);
     const again = async (status: number, message: string, email?: string) => {
-      const { appName, cancellable } = await requestOf(ctx, returnTo);
+      const { appName, cancellable } = await requestOf(ctx, req, returnTo);
       sendLoginPage(ctx, res, status, { csrfToken: loginCsrfToken(req, res, ctx.csrf), returnTo, message, appName, cancellable, ...(email === undefined ? {} : { email }) });
     };
 

@@ -53,7 +53,12 @@ export function issuerPath(issuer: string): string {
   return new URL(issuer).pathname.replace(/\/+$/, '');
 }
 
-/** Every path of Gatehouse's router under `base` (`''` or `/auth`). */
+/**
+ * Every path of Gatehouse's router under `base` (`''` or `/auth`: `issuerPath(issuer)`).
+ *
+ * @example
+ * gatehousePaths('/auth').stylesheet; // '/auth/assets/gatehouse.css'
+ */
 export function gatehousePaths(base: string): GatehousePaths {
   return {
     base,

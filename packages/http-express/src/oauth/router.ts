@@ -1,6 +1,7 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { GatehouseRouterOptions } from '../options.js';
 import { silentLogger } from '../logger.js';
+import { browserClientCors } from '../security/cors.js';
 import { csrfSettings, provideCsrfToken } from '../security/csrf.js';
 import { repeatedParameterProblem } from '../security/form-body.js';
 import { leanFormBody } from '../security/lean-form.js';
@@ -86,6 +87,11 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   const router = Router();
   const page = [refuseRepeatedSecurityCookies(issuer, ctx.paths), loadSignedIn(gatehouse), provideCsrfToken(ctx.csrf)];
 
+  // What a client running in a browser calls itself is open to any origin, without credentials (docs/decisions/0165).
+  router.use([OAUTH_PATHS.metadata, OAUTH_PATHS.openidConfiguration, OAUTH_PATHS.jwks], browserClientCors(['GET', 'HEAD']));
+  router.use([OAUTH_PATHS.token, OAUTH_PATHS.revoke], browserClientCors(['POST']));
+  router.use(OAUTH_PATHS.userinfo, browserClientCors(['GET', 'POST']));
+  router.use(OAUTH_PATHS.register, browserClientCors(['GET', 'POST', 'PUT', 'DELETE']));
   router.get(OAUTH_PATHS.metadata, metadataEndpoint(ctx));
   router.get(OAUTH_PATHS.jwks, jwksEndpoint(ctx));
   if (gatehouse.settings.openid) {

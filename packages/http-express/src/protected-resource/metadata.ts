@@ -1,5 +1,6 @@
 import { findResource, type Gatehouse, type ResourceDefinition } from '@gatehouse/core';
 import { Router, type NextFunction, type Request, type Response } from 'express';
+import { browserClientCors } from '../security/cors.js';
 import { securityHeaders } from '../security/headers.js';
 
 /** RFC 9728 §3: the well-known URI suffix of protected resource metadata. */
@@ -82,9 +83,13 @@ export function protectedResourceMetadataRouter(gatehouse: Pick<Gatehouse, 'sett
   }
   const headers = securityHeaders(issuer);
   const router = Router();
+  // Open to browser-based clients (an MCP client in a web page discovers its server; docs/decisions/0165).
+  const cors = browserClientCors(['GET', 'HEAD']);
   router.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.method === 'OPTIONS' && documents.has(req.path)) return cors(req, res, next);
     const body = req.method === 'GET' || req.method === 'HEAD' ? documents.get(req.path) : undefined;
     if (body === undefined) return next();
+    cors(req, res, () => undefined);
     headers(req, res, () => {
       res.setHeader('Cache-Control', 'public, max-age=300');
       res.status(200).type('application/json').send(body);

@@ -19,10 +19,20 @@ export interface RateLimitSettings {
    * docs/decisions/0108-anonymous-requests-store-bounded-state.md).
    */
   maxAnonymousRequestsPerIp?: number;
+  /**
+   * Client ID Metadata Documents fetched per IP address within the window because an
+   * authorization request named a client id URL Gatehouse had not stored (or whose document had
+   * expired); the next such request gets 429 (default 20;
+   * docs/decisions/0166-client-metadata-document-fetches-rate-limited.md).
+   */
+  maxClientMetadataDocumentsPerIp?: number;
 }
 
 /** Default of `RateLimitSettings.maxAnonymousRequestsPerIp`. */
 export const DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP = 60;
+
+/** Default of `RateLimitSettings.maxClientMetadataDocumentsPerIp`. */
+export const DEFAULT_MAX_CLIENT_METADATA_DOCUMENTS_PER_IP = 20;
 
 export const DEFAULT_RATE_LIMIT: RateLimitSettings = { maxFailures: 5, windowSeconds: 300 };
 
@@ -69,8 +79,9 @@ export type FailureLimiter = ReturnType<typeof createFailureLimiter>;
 
 /**
  * The limited activities, as the OAuth routes use them: sign-in (per e-mail and per IP), client
- * authentication (per client_id from one IP, and per IP), and what the authorization requests of
- * browsers that are not signed in store (per IP; every such request counts, not only failures).
+ * authentication (per client_id from one IP, and per IP), what the authorization requests of
+ * browsers that are not signed in store (per IP; every such request counts, not only failures),
+ * and the client metadata documents authorization requests make Gatehouse fetch (per IP).
  * IPv6 addresses count per network (`ipv6PrefixLength`, default /64). `store` is where the counts
  * live (default: memory).
  */
@@ -93,7 +104,14 @@ export function createAttemptLimits(clock: Clock, settings: RateLimitSettings = 
   const anonymousKeys = (ip: string): LimitKey[] => [
     { scope: 'ip', key: `anonymous:ip:${network(ip)}`, max: settings.maxAnonymousRequestsPerIp ?? DEFAULT_MAX_ANONYMOUS_REQUESTS_PER_IP },
   ];
+  const documentKeys = (ip: string): LimitKey[] => [
+    { scope: 'ip', key: `documents:ip:${network(ip)}`, max: settings.maxClientMetadataDocumentsPerIp ?? DEFAULT_MAX_CLIENT_METADATA_DOCUMENTS_PER_IP },
+  ];
   return {
+    clientMetadataDocuments: {
+      check: (ip: string) => limiter.check(documentKeys(ip), settings.windowSeconds),
+      record: (ip: string) => limiter.recordFailure(documentKeys(ip), settings.windowSeconds),
+    },
     anonymousRequests: {
       check: (ip: string) => limiter.check(anonymousKeys(ip), settings.windowSeconds),
       record: (ip: string) => limiter.recordFailure(anonymousKeys(ip), settings.windowSeconds),

@@ -17,7 +17,17 @@ export interface SharedWiring {
   failureStore: FailureStore | undefined;
 }
 
-/** A set-up that cannot work, found when the router is built: the message says what to change. */
+/**
+ * A set-up that cannot work, found when the router is built: the message says what to change.
+ *
+ * @example
+ * try {
+ *   app.use('/auth', createGatehouseRouter({ gatehouse, storage })); // PostgreSQL, no csrfKey
+ * } catch (error) {
+ *   if (error instanceof GatehouseSetupError) console.error(error.message); // "… csrfKey …"
+ *   throw error;
+ * }
+ */
 export class GatehouseSetupError extends Error {
   constructor(message: string) {
     super(message);

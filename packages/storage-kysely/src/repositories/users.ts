@@ -1,7 +1,7 @@
 import { DomainError, type Membership, type Role, type User, type UserRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
-import { changed, fold, fromMs, toMs } from '../encoding.js';
+import { affected, changed, fold, fromMs, toMs } from '../encoding.js';
 import { param, reusableQuery } from '../reusable-query.js';
 import type { Database, UserTable } from '../schema.js';
 
@@ -111,6 +111,31 @@ export function createUserRepository(db: Kysely<Database>, dialect: StorageDiale
     async listPhoneNumbers(userKey) {
       const rows = await db.selectFrom('user_phone_numbers').select('phone_number').where('user_key', '=', userKey).orderBy('phone_number').execute();
       return rows.map((row) => row.phone_number);
+    },
+
+    async delete(userKey) {
+      // One transaction: the user's rows in the user tables go together or not at
+      // all (docs/decisions/0158-deleting-a-user.md). Each is deleted by name, not left to the
+      // foreign keys' cascades, so the counts are exact and a connection without them keeps the rule.
+      return db.transaction().execute(async (trx) => {
+        const numbers = trx.selectFrom('user_phone_numbers').select('phone_number').where('user_key', '=', userKey);
+        // The messages first, while the user's numbers still name them.
+        const messages = await trx
+          .deleteFrom('messages')
+          .where((eb) => eb.or([eb('author_user_key', '=', userKey), eb('owner_phone_number', 'in', numbers)]))
+          .executeTakeFirst();
+        const attributeValues = await trx.deleteFrom('user_attribute_values').where('user_key', '=', userKey).executeTakeFirst();
+        const memberships = await trx.deleteFrom('memberships').where('user_key', '=', userKey).executeTakeFirst();
+        const phoneNumbers = await trx.deleteFrom('user_phone_numbers').where('user_key', '=', userKey).executeTakeFirst();
+        const user = await trx.deleteFrom('users').where('user_key', '=', userKey).executeTakeFirst();
+        if (affected(user.numDeletedRows) === 0) return undefined;
+        return {
+          phoneNumbers: affected(phoneNumbers.numDeletedRows),
+          memberships: affected(memberships.numDeletedRows),
+          attributeValues: affected(attributeValues.numDeletedRows),
+          messages: affected(messages.numDeletedRows),
+        };
+      });
     },
   };
 }
