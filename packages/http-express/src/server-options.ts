@@ -20,7 +20,7 @@ export interface ExpressServerOptions {
  * mounted sub-app still swaps the prototypes for its own requests, as it always did.
  *
  * @example
- * const app = createGatehouseApp({ gatehouse });
+ * const app = createGatehouseApp({ gatehouse, product });
  * http.createServer({ ...expressServerOptions(app), requestTimeout: 30_000 }, app).listen(3000);
  */
 export function expressServerOptions(app: Pick<Express, 'request' | 'response'>): ExpressServerOptions {

@@ -25,9 +25,10 @@ type UserWithMemberships = { user: User; memberships: Membership[] };
  *
  * @example
  * const { users, accounts } = cachedUserRepositories(storage.repositories, systemClock, DEFAULT_USER_CACHE);
- * const gatehouse = createGatehouse({ repositories: { ...storage.repositories, users, accounts }, settings });
- * await gatehouse.currentUser(userKey); // read from the repository
- * await gatehouse.currentUser(userKey); // from memory for 5 s, unless changed through `users` or `accounts`
+ * const repositories = { ...storage.repositories, users, accounts };
+ * const product = createProductApi({ gatehouse: createGatehouse({ repositories, settings, clock }), repositories });
+ * await product.currentUser(userKey); // read from the repository
+ * await product.currentUser(userKey); // from memory for 5 s, unless changed through `users` or `accounts`
  */
 export function cachedUserRepositories(
   repositories: { users: UserRepository; accounts: AccountRepository },
