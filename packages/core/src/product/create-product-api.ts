@@ -11,6 +11,12 @@ import type { ProductRepositories } from './ports.js';
 import type { ProductApi } from './product-api.js';
 import * as users from './users.js';
 
+/**
+ * What `createProductApi` binds the product use cases to (docs/decisions/0161).
+ *
+ * @example
+ * const options: ProductApiOptions = { gatehouse, repositories: storage.repositories, passwords, audit, transport };
+ */
 export interface ProductApiOptions {
   /**
    * The OAuth part (`createGatehouse`): its settings and clock are the product's, and what a
