@@ -369,14 +369,15 @@ async function stopServer(server, phase) {
  * in turn, its PostgreSQL row right after its SQLite row.
  */
 async function runPhase(name, title, { opts, state, workDir, first = false }) {
-  const phase = { name, title, scenarios: [], notes: [], bare: {}, data: {} };
+  const phase = { name, title, scenarios: [], notes: [], bare: {} };
   const servers = [];
   let peer;
   try {
     for (const store of state.stores) {
       const server = await startServer(name, store, { opts, state, workDir, first });
       servers.push(server);
-      phase.data[store.key] = server.data;
+      // `data`: SQLite's counts (as before the PostgreSQL rows); `postgresData`: PostgreSQL's.
+      phase[store.key === 'sqlite' ? 'data' : `${store.key}Data`] = server.data;
     }
     if (SCENARIOS.some((scenario) => serverOf(scenario) === 'peer' && selected(scenario, opts))) peer = await preparePeer(name, workDir, opts);
     const contextOf = (server) => ({ ...(server ?? servers[0]).context, peer });

@@ -52,7 +52,8 @@ export async function slice(target, { connections }, seconds, { serverCpuMs = ()
 function databaseFigures(slices, requests) {
   if (slices.every((s) => s.databaseCpu === null)) return null;
   const unreadable = slices.find((s) => s.databaseCpu?.unreadable)?.databaseCpu.unreadable;
-  if (unreadable || requests === 0) return { unreadable: unreadable ?? 'no request' };
+  if (unreadable) return { unreadable };
+  if (requests === 0) return { cpuMsPerRequest: null, backendsMsPerRequest: null, backgroundMsPerRequest: null };
   const sum = (pick) => slices.reduce((total, s) => total + pick(s.databaseCpu), 0);
   const backends = sum((d) => d.backendsMs);
   const background = sum((d) => d.backgroundMs);

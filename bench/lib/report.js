@@ -23,8 +23,8 @@ function rssSentence(phase) {
     underLoad === null || underLoad === undefined
       ? `no scenario of issues 16 and 32's load (${RSS_TARGET_SCENARIOS.join(', ')}) ran`
       : `under issues 16 and 32's load (${RSS_TARGET_SCENARIOS.join(', ')}): ${fmt(underLoad, 0)} MiB, ${times(underLoad)}${ok(RSS_TARGET - underLoad / bare, 0)} target ≤ ${RSS_TARGET}×`;
-  const postgres = phase.postgresServerPeakRssMiB ? ` The server on PostgreSQL: ${fmt(phase.postgresServerPeakRssMiB, 0)} MiB over the phase, ${times(phase.postgresServerPeakRssMiB)}.` : '';
-  return `Bare app's peak RSS ${fmt(bare, 0)} MiB; Gatehouse's (on SQLite) ${judged}; over the whole phase: ${fmt(phase.serverPeakRssMiB, 0)} MiB, ${times(phase.serverPeakRssMiB)}.${postgres}`;
+  const postgres = phase.postgresServerPeakRssMiB ? ` (SQLite's server; the server on PostgreSQL: ${fmt(phase.postgresServerPeakRssMiB, 0)} MiB over the phase, ${times(phase.postgresServerPeakRssMiB)}.)` : '';
+  return `Bare app's peak RSS ${fmt(bare, 0)} MiB; Gatehouse's ${judged}; over the whole phase: ${fmt(phase.serverPeakRssMiB, 0)} MiB, ${times(phase.serverPeakRssMiB)}.${postgres}`;
 }
 
 /**
@@ -59,15 +59,12 @@ function peerTable(phase, peer) {
   return lines;
 }
 
-/** "Database before the run", one line per store. */
-function dataLines(data) {
+/** "Database before the run": SQLite's counts, and PostgreSQL's where it ran. */
+function dataLine(phase) {
   const counts = (values) => Object.entries(values).map(([k, v]) => `${k} ${v.toLocaleString('en-US')}`).join(', ');
-  // Results of runs before the PostgreSQL rows held one store's counts.
-  if (typeof Object.values(data)[0] === 'number') return [`Database before the run: ${counts(data)}.`];
-  return [`Database before the run: ${Object.entries(data).map(([store, values]) => `${STORE_LABELS[store] ?? store}: ${counts(values)}`).join('; ')}.`];
+  if (!phase.postgresData) return `Database before the run: ${counts(phase.data)}.`;
+  return `Database before the run: SQLite: ${counts(phase.data)}; PostgreSQL: ${counts(phase.postgresData)}.`;
 }
-
-const STORE_LABELS = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 
 /** PostgreSQL's own CPU per request, or why it is not known. */
 function databaseCpuCell(row) {
@@ -117,7 +114,7 @@ export function renderMarkdown(results) {
     lines.push('');
     lines.push(`## ${phase.title}`);
     lines.push('');
-    if (phase.data) lines.push(...dataLines(phase.data), '');
+    if (phase.data) lines.push(dataLine(phase), '');
     const growth = phase.name === 'grown';
     const postgres = phase.scenarios.some((row) => row.store === 'postgres');
     lines.push(
@@ -125,7 +122,8 @@ export function renderMarkdown(results) {
       `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${postgres ? '---:|---:|' : ''}${growth ? '---:|---:|' : ''}`,
     );
     for (const row of phase.scenarios) {
-      const target = TARGETS[row.name];
+      // Issues 8 and 16's targets are SQLite's; PostgreSQL's rows are reported beside them (issue 32).
+      const target = row.store === 'postgres' ? undefined : TARGETS[row.name];
       const ratio = row.name === 'bare' ? 1 : row.ratioToBare;
       const cells = [
         row.title,
