@@ -135,7 +135,7 @@ async function main() {
     } catch (error) {
       if (opts.postgres === true) throw error;
       const where = redactUrl(postgresUrl);
-      runNotes.push(`No PostgreSQL rows: PostgreSQL could not be reached at ${where} (${error.message}); GATEHOUSE_TEST_POSTGRES_URL names another server, --no-postgres leaves it out.`);
+      runNotes.push(`No PostgreSQL rows: PostgreSQL could not be reached at ${where} (${error.message}); GATEHOUSE_DATABASE_URL or GATEHOUSE_TEST_POSTGRES_URL names another server, --no-postgres leaves it out.`);
       log(`PostgreSQL not reachable at ${where} (${error.message}): SQLite only.`);
     }
   }
@@ -530,7 +530,8 @@ function versusPeer(rows) {
 async function preparePostgres(url) {
   const { default: pg } = await import('pg');
   const schema = `gatehouse_bench_${process.pid}_${Date.now().toString(36)}`;
-  const client = new pg.Client({ connectionString: url });
+  // A PostgreSQL that does not answer is left out (or fails a --postgres run) within seconds.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
     await client.query(`create schema ${schema}`);

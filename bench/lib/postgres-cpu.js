@@ -56,7 +56,8 @@ export async function openPostgresCpuProbe(url, applicationName) {
     delta(before, after) {
       if (before.unreadable || after.unreadable) {
         const { pid, error } = before.unreadable ?? after.unreadable;
-        return { unreadable: pid ? `/proc/${pid}/stat not readable (${error})` : error };
+        const where = error === 'ENOENT' ? ': PostgreSQL runs in another PID namespace (a container) or on another host' : '';
+        return { unreadable: pid ? `/proc/${pid}/stat (PostgreSQL process ${pid}) not readable (${error}${where})` : error };
       }
       const sum = (b, a) => Object.entries(a).reduce((total, [pid, ms]) => total + ms - (b[pid] ?? 0), 0);
       const ended = Object.keys(before.backends).filter((pid) => !(pid in after.backends)).length;
