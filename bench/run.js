@@ -530,14 +530,7 @@ function versusPeer(rows) {
 async function preparePostgres(url) {
   const { default: pg } = await import('pg');
   const schema = `gatehouse_bench_${process.pid}_${Date.now().toString(36)}`;
-  // A PostgreSQL that does not answer is left out (or fails a --postgres run) within seconds.
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  await client.connect();
-  try {
-    await client.query(`create schema ${schema}`);
-  } finally {
-    await client.end();
-  }
+  // The URLs first: one that cannot be parsed must fail before a schema is created (and left behind).
   // libpq `options`: every connection of the server (and of the CLI) uses the fresh schema.
   const withSchema = new URL(url);
   withSchema.searchParams.set('options', `-c search_path=${schema}`);
@@ -546,6 +539,14 @@ async function preparePostgres(url) {
   const forServer = new URL(withSchema);
   const applicationName = `gatehouse-bench-${process.pid}`;
   forServer.searchParams.set('application_name', applicationName);
+  // A PostgreSQL that does not answer is left out (or fails a --postgres run) within seconds.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    await client.query(`create schema ${schema}`);
+  } finally {
+    await client.end();
+  }
   return { kind: 'postgres', url: withSchema.toString(), serverUrl: forServer.toString(), baseUrl: url, schema, applicationName };
 }
 
