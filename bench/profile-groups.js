@@ -10,7 +10,7 @@ const profile = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 
 const GROUPS = [
-  ['database', (url) => /better-sqlite3|direct-executor|storage-sqlite|storage-kysely|kysely/.test(url)],
+  ['database', (url) => /better-sqlite3|direct-executor|storage-sqlite|storage-kysely|kysely|storage-postgres|node_modules\/pg(-[a-z]+)?\/|postgres-array|postgres-date|postgres-interval|postgres-bytea/.test(url)],
   ['crypto', (url, name) => /jose|node:crypto|internal\/crypto/.test(url) || (url === '' && /sign|digest/.test(name))],
   ['form body', (url) => /body-parser|raw-body|lean-form|form-body|iconv|type-is|media-typer/.test(url)],
   ['logs', (url) => /pino|sonic-boom|logger/.test(url)],

@@ -93,8 +93,11 @@ export function brokenLinks(root = ROOT, files = repositoryFiles(root)) {
         }
       });
   }
+  const decisionIndex = existsSync(join(root, 'docs/decisions/README.md')) ? readFileSync(join(root, 'docs/decisions/README.md'), 'utf8') : '';
   for (const file of files.filter((name) => /^docs\/decisions\/\d{4}-.*\.md$/.test(name))) {
     if (!/^\*\*Status:\*\*/m.test(readFileSync(join(root, file), 'utf8'))) problems.push(`${file}: no **Status:** line`);
+    // Every decision has its row in the index, where a reader looks for it.
+    if (!decisionIndex.includes(`](${file.slice('docs/decisions/'.length)})`)) problems.push(`${file}: not listed in docs/decisions/README.md`);
   }
   return problems;
 }

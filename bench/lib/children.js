@@ -162,6 +162,11 @@ const TICKS_PER_SECOND = (() => {
   }
 })();
 
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`). */
+export function ticksPerSecond() {
+  return TICKS_PER_SECOND;
+}
+
 /** CPU time (user + system) a process and its children have used so far, in ms (Linux); null where unknown. */
 export function cpuMs(pid) {
   return overTree(pid, (member) => {

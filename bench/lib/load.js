@@ -16,18 +16,22 @@ export async function warmUp(target, { connections, warmupSeconds }) {
 }
 
 /**
- * One measured slice. `serverCpuMs()` reads the serving process's CPU time (user + system),
- * before and after, for the CPU cost per request; `serverThreadsMs()`, where given, the same by
- * thread id (children.js `threadCpuMs`).
+ * One measured slice. `probes.serverCpuMs()` reads the serving process's CPU time (user + system),
+ * before and after, for the CPU cost per request; `probes.serverThreadsMs()`, where given, the same
+ * by thread id (children.js `threadCpuMs`); `probes.database`, where given, PostgreSQL's own
+ * processes (postgres-cpu.js).
  */
-export async function slice(target, { connections }, seconds, serverCpuMs = () => null, serverThreadsMs = () => null) {
+export async function slice(target, { connections }, seconds, { serverCpuMs = () => null, serverThreadsMs = () => null, database } = {}) {
+  const databaseBefore = database ? await database.sample() : undefined;
   const cpuBefore = serverCpuMs();
   const threadsBefore = serverThreadsMs();
   const result = await fire({ ...base(target, connections), duration: seconds });
   const cpuAfter = serverCpuMs();
   const threadsAfter = serverThreadsMs();
+  const databaseAfter = database ? await database.sample() : undefined;
   return {
     threadCpuMs: threadsBefore && threadsAfter ? threadDeltas(threadsBefore, threadsAfter) : null,
+    databaseCpu: database ? database.delta(databaseBefore, databaseAfter) : null,
     requests: result.requests.total,
     seconds: result.duration || seconds,
     cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
@@ -38,6 +42,27 @@ export async function slice(target, { connections }, seconds, serverCpuMs = () =
     timeouts: result.timeouts,
     statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count])),
     bytes: result.throughput.total,
+  };
+}
+
+/**
+ * PostgreSQL's CPU per request over several slices: its backends serving the server's pool, and
+ * its shared processes (WAL writer, checkpointer…); `unreadable` says why there is no figure.
+ */
+function databaseFigures(slices, requests) {
+  if (slices.every((s) => s.databaseCpu === null)) return null;
+  const unreadable = slices.find((s) => s.databaseCpu?.unreadable)?.databaseCpu.unreadable;
+  if (unreadable) return { unreadable };
+  if (requests === 0) return { cpuMsPerRequest: null, backendsMsPerRequest: null, backgroundMsPerRequest: null };
+  const sum = (pick) => slices.reduce((total, s) => total + pick(s.databaseCpu), 0);
+  const backends = sum((d) => d.backendsMs);
+  const background = sum((d) => d.backgroundMs);
+  return {
+    cpuMsPerRequest: round((backends + background) / requests, 3),
+    backendsMsPerRequest: round(backends / requests, 3),
+    backgroundMsPerRequest: round(background / requests, 3),
+    backends: Math.max(...slices.map((s) => s.databaseCpu.backends)),
+    backendsEnded: sum((d) => d.ended),
   };
 }
 
@@ -88,6 +113,7 @@ export function combine(slices, mainThreadPid) {
     serverCpuMsPerRequest: cpuMs === null || requests === 0 ? null : round(cpuMs / requests, 3),
     serverCpuShare: cpuMs === null ? null : round(cpuMs / (seconds * 1000), 2),
     serverThreads: threadFigures(slices, requests, mainThreadPid),
+    databaseCpu: databaseFigures(slices, requests),
     latencyMs: {
       p50: median(slices.map((s) => s.latencyMs.p50)),
       p90: median(slices.map((s) => s.latencyMs.p90)),

@@ -26,6 +26,13 @@ export const SIGN_IN_TARGET_PER_CORE = 15;
 /** Issue 32: the sign-in scenario's concurrent browsers. */
 export const SIGN_IN_CONNECTIONS = 50;
 
+/**
+ * Issue 32: the Gatehouse process's CPU per request on PostgreSQL at most this many times its CPU
+ * per request on SQLite, for these scenarios.
+ */
+export const POSTGRES_CPU_TARGET = 1.5;
+export const POSTGRES_CPU_TARGET_SCENARIOS = ['code-exchange', 'refresh', 'users-me'];
+
 /** Growth run: each scenario within 10% of its empty-database figure. */
 export const GROWTH_TARGET = 0.9;
 

@@ -22,7 +22,7 @@ describe('the link check', () => {
     expect(result.code).toBe(0);
   });
 
-  it('names a missing file, a missing heading, a missing decision named in code, and a decision without a status', () => {
+  it('names a missing file, a missing heading, a missing decision named in code, a decision without a status or missing from the index', () => {
     const root = mkdtempSync(join(tmpdir(), 'gatehouse-links-'));
     try {
       mkdirSync(join(root, 'docs/decisions'), { recursive: true });
@@ -36,6 +36,7 @@ describe('the link check', () => {
         'README.md:5: #unknown — no such heading in README.md',
         'code.ts:1: docs/decisions/0002-missing.md — no such file',
         'docs/decisions/0001-x.md: no **Status:** line',
+        'docs/decisions/0001-x.md: not listed in docs/decisions/README.md',
       ]);
     } finally {
       rmSync(root, { recursive: true, force: true });
