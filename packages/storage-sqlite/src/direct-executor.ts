@@ -60,7 +60,7 @@ export function directExecutorOf<DB>(db: Kysely<DB>): DirectExecutor | undefined
 }
 
 /**
- * The direct executor of a connection: kysely's compiled statements on the better-sqlite3 connection, synchronously
+ * Runs kysely's compiled statements on the better-sqlite3 connection synchronously
  * (docs/decisions/0067-synchronous-sqlite-transactions.md): no connection provider, no promise
  * per statement, and a write transaction (`BEGIN IMMEDIATE` … `COMMIT`) with no `await` inside,
  * so nothing else runs in this process while it holds SQLite's write lock. It takes the same
