@@ -24,11 +24,6 @@ export interface StorageDialect {
    */
   readonly locksRows: boolean;
   /**
-   * True when a statement's `WITH` clause may update and insert (PostgreSQL's data-modifying
-   * CTEs): a write of several tables is then one statement, one round trip. SQLite has none.
-   */
-  readonly writesInCtes: boolean;
-  /**
    * Serializes the transactions that take the lock `name` until `trx` ends, on every instance:
    * for writes that read before they write, such as one account's attribute names and values (the
    * per-account limit, the all-or-nothing value check; `attributes:<accountKey>`) and the

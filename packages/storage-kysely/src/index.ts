@@ -5,7 +5,9 @@ export { encryptSigningKeys, assertSigningKeySecret, KeyDecryptionError, MIN_SIG
 export { createMigrationProvider, createUserTablesMigrationProvider, migrateToLatest, migrationStatus, type MigrationState, MIGRATION_TABLE, MIGRATION_LOCK_TABLE, USER_TABLES_MIGRATION_TABLE, type MigrateOptions, type SchemaParts } from './migrations.js';
 export { UserTablesOffError } from './user-tables-off.js';
 export { storageNames, DEFAULT_HOST_TABLE_PREFIX, type StorageNames } from './storage-names.js';
-export { directExecutorOf, param, reusableQuery, setDirectExecutor, type BackgroundStatement, type BoundQuery, type DirectExecutor, type DirectStep, type ReusableQuery } from './reusable-query.js';
+export { inTransaction, param, reusableQuery, setQueryRunner, type BoundQuery, type QueryRunner, type ReusableQuery } from './reusable-query.js';
+export { codeExchangeQueries, codeExchangeValues, type CodeExchange, type CodeExchangeValues } from './repositories/code-exchange.js';
+export { attributeValueQueries } from './repositories/attributes.js';
 export type { StorageDialect } from './dialect.js';
 export type * from './schema.js';
 export { TablePrefixPlugin, GATEHOUSE_TABLES, OAUTH_TABLES, USER_TABLES, assertTablePrefix } from './table-prefix.js';

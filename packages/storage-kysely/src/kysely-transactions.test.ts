@@ -18,7 +18,6 @@ const plainSqlite: StorageDialect = {
   keyType: 'text',
   isUniqueViolation: (error) => ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY'].includes((error as { code?: string } | null)?.code ?? ''),
   locksRows: false,
-  writesInCtes: false,
   lock: async () => undefined,
 };
 

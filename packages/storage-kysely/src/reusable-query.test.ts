@@ -1,7 +1,7 @@
 import { Kysely, SqliteDialect } from 'kysely';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { param, reusableQuery } from './reusable-query.js';
+import { inTransaction, param, reusableQuery } from './reusable-query.js';
 
 interface Db {
   items: { id: string; kind: string; size: number; note: string | null };
@@ -47,7 +47,8 @@ describe('reusableQuery', () => {
       builds += 1;
       return k.insertInto('items').values({ id: param('id'), kind: 'k', size: 1, note: null });
     });
-    await db.transaction().execute(async (trx) => {
+    // A transaction `inTransaction` opens (kysely says nothing public of a transaction's database).
+    await inTransaction(db, async (trx) => {
       await insert(trx, { id: 'in-trx' });
     });
     await insert(db, { id: 'outside' });

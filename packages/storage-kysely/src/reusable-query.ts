@@ -1,4 +1,4 @@
-import type { Compilable, CompiledQuery, Kysely, KyselyPlugin, QueryResult } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely, QueryResult, Transaction } from 'kysely';
 
 const MARK = '\u0000gatehouse-parameter:';
 
@@ -17,89 +17,61 @@ interface Template<R> {
 }
 
 /**
- * Runs compiled queries synchronously on a database whose driver can (better-sqlite3), without
- * kysely's connection provider and promise chain (docs/decisions/0067-synchronous-sqlite-transactions.md).
- * The SQL is still the one kysely compiled. Each method returns `undefined` when it cannot run now
- * (another caller holds the connection, e.g. a kysely transaction waiting on an `await`): the
- * caller then takes kysely's asynchronous path, which waits for the connection.
+ * Runs a reusable query's compiled statement, with one call's values bound, on the database it was
+ * registered for (`setQueryRunner`): how a dialect's storage runs its hot statements its own way
+ * (SQLite: synchronously, docs/decisions/0067-synchronous-sqlite-transactions.md). It answers as
+ * `db.executeQuery` would, and takes kysely's path itself when it cannot run the statement now.
  */
-export interface DirectExecutor {
-  /** Runs one statement outside any transaction. */
-  run<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> | undefined;
-  /**
-   * Runs `body` in one write transaction (SQLite: `BEGIN IMMEDIATE` … `COMMIT`, rolled back when it
-   * throws), in which `step` runs statements. `body` must not await.
-   */
-  transaction<T>(body: (step: DirectStep) => T): { value: T } | undefined;
-  /**
-   * Where the dialect has one (SQLite files, docs/decisions/0075-code-exchange-writes-on-a-thread.md):
-   * runs `statements` as one write transaction on another thread's connection, off the event loop.
-   * Resolves true once committed, false (nothing written) when a statement marked `mustChange`
-   * changed no row; undefined when it cannot (the caller writes on this connection).
-   */
-  writeOnThread?(statements: readonly BackgroundStatement[]): Promise<boolean> | undefined;
-}
+export type QueryRunner = <R>(query: CompiledQuery<R>) => Promise<QueryResult<R>>;
 
-/** A statement of a `writeOnThread` write. */
-export interface BackgroundStatement {
-  sql: string;
-  /** Strings, finite numbers and null: they cross to the thread as JSON. */
-  parameters: readonly unknown[];
-  /** The write is refused (rolled back, answered false) when this statement changes no row. */
-  mustChange: boolean;
-}
-
-/** Runs one statement inside a `DirectExecutor` transaction. */
-export type DirectStep = <R>(sql: string, parameters: readonly unknown[]) => QueryResult<R>;
-
-/** A compiled query's SQL with one call's values bound, for a `DirectExecutor`. */
+/** A compiled query's SQL with one call's values bound, for a dialect's own executor. */
 export interface BoundQuery<R> {
   sql: string;
   parameters: unknown[];
   readonly __rows?: R;
 }
 
-/** Runs a bound query as one statement of a `DirectExecutor` transaction. */
-export function runBound<R>(step: DirectStep, query: BoundQuery<R>): QueryResult<R> {
-  return step<R>(query.sql, query.parameters);
-}
-
-/** By the dialect's adapter, with the plugin list of the database that registered it. */
-const directExecutors = new WeakMap<object, { executor: DirectExecutor; plugins: readonly KyselyPlugin[] }>();
+/** By the database (the `Kysely` instance itself: not its transactions, nor its `withPlugin` copies). */
+const runners = new WeakMap<object, QueryRunner>();
 
 /**
- * Lets `reusableQuery`s on `db` (not on its transactions) run through `executor` instead of
- * kysely's executor. Only for a database whose plugins leave results untouched (they may rewrite
- * the SQL: that is compiled in) and that logs no queries.
+ * Lets `reusableQuery`s on `db` (not on its transactions, nor on a copy with other plugins) run
+ * through `runner` instead of `db.executeQuery`. Only for a database whose plugins leave results
+ * untouched (they may rewrite the SQL: that is compiled in) and that logs no queries.
  */
-export function setDirectExecutor<DB>(db: Kysely<DB>, executor: DirectExecutor): void {
-  const { adapter, plugins } = db.getExecutor();
-  directExecutors.set(adapter, { executor, plugins });
+export function setQueryRunner<DB>(db: Kysely<DB>, runner: QueryRunner): void {
+  runners.set(db, runner);
 }
 
-/** The direct executor of `db`, if it has one, `db` is not a transaction and has the same plugins. */
-export function directExecutorOf<DB>(db: Kysely<DB>): DirectExecutor | undefined {
-  if (db.isTransaction) return undefined;
-  const { adapter, plugins } = db.getExecutor();
-  const registered = directExecutors.get(adapter);
-  // `withPlugin` gives another list, whose results may need transforming: kysely's path then.
-  return registered !== undefined && samePlugins(registered.plugins, plugins) ? registered.executor : undefined;
+/** A transaction opened by `inTransaction`, by the database it belongs to: it shares that database's compiled queries. */
+const transactionsOf = new WeakMap<object, object>();
+
+/**
+ * `db.transaction().execute(body)`, whose `reusableQuery`s use the queries `db` compiled (kysely
+ * says nothing public of a transaction's database: a transaction opened otherwise compiles its own).
+ */
+export function inTransaction<DB, T>(db: Kysely<DB>, body: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  return db.transaction().execute((trx) => {
+    transactionsOf.set(trx, transactionsOf.get(db) ?? db);
+    return body(trx);
+  });
 }
 
-/** A reusable query: call it to run it through kysely (or the database's direct executor). */
+/** A reusable query: call it to run it through kysely (or the database's `QueryRunner`). */
 export interface ReusableQuery<DB, R, V extends Record<string, unknown>> {
   (db: Kysely<DB>, values: V): Promise<QueryResult<R>>;
-  /** The compiled SQL with `values` bound, to run in a `DirectExecutor` transaction. */
+  /** The compiled SQL with `values` bound, for a dialect's own executor (a synchronous transaction, a write thread). */
   bind(db: Kysely<DB>, values: V): BoundQuery<R>;
 }
 
 /**
- * A query that kysely builds and compiles once per database (per dialect) and then runs with the
- * values of each call, for the statements every request makes: building and compiling a query
- * costs more than SQLite takes to run a point read. The SQL is still kysely's, every value still
- * a bound parameter. `build` must not depend on the values: it runs once, with `param` markers.
- * On a database with a direct executor (SQLite, `setDirectExecutor`) a call outside a
- * transaction runs synchronously when the connection is free.
+ * A query that kysely builds and compiles once per database (per dialect and plugins) and then
+ * runs with the values of each call, for the statements every request makes: building and
+ * compiling a query costs more than SQLite takes to run a point read. The SQL is still kysely's,
+ * every value still a bound parameter. `build` must not depend on the values: it runs once, with
+ * `param` markers. The compiled query is kept per `Kysely` instance (a `withPlugin` copy compiles
+ * its own) and shared with the transactions `inTransaction` opens on it. On a database with a
+ * `QueryRunner` (`setQueryRunner`) a call runs through it.
  *
  * @example
  * const findUser = reusableQuery((db) => db.selectFrom('users').selectAll().where('user_key', '=', param('userKey')));
@@ -108,24 +80,18 @@ export interface ReusableQuery<DB, R, V extends Record<string, unknown>> {
 export function reusableQuery<DB, R, V extends Record<string, unknown> = Record<string, unknown>>(
   build: (db: Kysely<DB>) => Compilable<R>,
 ): ReusableQuery<DB, R, V> {
-  // Keyed by the dialect's adapter, which a database shares with its transactions, and by the
-  // plugins that rewrite the SQL as it compiles (a table prefix, a schema): a database and its
-  // transactions share them, `withPlugin` gives another list.
-  const templates = new WeakMap<object, Array<{ plugins: readonly KyselyPlugin[]; template: Template<R> }>>();
+  const templates = new WeakMap<object, Template<R>>();
   const templateFor = (db: Kysely<DB>): Template<R> => {
-    const executor = db.getExecutor();
-    let compiledFor = templates.get(executor.adapter);
-    if (compiledFor === undefined) templates.set(executor.adapter, (compiledFor = []));
-    let template = compiledFor.find((entry) => samePlugins(entry.plugins, executor.plugins))?.template;
+    const key = transactionsOf.get(db) ?? db;
+    let template = templates.get(key);
     if (template === undefined) {
       const compiled = build(db).compile();
       const slots = compiled.parameters.map((value) => (typeof value === 'string' && value.startsWith(MARK) ? value.slice(MARK.length, -1) : undefined));
-      template = { compiled, slots };
-      compiledFor.push({ plugins: executor.plugins, template });
+      templates.set(key, (template = { compiled, slots }));
     }
     return template;
   };
-  const bind = (db: Kysely<DB>, values: V): BoundQuery<R> & { compiled: CompiledQuery<R> } => {
+  const compile = (db: Kysely<DB>, values: V): CompiledQuery<R> => {
     const { compiled, slots } = templateFor(db);
     const parameters: unknown[] = [];
     for (let index = 0; index < slots.length; index += 1) {
@@ -134,21 +100,21 @@ export function reusableQuery<DB, R, V extends Record<string, unknown> = Record<
       else if (Object.hasOwn(values, slot)) parameters.push(values[slot]);
       else throw new Error(`reusableQuery: no value for ${slot}`);
     }
-    return { sql: compiled.sql, parameters, compiled };
+    return { ...compiled, parameters };
   };
   const run = (db: Kysely<DB>, values: V): Promise<QueryResult<R>> => {
     try {
-      const bound = bind(db, values);
-      const direct = directExecutorOf(db)?.run<R>(bound.sql, bound.parameters);
-      if (direct !== undefined) return Promise.resolve(direct);
-      return db.executeQuery({ ...bound.compiled, parameters: bound.parameters });
+      const query = compile(db, values);
+      const runner = runners.get(db);
+      return runner === undefined ? db.executeQuery(query) : runner(query);
     } catch (error) {
       return Promise.reject(error);
     }
   };
-  return Object.assign(run, { bind: (db: Kysely<DB>, values: V): BoundQuery<R> => bind(db, values) });
-}
-
-function samePlugins(a: readonly KyselyPlugin[], b: readonly KyselyPlugin[]): boolean {
-  return a.length === b.length && a.every((plugin, index) => plugin === b[index]);
+  return Object.assign(run, {
+    bind: (db: Kysely<DB>, values: V): BoundQuery<R> => {
+      const { sql, parameters } = compile(db, values);
+      return { sql, parameters: parameters as unknown[] };
+    },
+  });
 }

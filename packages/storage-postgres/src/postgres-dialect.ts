@@ -24,7 +24,6 @@ export const postgresDialect: StorageDialect = {
     return (error as { code?: unknown } | null)?.code === '23505'; // unique_violation
   },
   locksRows: true,
-  writesInCtes: true,
   async lock(trx, name) {
     // Held until the transaction ends; serializes the transactions of every instance that take
     // it, so a check that reads before it writes (an account's attribute limit) cannot race.

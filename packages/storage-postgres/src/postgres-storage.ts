@@ -1,6 +1,7 @@
 import { assertSigningKeySecret, assertTablePrefix, storageNames, TablePrefixPlugin, createKyselyRepositories, migrateToLatest, migrationStatus, checkWrites, countActive, pingDatabase, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
 import { Kysely, sql, WithSchemaPlugin, type LogConfig } from 'kysely';
 import pg from 'pg';
+import { withExchangeInOneStatement } from './code-exchange.js';
 import { createPostgresFailureStore, ensureFailedAttemptsTable, type PostgresFailureStore } from './failed-attempts.js';
 import { createPostgresKyselyDialect, postgresDialect, watchConnection } from './postgres-dialect.js';
 
@@ -93,9 +94,11 @@ export async function openPostgres(options: PostgresStorageOptions, log?: LogCon
   const plugins = [...(names.tablePrefix === '' ? [] : [new TablePrefixPlugin(names.tablePrefix)]), ...(schema === undefined ? [] : [new WithSchemaPlugin(schema)])];
   const db = new Kysely<Database>({ dialect: createPostgresKyselyDialect(pool, { leaveOpen: !ownsPool }), plugins, ...(log ? { log } : {}) });
 
+  const shared = createKyselyRepositories(db, postgresDialect, { signingKeySecret, signingKeySecretName, userTables: names.userTables });
   let closed: Promise<void> | undefined;
   const storage: PostgresStorage = {
-    repositories: createKyselyRepositories(db, postgresDialect, { signingKeySecret, signingKeySecretName, userTables: names.userTables }),
+    // The code exchange's write in one statement (docs/decisions/0073, 0162).
+    repositories: { ...shared, grants: withExchangeInOneStatement(shared.grants, db) },
     failedAttempts: createPostgresFailureStore(db as Kysely<unknown>),
     // The scale-out adapter: several instances unless the host says otherwise (docs/decisions/0145).
     sharedByInstances: options.sharedByInstances !== false,

@@ -1,9 +1,9 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { CamelCasePlugin } from 'kysely';
-import { directExecutorOf, type Database, type Storage } from '@gatehouse/storage-kysely';
+import type { Database, Storage } from '@gatehouse/storage-kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AsyncLock } from './async-lock.js';
-import { createDirectExecutor } from './direct-executor.js';
+import { createDirectExecutor, directExecutorOf } from './direct-executor.js';
 import { openSqlite } from './sqlite-storage.js';
 import { withStatementCache } from './statement-cache.js';
 

@@ -1,10 +1,63 @@
-import type { DirectExecutor, DirectStep } from '@gatehouse/storage-kysely';
-import type { QueryResult, SqliteDatabase, SqliteStatement } from 'kysely';
+import { setQueryRunner, type BoundQuery } from '@gatehouse/storage-kysely';
+import type { CompiledQuery, Kysely, QueryResult, SqliteDatabase, SqliteStatement } from 'kysely';
 import type { AsyncLock } from './async-lock.js';
 import type { LockContention } from './lock-contention.js';
 import { asStorageFailure, isBusy } from './storage-failures.js';
 import type { WriteGate } from './write-gate.js';
-import type { WriteThread } from './write-thread.js';
+import type { BackgroundStatement, WriteThread } from './write-thread.js';
+
+/**
+ * Runs compiled queries synchronously on the better-sqlite3 connection, without kysely's
+ * connection provider and promise chain (docs/decisions/0067-synchronous-sqlite-transactions.md).
+ * The SQL is still the one kysely compiled. Each method returns `undefined` when it cannot run now
+ * (another caller holds the connection, e.g. a kysely transaction waiting on an `await`): the
+ * caller then takes kysely's asynchronous path, which waits for the connection.
+ */
+export interface DirectExecutor {
+  /** Runs one statement outside any transaction. */
+  run<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> | undefined;
+  /**
+   * Runs `body` in one write transaction (`BEGIN IMMEDIATE` … `COMMIT`, rolled back when it
+   * throws), in which `step` runs statements. `body` must not await.
+   */
+  transaction<T>(body: (step: DirectStep) => T): { value: T } | undefined;
+  /**
+   * Where the storage has one (a file it opened, docs/decisions/0075-code-exchange-writes-on-a-thread.md):
+   * runs `statements` as one write transaction on the write thread's connection, off the event loop.
+   * Resolves true once committed, false (nothing written) when a statement marked `mustChange`
+   * changed no row; undefined when the thread has stopped or failed (the caller writes on this connection).
+   */
+  writeOnThread?(statements: readonly BackgroundStatement[]): Promise<boolean> | undefined;
+}
+
+/** Runs one statement inside a `DirectExecutor` transaction. */
+export type DirectStep = <R>(sql: string, parameters: readonly unknown[]) => QueryResult<R>;
+
+/** Runs a bound query (`ReusableQuery.bind`) as one statement of a `DirectExecutor` transaction. */
+export function runBound<R>(step: DirectStep, query: BoundQuery<R>): QueryResult<R> {
+  return step<R>(query.sql, query.parameters);
+}
+
+/** By the `Kysely` instance: not its transactions, nor its `withPlugin` copies. */
+const directExecutors = new WeakMap<object, DirectExecutor>();
+
+/**
+ * Lets `reusableQuery`s on `db` (not on its transactions) run through `executor`, and through
+ * kysely's path when the connection is busy. Only for a database whose plugins leave results
+ * untouched (they may rewrite the SQL: that is compiled in) and that logs no queries.
+ */
+export function setDirectExecutor<DB>(db: Kysely<DB>, executor: DirectExecutor): void {
+  directExecutors.set(db, executor);
+  setQueryRunner(db, <R>(query: CompiledQuery<R>) => {
+    const direct = executor.run<R>(query.sql, query.parameters);
+    return direct === undefined ? db.executeQuery(query) : Promise.resolve(direct);
+  });
+}
+
+/** The direct executor of `db`, if one was set for this very instance. */
+export function directExecutorOf<DB>(db: Kysely<DB>): DirectExecutor | undefined {
+  return directExecutors.get(db);
+}
 
 /**
  * Runs kysely's compiled statements on the better-sqlite3 connection synchronously

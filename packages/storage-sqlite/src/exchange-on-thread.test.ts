@@ -3,20 +3,13 @@ import { StorageUnavailableError } from '@gatehouse/core';
 import type { Storage } from '@gatehouse/storage-kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage, type SqliteFileOptions } from './sqlite-storage.js';
-import { FIXTURE_NOW, seedClientAndCodes, seedCodes } from './test-support/exchange-fixtures.js';
+import { exchangeCode, FIXTURE_NOW, seedClientAndCodes, seedCodes } from './test-support/exchange-fixtures.js';
 import { tempDatabaseFile } from './test-support/temp-file.js';
 
 const now = FIXTURE_NOW;
 const codeHashes = (count: number) => Array.from({ length: count }, (_, index) => `code${index}`);
 
-function exchange(storage: Storage, index: number): Promise<boolean> {
-  const grantId = `g${index}`;
-  return storage.repositories.grants.createFromCode({
-    grant: { grantId, clientId: 'c1', userKey: 'u1', scopes: ['messaging.v1.read'], sessionId: null, createdAt: now, revokedAt: null },
-    codeHash: `code${index}`,
-    refreshToken: { tokenHash: `r${index}`, grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null },
-  });
-}
+const exchange = exchangeCode;
 
 /** Counts the 5 ms timer ticks while `work` runs; the ticks stop when the event loop is blocked. */
 async function ticksDuring<T>(work: () => Promise<T>): Promise<{ ticks: number; outcome: PromiseSettledResult<T> }> {

@@ -2,7 +2,9 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from './sqlite-storage.js';
-import { directExecutorOf, type BackgroundStatement, type DirectExecutor, type Storage } from '@gatehouse/storage-kysely';
+import type { Storage } from '@gatehouse/storage-kysely';
+import { directExecutorOf, type DirectExecutor } from './direct-executor.js';
+import type { BackgroundStatement } from './write-thread.js';
 import { tempDatabaseFile } from './test-support/temp-file.js';
 
 const GRANTS = 100_000;

@@ -13,9 +13,9 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type { AsyncLock } from './async-lock.js';
-import type { DirectExecutor, StorageDialect } from '@gatehouse/storage-kysely';
+import type { StorageDialect } from '@gatehouse/storage-kysely';
 import { clockMs, pause, retryDelayMs } from './deadline.js';
-import { createDirectExecutor } from './direct-executor.js';
+import { createDirectExecutor, type DirectExecutor } from './direct-executor.js';
 import { LockContention } from './lock-contention.js';
 import { DEFAULT_STATEMENT_CACHE_SIZE, withStatementCache } from './statement-cache.js';
 import { asStorageFailure, busyTimeoutExceeded, isBusy } from './storage-failures.js';
@@ -32,7 +32,6 @@ export const sqliteDialect: StorageDialect = {
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
   },
   locksRows: false,
-  writesInCtes: false,
   // BEGIN IMMEDIATE already holds the database's only write lock for the whole transaction.
   lock: async () => undefined,
 };

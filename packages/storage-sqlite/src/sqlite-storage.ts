@@ -1,15 +1,17 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { assertSigningKeySecret, assertTablePrefix, storageNames, createKyselyRepositories, setDirectExecutor, migrateToLatest, migrationStatus, checkWrites, countActive, pingDatabase, TablePrefixPlugin, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
+import { assertSigningKeySecret, assertTablePrefix, storageNames, createKyselyRepositories, migrateToLatest, migrationStatus, checkWrites, countActive, pingDatabase, TablePrefixPlugin, type Database, type Storage, type StorageWiringOptions } from '@gatehouse/storage-kysely';
 import { Kysely, sql, type LogConfig } from 'kysely';
 import { AsyncLock } from './async-lock.js';
+import { setDirectExecutor } from './direct-executor.js';
 import { LockContention } from './lock-contention.js';
 import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, WAL_SIZE_LIMIT_BYTES, type BackgroundCheckpoints } from './background-checkpoints.js';
 import { WriteGate } from './write-gate.js';
 import { startWriteThread, WRITE_THREAD_CACHE_KIB, type WriteThread } from './write-thread.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
 import { createSqliteFailureStore, ensureFailedAttemptsTable } from './failed-attempts.js';
+import { withSqliteWrites } from './sqlite-writes.js';
 
 interface SqliteCommonOptions extends StorageWiringOptions {
   /**
@@ -122,9 +124,12 @@ export async function openSqlite(
     ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
   });
   const db = new Kysely<Database>({ dialect, plugins, ...(log ? { log } : {}) });
-  // The hot statements run synchronously (decision 0067); kysely's own path when queries are
-  // logged (the log is kysely's). The table prefix plugin leaves results untouched.
+  // The hot statements, the code exchange's write and a user's attribute values run on SQLite's
+  // own paths (decisions 0067, 0075, 0162); kysely's own when queries are logged (the log is
+  // kysely's). The table prefix plugin leaves results untouched.
   if (!log) setDirectExecutor(db, dialect.direct);
+  const shared = createKyselyRepositories(db, sqliteDialect, { signingKeySecret, signingKeySecretName, userTables: names.userTables });
+  const repositories = log ? shared : withSqliteWrites(shared, db, dialect.direct, { userTables: names.userTables });
 
   let closed: Promise<void> | undefined;
   // Several processes on one file (a CLI beside the server is not one): the host says so. On a
@@ -132,7 +137,7 @@ export async function openSqlite(
   const sharedByInstances = options.sharedByInstances === true;
   const sharedFailureCounts = sharedByInstances && options.database === undefined;
   const storage: Storage = {
-    repositories: createKyselyRepositories(db, sqliteDialect, { signingKeySecret, signingKeySecretName, userTables: names.userTables }),
+    repositories,
     sharedByInstances,
     ...(sharedFailureCounts ? { failedAttempts: createSqliteFailureStore(db) } : {}),
     async migrate() {

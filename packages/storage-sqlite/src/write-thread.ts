@@ -1,6 +1,5 @@
 import { Worker } from 'node:worker_threads';
 import { createThreadCalls, workerModule } from '@gatehouse/core/threads';
-import type { BackgroundStatement } from '@gatehouse/storage-kysely';
 import { clockMs } from './deadline.js';
 import { LockContention } from './lock-contention.js';
 import { asStorageFailure } from './storage-failures.js';
@@ -25,6 +24,15 @@ export interface WriteThreadOptions {
   walSizeLimitBytes: number;
   autocheckpointPages: number;
   cacheKib: number;
+}
+
+/** A statement of a write handed to the thread. */
+export interface BackgroundStatement {
+  sql: string;
+  /** Strings, finite numbers and null: they cross to the thread as JSON. */
+  parameters: readonly unknown[];
+  /** The write is refused (rolled back, answered false) when this statement changes no row. */
+  mustChange: boolean;
 }
 
 /** The write thread of one database file. */

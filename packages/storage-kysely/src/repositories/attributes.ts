@@ -2,7 +2,7 @@ import type { AttributeRepository, CreateAttributeResult, RenameAttributeResult 
 import type { Kysely } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
 import { changed, fold } from '../encoding.js';
-import { directExecutorOf, param, reusableQuery, runBound, type DirectStep } from '../reusable-query.js';
+import { inTransaction, param, reusableQuery } from '../reusable-query.js';
 import type { Database } from '../schema.js';
 
 const attributePage = reusableQuery((db: Kysely<Database>) =>
@@ -53,7 +53,7 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
       const folded = fold(attribute.name);
       try {
         // Uniqueness, the limit and the insert in one transaction, under the account's write lock.
-        return await db.transaction().execute(async (trx): Promise<CreateAttributeResult> => {
+        return await inTransaction(db, async (trx): Promise<CreateAttributeResult> => {
           await dialect.lock(trx, `attributes:${accountKey}`);
           const names = trx.selectFrom('attribute_names').where('account_key', '=', accountKey);
           if (await names.select('attribute_key').where('name_folded', '=', folded).executeTakeFirst()) return 'duplicate-name';
@@ -110,7 +110,7 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
     },
 
     async delete(accountKey, key) {
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(db, async (trx) => {
         await dialect.lock(trx, `attributes:${accountKey}`);
         await trx.deleteFrom('user_attribute_values').where('account_key', '=', accountKey).where('attribute_key', '=', key).execute();
         const result = await trx.deleteFrom('attribute_names').where('account_key', '=', accountKey).where('attribute_key', '=', key).executeTakeFirst();
@@ -120,11 +120,9 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
 
     async setUserValues(accountKey, userKey, changes) {
       if (changes.length === 0) return { unknownKeys: [] };
-      // SQLite: one synchronous transaction, its statements compiled once
-      // (docs/decisions/0067-synchronous-sqlite-transactions.md); undefined when the connection is busy.
-      const direct = directExecutorOf(db)?.transaction((step) => setValuesInOneStep(db, step, accountKey, userKey, changes));
-      if (direct !== undefined) return direct.value;
-      return db.transaction().execute(async (trx) => {
+      // SQLite's storage puts its synchronous transaction in this one's place when the connection
+      // is free (docs/decisions/0067-synchronous-sqlite-transactions.md, 0162).
+      return inTransaction(db, async (trx) => {
         await dialect.lock(trx, `attributes:${accountKey}`);
         const keys = [...new Set(changes.map((change) => change.key))];
         const known = new Set(
@@ -158,24 +156,8 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
 }
 
 /**
- * `setUserValues`'s transaction for a direct executor: the attribute names checked one by one (each
- * a point read in the process), then the same writes as kysely's path. The write lock, held since
- * `BEGIN IMMEDIATE`, keeps a concurrent deletion of a name out, as `dialect.lock` does
- * on PostgreSQL.
+ * `setUserValues`'s statements, for a dialect's own form of it (SQLite's synchronous transaction,
+ * docs/decisions/0067): values `{ accountKey, key }` (`findAttributeKey`), `{ accountKey, userKey,
+ * key }` (`deleteUserValue`), and `value` too (`upsertUserValue`).
  */
-function setValuesInOneStep(
-  db: Kysely<Database>,
-  step: DirectStep,
-  accountKey: string,
-  userKey: string,
-  changes: Parameters<AttributeRepository['setUserValues']>[2],
-): { unknownKeys: string[] } {
-  const unknownKeys = changes.map((change) => change.key).filter((key) => runBound(step, findAttributeKey.bind(db, { accountKey, key })).rows.length === 0);
-  // All or nothing: an unknown key means no write at all.
-  if (unknownKeys.length > 0) return { unknownKeys };
-  for (const { key, value } of changes) {
-    if (value === null) runBound(step, deleteUserValue.bind(db, { accountKey, userKey, key }));
-    else runBound(step, upsertUserValue.bind(db, { accountKey, userKey, key, value }));
-  }
-  return { unknownKeys: [] };
-}
+export const attributeValueQueries = { findAttributeKey, deleteUserValue, upsertUserValue };

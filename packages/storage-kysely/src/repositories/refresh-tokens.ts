@@ -2,7 +2,7 @@ import type { RefreshToken, RefreshTokenRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
 import { fromMs, fromMsOrNull, toMs, toMsOrNull } from '../encoding.js';
-import { param, reusableQuery } from '../reusable-query.js';
+import { inTransaction, param, reusableQuery } from '../reusable-query.js';
 import type { Database, RefreshTokenTable } from '../schema.js';
 import { fromRow as grantFromRow } from './grant-rows.js';
 
@@ -51,7 +51,7 @@ export function createRefreshTokenRepository(db: Kysely<Database>, dialect: Stor
 
     async rotate({ tokenHash, next, at, graceSince }) {
       const when = toMs(at);
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(db, async (trx) => {
         const token = await trx.selectFrom('refresh_tokens').select('grant_id').where('token_hash', '=', tokenHash).executeTakeFirst();
         if (!token) return 'reused';
         // The grant's rotations, one at a time: on PostgreSQL its row lock, taken first by every

@@ -36,3 +36,14 @@ export async function seedCodes(storage: Storage, codeHashes: readonly string[],
     });
   }
 }
+
+/** Exchanges `code{index}` of client `c1` for grant `g{index}` and refresh token `r{index}`, made at FIXTURE_NOW. */
+export function exchangeCode(storage: Storage, index: number): Promise<boolean> {
+  const grantId = `g${index}`;
+  const now = FIXTURE_NOW;
+  return storage.repositories.grants.createFromCode({
+    grant: { grantId, clientId: 'c1', userKey: 'u1', scopes: ['messaging.v1.read'], sessionId: null, createdAt: now, revokedAt: null },
+    codeHash: `code${index}`,
+    refreshToken: { tokenHash: `r${index}`, grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null },
+  });
+}
