@@ -28,6 +28,14 @@ describe('createGatehouse on the OAuth part of the storage (docs/decisions/0161)
     expect((await gatehouse.presentClient(client)).registeredBy).toEqual({ kind: 'user', email: 'ada@orders.example' });
   });
 
+  it("names a client's owner through the host's directory even beside a users repository that refuses every call (a storage without user tables)", async () => {
+    const userDirectory = createMemoryUserDirectory([{ userKey: 'u-1', email: 'ada@orders.example', givenName: 'Ada', familyName: 'Lovelace' }]);
+    const refusing = new Proxy({}, { get: () => () => Promise.reject(new Error('no user tables')) }) as never;
+    const gatehouse = createGatehouse({ repositories: { ...oauthPart(), users: refusing }, settings, clock: createControllableClock(), userDirectory });
+    const { client } = await gatehouse.registerClient({ name: 'Orders', redirectUris: ['https://app.example/cb'], scopes: ['messaging.v1.read'], ownerUserKey: 'u-1' });
+    expect((await gatehouse.presentClient(client)).registeredBy).toEqual({ kind: 'user', email: 'ada@orders.example' });
+  });
+
   it('refuses, at setup, a gatehouse with neither a user directory nor a users repository, naming both ways out', () => {
     expect(() => createGatehouse({ repositories: oauthPart(), settings, clock: createControllableClock() })).toThrow(/userDirectory.*repositories\.users/);
   });

@@ -226,8 +226,9 @@ export async function updateClient(deps: Pick<Deps, 'repos' | 'clock' | 'audit' 
  * const shown = await presentClient(deps, client); // { registeredBy: { kind: 'user', email: 'dev@example.com' }, links: { … }, … }
  */
 export async function presentClient(deps: Pick<Deps, 'repos' | 'userDirectory'>, client: Client): Promise<ClientPresentation> {
-  // Gatehouse's own users when it has them (the portal's developers), else the host's directory.
-  const owners = deps.repos.users ?? deps.userDirectory;
+  // The users who sign in are the owners: the host's directory when it has one (a storage without
+  // user tables may still hand over a users repository that refuses every call), else Gatehouse's own.
+  const owners = deps.userDirectory ?? deps.repos.users;
   const owner = client.ownerUserKey === null || owners === undefined ? undefined : await owners.findByKey(client.ownerUserKey);
   return clientPresentation(client, owner?.email);
 }
