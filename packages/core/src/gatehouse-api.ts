@@ -20,6 +20,7 @@ import type { EndSessionCheck } from './use-cases/end-session.js';
 import type { SignedIn } from './use-cases/sessions.js';
 import type { ForgottenUser } from './use-cases/forget-user.js';
 import type { CodeReadAhead } from './use-cases/code-read.js';
+import type { RefreshReadAhead } from './use-cases/refresh-read.js';
 import type { TokenResponse } from './use-cases/token-response.js';
 
 /**
@@ -85,7 +86,13 @@ export interface RequestScopedGatehouse {
    */
   readCodeAhead(code: string): CodeReadAhead;
   /** RFC 6749 §6: a new access token for a refresh token, optionally narrowed to fewer scopes or to one of the grant's resources (RFC 8707). */
-  refresh(input: { client: Client; refreshToken: string; scope: string | undefined; resource?: string | undefined }): Promise<TokenResponse>;
+  refresh(input: { client: Client; refreshToken: string; scope: string | undefined; resource?: string | undefined; readAhead?: RefreshReadAhead | undefined }): Promise<TokenResponse>;
+  /**
+   * Starts the read of a refresh token (with its grant, and Gatehouse's own owner's e-mail) that
+   * `refresh` will be given, before its client is authenticated, so that the two reads overlap
+   * (docs/decisions/0168-refresh-in-fewer-round-trips.md). Only a read; never rejects unhandled.
+   */
+  readRefreshTokenAhead(refreshToken: string): RefreshReadAhead;
   /** RFC 6749 §4.4: a token for a confidential client itself (`sub` = its id, no refresh token), optionally narrowed, optionally for a configured resource (RFC 8707). */
   clientCredentials(input: { client: Client; scope: string | undefined; resource?: string | undefined }): Promise<ClientCredentialsTokenResponse>;
   /** RFC 7009: revokes a token of the client (a refresh token revokes its grant); unknown tokens are ignored. */

@@ -26,6 +26,7 @@ import { introspectToken } from './use-cases/introspect.js';
 import * as operator from './use-cases/operator.js';
 import { purgeExpired } from './use-cases/purge.js';
 import { refresh } from './use-cases/refresh.js';
+import { readRefreshTokenAhead } from './use-cases/refresh-read.js';
 import { revokeToken } from './use-cases/revoke.js';
 import { userInfo } from './use-cases/userinfo.js';
 import { checkEndSessionRequest } from './use-cases/end-session.js';
@@ -194,6 +195,7 @@ const USE_CASES: UseCaseBinders = {
   exchangeCode: (deps) => bind(deps, exchangeCode),
   readCodeAhead: (deps) => bind(deps, readCodeAhead),
   refresh: (deps) => bind(deps, refresh),
+  readRefreshTokenAhead: (deps) => bind(deps, readRefreshTokenAhead),
   clientCredentials: (deps) => bind(deps, clientCredentials),
   revokeToken: (deps) => bind(deps, revokeToken),
   introspectToken: (deps) => bind(deps, introspectToken),

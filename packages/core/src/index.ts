@@ -150,6 +150,7 @@ export { isEndSessionRequest, postLogoutRedirect, type EndSessionRequest, type E
 export { type AuthorizedApp } from './use-cases/authorized-apps.js';
 export type { TokenResponse, IdTokenRequest } from './use-cases/token-response.js';
 export type { CodeReadAhead, CodeForExchange } from './use-cases/code-read.js';
+export type { RefreshReadAhead, RefreshTokenForUse } from './use-cases/refresh-read.js';
 export type { OpenIdRequest } from './use-cases/authorization-request.js';
 export { createGatehouse, type Gatehouse, type GatehouseOptions, type GatehouseRepositories, type RequestScopedGatehouse } from './gatehouse.js';
 // The product part (docs/decisions/0161): users, accounts, attributes, messages, with their own facade.

@@ -48,7 +48,7 @@ export function createKyselyRepositories(db: Kysely<Database>, dialect: StorageD
     accounts: userTables ? createAccountRepository(db) : userTablesOff('accounts'),
     codes: createAuthorizationCodeRepository(db, { userTables }),
     grants: createGrantRepository(db, dialect),
-    refreshTokens: createRefreshTokenRepository(db, dialect),
+    refreshTokens: createRefreshTokenRepository(db, dialect, { userTables }),
     sessions: createSessionRepository(db),
     interactions: createInteractionRepository(db, dialect),
     consents: createConsentRepository(db),

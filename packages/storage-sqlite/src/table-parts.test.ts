@@ -51,6 +51,7 @@ describe('only the tables a host uses, under names that cannot clash', () => {
       await expect(storage.repositories.accounts.findByKey('a1')).rejects.toThrow(/accounts\.findByKey: this storage has no tables of Gatehouse-owned users .* userTables: true/);
       // No join of a users table it does not have: a code exchange reads the code alone, then the host's directory (decision 0172).
       expect(storage.repositories.codes.findByHashWithOwnerEmail).toBeUndefined();
+      expect(storage.repositories.refreshTokens.findWithGrantAndOwnerEmail).toBeUndefined();
     } finally {
       await storage.close();
     }

@@ -109,6 +109,13 @@ export interface RefreshTokenRepository {
    */
   findWithGrant(tokenHash: string): Promise<{ token: RefreshToken; grant: Grant } | undefined>;
   /**
+   * The same, with the e-mail of the grant's owner among Gatehouse's own users (`undefined` when
+   * that user is gone, and for a client-credentials grant), in one read: what a refresh
+   * needs when there is no host `userDirectory` (docs/decisions/0168-refresh-in-fewer-round-trips.md).
+   * Optional: without it, or with a host directory, the refresh reads the token, then the owner.
+   */
+  findWithGrantAndOwnerEmail?(tokenHash: string): Promise<{ token: RefreshToken; grant: Grant; ownerEmail: string | undefined } | undefined>;
+  /**
    * Refresh-token rotation (RFC 9700 §4.14.2), in one transaction that the grant's other rotations
    * wait for, so a grant under rotation keeps exactly one live refresh token
    * (docs/decisions/0106-one-live-refresh-token-under-rotation.md):

@@ -324,6 +324,23 @@ export function describeTokenContract({ runner, repos }: ContractContext<OAuthCo
       expect(await repos().refreshTokens.findWithGrant('r9')).toBeUndefined();
     });
 
+    it("is found with its grant and its owner's e-mail in one read, when the repository can (docs/decisions/0168)", async () => {
+      const refreshTokens = repos().refreshTokens;
+      // Optional in the port, and only where Gatehouse's own users are (docs/decisions/0161).
+      const users = repos().users;
+      if (refreshTokens.findWithGrantAndOwnerEmail === undefined || users === undefined) return;
+      const token = aRefreshToken('r1', 'g1', { lastUsedAt: at(25, 5) });
+      await refreshTokens.save(token);
+      const grant = aGrant('g1');
+      expect(await refreshTokens.findWithGrantAndOwnerEmail('r1')).toEqual({ token, grant, ownerEmail: (await users.findByKey(grant.userKey as string))?.email });
+      expect(typeof (await refreshTokens.findWithGrantAndOwnerEmail('r1'))?.ownerEmail).toBe('string');
+      // The owner is gone: the token and grant, without an e-mail (the refresh then answers invalid_grant).
+      await repos().grants.create(aGrant('g-gone', { userKey: 'gone' }));
+      await refreshTokens.save(aRefreshToken('r-gone', 'g-gone'));
+      expect(await refreshTokens.findWithGrantAndOwnerEmail('r-gone')).toEqual({ token: aRefreshToken('r-gone', 'g-gone'), grant: aGrant('g-gone', { userKey: 'gone' }), ownerEmail: undefined });
+      expect(await refreshTokens.findWithGrantAndOwnerEmail('r9')).toBeUndefined();
+    });
+
     const rotation = (tokenHash: string, next: string, seconds: number, graceSeconds = 10) =>
       repos().refreshTokens.rotate({ tokenHash, next: aRefreshToken(next, 'g1', { createdAt: at(seconds), lastUsedAt: at(seconds) }), at: at(seconds), graceSince: at(seconds - graceSeconds) });
 

@@ -365,6 +365,11 @@ export function createMemoryRepositories(): Repositories {
         const grant = token && grants.get(token.grantId);
         return token && grant && { token: copy(token), grant: copy(grant) };
       },
+      async findWithGrantAndOwnerEmail(tokenHash) {
+        const token = refreshTokens.get(tokenHash);
+        const grant = token && grants.get(token.grantId);
+        return token && grant && { token: copy(token), grant: copy(grant), ownerEmail: grant.userKey === null ? undefined : users.get(grant.userKey)?.email };
+      },
       async rotate({ tokenHash, next, at, graceSince }) {
         // Checked, then written without an await in between: one transaction, as the SQL adapters' is.
         const token = refreshTokens.get(tokenHash);

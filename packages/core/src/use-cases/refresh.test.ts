@@ -217,3 +217,37 @@ describe('refresh tokens issued before time-ordered secrets (docs/decisions/0077
     expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: legacy, scope: undefined }))).code).toBe('invalid_grant');
   });
 });
+
+describe('refresh reads (docs/decisions/0168)', () => {
+  it("uses the read started ahead for the same token, ignores one of another token, and writes nothing for an owner who is gone", async () => {
+    const { t, user, client, tokens } = await setup({ rotate: true });
+    const refreshToken = tokens.refresh_token as string;
+    const ahead = t.gatehouse.readRefreshTokenAhead(refreshToken);
+    expect((await ahead.reading).owner).toEqual({ email: 'ada@example.com' });
+    const rotated = await t.gatehouse.refresh({ client, refreshToken, scope: undefined, readAhead: ahead });
+    expect(rotated.principal).toBe('ada@example.com');
+    // A read-ahead of another token is not this refresh's: the token is read again (and found rotated: reuse within the grace).
+    const other = t.gatehouse.readRefreshTokenAhead('not-the-token');
+    const next = await t.gatehouse.refresh({ client, refreshToken: rotated.refresh_token as string, scope: undefined, readAhead: other });
+    expect(next.principal).toBe('ada@example.com');
+
+    // The owner gone (deleted from the users table underneath): invalid_grant, and the token is not rotated.
+    const users = t.repositories.users as unknown as { delete(userKey: string): Promise<unknown> };
+    await users.delete(user.userKey);
+    const hash = storedSecretHash(next.refresh_token as string);
+    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: next.refresh_token as string, scope: undefined }), 'invalid_grant');
+    expect(await t.repositories.refreshTokens.findByHash(hash)).toMatchObject({ rotatedAt: null });
+  });
+
+  it('never rejects unhandled when the read ahead fails and the client is refused first', async () => {
+    const { t } = await setup();
+    t.repositories.refreshTokens.findWithGrantAndOwnerEmail = async () => {
+      throw new Error('database down');
+    };
+    // Nobody awaits this read (its client was refused): Vitest fails the run on an unhandled rejection.
+    t.gatehouse.readRefreshTokenAhead('whatever');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const awaited = t.gatehouse.readRefreshTokenAhead('whatever');
+    await expect(awaited.reading).rejects.toThrow('database down');
+  });
+});

@@ -7,7 +7,8 @@ import { OAuthError } from '../errors.js';
 import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
 import { secondsAfter } from '../domain/time.js';
 import { tokenTarget } from './resource-indicators.js';
-import { buildTokenResponse, type TokenResponse } from './token-response.js';
+import { readRefreshTokenForUse, type RefreshReadAhead } from './refresh-read.js';
+import { principalOf, principalOrGone, tokenResponseFor, type TokenResponse } from './token-response.js';
 
 const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
 
@@ -26,12 +27,13 @@ const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
  */
 export async function refresh(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'signer' | 'audit' | 'userDirectory'>,
-  input: { client: Client; refreshToken: string; scope: string | undefined; resource?: string | undefined },
+  input: { client: Client; refreshToken: string; scope: string | undefined; resource?: string | undefined; readAhead?: RefreshReadAhead | undefined },
 ): Promise<TokenResponse> {
   assertGrantType(input.client, 'refresh_token');
   const now = deps.clock.now();
   const tokenHash = storedSecretHash(input.refreshToken);
-  const found = await deps.repos.refreshTokens.findWithGrant(tokenHash);
+  // The read started beside the client's authentication, when it is of this token (docs/decisions/0168).
+  const { found, owner } = input.readAhead?.refreshToken === input.refreshToken ? await input.readAhead.reading : await readRefreshTokenForUse(deps, tokenHash);
   if (!found) throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'unknown refresh token' });
   const { token: stored, grant } = found;
   if (grant.revokedAt) throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'grant revoked' });
@@ -54,13 +56,20 @@ export async function refresh(
   // sub, the original auth_time, no nonce); the access token's resource does not matter.
   const idToken = grant.openid !== undefined && narrowed.includes(OPENID_SCOPE) ? { client: input.client } : undefined;
 
+  // The owner before any write: a refresh for a user who is gone writes nothing. The response is
+  // then signed while the write runs, and sent only once it succeeded (docs/decisions/0168).
+  const principal = owner === undefined ? await principalOf(deps, grant) : principalOrGone(owner.email, grant);
+
   if (!rotate) {
-    if (idleTtlSeconds !== null) await deps.repos.refreshTokens.touch(tokenHash, now);
     // The seed: the refresh token stays valid until logout, so the same one is returned.
-    return buildTokenResponse(deps, grant, scopes, input.refreshToken, resource, idToken);
+    const response = tokenResponseFor(deps, grant, scopes, input.refreshToken, principal, resource, idToken);
+    const [answer] = await Promise.all([response, idleTtlSeconds === null ? undefined : deps.repos.refreshTokens.touch(tokenHash, now)]);
+    return answer;
   }
 
   const next = timeOrderedSecret(now, deps.ids);
+  const response = tokenResponseFor(deps, grant, scopes, next, principal, resource, idToken);
+  response.catch(ignore);
   // RFC 9700 §4.14.2: the grant keeps one live refresh token. A retry of a rotated token within
   // the grace (a lost response) gets a new one that supersedes the one issued before, never a
   // second branch; any other reuse revokes the grant (docs/decisions/0106).
@@ -75,8 +84,11 @@ export async function refresh(
     deps.audit.record({ type: 'refresh_token.reused', at: now, clientId: grant.clientId, ...(grant.userKey === null ? {} : { userKey: grant.userKey }), grantIds: [grant.grantId] });
     throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: stored.supersededAt ? 'superseded refresh token reused' : 'rotated refresh token reused' });
   }
-  return buildTokenResponse(deps, grant, scopes, next, resource, idToken);
+  return response;
 }
+
+/** A response prepared for a rotation that lost is dropped, its failure too. */
+const ignore = (): void => {};
 
 /** RFC 6749 §6: the requested scope must not include any scope not originally granted. */
 function narrowScopes(catalogue: ScopeCatalogue, granted: readonly string[], requested: string | undefined): string[] {

@@ -26,12 +26,27 @@ const findRefreshTokenWithGrant = reusableQuery((db: Kysely<Database>) =>
     .select(['grants.client_id', 'grants.user_key', 'grants.scopes', 'grants.resources', 'grants.session_id', 'grants.openid', 'grants.created_at as grant_created_at', 'grants.revoked_at'])
     .where('refresh_tokens.token_hash', '=', param('tokenHash')),
 );
+/** The same with the e-mail of the grant's owner among Gatehouse's own users (docs/decisions/0168). */
+const findRefreshTokenWithGrantAndOwner = reusableQuery((db: Kysely<Database>) =>
+  db
+    .selectFrom('refresh_tokens')
+    .innerJoin('grants', 'grants.grant_id', 'refresh_tokens.grant_id')
+    .leftJoin('users', 'users.user_key', 'grants.user_key')
+    .selectAll('refresh_tokens')
+    .select(['grants.client_id', 'grants.user_key', 'grants.scopes', 'grants.resources', 'grants.session_id', 'grants.openid', 'grants.created_at as grant_created_at', 'grants.revoked_at'])
+    .select('users.email as owner_email')
+    .where('refresh_tokens.token_hash', '=', param('tokenHash')),
+);
 const touchRefreshToken = reusableQuery((db: Kysely<Database>) =>
   db.updateTable('refresh_tokens').set({ last_used_at: param<number>('at') }).where('token_hash', '=', param('tokenHash')),
 );
 
-export function createRefreshTokenRepository(db: Kysely<Database>, dialect: StorageDialect): RefreshTokenRepository {
-  return {
+/**
+ * The refresh tokens on `db`. `userTables` false (a database without Gatehouse's own users,
+ * docs/decisions/0146) leaves out `findWithGrantAndOwnerEmail`, which joins the users table.
+ */
+export function createRefreshTokenRepository(db: Kysely<Database>, dialect: StorageDialect, options: { userTables?: boolean } = {}): RefreshTokenRepository {
+  const repository: RefreshTokenRepository = {
     async save(token) {
       await insertRefreshToken(db, refreshTokenValues(token));
     },
@@ -47,6 +62,13 @@ export function createRefreshTokenRepository(db: Kysely<Database>, dialect: Stor
       // The grant's columns are the row's, but for its creation time (`created_at` is the token's).
       const grant = grantFromRow({ ...row, created_at: row.grant_created_at });
       return { token: fromRow(row), grant };
+    },
+
+    async findWithGrantAndOwnerEmail(tokenHash) {
+      const [row] = (await findRefreshTokenWithGrantAndOwner(db, { tokenHash })).rows;
+      if (!row) return undefined;
+      const { owner_email: ownerEmail, ...rest } = row;
+      return { token: fromRow(rest), grant: grantFromRow({ ...rest, created_at: rest.grant_created_at }), ownerEmail: ownerEmail ?? undefined };
     },
 
     async rotate({ tokenHash, next, at, graceSince }) {
@@ -97,6 +119,8 @@ export function createRefreshTokenRepository(db: Kysely<Database>, dialect: Stor
       await touchRefreshToken(db, { at: toMs(at), tokenHash });
     },
   };
+  if (options.userTables === false) delete repository.findWithGrantAndOwnerEmail;
+  return repository;
 }
 
 /** The values of `insertRefreshToken` for `token`. */

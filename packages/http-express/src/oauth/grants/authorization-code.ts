@@ -13,6 +13,6 @@ export const authorizationCodeGrant: GrantHandler = {
   },
   handle(gatehouse, client, form, ahead) {
     const params = parseParameters(AuthorizationCodeGrant, form);
-    return gatehouse.exchangeCode({ client, code: params.code, redirectUri: params.redirect_uri, codeVerifier: params.code_verifier, resource: params.resource, readAhead: ahead });
+    return gatehouse.exchangeCode({ client, code: params.code, redirectUri: params.redirect_uri, codeVerifier: params.code_verifier, resource: params.resource, readAhead: ahead !== undefined && 'code' in ahead ? ahead : undefined });
   },
 };

@@ -1,4 +1,4 @@
-import type { Client, ClientCredentialsTokenResponse, CodeReadAhead, GrantType, RequestScopedGatehouse, TokenResponse } from '@gatehouse/core';
+import type { Client, ClientCredentialsTokenResponse, CodeReadAhead, GrantType, RefreshReadAhead, RequestScopedGatehouse, TokenResponse } from '@gatehouse/core';
 import type { FormFields } from '../../security/form-body.js';
 
 /**
@@ -11,12 +11,12 @@ export interface GrantHandler {
   /**
    * Starts, before the client is authenticated, a read the grant will need whatever the client
    * (only a read: nothing is decided before `handle`), so that it overlaps the rate limiter's
-   * (docs/decisions/0172-code-exchange-in-two-round-trips.md). Its result is `handle`'s `ahead`.
+   * (docs/decisions/0172-code-exchange-in-two-round-trips.md, 0168). Its result is `handle`'s `ahead`.
    */
   readAhead?(gatehouse: RequestScopedGatehouse, form: FormFields): GrantReadAhead;
   /** Reads the grant's parameters from the form (valibot at the edge) and calls the core. */
   handle(gatehouse: RequestScopedGatehouse, client: Client, form: FormFields, ahead?: GrantReadAhead): Promise<TokenResponse | ClientCredentialsTokenResponse>;
 }
 
-/** What a grant's `readAhead` started: the authorization code's read, or nothing. */
-export type GrantReadAhead = CodeReadAhead | undefined;
+/** What a grant's `readAhead` started: the authorization code's read, the refresh token's, or nothing. */
+export type GrantReadAhead = CodeReadAhead | RefreshReadAhead | undefined;
