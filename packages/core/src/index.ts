@@ -40,8 +40,8 @@ export {
   type ResourceDefinition,
   type ResourceUriCheck,
 } from './domain/resources.js';
-export { OIDC_SCOPES, CLAIMS_OF_SCOPE, SUPPORTED_CLAIMS, isOpenIdConnectScope, claimsAllowedBy } from './domain/openid-scopes.js';
-export { redirectUriProblem, isLoopbackHost, redirectUriMatches, type ApplicationType } from './domain/redirect-uri.js';
+export { SUPPORTED_CLAIMS, isOpenIdConnectScope } from './domain/openid-scopes.js';
+export { redirectUriProblem, isLoopbackHost, type ApplicationType } from './domain/redirect-uri.js';
 export { GRANT_TYPES, DEFAULT_GRANT_TYPES, isGrantType, isPublicClient, tokenEndpointAuthMethod } from './domain/grant-types.js';
 export { timeOrderedId } from './domain/time-ordered-id.js';
 export { timeOrderedSecret, storedSecretHash } from './domain/time-ordered-secret.js';
@@ -80,7 +80,7 @@ export {
   type FetchedClientMetadataDocument,
   type ClientMetadataDocumentFetcher,
 } from './ports/index.js';
-export { defineSettings, longestAccessTokenTtlSeconds, type GatehouseSettings } from './settings.js';
+export { defineSettings, type GatehouseSettings } from './settings.js';
 export {
   isHostPattern,
   DEFAULT_UNUSED_CLIENT_TTL_SECONDS,
@@ -95,24 +95,18 @@ export {
   randomAlphanumeric,
   randomIdGenerator,
   createScryptPasswordHasher,
-  DEFAULT_SCRYPT_PARAMETERS,
   type ScryptParameters,
 } from './crypto.js';
 export { createKeyRing, type KeyRing, type SigningAlgorithm } from './tokens/key-ring.js';
-export { accessTokenHash, sessionIdForClients, type IdTokenClaims, type IdTokenHint, type IdTokenInput } from './tokens/id-token.js';
+export type { IdTokenClaims, IdTokenHint, IdTokenInput } from './tokens/id-token.js';
 export type { AccessTokenClaims } from './tokens/access-token-claims.js';
-export { es256Signature } from './tokens/jws.js';
 export { type AccessTokenExpectations, type VerifiedAccessToken, type UserAccessToken, type ClientAccessToken } from './tokens/access-token.js';
 export { cachedClientRepository, DEFAULT_CLIENT_CACHE, type ClientCacheOptions } from './clients/cached-client-repository.js';
 export { clientInformation, type RequestedClientMetadata } from './clients/client-metadata.js';
 export { clientOrigin, type ClientOrigin } from './clients/client-origin.js';
 export {
   clientLinks,
-  clientLinkProblem,
-  clientPresentation,
-  shownClientLinks,
   CLIENT_LINK_FIELDS,
-  CLIENT_LINK_LABELS,
   type ClientLinks,
   type ClientLinksRegistration,
   type ClientPresentation,
@@ -126,7 +120,7 @@ export {
   type ClientLookup,
 } from './clients/metadata-document-clients.js';
 export { type VerifiedTokenCache, type CachedClaims } from './tokens/verified-token-cache.js';
-export { type RawParameters, type AuthorizationRequest, type AuthorizationRequestCheck, type AuthorizationCheckOptions, authorizationResponseUrl } from './use-cases/authorize.js';
+export { type RawParameters, type AuthorizationRequest, type AuthorizationRequestCheck, type AuthorizationCheckOptions } from './use-cases/authorize.js';
 export { REAUTHENTICATION_PARAMETER, type AuthorizingUser, type AuthorizationStep } from './use-cases/authorization-step.js';
 export { type Prompt, PROMPT_VALUES } from './use-cases/prompt.js';
 export { validateRegistration, type ClientRegistration, type ClientWithSecret } from './use-cases/clients.js';
