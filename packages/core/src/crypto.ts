@@ -2,13 +2,23 @@ import { hash, randomBytes, randomFillSync, randomInt, scrypt, timingSafeEqual }
 import type { IdGenerator } from './ports/ids.js';
 import type { PasswordHasher } from './ports/services.js';
 
-/** SHA-256 of a high-entropy value, base64url. Right for random secrets, codes and tokens (no slow hash needed). */
+/**
+ * SHA-256 of a high-entropy value, base64url. Right for random secrets, codes and tokens (no slow hash needed).
+ *
+ * @example
+ * const sessionId = sha256(sessionToken); // what is stored; the token itself never is
+ */
 export function sha256(value: string): string {
   // Node's one-shot digest (strings as UTF-8): no Hash object per call, about a third of the time.
   return hash('sha256', value, 'base64url');
 }
 
-/** Compares two strings in time that depends only on their lengths. */
+/**
+ * Compares two strings in time that depends only on their lengths.
+ *
+ * @example
+ * if (!constantTimeEqual(sha256(presented), stored)) throw new OAuthError('invalid_client', 'The client is not known or its secret is wrong.');
+ */
 export function constantTimeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a, 'utf8');
   const right = Buffer.from(b, 'utf8');
@@ -35,7 +45,12 @@ function nextRandomByte(): number {
   return pool[poolOffset++] as number;
 }
 
-/** A uniformly random `[A-Za-z0-9]` string (rejection sampling, no modulo bias). */
+/**
+ * A uniformly random `[A-Za-z0-9]` string (rejection sampling, no modulo bias).
+ *
+ * @example
+ * const clientId = randomAlphanumeric(22); // ~131 bits
+ */
 export function randomAlphanumeric(length: number): string {
   let out = '';
   while (out.length < length) {
@@ -46,7 +61,12 @@ export function randomAlphanumeric(length: number): string {
   return out;
 }
 
-/** The default generator: 22-character ids (~131 bits) and 43-character secrets (~256 bits). */
+/**
+ * The default generator: 22-character ids (~131 bits) and 43-character secrets (~256 bits).
+ *
+ * @example
+ * const gatehouse = createGatehouse({ repositories, settings, clock, ids: randomIdGenerator });
+ */
 export const randomIdGenerator: IdGenerator = {
   id: () => randomAlphanumeric(22),
   secret: () => randomAlphanumeric(43),

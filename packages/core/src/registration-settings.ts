@@ -60,6 +60,13 @@ export interface RegistrationOverrides {
   clientMetadataDocuments?: Partial<Omit<ClientMetadataDocumentSettings, 'cacheSeconds'>> & { cacheSeconds?: Partial<ClientMetadataDocumentSettings['cacheSeconds']> };
 }
 
+/**
+ * How long a self-registered client that was never used is kept (seven days), the default of
+ * `registration.unusedClientTtlSeconds`.
+ *
+ * @example
+ * defineSettings({ issuer, registration: { policy: 'open', unusedClientTtlSeconds: DEFAULT_UNUSED_CLIENT_TTL_SECONDS } });
+ */
 export const DEFAULT_UNUSED_CLIENT_TTL_SECONDS = 7 * 86400;
 
 const HOST_PATTERN = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$|^\d{1,3}(\.\d{1,3}){3}$/i;

@@ -63,6 +63,13 @@ export function isLoopbackRedirectUri(uri: string): boolean {
   return url.protocol === 'http:' && isLoopbackHost(url.hostname);
 }
 
+/**
+ * A loopback host name: `localhost`, `[::1]` or an address of `127.0.0.0/8` (RFC 8252 §7.3, §8.3:
+ * where a native app's redirect URI may point).
+ *
+ * @example
+ * isLoopbackHost('127.0.0.1'); // true
+ */
 export function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }

@@ -44,7 +44,12 @@ export function describeScope(catalogue: ScopeCatalogue, scope: string): string 
   return catalogue.find((entry) => entry.scope === scope)?.description ?? scope;
 }
 
-/** RFC 6749 §3.3: space-delimited, case-sensitive scope tokens; order and repeats do not matter. */
+/**
+ * RFC 6749 §3.3: space-delimited, case-sensitive scope tokens; order and repeats do not matter.
+ *
+ * @example
+ * parseScope('messaging.v1.read  messaging.v1.send messaging.v1.read'); // ['messaging.v1.read', 'messaging.v1.send']
+ */
 export function parseScope(scope: string): string[] {
   return [...new Set(scope.split(' ').filter((token) => token.length > 0))];
 }

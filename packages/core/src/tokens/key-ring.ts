@@ -86,6 +86,14 @@ interface Loaded {
   loadedAt: number;
 }
 
+/**
+ * The signing keys of a gatehouse on their repository: generated on first use, rotated on demand,
+ * published while their tokens live (docs/operations.md, key rotation). `createGatehouse` makes one.
+ *
+ * @example
+ * const keys = createKeyRing({ repository: repositories.signingKeys, clock, ids: randomIdGenerator, audit, accessTokenTtlSeconds: 3600, jwksMaxAgeSeconds: 300 });
+ * const gatehouse = createGatehouse({ repositories, settings, clock, keys });
+ */
 export function createKeyRing(deps: {
   repository: SigningKeyRepository;
   clock: Clock;

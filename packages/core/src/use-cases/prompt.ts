@@ -7,6 +7,12 @@
  */
 export type Prompt = 'none' | 'login' | 'consent';
 
+/**
+ * OIDC Core §3.1.2.1 `prompt` values Gatehouse supports (`select_account` is not).
+ *
+ * @example
+ * const promptValuesSupported = [...PROMPT_VALUES]; // the discovery document's prompt_values_supported
+ */
 export const PROMPT_VALUES: readonly Prompt[] = Object.freeze(['none', 'login', 'consent']);
 
 /**
