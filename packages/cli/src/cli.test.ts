@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_COMMANDS } from './commands/index.js';
 import { runGatehouseCli } from './run.js';
 
 const require = createRequire(import.meta.url);
@@ -113,6 +114,14 @@ describe('gatehouse (@gatehouse/cli) on a host’s config file', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('clients create --name N');
     expect(help.stdout).toContain('migrate status');
+    // Each command's --help: its usage, every option, and examples (issue 33 point 8).
+    for (const command of CLI_COMMANDS) {
+      const { code, stdout } = await cli(...command.path, '--help');
+      expect(code, command.path.join(' ')).toBe(0);
+      expect(stdout).toContain(`Usage: ${command.usage}`);
+      for (const option of [...Object.keys(command.options), 'json']) expect(stdout, `${command.path.join(' ')} --${option}`).toContain(`--${option}`);
+      expect(stdout).toMatch(/\nExamples:\n {2}gatehouse /);
+    }
     writeConfig(dir);
     await cli('migrate');
     expect(await cli('clients', 'create', '--name', 'x', '--redirect-uri', 'https://a.example/cb', '--scope', 'orders.v1.read', '--grant-type', 'password')).toMatchObject({ code: 2 });

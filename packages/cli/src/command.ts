@@ -50,5 +50,7 @@ export interface Command {
   positionals: readonly string[];
   /** False for a command that must run on a database whose migrations are pending (`migrate`, `migrate status`). */
   needsMigratedDatabase?: boolean;
+  /** What `--help` prints after the usage line: what the command does, each option, and examples. */
+  help?: string;
   run(context: CommandContext, values: OptionValues, positionals: string[]): Promise<CommandOutput>;
 }

@@ -97,7 +97,7 @@ export async function runGatehouseCli(argv: string[], io: GatehouseCliIo): Promi
     label = `gatehouse ${command.path.join(' ')}`;
     const { values } = parse(argv, command.options);
     if (values.help) {
-      io.stdout.write(`Usage: ${command.usage}\n`);
+      io.stdout.write(`Usage: ${command.usage}\n${command.help === undefined ? '' : `\n${command.help}\n`}`);
       return EXIT.ok;
     }
     if (rest.length !== command.positionals.length) {

@@ -4,6 +4,9 @@ import {
   clientsCreate,
   clientsDelete,
   clientsList,
+  clientsShow,
+  clientsUpdate,
+  keysList,
   keysRotate,
   LINK_OPTIONS,
   linkLines,
@@ -39,6 +42,8 @@ export interface Command {
   positionals: readonly string[];
   /** False: the command opens no database (`health`); by default every command opens and migrates it. */
   database?: false;
+  /** What `--help` prints after the usage line (the commands of @gatehouse/cli carry theirs). */
+  help?: string;
   run(context: CommandContext, values: OptionValues, positionals: string[]): Promise<CommandOutput>;
 }
 
@@ -147,6 +152,8 @@ export const COMMANDS: readonly Command[] = [
   },
   clientsCreate,
   clientsList,
+  clientsShow,
+  clientsUpdate,
   {
     path: ['clients', 'set-resource-server'],
     usage: 'gatehouse clients set-resource-server CLIENT_ID [--resource-server-for URI …] [--json]',
@@ -237,5 +244,6 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   clientsDelete,
+  keysList,
   keysRotate,
 ];

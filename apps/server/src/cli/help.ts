@@ -1,6 +1,6 @@
 /**
  * What `gatehouse <command> --help` prints after the usage line: each option and an example or
- * two. The client and key commands describe themselves where they are defined.
+ * two. The commands of @gatehouse/cli (clients create|list|show|update|delete, keys) carry their own.
  */
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
   serve: `Migrates the database, makes sure a signing key exists, listens on $HOST:$PORT (and the
@@ -23,6 +23,55 @@ Options:
 Examples:
   gatehouse migrate
   GATEHOUSE_DATABASE_URL=postgres://gatehouse@db/gatehouse gatehouse migrate --json`,
+  'clients set-resource-server': `Sets the resources a client serves as a resource server: it may then introspect the access
+tokens issued for them (RFC 7662 §2.1). Given none, it serves none.
+
+Options:
+  --resource-server-for URI  a configured resource (GATEHOUSE_RESOURCES) the client serves (repeatable)
+  --json                     print {"clientId", "resourceServerFor"}
+
+Examples:
+  gatehouse clients set-resource-server 3fT9kQ2mLx8VbN4pR7sWzA --resource-server-for https://mcp.example.com/mcp`,
+  'clients set-openid': `Changes a client's OpenID Connect metadata; what is not given stays.
+
+Options:
+  --id-token-signed-response-alg RS256|ES256  its ID tokens' algorithm
+  --post-logout-redirect-uri U   where RP-initiated logout may send the browser back (repeatable; replaces)
+  --no-post-logout-redirect-uris none any more
+  --default-max-age SECONDS|none the max_age of its requests that name none
+  --require-auth-time            its ID tokens always carry auth_time (--no-require-auth-time: only when asked)
+  --json                         print {"clientId", "idTokenSignedResponseAlg"?, "postLogoutRedirectUris"?, …}
+
+Examples:
+  gatehouse clients set-openid 3fT9kQ2mLx8VbN4pR7sWzA --id-token-signed-response-alg ES256
+  gatehouse clients set-openid 3fT9kQ2mLx8VbN4pR7sWzA --post-logout-redirect-uri https://app.example/signed-out`,
+  'clients set-links': `Sets the links the consent page shows for a client (RFC 7591 §2); a link given empty is removed.
+
+Options:
+  --client-uri U   its home page
+  --logo-uri U     its logo (https)
+  --policy-uri U   its privacy policy
+  --tos-uri U      its terms of service
+  --json           print {"clientId", "clientUri"?, "logoUri"?, "policyUri"?, "tosUri"?}
+
+Examples:
+  gatehouse clients set-links 3fT9kQ2mLx8VbN4pR7sWzA --client-uri https://orders.example --policy-uri https://orders.example/privacy`,
+  'clients set-first-party': `Marks a client as the operator's own app on the consent page (docs/decisions/0155).
+
+Options:
+  --off     remove the mark
+  --json    print {"clientId", "firstParty"}
+
+Examples:
+  gatehouse clients set-first-party 3fT9kQ2mLx8VbN4pR7sWzA
+  gatehouse clients set-first-party 3fT9kQ2mLx8VbN4pR7sWzA --off`,
+  'clients rotate-secret': `Issues a new secret for a confidential client, printed once; the old one stops working at once.
+
+Options:
+  --json    print {"clientId", "clientSecret"}
+
+Examples:
+  gatehouse clients rotate-secret 3fT9kQ2mLx8VbN4pR7sWzA`,
   'accounts create': `Creates an account (a tenant users belong to).
 
 Options:

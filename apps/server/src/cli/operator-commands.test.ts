@@ -141,6 +141,18 @@ describe('gatehouse users disable|enable', () => {
   });
 });
 
+describe('gatehouse clients show|update and keys list (the commands of @gatehouse/cli, run by this CLI)', () => {
+  it('shows a client, changes what is given and keeps the rest, and lists the published keys', async () => {
+    expect(await json('clients', 'show', clientId)).toMatchObject({ clientId, redirectUris: [REDIRECT] });
+    expect(await json('clients', 'update', clientId, '--name', 'Renamed app')).toMatchObject({ clientId, name: 'Renamed app', redirectUris: [REDIRECT] });
+    expect((await cli('clients', 'show', 'no-such-client')).stderr).toBe('gatehouse clients show: No such client.\n');
+    await json('keys', 'rotate');
+    const { keys } = await json<{ keys: Array<{ kid: string; alg: string }> }>('keys', 'list');
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.every((key) => typeof key.kid === 'string' && ['ES256', 'RS256'].includes(key.alg))).toBe(true);
+  });
+});
+
 describe('gatehouse users delete', () => {
   it('asks for --yes, refuses a user who owns clients unless --with-clients, then deletes the user and stops their tokens', async () => {
     await json('users', 'create', '--email', 'erin@example.com', '--password', 'correct horse battery');
@@ -221,8 +233,8 @@ describe('gatehouse health', () => {
 });
 
 describe('--help of each command', () => {
-  // The client and key commands are documented where they are defined (the @gatehouse/cli package).
-  const documented = [...COMMANDS, ...OPERATOR_COMMANDS].filter((command) => command.path[0] !== 'clients' && command.path[0] !== 'keys');
+  // Every command, those of @gatehouse/cli (clients, keys, migrate) included.
+  const documented = [...COMMANDS, ...OPERATOR_COMMANDS];
 
   it.each(documented.map((command) => [command.path.join(' '), command] as const))('gatehouse %s --help lists every option, with examples', async (_name, command) => {
     const result = await cli(...command.path, '--help');

@@ -117,7 +117,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     label = `gatehouse ${command.path.join(' ')}`;
     const { values } = parse(argv, command.options);
     if (values.help) {
-      const details = COMMAND_HELP[command.path.join(' ')];
+      const details = COMMAND_HELP[command.path.join(' ')] ?? ('help' in command ? command.help : undefined);
       io.stdout.write(`Usage: ${command.usage}\n${details === undefined ? '' : `\n${details}\n`}`);
       return EXIT.ok;
     }

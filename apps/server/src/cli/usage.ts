@@ -25,6 +25,10 @@ Commands:
       [--require-auth-time]               OpenID Connect: the ID tokens' algorithm (default RS256), where logout
                                           may send the browser back to, the default max_age, auth_time required
   clients list                            list every client (no secrets)
+  clients show CLIENT_ID                  one client: name, owner, kind, redirect URIs, scopes, links
+  clients update CLIENT_ID [--name N] [--redirect-uri U …] [--scope "s1 s2"] [--grant-type G …]
+      [--pkce-required|--no-pkce-required]
+                                          change a client (what is given; the rest stays)
   clients set-resource-server CLIENT_ID [--resource-server-for URI …]
                                           the resources the client serves (none given: none)
   clients set-openid CLIENT_ID [--id-token-signed-response-alg RS256|ES256] [--post-logout-redirect-uri U …]
@@ -32,6 +36,7 @@ Commands:
                                           change a client's OpenID Connect metadata (the rest stays)
   clients rotate-secret CLIENT_ID         issue a new secret; the old one stops working (confidential clients)
   clients delete CLIENT_ID                delete a client with its grants and tokens
+  keys list                               the published signing keys (kid, algorithm)
   keys rotate                             new signing key; the old one stays published until its tokens expire
   users list [--limit N] [--offset N]     users by e-mail, 100 at a time
   users show --email E                    a user's names, phones, accounts, live sessions and grants

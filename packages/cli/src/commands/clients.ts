@@ -35,6 +35,31 @@ export const clientsCreate: Command = {
     'resource-server-for': { type: 'string', multiple: true },
   },
   positionals: [],
+  help: `Registers a client. A confidential client's secret is printed once and only its hash is stored.
+
+Options:
+  --name N                       the name users see on the consent page (required)
+  --redirect-uri U               an exact redirect URI (repeatable; required with the code flow)
+  --scope "s1 s2"                the scopes it may ask for (required)
+  --owner EMAIL                  the user who owns it (a portal developer); default: the operator
+  --pkce-required                refuse authorization requests without PKCE
+  --public                       no secret (single-page or native app; PKCE always)
+  --grant-type G                 authorization_code, refresh_token, client_credentials (repeatable;
+                                 default authorization_code refresh_token)
+  --resource-server-for URI      a configured resource it serves: it may introspect its tokens (repeatable)
+  --id-token-signed-response-alg RS256|ES256   OpenID Connect: its ID tokens' algorithm (default RS256)
+  --post-logout-redirect-uri U   where RP-initiated logout may send the browser back (repeatable)
+  --default-max-age SECONDS      the max_age of its requests that name none
+  --require-auth-time            its ID tokens always carry auth_time
+  --client-uri U, --logo-uri U, --policy-uri U, --tos-uri U
+                                 its home page, logo, privacy policy and terms, shown on the consent page
+  --first-party                  marked as the operator's own app on the consent page
+  --json                         print {"clientId", "clientSecret", …}
+
+Examples:
+  gatehouse clients create --name "Orders" --redirect-uri https://orders.example/callback --scope "openid profile"
+  gatehouse clients create --name "CLI" --public --redirect-uri http://127.0.0.1/callback --scope "messaging.v1.read"
+  gatehouse clients create --name "Billing job" --grant-type client_credentials --scope "messaging.v1.send" --json`,
   async run({ gatehouse, product }, values) {
     const name = requiredOption(values, 'name');
     const isPublic = values.public === true;
@@ -88,6 +113,14 @@ export const clientsList: Command = {
   usage: 'gatehouse clients list [--json]',
   options: {},
   positionals: [],
+  help: `Lists every client: id, name, kind, redirect URIs, scopes (never a secret).
+
+Options:
+  --json    print {"clients": [{"clientId", "name", "redirectUris", "scopes", …}]}
+
+Examples:
+  gatehouse clients list
+  gatehouse clients list --json`,
   async run({ gatehouse }) {
     const clients = await gatehouse.listClients();
     return {
@@ -102,6 +135,13 @@ export const clientsShow: Command = {
   usage: 'gatehouse clients show CLIENT_ID [--json]',
   options: {},
   positionals: ['CLIENT_ID'],
+  help: `Shows one client: name, owner, kind, redirect URIs, scopes, grant types, links (never its secret).
+
+Options:
+  --json    print the client as one JSON object
+
+Examples:
+  gatehouse clients show 3fT9kQ2mLx8VbN4pR7sWzA`,
   async run({ gatehouse }, _values, [clientId]) {
     const client = await clientNamed(gatehouse, clientId as string);
     return { json: clientJson(client), text: clientText(client) };
@@ -121,6 +161,19 @@ export const clientsUpdate: Command = {
     'no-pkce-required': { type: 'boolean' },
   },
   positionals: ['CLIENT_ID'],
+  help: `Changes a client: what is given changes, the rest stays; the result is checked as at registration.
+
+Options:
+  --name N                  a new name
+  --redirect-uri U          the redirect URIs, replacing the old ones (repeatable)
+  --scope "s1 s2"           the scopes, replacing the old ones
+  --grant-type G            the grant types, replacing the old ones (repeatable)
+  --pkce-required           refuse authorization requests without PKCE (--no-pkce-required: allow them)
+  --json                    print the client as one JSON object
+
+Examples:
+  gatehouse clients update 3fT9kQ2mLx8VbN4pR7sWzA --name "Orders (staging)"
+  gatehouse clients update 3fT9kQ2mLx8VbN4pR7sWzA --redirect-uri https://a.example/cb --redirect-uri https://b.example/cb`,
   async run({ gatehouse }, values, [clientId]) {
     // What is given changes, the rest stays; the core checks the result as at registration.
     const existing = await clientNamed(gatehouse, clientId as string);
@@ -149,6 +202,13 @@ export const clientsDelete: Command = {
   usage: 'gatehouse clients delete CLIENT_ID [--json]',
   options: {},
   positionals: ['CLIENT_ID'],
+  help: `Deletes a client with its codes, grants and tokens: they stop working at once.
+
+Options:
+  --json    print {"clientId", "deleted": true}
+
+Examples:
+  gatehouse clients delete 3fT9kQ2mLx8VbN4pR7sWzA`,
   async run({ gatehouse }, _values, [clientId]) {
     await gatehouse.deleteClient({ ownerUserKey: null, clientId: clientId as string });
     return { json: { clientId, deleted: true }, text: `Deleted client ${clientId} with its grants and tokens.` };

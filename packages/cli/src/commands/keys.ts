@@ -5,6 +5,13 @@ export const keysList: Command = {
   usage: 'gatehouse keys list [--json]',
   options: {},
   positionals: [],
+  help: `Lists the published signing keys (the JWKS): kid, algorithm, type. Never a private part.
+
+Options:
+  --json    print {"keys": [{"kid", "alg", "kty", "use"}]}
+
+Examples:
+  gatehouse keys list`,
   async run({ gatehouse }) {
     // The published keys (RFC 7517), retired ones included while their tokens live; never a private part.
     const { keys } = await gatehouse.jwks();
@@ -21,6 +28,15 @@ export const keysRotate: Command = {
   usage: 'gatehouse keys rotate [--json]',
   options: {},
   positionals: [],
+  help: `Adds a new signing key. It is published at once and signs once every cached JWKS lists it; the
+previous key signs until then and stays published until its tokens expire (docs/operations.md).
+
+Options:
+  --json    print {"kid", "signsFrom", "keys": [{"kid", "alg"}]}
+
+Examples:
+  gatehouse keys rotate
+  gatehouse keys rotate --json`,
   async run({ gatehouse }) {
     // With OpenID Connect, an RS256 key (ID tokens) is rotated with the ES256 one (docs/decisions/0131).
     const { kid, signsFrom, keys } = await gatehouse.rotateSigningKey();

@@ -5,6 +5,15 @@ export const migrate: Command = {
   usage: 'gatehouse migrate [--json]',
   options: {},
   positionals: [],
+  help: `Creates Gatehouse's tables and applies pending migrations; harmless when up to date, and from
+several processes at once.
+
+Options:
+  --json    print {"migrated": true, "database"}
+
+Examples:
+  gatehouse migrate
+  gatehouse migrate --config ./deploy/gatehouse.config.js --json`,
   needsMigratedDatabase: false,
   async run({ storage, storageLabel, storageKind }) {
     // Harmless when up to date, and from several processes at once (the migrator's lock).
@@ -18,6 +27,13 @@ export const migrateStatus: Command = {
   usage: 'gatehouse migrate status [--json]',
   options: {},
   positionals: [],
+  help: `Says which migrations have run and which are pending, changing nothing.
+
+Options:
+  --json    print {"database", "pending", "migrations": [{"name", "track", "executedAt"}]}
+
+Examples:
+  gatehouse migrate status`,
   needsMigratedDatabase: false,
   async run({ storage, storageLabel }) {
     if (storage.migrationStatus === undefined) throw new Error('This storage cannot report its migrations.');
