@@ -86,6 +86,9 @@ describe('createGatehouseApp', () => {
     t.repositories.refreshTokens.findWithGrant = async () => {
       throw new Error('disk on fire');
     };
+    t.repositories.refreshTokens.findWithGrantAndOwnerEmail = async () => {
+      throw new Error('disk on fire');
+    };
     const res = await request(t.app).post('/oauth/token').auth(client.clientId, clientSecret).type('form').send({ grant_type: 'refresh_token', refresh_token });
     expect(res.status).toBe(500);
     expect(res.headers['content-type']).toMatch(/^application\/json/);

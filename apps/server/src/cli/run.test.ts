@@ -551,7 +551,7 @@ describe('gatehouse CLI', () => {
     expect(await cli()).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: a command is needed; run gatehouse --help\n' });
     expect(await cli('frobnicate')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse: unknown command "frobnicate"; run gatehouse --help\n' });
     expect((await cli('clients', 'frob')).stderr).toBe(
-      'gatehouse: unknown command "clients frob"; try: clients create, clients list, clients set-resource-server, clients set-openid, clients set-links, clients set-first-party, clients rotate-secret, clients delete\n',
+      'gatehouse: unknown command "clients frob"; try: clients create, clients list, clients show, clients update, clients set-resource-server, clients set-openid, clients set-links, clients set-first-party, clients rotate-secret, clients delete\n',
     );
     expect(await cli('accounts', 'create', '--nmae', 'X')).toEqual({ code: 2, stdout: '', stderr: "gatehouse: Unknown option '--nmae'\n" });
     expect(await cli('accounts', 'create')).toEqual({ code: 2, stdout: '', stderr: 'gatehouse accounts create: --name is required\n' });
