@@ -1,13 +1,9 @@
-import { cachedClientRepository, DEFAULT_CLIENT_CACHE, storedSecretHash } from '@gatehouse/core';
-import { createTestGatehouse, type TestGatehouse } from '@gatehouse/core/testing';
-import { createGatehouseRouter } from '@gatehouse/http-express';
-import { openPostgresStorage, type PostgresStorage } from '@gatehouse/storage-postgres';
-import express from 'express';
-import pg from 'pg';
+import { storedSecretHash } from '@gatehouse/core';
+import type { TestGatehouse } from '@gatehouse/core/testing';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchemaName, POSTGRES_URL, warnIfSkipped } from './support/postgres.js';
-import { countingClient, roundTrips, type Statement } from './support/statement-log.js';
+import { describe, expect, it } from 'vitest';
+import { POSTGRES_URL, warnIfSkipped } from './support/postgres.js';
+import { roundTrips, useCountedGatehouse, type Statement } from './support/statement-log.js';
 
 warnIfSkipped('the round trips of a code exchange on PostgreSQL');
 
@@ -15,53 +11,30 @@ warnIfSkipped('the round trips of a code exchange on PostgreSQL');
 // users, a successful code exchange on PostgreSQL is two round trips — the failure counts and the
 // code (with its owner's e-mail) side by side, then the one-statement write (decision 0073).
 describe.skipIf(!POSTGRES_URL)('a code exchange on PostgreSQL', () => {
-  const schema = freshSchemaName();
-  const statements: Statement[] = [];
-  let ticks = 0;
-  let pool: pg.Pool;
-  let storage: PostgresStorage;
-  let t: TestGatehouse;
-  let app: express.Express;
-
-  beforeAll(async () => {
-    pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4, Client: countingClient(statements, () => (ticks += 1)) });
-    storage = await openPostgresStorage({ pool, schema, userTables: true });
-    await storage.migrate();
-    // The clients from memory, as the server composes them (docs/decisions/0069).
-    const clients = cachedClientRepository(storage.repositories.clients, { now: () => new Date() }, DEFAULT_CLIENT_CACHE);
-    t = await createTestGatehouse({ repositories: { ...storage.repositories, clients } });
-    app = express();
-    app.use(createGatehouseRouter({ gatehouse: t.gatehouse, storage, csrfKey: 'k'.repeat(32) }));
-  }, 60_000);
-
-  afterAll(async () => {
-    await storage?.close();
-    await pool?.end();
-    await dropSchema(schema);
-  }, 60_000);
+  const server = useCountedGatehouse();
 
   /** A code of the user for the client, made through the core (not counted). */
   async function codeFor(client: Parameters<TestGatehouse['gatehouse']['exchangeCode']>[0]['client'], userKey: string): Promise<string> {
-    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] });
+    const check = await server.t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] });
     if (check.kind !== 'valid') throw check.error;
-    const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey, sessionId: null });
+    const { redirectTo } = await server.t.gatehouse.approveAuthorization({ request: check.request, userKey, sessionId: null });
     return new URL(redirectTo).searchParams.get('code') as string;
   }
 
   /** POST /oauth/token with Basic client authentication, counting only its statements. */
   async function exchange(clientId: string, secret: string, code: string) {
-    statements.length = 0;
-    const res = await request(app)
+    server.reset();
+    const res = await request(server.app)
       .post('/oauth/token')
       .auth(clientId, secret)
       .type('form')
       .send({ grant_type: 'authorization_code', code, redirect_uri: 'https://client.example/callback' });
-    return { res, counted: [...statements] };
+    return { res, counted: [...server.statements] };
   }
 
   it('answers a successful exchange after two round trips: the failure counts beside the code and its owner, then the write', async () => {
-    const user = await t.seedUser({ email: 'ada@example.com' });
-    const { client, clientSecret } = await t.seedClient({ scopes: ['messaging.v1.send'] });
+    const user = await server.t.seedUser({ email: 'ada@example.com' });
+    const { client, clientSecret } = await server.t.seedClient({ scopes: ['messaging.v1.send'] });
     // A first exchange warms the pool and the client cache (the client's read is in memory after it).
     await exchange(client.clientId, clientSecret, await codeFor(client, user.userKey));
 
@@ -83,8 +56,8 @@ describe.skipIf(!POSTGRES_URL)('a code exchange on PostgreSQL', () => {
   }, 60_000);
 
   it('keeps the rules: a replay revokes the grant, a deleted owner is invalid_grant, a limited client is refused with the right secret', async () => {
-    const user = await t.seedUser({ email: 'grace@example.com' });
-    const { client, clientSecret } = await t.seedClient({ scopes: ['messaging.v1.send'] });
+    const user = await server.t.seedUser({ email: 'grace@example.com' });
+    const { client, clientSecret } = await server.t.seedClient({ scopes: ['messaging.v1.send'] });
     const code = await codeFor(client, user.userKey);
     const first = await exchange(client.clientId, clientSecret, code);
     expect(first.res.status).toBe(200);
@@ -92,23 +65,23 @@ describe.skipIf(!POSTGRES_URL)('a code exchange on PostgreSQL', () => {
     const replay = await exchange(client.clientId, clientSecret, code);
     expect(replay.res.status).toBe(400);
     expect(replay.res.body.error).toBe('invalid_grant');
-    expect(await t.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
+    expect(await server.t.repositories.grants.listActiveByUser(user.userKey)).toEqual([]);
 
     // The owner's row gone (as a host's database may remove it): invalid_grant, nothing written.
     const orphan = await codeFor(client, user.userKey);
-    await pool.query(`delete from "${schema}".users where user_key = $1`, [user.userKey]);
+    await server.pool.query(`delete from "${server.schema}".users where user_key = $1`, [user.userKey]);
     const gone = await exchange(client.clientId, clientSecret, orphan);
     expect(gone.res.status).toBe(400);
     expect(gone.res.body).toMatchObject({ error: 'invalid_grant', error_description: 'The grant is no longer valid.' });
     expect(gone.counted.some(({ text }) => /^with /.test(text))).toBe(false);
 
     // Five wrong secrets (the default limit), then the right one: 429, the code not read into a grant.
-    const owner = await t.seedUser({ email: 'limited@example.com' });
+    const owner = await server.t.seedUser({ email: 'limited@example.com' });
     const kept = await codeFor(client, owner.userKey);
     for (let attempt = 0; attempt < 5; attempt += 1) expect((await exchange(client.clientId, 'wrong', kept)).res.status).toBe(401);
     const limited = await exchange(client.clientId, clientSecret, kept);
     expect(limited.res.status).toBe(429);
     expect(limited.counted.some(({ text }) => /^with /.test(text))).toBe(false);
-    expect(await t.repositories.codes.findByHash(storedSecretHash(kept))).toMatchObject({ consumedAt: null });
+    expect(await server.t.repositories.codes.findByHash(storedSecretHash(kept))).toMatchObject({ consumedAt: null });
   }, 60_000);
 });

@@ -1,13 +1,7 @@
-import { cachedClientRepository, DEFAULT_CLIENT_CACHE } from '@gatehouse/core';
-import { createTestGatehouse, type TestGatehouse } from '@gatehouse/core/testing';
-import { createGatehouseRouter } from '@gatehouse/http-express';
-import { openPostgresStorage, type PostgresStorage } from '@gatehouse/storage-postgres';
-import express from 'express';
-import pg from 'pg';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchemaName, POSTGRES_URL, warnIfSkipped } from './support/postgres.js';
-import { countingClient, roundTrips, type Statement } from './support/statement-log.js';
+import { describe, expect, it } from 'vitest';
+import { POSTGRES_URL, warnIfSkipped } from './support/postgres.js';
+import { roundTrips, useCountedGatehouse } from './support/statement-log.js';
 
 warnIfSkipped('the round trips of a refresh on PostgreSQL');
 
@@ -16,41 +10,19 @@ warnIfSkipped('the round trips of a refresh on PostgreSQL');
 // (with its grant and its owner's e-mail) side by side, then the touch of an idle lifetime, while
 // the access token is signed.
 describe.skipIf(!POSTGRES_URL)('a refresh on PostgreSQL', () => {
-  const schema = freshSchemaName();
-  const statements: Statement[] = [];
-  let ticks = 0;
-  let pool: pg.Pool;
-  let storage: PostgresStorage;
-  let t: TestGatehouse;
-  let app: express.Express;
-
-  beforeAll(async () => {
-    pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4, Client: countingClient(statements, () => (ticks += 1)) });
-    storage = await openPostgresStorage({ pool, schema, userTables: true });
-    await storage.migrate();
-    const clients = cachedClientRepository(storage.repositories.clients, { now: () => new Date() }, DEFAULT_CLIENT_CACHE);
-    t = await createTestGatehouse({ repositories: { ...storage.repositories, clients }, settings: { refreshToken: { idleTtlSeconds: 86_400 } } });
-    app = express();
-    app.use(createGatehouseRouter({ gatehouse: t.gatehouse, storage, csrfKey: 'k'.repeat(32) }));
-  }, 60_000);
-
-  afterAll(async () => {
-    await storage?.close();
-    await pool?.end();
-    await dropSchema(schema);
-  }, 60_000);
+  const server = useCountedGatehouse({ refreshToken: { idleTtlSeconds: 86_400 } });
 
   /** POST /oauth/token with Basic client authentication, counting only its statements. */
   async function refresh(clientId: string, secret: string, refreshToken: string) {
-    statements.length = 0;
-    const res = await request(app).post('/oauth/token').auth(clientId, secret).type('form').send({ grant_type: 'refresh_token', refresh_token: refreshToken });
-    return { res, counted: [...statements] };
+    server.reset();
+    const res = await request(server.app).post('/oauth/token').auth(clientId, secret).type('form').send({ grant_type: 'refresh_token', refresh_token: refreshToken });
+    return { res, counted: [...server.statements] };
   }
 
   it('answers after two round trips: the failure counts beside the token with its grant and owner, then the touch', async () => {
-    const user = await t.seedUser({ email: 'ada@example.com' });
-    const { client, clientSecret } = await t.seedClient({ scopes: ['messaging.v1.send'] });
-    const tokens = await t.obtainTokens({ client, user });
+    const user = await server.t.seedUser({ email: 'ada@example.com' });
+    const { client, clientSecret } = await server.t.seedClient({ scopes: ['messaging.v1.send'] });
+    const tokens = await server.t.obtainTokens({ client, user });
     // A first refresh warms the pool and the client cache.
     expect((await refresh(client.clientId, clientSecret, tokens.refresh_token as string)).res.status).toBe(200);
 
@@ -68,17 +40,17 @@ describe.skipIf(!POSTGRES_URL)('a refresh on PostgreSQL', () => {
   }, 60_000);
 
   it('keeps the rules: a revoked grant and a deleted owner are invalid_grant, and nothing is written for them', async () => {
-    const user = await t.seedUser({ email: 'grace@example.com' });
-    const { client, clientSecret } = await t.seedClient({ scopes: ['messaging.v1.send'] });
-    const revoked = await t.obtainTokens({ client, user });
-    await t.gatehouse.revokeToken({ client, token: revoked.refresh_token as string, tokenTypeHint: 'refresh_token' });
+    const user = await server.t.seedUser({ email: 'grace@example.com' });
+    const { client, clientSecret } = await server.t.seedClient({ scopes: ['messaging.v1.send'] });
+    const revoked = await server.t.obtainTokens({ client, user });
+    await server.t.gatehouse.revokeToken({ client, token: revoked.refresh_token as string, tokenTypeHint: 'refresh_token' });
     const refused = await refresh(client.clientId, clientSecret, revoked.refresh_token as string);
     expect(refused.res.status).toBe(400);
     expect(refused.res.body.error).toBe('invalid_grant');
     expect(refused.counted.some(({ text }) => /^update /.test(text))).toBe(false);
 
-    const orphan = await t.obtainTokens({ client, user });
-    await pool.query(`delete from "${schema}".users where user_key = $1`, [user.userKey]);
+    const orphan = await server.t.obtainTokens({ client, user });
+    await server.pool.query(`delete from "${server.schema}".users where user_key = $1`, [user.userKey]);
     const gone = await refresh(client.clientId, clientSecret, orphan.refresh_token as string);
     expect(gone.res.status).toBe(400);
     expect(gone.res.body).toMatchObject({ error: 'invalid_grant', error_description: 'The grant is no longer valid.' });
