@@ -1,6 +1,7 @@
 import type { AuthorizationCode } from '../domain/model.js';
 import { storedSecretHash } from '../domain/time-ordered-secret.js';
 import type { Deps } from '../deps.js';
+import { mayBeDropped } from './may-be-dropped.js';
 
 /**
  * A code as the exchange reads it. `owner` is there when the owner's e-mail came in the same read
@@ -47,9 +48,5 @@ export async function readCodeForExchange(deps: Pick<Deps, 'repos' | 'userDirect
  * await gatehouse.exchangeCode({ client, code: form.code, redirectUri, codeVerifier, readAhead });
  */
 export function readCodeAhead(deps: Pick<Deps, 'repos' | 'userDirectory'>, code: string): CodeReadAhead {
-  const reading = readCodeForExchange(deps, storedSecretHash(code));
-  reading.catch(ignore);
-  return { code, reading };
+  return { code, reading: mayBeDropped(readCodeForExchange(deps, storedSecretHash(code))) };
 }
-
-const ignore = (): void => {};

@@ -3,6 +3,7 @@ import type { AuthorizationCode, Client, Grant, OpenIdAuthentication } from '../
 import { timeOrderedId } from '../domain/time-ordered-id.js';
 import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
 import type { Deps } from '../deps.js';
+import { mayBeDropped } from './may-be-dropped.js';
 import { OAuthError, StorageUnavailableError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
 import { tokenTarget } from './resource-indicators.js';
@@ -82,8 +83,7 @@ export async function exchangeCode(
   const principal = owner === undefined ? await principalOf(deps, grant) : principalOrGone(owner.email, grant);
   // OIDC Core §3.1.3.3: a code of an OpenID Connect request (`openid` granted) gets an ID token, with its nonce.
   const idToken = code.openid === undefined ? undefined : { client: input.client, nonce: code.openid.nonce };
-  const response = tokenResponseFor(deps, grant, target.scopes, refreshToken, principal, target.resource, idToken);
-  response.catch(ignore);
+  const response = mayBeDropped(tokenResponseFor(deps, grant, target.scopes, refreshToken, principal, target.resource, idToken));
   const won = await writeOnceMore(() =>
     deps.repos.grants.createFromCode({
       grant,
@@ -133,8 +133,6 @@ async function writeOnceMore(write: () => Promise<boolean>): Promise<boolean> {
   }
 }
 
-/** A response prepared for a write that lost is dropped, its failure too. */
-const ignore = (): void => {};
 
 function verifyPkce(challenge: string | null, verifier: string | undefined): void {
   if (challenge === null) {

@@ -1,6 +1,7 @@
 import type { Grant, RefreshToken } from '../domain/model.js';
 import { storedSecretHash } from '../domain/time-ordered-secret.js';
 import type { Deps } from '../deps.js';
+import { mayBeDropped } from './may-be-dropped.js';
 
 /**
  * A refresh token as a refresh reads it, with its grant. `owner` is there when the owner's e-mail
@@ -47,9 +48,5 @@ export async function readRefreshTokenForUse(deps: Pick<Deps, 'repos' | 'userDir
  * await gatehouse.refresh({ client, refreshToken: form.refresh_token, scope: undefined, readAhead });
  */
 export function readRefreshTokenAhead(deps: Pick<Deps, 'repos' | 'userDirectory'>, refreshToken: string): RefreshReadAhead {
-  const reading = readRefreshTokenForUse(deps, storedSecretHash(refreshToken));
-  reading.catch(ignore);
-  return { refreshToken, reading };
+  return { refreshToken, reading: mayBeDropped(readRefreshTokenForUse(deps, storedSecretHash(refreshToken))) };
 }
-
-const ignore = (): void => {};

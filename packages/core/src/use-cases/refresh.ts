@@ -3,6 +3,7 @@ import type { Client } from '../domain/model.js';
 import { OPENID_SCOPE } from '../domain/openid-scopes.js';
 import { isCataloguedScope, isValidScopeToken, type ScopeCatalogue, parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
+import { mayBeDropped } from './may-be-dropped.js';
 import { OAuthError } from '../errors.js';
 import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
 import { secondsAfter } from '../domain/time.js';
@@ -68,8 +69,7 @@ export async function refresh(
   }
 
   const next = timeOrderedSecret(now, deps.ids);
-  const response = tokenResponseFor(deps, grant, scopes, next, principal, resource, idToken);
-  response.catch(ignore);
+  const response = mayBeDropped(tokenResponseFor(deps, grant, scopes, next, principal, resource, idToken));
   // RFC 9700 §4.14.2: the grant keeps one live refresh token. A retry of a rotated token within
   // the grace (a lost response) gets a new one that supersedes the one issued before, never a
   // second branch; any other reuse revokes the grant (docs/decisions/0106).
@@ -87,8 +87,6 @@ export async function refresh(
   return response;
 }
 
-/** A response prepared for a rotation that lost is dropped, its failure too. */
-const ignore = (): void => {};
 
 /** RFC 6749 §6: the requested scope must not include any scope not originally granted. */
 function narrowScopes(catalogue: ScopeCatalogue, granted: readonly string[], requested: string | undefined): string[] {
