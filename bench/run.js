@@ -42,6 +42,8 @@ const USAGE = `npm run bench -- [options]
                        a fresh schema), each on its own server, with PostgreSQL's own CPU per request beside its rows
   --out DIR            where to write latest.json / latest.md (default bench/results)
   --workers N          gatehouse serve --workers N (default 1): CPU and peak RSS are summed over the primary and its workers
+  --load-threads N     autocannon's worker threads (default 1): with several server workers one load generator's thread
+                       can be the bound; targets that mint a value per request (code exchange) stay on one thread
   --keep               keep the temporary directory (database, server logs)
   --cpu-prof           run the server and the peer with --cpu-prof (profiles in the temporary directory; implies --keep)
 `;
@@ -65,6 +67,7 @@ function options() {
       out: { type: 'string' },
       keep: { type: 'boolean', default: false },
       workers: { type: 'string' },
+      'load-threads': { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -99,6 +102,7 @@ function options() {
     cpuProf: values['cpu-prof'],
     quick: values.quick,
     workers: number('workers', 1, 1),
+    loadThreads: number('load-threads', 1, 1),
   };
 }
 
@@ -149,6 +153,8 @@ async function main() {
       database: `${stores.map((store) => store.description).join(' and ')}${opts.workers > 1 ? `, ${opts.workers} workers` : ''}`,
       databases: stores.map((store) => store.key),
       connections: opts.connections,
+      workers: opts.workers,
+      loadThreads: opts.loadThreads,
       durationSeconds: opts.durationSeconds,
       warmupSeconds: opts.warmupSeconds,
       rounds: opts.rounds,

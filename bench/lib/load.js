@@ -8,11 +8,29 @@ function fire(options) {
   return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
 }
 
-const base = (target, connections) => ({ connections, pipelining: 1, timeout: 10, ...target });
+/**
+ * autocannon's options for a target. `loadThreads` above 1 spreads the connections over that many
+ * worker threads of autocannon's (`--load-threads`), so that one load generator's thread does not
+ * bound a server of several workers; a target with a function in it (a fresh code per request)
+ * cannot be cloned into a thread and stays on this one.
+ */
+function base(target, { connections, loadThreads = 1 }) {
+  const options = { connections, pipelining: 1, timeout: 10, ...target };
+  if (loadThreads > 1 && !holdsFunction(options)) options.workers = loadThreads;
+  return options;
+}
+
+/** Whether autocannon's workers could not take these options (a function cannot cross threads). */
+export function holdsFunction(value) {
+  if (typeof value === 'function') return true;
+  if (Array.isArray(value)) return value.some(holdsFunction);
+  if (value && typeof value === 'object') return Object.values(value).some(holdsFunction);
+  return false;
+}
 
 /** Unmeasured load: JIT, caches and connections warm up. */
-export async function warmUp(target, { connections, warmupSeconds }) {
-  if (warmupSeconds > 0) await fire({ ...base(target, connections), duration: warmupSeconds });
+export async function warmUp(target, { connections, loadThreads, warmupSeconds }) {
+  if (warmupSeconds > 0) await fire({ ...base(target, { connections, loadThreads }), duration: warmupSeconds });
 }
 
 /**
@@ -21,11 +39,13 @@ export async function warmUp(target, { connections, warmupSeconds }) {
  * by thread id (children.js `threadCpuMs`); `probes.database`, where given, PostgreSQL's own
  * processes (postgres-cpu.js).
  */
-export async function slice(target, { connections }, seconds, { serverCpuMs = () => null, serverThreadsMs = () => null, database } = {}) {
+export async function slice(target, { connections, loadThreads }, seconds, { serverCpuMs = () => null, serverThreadsMs = () => null, database } = {}) {
   const databaseBefore = database ? await database.sample() : undefined;
   const cpuBefore = serverCpuMs();
   const threadsBefore = serverThreadsMs();
-  const result = await fire({ ...base(target, connections), duration: seconds });
+  const loadBefore = process.cpuUsage();
+  const result = await fire({ ...base(target, { connections, loadThreads }), duration: seconds });
+  const load = process.cpuUsage(loadBefore);
   const cpuAfter = serverCpuMs();
   const threadsAfter = serverThreadsMs();
   const databaseAfter = database ? await database.sample() : undefined;
@@ -35,6 +55,9 @@ export async function slice(target, { connections }, seconds, { serverCpuMs = ()
     requests: result.requests.total,
     seconds: result.duration || seconds,
     cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+    // The load generator's own CPU (this process, its autocannon threads included): near 1 core per
+    // load thread, it rather than the server may be what bounds the requests per second.
+    loadCpuMs: (load.user + load.system) / 1000,
     latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: result.latency.average },
     ok2xx: result['2xx'],
     non2xx: result.non2xx,
@@ -112,6 +135,7 @@ export function combine(slices, mainThreadPid) {
     // Load-independent: CPU time the serving process spent per request (user + system).
     serverCpuMsPerRequest: cpuMs === null || requests === 0 ? null : round(cpuMs / requests, 3),
     serverCpuShare: cpuMs === null ? null : round(cpuMs / (seconds * 1000), 2),
+    loadGeneratorCpuShare: round(sum((s) => s.loadCpuMs ?? 0) / (seconds * 1000), 2),
     serverThreads: threadFigures(slices, requests, mainThreadPid),
     databaseCpu: databaseFigures(slices, requests),
     latencyMs: {

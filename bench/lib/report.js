@@ -38,6 +38,23 @@ function signInSentence(phase) {
   return ['', `Password sign-ins: ${fmt(perCore, 1)} per second per core (${fmt(row.serverCpuMsPerRequest, 1)} ms of CPU each)${ok(perCore, SIGN_IN_TARGET_PER_CORE)} target ≥ ${SIGN_IN_TARGET_PER_CORE}; peak RSS during the burst ${fmt(row.peakRssMiB, 0)} MiB, ${fmt(row.peakRssMiB / phase.bare.peakRssMiB, 2)}× the bare app's.`];
 }
 
+/**
+ * Issue 32 (`--workers`): how many cores the server and the load generator kept busy per row. A
+ * load generator near its thread count of cores, not the server, bounds that row's requests/s.
+ */
+function coresTable(phase, meta) {
+  const lines = [
+    `Cores kept busy (server: ${meta.workers} worker(s) and the primary; load generator: ${meta.loadThreads} autocannon thread(s), one for a target minting a value per request):`,
+    '',
+    '| scenario | req/s | server cores | load generator cores |',
+    '|---|---:|---:|---:|',
+  ];
+  for (const row of phase.scenarios) {
+    lines.push(`| ${row.title}${row.store === 'postgres' ? ' · PostgreSQL' : ''} | ${fmt(row.requestsPerSecond)} | ${fmt(row.serverCpuShare, 2)} | ${fmt(row.loadGeneratorCpuShare, 2)} |`);
+  }
+  return lines;
+}
+
 /** Gatehouse beside the peer, scenario by scenario, and the peak RSS of the three processes. */
 function peerTable(phase, peer) {
   const name = `${peer.name} ${peer.version}`;
@@ -151,6 +168,7 @@ export function renderMarkdown(results) {
         .join(', ')} req/s). ${rssSentence(phase)}`,
     );
     lines.push(...signInSentence(phase));
+    if (meta.workers > 1 || meta.loadThreads > 1) lines.push('', ...coresTable(phase, meta));
     if (postgres) lines.push('', ...postgresTable(phase));
     if (phase.versusPeer?.length > 0) lines.push('', ...peerTable(phase, meta.peer));
     if (phase.notes.length > 0) lines.push('', ...phase.notes.map((note) => `- ${note}`));
