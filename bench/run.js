@@ -418,8 +418,9 @@ async function runPhase(name, title, { opts, state, workDir, first = false }) {
         const label = store && store.key !== 'sqlite' ? `${scenario.name} on ${store.label}` : scenario.name;
         let codes;
         if (scenario.needsCodes) {
-          // Enough codes for a server far faster than this one; running dry is reported.
-          const count = Math.ceil((opts.durationSeconds + opts.warmupSeconds) * 8000);
+          // Enough codes for a server far faster than this one (16,000 a second, twice that with
+          // workers: SQLite's one write thread bounds them, decision 0173); running dry is reported.
+          const count = Math.ceil((opts.durationSeconds + opts.warmupSeconds) * 16_000 * Math.min(opts.workers, 2));
           codes = codeQueue(onPeer ? await peer.mint(count) : await server.mintCodes(count));
         }
         const target = scenario.target({ ...contextOf(server), codes });

@@ -1,7 +1,8 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { FailureStore } from '@gatehouse/http-express';
-import { openSqliteStorage, type Storage as CoreStorage } from '@gatehouse/storage-sqlite';
+import { openSqliteStorage, type SharedWriteThreadChannel, type Storage as CoreStorage } from '@gatehouse/storage-sqlite';
+import { writeChannelToPrimary } from './cluster/shared-writes.js';
 import { workerIndex } from './cluster/worker-messages.js';
 import { ConfigError, type Config } from './config.js';
 
@@ -54,11 +55,18 @@ export async function openStorage(database: Config['database'], keySecret?: stri
  * How this process shares the SQLite file with the others of `gatehouse serve --workers N`
  * (docs/decisions/0171-serve-workers.md): they count failures in the file, and one of them, the
  * first worker, runs the background checkpoints; the others (and the primary, the CLI) checkpoint
- * only past the WAL's bound. One process: the defaults.
+ * only past the WAL's bound; the workers' code exchanges are written by the primary's one write
+ * thread (docs/decisions/0173-one-write-thread-for-all-workers.md). One process: the defaults.
  */
-function sharingOfSqliteFile(workers: number): { sharedByInstances?: true; backgroundCheckpoints?: 'in-another-process' } {
+function sharingOfSqliteFile(workers: number): { sharedByInstances?: true; backgroundCheckpoints?: 'in-another-process'; writeThread?: { shared: SharedWriteThreadChannel } } {
   if (workers <= 1) return {};
-  return { sharedByInstances: true, ...(workerIndex(process.env) === 0 ? {} : { backgroundCheckpoints: 'in-another-process' as const }) };
+  const index = workerIndex(process.env);
+  return {
+    sharedByInstances: true,
+    ...(index === 0 ? {} : { backgroundCheckpoints: 'in-another-process' as const }),
+    // A worker's code exchanges go to the primary's one write thread (decision 0173).
+    ...(index === undefined ? {} : { writeThread: { shared: writeChannelToPrimary() } }),
+  };
 }
 
 /** The errors of a file or directory SQLite or Node may not write (a read-only file or file system, missing rights). */

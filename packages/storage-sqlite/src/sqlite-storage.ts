@@ -8,7 +8,8 @@ import { setDirectExecutor } from './direct-executor.js';
 import { LockContention } from './lock-contention.js';
 import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, WAL_SIZE_LIMIT_BYTES, type BackgroundCheckpoints } from './background-checkpoints.js';
 import { WriteGate } from './write-gate.js';
-import { startWriteThread, WRITE_THREAD_CACHE_KIB, type WriteThread } from './write-thread.js';
+import { driveWriteThread, startWriteThread, WRITE_THREAD_CACHE_KIB, type WriteThread } from './write-thread.js';
+import { sharedWriteThreadLink, type SharedWriteThreadChannel } from './shared-write-thread.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
 import { createSqliteFailureStore, ensureFailedAttemptsTable } from './failed-attempts.js';
 import { withSqliteWrites } from './sqlite-writes.js';
@@ -53,9 +54,11 @@ export interface SqliteFileOptions extends SqliteCommonOptions {
   /**
    * Run the code exchange's write transaction on a worker thread with its own connection instead
    * of on the event loop, committing the writes that arrive together at once (default true;
-   * docs/decisions/0075-code-exchange-writes-on-a-thread.md).
+   * docs/decisions/0075-code-exchange-writes-on-a-thread.md). `{ shared: channel }`: the one
+   * thread that another process runs for every process serving the file (`hostSharedWriteThread`,
+   * docs/decisions/0173-one-write-thread-for-all-workers.md), reached over `channel`.
    */
-  writeThread?: boolean;
+  writeThread?: boolean | { shared: SharedWriteThreadChannel };
 }
 
 /**
@@ -206,7 +209,9 @@ function openFile(options: SqliteFileOptions): Connection {
       options.writeThread === false
         ? undefined
         : (gate: WriteGate, contention: LockContention) =>
-            startWriteThread(path, gate, { busyTimeoutMs, synchronous, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES, autocheckpointPages: autocheckpointPages(options), cacheKib: WRITE_THREAD_CACHE_KIB }, contention);
+            typeof options.writeThread === 'object'
+              ? driveWriteThread((events) => sharedWriteThreadLink((options.writeThread as { shared: SharedWriteThreadChannel }).shared, events), gate, busyTimeoutMs, contention)
+              : startWriteThread(path, gate, { busyTimeoutMs, synchronous, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES, autocheckpointPages: autocheckpointPages(options), cacheKib: WRITE_THREAD_CACHE_KIB }, contention);
     if (options.backgroundCheckpoints === false) return { database, ownsDatabase: true, lockKey, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
     // The serving connection still checkpoints past this many frames (background-checkpoints.ts).
     database.pragma(`wal_autocheckpoint = ${SERVING_CONNECTION_AUTOCHECKPOINT_PAGES}`);

@@ -50,6 +50,26 @@ export interface WriteThread {
 }
 
 /**
+ * Where a write thread's messages go: a thread of this process (`localWriteThread`), or the one
+ * thread another process runs for several (shared-write-thread.ts). `post` takes the JSON of a
+ * `WriteMessage`; answers and failures come back through the `WriteThreadEvents` it was opened with.
+ */
+export interface WriteThreadLink {
+  post(message: string): void;
+  /** Keeps the process alive while writes are in flight, and lets it go after. */
+  ref(): void;
+  unref(): void;
+  /** Ends the link once the writes in flight are answered (`drained` resolves when they are). */
+  stop(drained: Promise<void>): Promise<void>;
+}
+
+/** What a `WriteThreadLink` reports: a thread's answers, or that it failed or stopped (every later write falls back). */
+export interface WriteThreadEvents {
+  answers(answers: WriteAnswer[]): void;
+  failed(error: Error): void;
+}
+
+/**
  * Starts a worker thread with its own connection to `filename` that runs writes handed to it
  * (docs/decisions/0075-code-exchange-writes-on-a-thread.md): the event loop only posts the
  * statements and reads the answer, while the thread waits for SQLite's write lock, writes the
@@ -62,49 +82,69 @@ export interface WriteThread {
  * write and does not keep the process alive.
  */
 export function startWriteThread(filename: string, gate: WriteGate, options: WriteThreadOptions, contention: LockContention = new LockContention()): WriteThread {
+  return driveWriteThread((events) => localWriteThread(filename, options, events), gate, options.busyTimeoutMs, contention);
+}
+
+/** The worker thread of write-worker.ts on its own connection to `filename`, reporting to `events`. */
+export function localWriteThread(filename: string, options: WriteThreadOptions, events: WriteThreadEvents): WriteThreadLink {
+  const { url, argv, execArgv } = workerModule(import.meta.url, 'write-worker');
+  const workerData: WriteWorkerData = { filename, ...options };
+  const worker = new Worker(url, { argv, execArgv, workerData, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 } });
+  worker.unref();
+  worker.on('message', (answers: WriteAnswer[]) => events.answers(answers));
+  worker.on('error', (error) => events.failed(new Error('The SQLite write thread failed.', { cause: error })));
+  const exited = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      events.failed(new Error('The SQLite write thread stopped.'));
+      resolve();
+    }),
+  );
+  return {
+    post: (message) => worker.postMessage(message),
+    ref: () => worker.ref(),
+    unref: () => worker.unref(),
+    stop: () => stopWorker(worker, exited, 5000),
+  };
+}
+
+/**
+ * The event loop's side of a write thread, wherever it runs: statements numbered once per SQL, the
+ * writes of one turn in one message, each with the deadline of its wait for the write lock, the
+ * gate held while writes are in flight, and the lock contention learnt from the answers.
+ */
+export function driveWriteThread(open: (events: WriteThreadEvents) => WriteThreadLink, gate: WriteGate, busyTimeoutMs: number, contention: LockContention): WriteThread {
   // Statements are sent by number once their SQL has been sent (kysely compiles each once).
   const numbers = new Map<string, number>();
   let definitions: Array<[number, string]> = [];
   let failure: Error | undefined;
 
-  // The thread starts at the first write: a CLI command or a storage that never exchanges a code starts none.
-  let started: { worker: Worker; exited: Promise<void> } | undefined;
+  // The link opens at the first write: a CLI command or a storage that never exchanges a code starts no thread.
+  let link: WriteThreadLink | undefined;
   // The writes of one turn of the event loop go in one message (one wake-up of the thread).
   const calls = createThreadCalls<[WriteStep[], number], boolean>({
     post: (writes) => {
       const message = JSON.stringify([definitions, writes.map(([id, [steps, deadline]]): Write => [id, steps, deadline])]);
       definitions = [];
-      thread().worker.postMessage(message);
+      opened().post(message);
     },
-    ref: () => started?.worker.ref(),
-    unref: () => started?.worker.unref(),
+    ref: () => link?.ref(),
+    unref: () => link?.unref(),
   });
   const failAll = (error: Error) => {
     failure ??= error;
     calls.fail(error);
   };
-  const thread = () => {
-    if (started !== undefined) return started;
-    const { url, argv, execArgv } = workerModule(import.meta.url, 'write-worker');
-    const workerData: WriteWorkerData = { filename, ...options };
-    const worker = new Worker(url, { argv, execArgv, workerData, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 } });
-    worker.unref();
-    worker.on('message', (answers: WriteAnswer[]) => {
-      for (const [, , error] of answers) {
-        if (error === null) contention.cleared();
-        else if (error.code === 'SQLITE_BUSY') contention.met();
-      }
-      calls.settle(answers, (error) => asStorageFailure(Object.assign(new Error(error.message), { code: error.code })) as Error);
-    });
-    worker.on('error', (error) => failAll(new Error('The SQLite write thread failed.', { cause: error })));
-    const exited = new Promise<void>((resolve) =>
-      worker.once('exit', () => {
-        failAll(new Error('The SQLite write thread stopped.'));
-        resolve();
-      }),
-    );
-    return (started = { worker, exited });
-  };
+  const opened = (): WriteThreadLink =>
+    (link ??= open({
+      answers(answers) {
+        for (const [, , error] of answers) {
+          if (error === null) contention.cleared();
+          else if (error.code === 'SQLITE_BUSY') contention.met();
+        }
+        calls.settle(answers, (error) => asStorageFailure(Object.assign(new Error(error.message), { code: error.code })) as Error);
+      },
+      failed: failAll,
+    }));
 
   const post = (statements: readonly BackgroundStatement[], deadline: number): Promise<boolean> => {
     const steps = statements.map(({ sql, parameters, mustChange }): WriteStep => {
@@ -115,7 +155,7 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
       }
       return [number, [...parameters], mustChange];
     });
-    thread();
+    opened();
     // The serving connection's writes stay out until the thread has answered (write-gate.ts).
     return calls.call([steps, deadline]).finally(() => gate.leaveThread());
   };
@@ -126,7 +166,7 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
       if (failure !== undefined || stopped !== undefined) return undefined;
       // The write's wait for the lock ends this long after it was handed over; it tries once while
       // the lock is known to be held elsewhere.
-      const deadline = clockMs() + (contention.latched ? 0 : options.busyTimeoutMs);
+      const deadline = clockMs() + (contention.latched ? 0 : busyTimeoutMs);
       const entered = gate.enterThread();
       if (entered === undefined) return post(statements, deadline);
       return entered.then(() => {
@@ -138,7 +178,7 @@ export function startWriteThread(filename: string, gate: WriteGate, options: Wri
     stop() {
       // Writes posted in this turn of the event loop go before the stop.
       calls.flush();
-      stopped ??= started === undefined ? Promise.resolve() : stopWorker(started.worker, started.exited, 5000);
+      stopped ??= link === undefined ? Promise.resolve() : link.stop(calls.drained());
       return stopped;
     },
   };

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { threadErrorOf, type ThreadAnswer, type ThreadError } from '@gatehouse/core/threads';
+import { clockMs, retryDelayMs } from './deadline.js';
 
 /**
  * The write thread's worker (docs/decisions/0075-code-exchange-writes-on-a-thread.md, 0101).
@@ -53,9 +54,6 @@ const isBusy = (error: unknown): boolean => {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 };
-const clock = (): number => performance.timeOrigin + performance.now();
-// SQLite's own busy handler's steps (ms), then 100 ms at a time; the thread sleeps in between.
-const BUSY_DELAYS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 const timedOut: ThreadError = { message: `The SQLite database stayed locked by another connection for the whole busy timeout (${options.busyTimeoutMs} ms).`, code: 'SQLITE_BUSY' };
 
@@ -77,7 +75,7 @@ const beginGroup = (writes: Write[]): Write[] | false => {
         return false;
       }
     }
-    const now = clock();
+    const now = clockMs();
     const expired = group.filter((write) => write[2] <= now);
     if (expired.length > 0) {
       post(expired.map(([id]) => [id, null, timedOut]));
@@ -85,7 +83,8 @@ const beginGroup = (writes: Write[]): Write[] | false => {
       if (group.length === 0) return group;
     }
     const earliest = Math.min(...group.map((write) => write[2]));
-    const wait = Math.min(BUSY_DELAYS[attempt] ?? 100, earliest - clock());
+    // SQLite's own busy handler's steps, as the serving connection waits (deadline.ts).
+    const wait = retryDelayMs(attempt, earliest);
     if (wait > 0) Atomics.wait(sleeper, 0, 0, wait);
   }
 };

@@ -1,10 +1,14 @@
+import { resolve as resolvePath } from 'node:path';
 import { AggregatorRegistry } from 'prom-client';
+import { hostSharedWriteThread } from '@gatehouse/storage-sqlite';
 import { ConfigError, describeDatabase, type Config } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
 import { demoInstructions, findDemoClient, seedDemoIfEmpty } from '../demo.js';
 import { startMetricsServer, type RunningMetricsServer } from '../metrics/metrics-server.js';
 import { superviseWorkers, type WorkerSupervisor } from '../cluster/supervisor.js';
+import { serveWritesOfWorkers } from '../cluster/shared-writes.js';
 import { listening } from './listen-errors.js';
+import type { Logger } from '../logger.js';
 import { waitForStopSignal, type ServeIo } from './stop-signal.js';
 
 /**
@@ -29,6 +33,8 @@ export async function serveWithWorkers(config: Config, io: ServeIo): Promise<num
   const stopSignal = waitForStopSignal(io.signals ?? process);
   let workers: WorkerSupervisor | undefined;
   let metricsServer: RunningMetricsServer | undefined;
+  // On SQLite the workers' code exchanges are written by one thread of this process (decision 0173).
+  const sharedWrites = hostSharedWrites(config, logger);
   let port: number;
   try {
     // Once, before the workers: they would otherwise race to create the first signing keys.
@@ -54,6 +60,7 @@ export async function serveWithWorkers(config: Config, io: ServeIo): Promise<num
   } catch (error) {
     stopSignal.cancel();
     await workers?.stop(graceMs);
+    await sharedWrites?.stop();
     await metricsServer?.stop();
     throw error;
   } finally {
@@ -64,7 +71,24 @@ export async function serveWithWorkers(config: Config, io: ServeIo): Promise<num
   const signal = await stopSignal.received;
   logger.info({ signal }, 'shutting down: each worker finishes its requests in flight');
   await workers.stop(graceMs);
+  await sharedWrites?.stop();
   await metricsServer?.stop();
   logger.info('stopped');
   return 0;
+}
+
+/**
+ * The one write thread of the SQLite file for every worker (docs/decisions/0173-one-write-thread-for-all-workers.md),
+ * served over the cluster's IPC channel; none on PostgreSQL.
+ */
+function hostSharedWrites(config: Config, logger: Logger): { stop(): Promise<void> } | undefined {
+  if (config.database.kind !== 'sqlite') return undefined;
+  const host = hostSharedWriteThread({ filename: resolvePath(config.database.filename), busyTimeoutMs: config.database.busyTimeoutMs, synchronous: config.database.synchronous });
+  const detach = serveWritesOfWorkers(host, logger);
+  return {
+    async stop() {
+      detach();
+      await host.stop();
+    },
+  };
 }

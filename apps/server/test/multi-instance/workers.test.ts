@@ -85,6 +85,12 @@ describe(`gatehouse serve with ${WORKERS} workers on one SQLite file`, () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 400)).toHaveLength(5);
     for (const answer of answers.filter((a) => a.status === 400)) expect(JSON.parse(answer.body)).toMatchObject({ error: 'invalid_grant' });
+    // The workers' exchanges were written by the primary's one thread (decision 0173): it logged
+    // taking them, and it has no worker slot.
+    const shared = server.logs.find((line) => line.msg === "writing the workers' code exchanges on one thread");
+    expect(shared).toBeDefined();
+    expect(shared?.worker).toBeUndefined();
+    expect(workerPids()).toContain(shared?.fromWorkerPid);
   });
 
   it('a grant revoked through one worker is refused by every worker on the next request', async () => {
