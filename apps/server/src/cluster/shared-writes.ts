@@ -25,19 +25,40 @@ function isWriteRepliesMessage(message: unknown): message is WriteRepliesMessage
   return typeof message === 'object' && message !== null && (message as { gatehouse?: unknown }).gatehouse === 'write-replies';
 }
 
-/** In a worker: the channel to the primary's shared write thread (one storage per worker uses it). */
+/**
+ * In a worker: the channel to the primary's shared write thread (one storage per worker uses it).
+ * Once the primary is gone (the IPC channel closed), the storage hears that the thread failed and
+ * writes on its own connection until the worker has stopped (decision 0171: it stops as on SIGTERM).
+ */
 export function writeChannelToPrimary(): SharedWriteThreadChannel {
+  const gone = new Set<(reply: SharedWriteThreadReply) => void>();
+  const primaryGone = (): void => {
+    for (const listener of gone) listener({ failed: 'the primary process is gone' });
+  };
   return {
     send(message) {
       const writes: WritesMessage = { gatehouse: 'writes', message };
-      process.send?.(writes);
+      if (!process.connected || process.send === undefined) {
+        primaryGone();
+        return;
+      }
+      // With a callback, a channel closed meanwhile is an answer here, not an 'error' event.
+      process.send(writes, undefined, undefined, (error: Error | null) => {
+        if (error) primaryGone();
+      });
     },
     listen(listener) {
       const onMessage = (message: unknown): void => {
         if (isWriteRepliesMessage(message)) listener(message.reply);
       };
       process.on('message', onMessage);
-      return () => process.off('message', onMessage);
+      process.on('disconnect', primaryGone);
+      gone.add(listener);
+      return () => {
+        process.off('message', onMessage);
+        process.off('disconnect', primaryGone);
+        gone.delete(listener);
+      };
     },
   };
 }
@@ -58,7 +79,9 @@ export function serveWritesOfWorkers(host: SharedWriteThreadHost, logger: Logger
     host.receive(worker.id, message.message, (reply) => {
       if (!worker.isConnected()) return;
       const replies: WriteRepliesMessage = { gatehouse: 'write-replies', reply };
-      worker.send(replies);
+      // A worker gone meanwhile is forgotten at its exit; the callback keeps its closed channel from
+      // becoming an 'error' event of the primary.
+      worker.send(replies, undefined, () => undefined);
     });
   };
   const onExit = (worker: Worker): void => host.forget(worker.id);
