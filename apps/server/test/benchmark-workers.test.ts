@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, REPO_ROOT } from './support/processes.js';
+import { ensureBuilt, runBenchmark } from './support/processes.js';
 
 // `npm run bench -- --workers 2 --load-threads 2` (issue 32, item 2): the shortest run proves the
 // options work — the server's workers answer every request, autocannon's threads drive the
@@ -25,18 +24,13 @@ let run: { code: number | null; stderr: string };
 beforeAll(async () => {
   await ensureBuilt();
   out = mkdtempSync(join(tmpdir(), 'gatehouse-bench-workers-test-'));
-  run = await new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [
-        join(REPO_ROOT, 'bench/run.js'),
-        ...['--only', 'users-me,code-exchange', '--workers', '2', '--load-threads', '2', '--duration', '1', '--warmup', '0', '--rounds', '1', '--connections', '4'],
-        ...['--no-growth', '--no-peer', '--no-postgres', '--out', out],
-      ],
-      { cwd: REPO_ROOT, maxBuffer: 16 << 20, timeout: 240_000 },
-      (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
-    );
-  });
+  run = await runBenchmark(
+    [
+      ...['--only', 'users-me,code-exchange', '--workers', '2', '--load-threads', '2', '--duration', '1', '--warmup', '0', '--rounds', '1', '--connections', '4'],
+      ...['--no-growth', '--no-peer', '--no-postgres', '--out', out],
+    ],
+    240_000,
+  );
 }, 300_000);
 
 afterAll(() => {

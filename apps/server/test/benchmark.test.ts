@@ -1,9 +1,9 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, REPO_ROOT } from './support/processes.js';
+import { ensureBuilt, REPO_ROOT, runBenchmark } from './support/processes.js';
 
 // `npm run bench` end to end, as short as it goes: both phases, every scenario (the peer's, node-oidc-provider,
 // too), the result files. With GATEHOUSE_TEST_POSTGRES_URL, every Gatehouse scenario runs again on
@@ -82,18 +82,13 @@ beforeAll(async () => {
   await ensureBuilt();
   committedBefore = readFileSync(COMMITTED_RESULTS, 'utf8');
   out = mkdtempSync(join(tmpdir(), 'gatehouse-bench-test-'));
-  run = await new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [
-        join(REPO_ROOT, 'bench/run.js'),
-        ...['--duration', '1', '--warmup', '0', '--rounds', '1', '--connections', '4', '--growth', '--grants', '2000', '--attribute-names', '1000', '--out', out],
-        POSTGRES_URL ? '--postgres' : '--no-postgres',
-      ],
-      { cwd: REPO_ROOT, maxBuffer: 16 << 20, timeout: 360_000 },
-      (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
-    );
-  });
+  run = await runBenchmark(
+    [
+      ...['--duration', '1', '--warmup', '0', '--rounds', '1', '--connections', '4', '--growth', '--grants', '2000', '--attribute-names', '1000', '--out', out],
+      POSTGRES_URL ? '--postgres' : '--no-postgres',
+    ],
+    360_000,
+  );
 }, 420_000);
 
 afterAll(() => {

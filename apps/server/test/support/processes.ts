@@ -108,3 +108,19 @@ export function startServe(env: Record<string, string>, port: number): Promise<S
     void exited.then((code) => reject(new Error(`gatehouse serve exited (${code}) before listening:\n${err}\n${out}`)));
   });
 }
+
+/**
+ * Runs `node bench/run.js …args` from the repository root: its exit code and its stderr (the
+ * progress lines). `timeoutMs` bounds the whole run.
+ *
+ * @example
+ * const run = await runBenchmark(['--quick', '--out', dir], 240_000);
+ * expect(run.code, run.stderr.slice(-2000)).toBe(0);
+ */
+export function runBenchmark(args: readonly string[], timeoutMs: number): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolveRun) => {
+    execFile(process.execPath, [join(REPO_ROOT, 'bench/run.js'), ...args], { cwd: REPO_ROOT, maxBuffer: 16 << 20, timeout: timeoutMs }, (error, _stdout, stderr) =>
+      resolveRun({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+    );
+  });
+}
