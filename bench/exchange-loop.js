@@ -2,9 +2,11 @@
 // (`codes.findByHash`) and the exchange's one transaction (`grants.createFromCode`: the grant, the
 // conditional consume of the code, the refresh token) through @gatehouse/storage-sqlite's real
 // repositories, on a file with the server's settings (WAL, synchronous=NORMAL, the checkpoint
-// thread). No HTTP, no signature: what is left is the storage's floor for one exchange.
+// thread), or @gatehouse/storage-postgres's in a fresh schema (`--postgres`, dropped after). No
+// HTTP, no signature: what is left is the storage's floor for one exchange.
 //
 //   npm run build && node bench/exchange-loop.js [--grants 1000000] [--exchanges 20000] [--grant-ids random|time-ordered]
+//   node bench/exchange-loop.js --postgres [--concurrency 10]   (GATEHOUSE_TEST_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test)
 //
 // It prints the CPU time of this process (both threads) and the wall time per exchange. The
 // growth rows are the benchmark's (bench/lib/growth.js). Not a test: nothing is asserted.
@@ -13,6 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openSqliteStorage } from '@gatehouse/storage-sqlite';
+import { openPostgresStorage } from '@gatehouse/storage-postgres';
+import pg from 'pg';
 import { openBenchDatabase } from './lib/database.js';
 import { GROWTH_DEFAULTS } from './lib/growth.js';
 import { storedSecretHash } from '@gatehouse/core';
@@ -23,8 +27,14 @@ const { values: args } = parseArgs({
     grants: { type: 'string', default: '0' },
     exchanges: { type: 'string', default: '20000' },
     'grant-ids': { type: 'string', default: 'time-ordered' },
+    postgres: { type: 'boolean', default: false },
+    concurrency: { type: 'string', default: '1' },
   },
 });
+const concurrency = Number(args.concurrency);
+const postgresUrl = process.env.GATEHOUSE_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `gatehouse_exchange_loop_${process.pid}`;
+if (args.postgres && Number(args.grants) > 0) throw new Error('--grants seeds a SQLite file only');
 const grants = Number(args.grants);
 const exchanges = Number(args.exchanges);
 if (!['random', 'time-ordered'].includes(args['grant-ids'])) throw new Error('--grant-ids is random or time-ordered');
@@ -38,7 +48,7 @@ const USER_KEY = ids.id();
 const SCOPES = ['messaging.v1.read', 'messaging.v1.send'];
 
 try {
-  let storage = await openSqliteStorage({ filename });
+  let storage = args.postgres ? await openPostgresStorage({ connectionString: postgresUrl, schema, poolSize: Math.max(concurrency, 2) }) : await openSqliteStorage({ filename });
   await storage.migrate();
   const { repositories: repos } = storage;
   await repos.clients.create({
@@ -77,19 +87,32 @@ try {
     const refreshToken = { tokenHash: storedSecretHash(timeOrderedCode()), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null };
     if (!(await storage.repositories.grants.createFromCode({ grant, codeHash, refreshToken }))) throw new Error('the code was not exchanged');
   };
-  for (const code of codes.slice(0, 2000)) await exchange(code); // warm-up
+  // `concurrency` exchanges in flight at once, as a server's connections would have them.
+  const exchangeAll = async (list) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < list.length) await exchange(list[next++]);
+    }));
+  };
+  await exchangeAll(codes.slice(0, 2000)); // warm-up
 
   const cpuBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
-  for (const code of codes.slice(2000)) await exchange(code);
+  await exchangeAll(codes.slice(2000));
   const wallUs = Number(process.hrtime.bigint() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const perExchange = (us) => (us / exchanges).toFixed(1);
   console.log(
-    `${exchanges} exchanges, ${grants.toLocaleString('en-US')} grants before, ${args['grant-ids']} grant ids: ` +
+    `${args.postgres ? 'PostgreSQL' : 'SQLite'}, ${exchanges} exchanges, ${concurrency} at once, ${grants.toLocaleString('en-US')} grants before, ${args['grant-ids']} grant ids: ` +
       `CPU ${perExchange(cpu.user + cpu.system)} µs/exchange (system ${perExchange(cpu.system)}), wall ${perExchange(wallUs)} µs/exchange`,
   );
   await storage.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  if (args.postgres) {
+    const client = new pg.Client(postgresUrl);
+    await client.connect();
+    await client.query(`drop schema if exists "${schema}" cascade`);
+    await client.end();
+  }
 }
