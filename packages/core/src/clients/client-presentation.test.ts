@@ -66,9 +66,17 @@ describe('a client’s links and first-party mark', () => {
     expect(await t.gatehouse.presentClient(operators.client)).toMatchObject({ registeredBy: { kind: 'operator' }, links: {}, firstParty: true });
     const agent = {
       ...operators.client,
-      registration: { kind: 'dynamic' as const, registrationAccessTokenHash: 'h', anonymous: true, firstUsedAt: null, metadata: { clientUri: 'http://agent.example/', policyUri: 'https://agent.example/privacy' } },
+      registration: { kind: 'dynamic' as const, registrationAccessTokenHash: 'h', anonymous: true, firstUsedAt: null, metadata: { clientUri: 'http://agent.example/', policyUri: 'https://agent.example/privacy', logoUri: 'https://agent.example/logo.png' } },
     };
-    // A self-registered client's own links, those that pass the rule (http off loopback does not); never first-party.
-    expect(await t.gatehouse.presentClient({ ...agent, firstParty: true })).toMatchObject({ registeredBy: { kind: 'itself' }, links: { policyUri: 'https://agent.example/privacy' }, firstParty: false });
+    // A self-registered client's own links, those that pass the rule (http off loopback does not),
+    // never its logo (decision 0174); never first-party.
+    const presented = await t.gatehouse.presentClient({ ...agent, firstParty: true });
+    expect(presented).toMatchObject({ registeredBy: { kind: 'itself' }, firstParty: false });
+    expect(presented.links).toEqual({ policyUri: 'https://agent.example/privacy' });
+    const documented = { ...agent, clientId: 'https://agent.example/client.json', registration: { kind: 'metadata-document' as const, documentHash: 'h', documentExpiresAt: new Date(0), firstUsedAt: null, metadata: { logoUri: 'https://agent.example/logo.png', tosUri: 'https://agent.example/terms' } } };
+    expect((await t.gatehouse.presentClient(documented)).links).toEqual({ tosUri: 'https://agent.example/terms' });
+    // The same logo on a client the operator registered is shown.
+    const reviewed = await t.gatehouse.registerClient({ ...valid, logoUri: 'https://agent.example/logo.png' });
+    expect((await t.gatehouse.presentClient(reviewed.client)).links).toEqual({ logoUri: 'https://agent.example/logo.png' });
   });
 });

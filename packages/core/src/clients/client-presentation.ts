@@ -89,7 +89,9 @@ export interface ClientPresentation {
 /**
  * The links a client shows: its own (registered by the operator, a portal user or the host), or
  * those of its RFC 7591 metadata (a self-registered client), each only when it passes
- * `clientLinkProblem` (a link stored under an older, looser rule is left out).
+ * `clientLinkProblem` (a link stored under an older, looser rule is left out). A self-registered
+ * client's logo is never shown: nobody reviewed it, and it could be any brand's
+ * (docs/decisions/0174-no-logo-for-self-registered-clients.md).
  *
  * @example
  * shownClientLinks(client); // { clientUri: 'https://app.example', policyUri: 'https://app.example/privacy' }
@@ -98,6 +100,9 @@ export function shownClientLinks(client: Client): ClientLinks {
   const source: ClientLinks = client.registration?.metadata ?? client;
   const links: ClientLinks = {};
   for (const field of CLIENT_LINK_FIELDS) {
+    // The Client ID Metadata Document draft's "Displaying Logos to End-Users": a logo a client
+    // asserts itself is shown only after the server fetched and moderated it, which Gatehouse does not.
+    if (field === 'logoUri' && client.registration !== undefined) continue;
     const uri = source[field];
     if (uri !== undefined && clientLinkProblem(field, uri) === undefined) links[field] = uri;
   }

@@ -38,7 +38,9 @@ describe('a client that registered itself (RFC 7591) on the consent page and in 
   it('says the app registered itself and warns that its answer stays on this computer; Authorized apps marks it', async () => {
     const t = await appWithDocuments();
     const user = await t.seedUser();
-    const registered = await request(t.app).post('/oauth/register').send({ client_name: 'Desk Agent', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
+    const registered = await request(t.app)
+      .post('/oauth/register')
+      .send({ client_name: 'Desk Agent', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none', logo_uri: 'https://bank.example/logo.png', policy_uri: 'https://desk.example/privacy' });
     const client = { clientId: registered.body.client_id as string, redirectUris: ['http://127.0.0.1:41234/callback'] };
     const browser = await t.signedInBrowser(user.email);
     const consent = await browser.get(`/oauth/authorize?${new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string, ...PKCE })}`);
@@ -46,6 +48,11 @@ describe('a client that registered itself (RFC 7591) on the consent page and in 
     expect(consent.text).toContain('Desk Agent wants to access your account');
     expect(consent.text).toContain('This app registered itself.');
     expect(consent.text).toContain(LOOPBACK_WARNING);
+    // Its own links, except the logo it claims (any brand's): no image, and the CSP loads none (decision 0174).
+    expect(consent.text).toContain('https://desk.example/privacy');
+    expect(consent.text).not.toContain('bank.example');
+    expect(consent.text).not.toContain('<img');
+    expect(consent.headers['content-security-policy']).not.toContain('img-src');
 
     const { code } = await browser.authorize(client, PKCE);
     const tokens = await request(t.app).post('/oauth/token').type('form').send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUris[0], client_id: client.clientId, code_verifier: VERIFIER });
