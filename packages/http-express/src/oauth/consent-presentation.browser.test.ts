@@ -1,15 +1,13 @@
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { useBrowserHarness } from '../test-support/browser-harness.js';
+import { screenshotPath } from '../test-support/screenshots.js';
 
 /**
  * The consent page says who is asking (docs/decisions/0155-who-is-asking-on-the-consent-page.md):
  * who registered the app, its home page, logo, privacy policy and terms, where it sends the user
- * back, and the operator's first-party mark. Saves docs/images/consent.png and consent-phone.png.
+ * back, and the operator's first-party mark. Saves the screenshots consent.png and consent-phone.png (docs/images/ under `npm run screenshots`).
  */
-const IMAGES = fileURLToPath(new URL('../../../../docs/images/', import.meta.url));
 const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct horse battery';
@@ -58,7 +56,6 @@ describe('the consent page says who is asking (headless Chromium)', () => {
     const owner = await t.seedUser({ email: 'dev@billing.example', password: 'another horse battery' });
     await t.seedUser({ email: EMAIL, password: PASSWORD });
     const { client } = await t.gatehouse.registerClient({ name: 'Billing dashboard', ownerUserKey: owner.userKey, redirectUris: [REDIRECT_URI], scopes: ['messaging.v1.read', 'messaging.v1.send'], ...LINKS });
-    mkdirSync(IMAGES, { recursive: true });
     for (const [name, viewport] of Object.entries(VIEWPORTS)) {
       const { context, page, logoRequests } = await signedIn(viewport);
       try {
@@ -94,7 +91,7 @@ describe('the consent page says who is asking (headless Chromium)', () => {
         expect(logoRequests).toEqual([LINKS.logoUri]);
         await page.evaluate(`document.querySelector('img[src^="https://evil"]')?.remove()`);
         await page.getByRole('heading', { level: 1 }).click();
-        await page.screenshot({ path: `${IMAGES}consent${name === 'phone' ? '-phone' : ''}.png`, fullPage: name === 'phone' });
+        await page.screenshot({ path: screenshotPath(`consent${name === 'phone' ? '-phone' : ''}.png`), fullPage: name === 'phone' });
         const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
         expect(overflow).toBeLessThanOrEqual(0);
       } finally {

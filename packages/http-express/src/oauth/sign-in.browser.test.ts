@@ -1,16 +1,14 @@
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { useBrowserHarness } from '../test-support/browser-harness.js';
+import { screenshotPath } from '../test-support/screenshots.js';
 
 /**
  * The sign-in page (docs/decisions/0156-a-way-back-from-the-sign-in-page.md): a show-password
  * button that works under the page's CSP (a served script, no inline script), "Cancel" back to the
  * app (`access_denied` with the state), "Forgot your password?", and the app's name in the heading
- * even when its request has an error. Saves docs/images/sign-in.png and sign-in-phone.png.
+ * even when its request has an error. Saves the screenshots sign-in.png and sign-in-phone.png (docs/images/ under `npm run screenshots`).
  */
-const IMAGES = fileURLToPath(new URL('../../../../docs/images/', import.meta.url));
 const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct horse battery';
@@ -56,10 +54,9 @@ describe('the sign-in page (headless Chromium)', () => {
         await page.getByText('Forgot your password?').click();
         expect(await page.getByText('Ask the person who runs this service to set a new password for you.').isVisible()).toBe(true);
         expect(await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
-        mkdirSync(IMAGES, { recursive: true });
         await page.getByLabel('Password', { exact: true }).fill('');
         await page.getByRole('heading', { level: 1 }).click();
-        await page.screenshot({ path: `${IMAGES}sign-in${name === 'phone' ? '-phone' : ''}.png` });
+        await page.screenshot({ path: screenshotPath(`sign-in${name === 'phone' ? '-phone' : ''}.png`) });
       } finally {
         await context.close();
       }

@@ -1,16 +1,14 @@
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { useBrowserHarness } from '../test-support/browser-harness.js';
+import { screenshotPath } from '../test-support/screenshots.js';
 
 /**
  * The portal's pages at 1280×800 and 390×844 (docs/decisions/0157-the-portal-says-how-to-connect.md):
  * a client's page gives the issuer, discovery, authorize and token URLs and copies the client ID;
  * the register form is two columns on a desktop; two wrong redirect URIs are two messages; every
- * page has an icon. Saves docs/images/portal-client.png and portal-client-phone.png.
+ * page has an icon. Saves the screenshots portal-client.png and portal-client-phone.png (docs/images/ under `npm run screenshots`).
  */
-const IMAGES = fileURLToPath(new URL('../../../../docs/images/', import.meta.url));
 const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct horse battery';
@@ -36,7 +34,6 @@ describe('portal pages (headless Chromium)', () => {
       clientUri: 'https://billing.example/',
       policyUri: 'https://billing.example/privacy',
     });
-    mkdirSync(IMAGES, { recursive: true });
     for (const [name, viewport] of Object.entries(VIEWPORTS)) {
       const context = await browser.newContext({ viewport, baseURL: origin });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
@@ -54,7 +51,7 @@ describe('portal pages (headless Chromium)', () => {
         expect(discovery).toMatchObject({ issuer: origin, authorization_endpoint: `${origin}/oauth/authorize`, token_endpoint: `${origin}/oauth/token` });
         const copy = page.locator('button[data-copy="client_id"]');
         await expect.poll(() => copy.isVisible()).toBe(true);
-        await page.screenshot({ path: `${IMAGES}portal-client${name === 'phone' ? '-phone' : ''}.png`, fullPage: name === 'desktop' });
+        await page.screenshot({ path: screenshotPath(`portal-client${name === 'phone' ? '-phone' : ''}.png`), fullPage: name === 'desktop' });
         await copy.click();
         await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(client.clientId);
         // The icon every page links to is there (no 404 for a missing favicon).

@@ -1,17 +1,15 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth, type TestApp } from '../test-support/index.js';
 import { startBrowserHarness, type BrowserHarness } from '../test-support/browser-harness.js';
+import { screenshotPath } from '../test-support/screenshots.js';
 
 /**
  * The portal in headless Chromium against a real HTTP server: register a client through the form,
  * read its secret once, use it in a full authorize → login → Allow → token flow, rotate the secret,
- * delete the client. Also saves the README screenshots to docs/images/ (overwritten each run).
+ * delete the client. Also saves the README screenshots (docs/images/ under `npm run screenshots`).
  */
-const IMAGES = fileURLToPath(new URL('../../../../docs/images/', import.meta.url));
 const VIEWPORT = { width: 1280, height: 800 };
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct horse battery';
@@ -82,9 +80,8 @@ describe('developer portal in headless Chromium', () => {
     await page.getByLabel('Redirect URIs').fill(`${redirectUri}\nhttp://localhost:5173/callback`);
     await page.getByLabel(/Send text messages from your phone numbers/).check();
     await page.getByLabel(/Read the messages sent from your phone numbers/).check();
-    mkdirSync(IMAGES, { recursive: true });
     await page.getByRole('heading', { name: 'Register a client' }).click(); // no focus ring in the picture
-    await page.screenshot({ path: `${IMAGES}portal-create.png`, fullPage: true });
+    await page.screenshot({ path: screenshotPath('portal-create.png'), fullPage: true });
     await page.getByLabel('Redirect URIs').fill('http://billing.example/callback');
     await page.getByRole('button', { name: 'Register client' }).click();
     await page.waitForURL(`${base}/portal/clients`);
@@ -129,7 +126,7 @@ describe('developer portal in headless Chromium', () => {
     await page.goto('/portal/clients');
     await expect(page.getByRole('cell', { name: clientId }).isVisible()).resolves.toBe(true);
     expect(await page.content()).not.toContain(clientSecret);
-    await page.screenshot({ path: `${IMAGES}portal-clients.png` });
+    await page.screenshot({ path: screenshotPath('portal-clients.png') });
 
     // A full code flow with that client, in a browser that is not signed in yet.
     const app = await newContext();
