@@ -3,7 +3,7 @@
 // so that every change to it shows in review (issue #31, item 2). `node scripts/api-report.mjs`
 // rewrites the reports; `--check` (in `npm run lint`) fails when one differs from the code.
 //
-// For each entry point of a package's `exports` (its `source` condition): every exported name,
+// For each entry point of a package's `exports` (its `@gatehouse/source` condition): every exported name,
 // whether it is a value or only a type, and what it is — a function's or a constant's type as the
 // compiler prints it (truncated as the compiler truncates), an interface's or a type's members.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -15,13 +15,16 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const REPORT_DIR = join(ROOT, 'api');
 const PACKAGES = ['core', 'storage-kysely', 'storage-sqlite', 'storage-postgres', 'http-express', 'argon2', 'cli'];
 
+/** The export condition naming a package's TypeScript sources (the vitest configs resolve it). */
+const SOURCE = '@gatehouse/source';
+
 /** The entry points of a package: `.`, `./testing`… with their TypeScript sources. */
 function entryPoints(packageDir) {
   const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
-  const exportsField = manifest.exports ?? { '.': { source: './src/index.ts' } };
+  const exportsField = manifest.exports ?? { '.': { [SOURCE]: './src/index.ts' } };
   return Object.entries(exportsField)
-    .filter(([, target]) => typeof target === 'object' && typeof target.source === 'string' && target.source.endsWith('.ts'))
-    .map(([subpath, target]) => ({ name: subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`, file: join(packageDir, target.source) }));
+    .filter(([, target]) => typeof target === 'object' && typeof target[SOURCE] === 'string' && target[SOURCE].endsWith('.ts'))
+    .map(([subpath, target]) => ({ name: subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`, file: join(packageDir, target[SOURCE]) }));
 }
 
 const oneLine = (text) => text.replace(/\s+/g, ' ').trim();

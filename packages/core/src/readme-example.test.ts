@@ -48,7 +48,7 @@ describe('README.md', () => {
       module: ts.ModuleKind.NodeNext,
       moduleResolution: ts.ModuleResolutionKind.NodeNext,
       // Resolve @gatehouse/core to its sources, as the tests do: no build needed.
-      customConditions: ['source'],
+      customConditions: ['@gatehouse/source'],
       types: ['node'],
       skipLibCheck: true,
       noUncheckedIndexedAccess: true,

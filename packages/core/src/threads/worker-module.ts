@@ -11,5 +11,5 @@
  */
 export function workerModule(callerUrl: string, name: string): { url: URL; argv: string[]; execArgv: string[] } {
   if (!callerUrl.endsWith('.ts')) return { url: new URL(`./${name}.js`, callerUrl), argv: [], execArgv: [] };
-  return { url: new URL('./ts-worker.mjs', import.meta.url), argv: [new URL(`./${name}.ts`, callerUrl).href], execArgv: ['--conditions=source'] };
+  return { url: new URL('./ts-worker.mjs', import.meta.url), argv: [new URL(`./${name}.ts`, callerUrl).href], execArgv: ['--conditions=@gatehouse/source'] };
 }
