@@ -86,9 +86,11 @@ describe(`gatehouse serve with ${WORKERS} workers on one SQLite file`, () => {
     expect(statuses.filter((status) => status === 400)).toHaveLength(5);
     for (const answer of answers.filter((a) => a.status === 400)) expect(JSON.parse(answer.body)).toMatchObject({ error: 'invalid_grant' });
     // The workers' exchanges were written by the primary's one thread (decision 0173): it logged
-    // taking them, and it has no worker slot.
-    const shared = server.logs.find((line) => line.msg === "writing the workers' code exchanges on one thread");
-    expect(shared).toBeDefined();
+    // taking them, and it has no worker slot. The line comes through the primary's stdout, apart
+    // from the answers: it is waited for.
+    const sharedLine = () => server.logs.find((line) => line.msg === "writing the workers' code exchanges on one thread");
+    await expect.poll(sharedLine, { timeout: 30_000 }).toBeDefined();
+    const shared = sharedLine();
     expect(shared?.worker).toBeUndefined();
     expect(workerPids()).toContain(shared?.fromWorkerPid);
   });
