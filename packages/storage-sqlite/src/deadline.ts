@@ -7,6 +7,9 @@ export function clockMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
+/** How long a write may wait for another connection's write lock when no `busyTimeoutMs` is given (decision 0101). */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
 /**
  * How long a statement that met SQLite's write lock waits before it tries again: SQLite's own
  * busy handler's steps (sqliteDefaultBusyCallback), then 100 ms at a time.

@@ -1,5 +1,6 @@
-import { localWriteThread, WRITE_THREAD_CACHE_KIB, type WriteThreadEvents, type WriteThreadLink } from './write-thread.js';
-import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, WAL_SIZE_LIMIT_BYTES } from './background-checkpoints.js';
+import { localWriteThread, writeThreadOptions, type WriteThreadEvents, type WriteThreadLink } from './write-thread.js';
+import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES } from './background-checkpoints.js';
+import { DEFAULT_BUSY_TIMEOUT_MS } from './deadline.js';
 import type { Write, WriteAnswer, WriteMessage, WriteStep } from './write-worker.js';
 
 /**
@@ -62,15 +63,9 @@ interface Peer {
  * cluster.on('exit', (worker) => host.forget(worker.id));
  */
 export function hostSharedWriteThread(options: SharedWriteThreadOptions): SharedWriteThreadHost {
-  const threadOptions = {
-    busyTimeoutMs: options.busyTimeoutMs ?? 5000,
-    synchronous: options.synchronous ?? 'NORMAL',
-    walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES,
-    // One of the processes runs the background checkpoints (decision 0171); this connection
-    // checkpoints only past the WAL's bound, as theirs do.
-    autocheckpointPages: SERVING_CONNECTION_AUTOCHECKPOINT_PAGES,
-    cacheKib: WRITE_THREAD_CACHE_KIB,
-  };
+  // One of the processes runs the background checkpoints (decision 0171); this connection
+  // checkpoints only past the WAL's bound, as theirs do.
+  const threadOptions = writeThreadOptions(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS, options.synchronous ?? 'NORMAL', SERVING_CONNECTION_AUTOCHECKPOINT_PAGES);
   const statementNumbers = new Map<string, number>();
   const peers = new Map<number | string, Peer>();
   const inFlight = new Map<number, { peer: number | string; id: number }>();

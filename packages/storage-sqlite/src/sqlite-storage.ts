@@ -8,7 +8,8 @@ import { setDirectExecutor } from './direct-executor.js';
 import { LockContention } from './lock-contention.js';
 import { SERVING_CONNECTION_AUTOCHECKPOINT_PAGES, startBackgroundCheckpoints, WAL_SIZE_LIMIT_BYTES, type BackgroundCheckpoints } from './background-checkpoints.js';
 import { WriteGate } from './write-gate.js';
-import { driveWriteThread, startWriteThread, WRITE_THREAD_CACHE_KIB, type WriteThread } from './write-thread.js';
+import { driveWriteThread, startWriteThread, writeThreadOptions, type WriteThread } from './write-thread.js';
+import { DEFAULT_BUSY_TIMEOUT_MS } from './deadline.js';
 import { sharedWriteThreadLink, type SharedWriteThreadChannel } from './shared-write-thread.js';
 import { createSqliteKyselyDialect, sqliteDialect } from './sqlite-dialect.js';
 import { createSqliteFailureStore, ensureFailedAttemptsTable } from './failed-attempts.js';
@@ -75,9 +76,6 @@ export type SqliteStorageOptions = SqliteFileOptions | SqliteConnectionOptions;
 
 export type SqliteSynchronous = 'NORMAL' | 'FULL';
 
-
-/** `busyTimeoutMs` when none is given. */
-export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 /**
  * Opens (creating when needed) a SQLite database file, or takes the host's open connection, and
@@ -205,13 +203,14 @@ function openFile(options: SqliteFileOptions): Connection {
     if (!inMemory) database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     if (inMemory) return { database, ownsDatabase: true, lockKey: undefined, busyTimeoutMs };
     const lockKey = realpathSync(path);
+    const shared = typeof options.writeThread === 'object' ? options.writeThread.shared : undefined;
     const writeThread =
       options.writeThread === false
         ? undefined
         : (gate: WriteGate, contention: LockContention) =>
-            typeof options.writeThread === 'object'
-              ? driveWriteThread((events) => sharedWriteThreadLink((options.writeThread as { shared: SharedWriteThreadChannel }).shared, events), gate, busyTimeoutMs, contention)
-              : startWriteThread(path, gate, { busyTimeoutMs, synchronous, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES, autocheckpointPages: autocheckpointPages(options), cacheKib: WRITE_THREAD_CACHE_KIB }, contention);
+            shared !== undefined
+              ? driveWriteThread((events) => sharedWriteThreadLink(shared, events), gate, busyTimeoutMs, contention)
+              : startWriteThread(path, gate, writeThreadOptions(busyTimeoutMs, synchronous, autocheckpointPages(options)), contention);
     if (options.backgroundCheckpoints === false) return { database, ownsDatabase: true, lockKey, busyTimeoutMs, ...(writeThread ? { writeThread } : {}) };
     // The serving connection still checkpoints past this many frames (background-checkpoints.ts).
     database.pragma(`wal_autocheckpoint = ${SERVING_CONNECTION_AUTOCHECKPOINT_PAGES}`);

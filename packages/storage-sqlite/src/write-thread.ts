@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { createThreadCalls, workerModule } from '@gatehouse/core/threads';
+import { WAL_SIZE_LIMIT_BYTES } from './background-checkpoints.js';
 import { clockMs } from './deadline.js';
 import { LockContention } from './lock-contention.js';
 import { asStorageFailure } from './storage-failures.js';
@@ -24,6 +25,15 @@ export interface WriteThreadOptions {
   walSizeLimitBytes: number;
   autocheckpointPages: number;
   cacheKib: number;
+}
+
+/**
+ * The settings of a write thread on a file opened with `busyTimeoutMs` and `synchronous` (the
+ * serving connection's), checkpointing past `autocheckpointPages`: the WAL's bound and the page
+ * cache are the same for every write thread, a storage's own or the one shared by several processes.
+ */
+export function writeThreadOptions(busyTimeoutMs: number, synchronous: string, autocheckpointPages: number): WriteThreadOptions {
+  return { busyTimeoutMs, synchronous, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES, autocheckpointPages, cacheKib: WRITE_THREAD_CACHE_KIB };
 }
 
 /** A statement of a write handed to the thread. */
