@@ -1,4 +1,4 @@
-import type { ColumnDataType, Expression, Transaction } from 'kysely';
+import type { ColumnDataType, Expression, RawBuilder, Transaction } from 'kysely';
 import type { Database } from './schema.js';
 
 /**
@@ -31,4 +31,13 @@ export interface StorageDialect {
    * transactions begin IMMEDIATE, holding its one write lock.
    */
   lock(trx: Transaction<Database>, name: string): Promise<void>;
+  /**
+   * Where set, the reads every request makes by key (`pointRead`: a grant by id, a code or a
+   * refresh token by hash) of the requests served in one turn of the event loop go out as one
+   * statement (docs/decisions/0175-one-statement-per-turn-on-postgresql.md): the right side of
+   * `key = …` that matches any value of the array parameter `name` (`param(name)`). PostgreSQL's
+   * `any($1)`, where every statement is a round trip; SQLite's reads run in process, where a batch
+   * would only add a wait.
+   */
+  anyOfArray?(name: string): RawBuilder<string>;
 }

@@ -5,6 +5,7 @@ export { encryptSigningKeys, assertSigningKeySecret, KeyDecryptionError, MIN_SIG
 export { createMigrationProvider, createUserTablesMigrationProvider, migrateToLatest, migrationStatus, type MigrationState, MIGRATION_TABLE, MIGRATION_LOCK_TABLE, USER_TABLES_MIGRATION_TABLE, type MigrateOptions, type SchemaParts } from './migrations.js';
 export { UserTablesOffError } from './user-tables-off.js';
 export { storageNames, DEFAULT_HOST_TABLE_PREFIX, type StorageNames } from './storage-names.js';
+export { batchPerTurn, type BatchPerTurnOptions, type BatchRunner } from './batch-per-turn.js';
 export { inTransaction, param, reusableQuery, setQueryRunner, type BoundQuery, type QueryRunner, type ReusableQuery } from './reusable-query.js';
 export { codeExchangeQueries, codeExchangeValues, type CodeExchange, type CodeExchangeValues } from './repositories/code-exchange.js';
 export { attributeValueQueries } from './repositories/attributes.js';

@@ -46,7 +46,7 @@ export function createKyselyRepositories(db: Kysely<Database>, dialect: StorageD
     clients: createClientRepository(db, dialect),
     users: userTables ? createUserRepository(db, dialect) : userTablesOff('users'),
     accounts: userTables ? createAccountRepository(db) : userTablesOff('accounts'),
-    codes: createAuthorizationCodeRepository(db, { userTables }),
+    codes: createAuthorizationCodeRepository(db, dialect, { userTables }),
     grants: createGrantRepository(db, dialect),
     refreshTokens: createRefreshTokenRepository(db, dialect, { userTables }),
     sessions: createSessionRepository(db),

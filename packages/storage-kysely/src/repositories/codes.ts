@@ -1,20 +1,11 @@
 import type { AuthorizationCode, AuthorizationCodeRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import { affected, fromJson, fromMs, fromMsOrNull, openIdField, optionalList, toJson, toMs, toMsOrNull, toOpenIdJson, toOptionalListJson } from '../encoding.js';
+import type { StorageDialect } from '../dialect.js';
+import { pointRead } from '../point-reads.js';
 import { param, reusableQuery } from '../reusable-query.js';
 import type { AuthorizationCodeTable, Database } from '../schema.js';
 
-const findCode = reusableQuery((db: Kysely<Database>) => db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', param('codeHash')));
-// The exchange's read with Gatehouse's own users: the owner's e-mail joined in, one round trip
-// instead of two on PostgreSQL (docs/decisions/0172-code-exchange-in-two-round-trips.md).
-const findCodeWithOwnerEmail = reusableQuery((db: Kysely<Database>) =>
-  db
-    .selectFrom('authorization_codes')
-    .leftJoin('users', 'users.user_key', 'authorization_codes.user_key')
-    .selectAll('authorization_codes')
-    .select('users.email as owner_email')
-    .where('authorization_codes.code_hash', '=', param('codeHash')),
-);
 // RFC 6749 §4.1.2: single use is this one conditional write; the database lets exactly one writer
 // see `consumed_at IS NULL` (a row lock on PostgreSQL, the write lock on SQLite).
 // The code's sign-in session comes back for the exchange's session check (grants.ts).
@@ -33,19 +24,28 @@ export function consumeUnusedCode(db: Kysely<Database>) {
  * The codes on `db`. `userTables` false (a database without Gatehouse's own users,
  * docs/decisions/0146) leaves out `findByHashWithOwnerEmail`, which joins the users table.
  */
-export function createAuthorizationCodeRepository(db: Kysely<Database>, options: { userTables?: boolean } = {}): AuthorizationCodeRepository {
+export function createAuthorizationCodeRepository(db: Kysely<Database>, dialect: StorageDialect, options: { userTables?: boolean } = {}): AuthorizationCodeRepository {
+  // The exchange's reads, batched where the dialect batches reads (docs/decisions/0175).
+  const findCode = pointRead(db, dialect, { query: (db) => db.selectFrom('authorization_codes').selectAll(), keyColumn: 'code_hash', keyOf: (row) => row.code_hash });
+  // With Gatehouse's own users: the owner's e-mail joined in, one round trip instead of two on
+  // PostgreSQL (docs/decisions/0172-code-exchange-in-two-round-trips.md).
+  const findCodeWithOwnerEmail = pointRead(db, dialect, {
+    query: (db) => db.selectFrom('authorization_codes').leftJoin('users', 'users.user_key', 'authorization_codes.user_key').selectAll('authorization_codes').select('users.email as owner_email'),
+    keyColumn: 'authorization_codes.code_hash',
+    keyOf: (row) => row.code_hash,
+  });
   const repository: AuthorizationCodeRepository = {
     async save(code) {
       await db.insertInto('authorization_codes').values(toRow(code)).execute();
     },
 
     async findByHash(codeHash) {
-      const [row] = (await findCode(db, { codeHash })).rows;
+      const row = await findCode(codeHash);
       return row && fromRow(row);
     },
 
     async findByHashWithOwnerEmail(codeHash) {
-      const [row] = (await findCodeWithOwnerEmail(db, { codeHash })).rows;
+      const row = await findCodeWithOwnerEmail(codeHash);
       if (row === undefined) return undefined;
       const { owner_email: ownerEmail, ...code } = row;
       return { code: fromRow(code), ownerEmail: ownerEmail ?? undefined };

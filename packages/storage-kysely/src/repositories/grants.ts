@@ -1,7 +1,8 @@
 import type { GrantRepository } from '@gatehouse/core';
 import type { Kysely } from 'kysely';
 import { affected, toMs } from '../encoding.js';
-import { inTransaction, param, reusableQuery } from '../reusable-query.js';
+import { inTransaction } from '../reusable-query.js';
+import { pointRead } from '../point-reads.js';
 import type { StorageDialect } from '../dialect.js';
 import type { Database, GrantTable } from '../schema.js';
 import { consumeCode } from './codes.js';
@@ -12,9 +13,9 @@ import { insertRefreshToken } from './refresh-tokens.js';
 /** Rolls the exchange's transaction back: the code was already consumed, or its session ended. */
 const NOT_EXCHANGED = Symbol('code consumed or its session ended');
 
-const findGrant = reusableQuery((db: Kysely<Database>) => db.selectFrom('grants').selectAll().where('grant_id', '=', param('grantId')));
-
 export function createGrantRepository(db: Kysely<Database>, dialect: StorageDialect): GrantRepository {
+  // Every bearer request's read (the access token's grant): batched where the dialect batches reads.
+  const findGrant = pointRead(db, dialect, { query: (db) => db.selectFrom('grants').selectAll(), keyColumn: 'grant_id', keyOf: (row) => row.grant_id });
   /** Revokes the live grants the filter selects, in one statement; returns their ids. */
   const revokeLive = async (at: Date, filter: Partial<Pick<GrantTable, 'grant_id' | 'session_id' | 'user_key' | 'client_id'>>): Promise<string[]> => {
     let query = db.updateTable('grants').set({ revoked_at: toMs(at) }).where('revoked_at', 'is', null);
@@ -60,7 +61,7 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
     },
 
     async findById(grantId) {
-      const [row] = (await findGrant(db, { grantId })).rows;
+      const row = await findGrant(grantId);
       return row && fromRow(row);
     },
 

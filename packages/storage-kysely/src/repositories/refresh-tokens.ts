@@ -2,6 +2,7 @@ import type { RefreshToken, RefreshTokenRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
 import { fromMs, fromMsOrNull, toMs, toMsOrNull } from '../encoding.js';
+import { pointRead } from '../point-reads.js';
 import { inTransaction, param, reusableQuery } from '../reusable-query.js';
 import type { Database, RefreshTokenTable } from '../schema.js';
 import { fromRow as grantFromRow } from './grant-rows.js';
@@ -16,27 +17,14 @@ export const insertRefreshToken = reusableQuery((db: Kysely<Database>) =>
     superseded_at: param<number | null>('supersededAt'),
   }),
 );
-const findRefreshToken = reusableQuery((db: Kysely<Database>) => db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', param('tokenHash')));
 /** The token's columns, then its grant's (`grant_`-named where both tables have the column). */
-const findRefreshTokenWithGrant = reusableQuery((db: Kysely<Database>) =>
-  db
+function tokensWithGrants(db: Kysely<Database>) {
+  return db
     .selectFrom('refresh_tokens')
     .innerJoin('grants', 'grants.grant_id', 'refresh_tokens.grant_id')
     .selectAll('refresh_tokens')
-    .select(['grants.client_id', 'grants.user_key', 'grants.scopes', 'grants.resources', 'grants.session_id', 'grants.openid', 'grants.created_at as grant_created_at', 'grants.revoked_at'])
-    .where('refresh_tokens.token_hash', '=', param('tokenHash')),
-);
-/** The same with the e-mail of the grant's owner among Gatehouse's own users (docs/decisions/0168). */
-const findRefreshTokenWithGrantAndOwner = reusableQuery((db: Kysely<Database>) =>
-  db
-    .selectFrom('refresh_tokens')
-    .innerJoin('grants', 'grants.grant_id', 'refresh_tokens.grant_id')
-    .leftJoin('users', 'users.user_key', 'grants.user_key')
-    .selectAll('refresh_tokens')
-    .select(['grants.client_id', 'grants.user_key', 'grants.scopes', 'grants.resources', 'grants.session_id', 'grants.openid', 'grants.created_at as grant_created_at', 'grants.revoked_at'])
-    .select('users.email as owner_email')
-    .where('refresh_tokens.token_hash', '=', param('tokenHash')),
-);
+    .select(['grants.client_id', 'grants.user_key', 'grants.scopes', 'grants.resources', 'grants.session_id', 'grants.openid', 'grants.created_at as grant_created_at', 'grants.revoked_at']);
+}
 const touchRefreshToken = reusableQuery((db: Kysely<Database>) =>
   db.updateTable('refresh_tokens').set({ last_used_at: param<number>('at') }).where('token_hash', '=', param('tokenHash')),
 );
@@ -46,18 +34,28 @@ const touchRefreshToken = reusableQuery((db: Kysely<Database>) =>
  * docs/decisions/0146) leaves out `findWithGrantAndOwnerEmail`, which joins the users table.
  */
 export function createRefreshTokenRepository(db: Kysely<Database>, dialect: StorageDialect, options: { userTables?: boolean } = {}): RefreshTokenRepository {
+  // A refresh's reads, batched where the dialect batches reads (docs/decisions/0175).
+  const keyOf = (row: { token_hash: string }) => row.token_hash;
+  const findRefreshToken = pointRead(db, dialect, { query: (db) => db.selectFrom('refresh_tokens').selectAll(), keyColumn: 'token_hash', keyOf });
+  const findRefreshTokenWithGrant = pointRead(db, dialect, { query: tokensWithGrants, keyColumn: 'refresh_tokens.token_hash', keyOf });
+  // With the e-mail of the grant's owner among Gatehouse's own users (docs/decisions/0168).
+  const findRefreshTokenWithGrantAndOwner = pointRead(db, dialect, {
+    query: (db) => tokensWithGrants(db).leftJoin('users', 'users.user_key', 'grants.user_key').select('users.email as owner_email'),
+    keyColumn: 'refresh_tokens.token_hash',
+    keyOf,
+  });
   const repository: RefreshTokenRepository = {
     async save(token) {
       await insertRefreshToken(db, refreshTokenValues(token));
     },
 
     async findByHash(tokenHash) {
-      const [row] = (await findRefreshToken(db, { tokenHash })).rows;
+      const row = await findRefreshToken(tokenHash);
       return row && fromRow(row);
     },
 
     async findWithGrant(tokenHash) {
-      const [row] = (await findRefreshTokenWithGrant(db, { tokenHash })).rows;
+      const row = await findRefreshTokenWithGrant(tokenHash);
       if (!row) return undefined;
       // The grant's columns are the row's, but for its creation time (`created_at` is the token's).
       const grant = grantFromRow({ ...row, created_at: row.grant_created_at });
@@ -65,7 +63,7 @@ export function createRefreshTokenRepository(db: Kysely<Database>, dialect: Stor
     },
 
     async findWithGrantAndOwnerEmail(tokenHash) {
-      const [row] = (await findRefreshTokenWithGrantAndOwner(db, { tokenHash })).rows;
+      const row = await findRefreshTokenWithGrantAndOwner(tokenHash);
       if (!row) return undefined;
       const { owner_email: ownerEmail, ...rest } = row;
       return { token: fromRow(rest), grant: grantFromRow({ ...rest, created_at: rest.grant_created_at }), ownerEmail: ownerEmail ?? undefined };
