@@ -1,4 +1,4 @@
-import { param, reusableQuery } from '@gatehouse/storage-kysely';
+import { batchPerTurn, param, reusableQuery } from '@gatehouse/storage-kysely';
 import type { StorageFailureStore } from '@gatehouse/storage-kysely';
 import { sql, type Kysely } from 'kysely';
 
@@ -44,7 +44,7 @@ export async function ensureFailedAttemptsTable(db: Kysely<unknown>): Promise<vo
 
 /**
  * The failure times of the given keys: asked before every sign-in and every client
- * authentication, so compiled once (`reusableQuery`), one array parameter for one or two keys.
+ * authentication, so compiled once (`reusableQuery`), one array parameter for the keys of every request of a turn (docs/decisions/0175).
  */
 const failuresOfKeys = reusableQuery((db: Kysely<Tables>) =>
   db.selectFrom(FAILED_ATTEMPTS_TABLE).select(['key', 'failures']).where(sql<boolean>`${sql.ref('key')} = any(${param<string[]>('keys')}::text[])`),
@@ -57,11 +57,16 @@ const failuresOfKeys = reusableQuery((db: Kysely<Tables>) =>
  */
 export function createPostgresFailureStore(database: Kysely<unknown>): PostgresFailureStore {
   const db = database.withTables<Tables>();
+  // The keys of every request that asks in one turn, in one statement (docs/decisions/0175).
+  const failuresByKey = batchPerTurn(async (askers: ReadonlyArray<readonly string[]>) => {
+    const { rows } = await failuresOfKeys(db, { keys: [...new Set(askers.flat())] });
+    const byKey = new Map(rows.map((row) => [row.key, row.failures.map(Number)]));
+    return askers.map(() => byKey);
+  });
   return {
     async recentFailures(keys, since) {
       if (keys.length === 0) return [];
-      const { rows } = await failuresOfKeys(db, { keys: keys.map(({ key }) => key) });
-      const byKey = new Map(rows.map((row) => [row.key, row.failures.map(Number)]));
+      const byKey = await failuresByKey(keys.map(({ key }) => key));
       return keys.map(({ key }) => (byKey.get(key) ?? []).filter((time) => time > since));
     },
 

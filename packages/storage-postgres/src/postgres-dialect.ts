@@ -1,4 +1,4 @@
-import type { StorageDialect } from '@gatehouse/storage-kysely';
+import { param, type StorageDialect } from '@gatehouse/storage-kysely';
 import {
   PostgresAdapter,
   PostgresDriver,
@@ -29,6 +29,8 @@ export const postgresDialect: StorageDialect = {
     // it, so a check that reads before it writes (an account's attribute limit) cannot race.
     await sql`select pg_advisory_xact_lock(hashtextextended(${`gatehouse.${name}`}, 0))`.execute(trx);
   },
+  // Every statement is a round trip: the point reads of one turn go out together (docs/decisions/0175).
+  anyOfArray: (name) => sql<string>`any(${param<string[]>(name)})`,
 };
 
 /**
