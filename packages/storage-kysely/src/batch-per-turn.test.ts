@@ -80,9 +80,21 @@ describe('batchPerTurn (docs/decisions/0175)', () => {
     ]);
   });
 
-  it('fails the calls when the runner answers a different number of items', async () => {
+  it('fails the calls when the runner answers a different number of items, leaving no rejection unhandled', async () => {
     const short = batchPerTurn(async (items: readonly number[]) => items.slice(1));
     await expect(Promise.all([short(1), short(2)])).rejects.toThrow('1 answers for 2 items');
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    try {
+      const wrong = batchPerTurn(async (items: readonly number[]) => [Promise.reject(new Error('dropped')), ...items]);
+      await expect(wrong(1)).rejects.toThrow('2 answers for 1 items');
+      await nextTurn();
+      await nextTurn();
+    } finally {
+      process.off('unhandledRejection', note);
+    }
+    expect(unhandled).toEqual([]);
   });
 
   it('refuses a batch size that is not a whole number of at least 1', () => {

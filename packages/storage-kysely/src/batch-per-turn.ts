@@ -55,7 +55,11 @@ async function runBatch<I, R>(run: BatchRunner<I, R>, batch: Array<Waiting<I, R>
   let results: ReadonlyArray<R | PromiseLike<R>>;
   try {
     results = await run(batch.map(({ item }) => item));
-    if (results.length !== batch.length) throw new Error(`batchPerTurn: ${results.length} answers for ${batch.length} items`);
+    if (results.length !== batch.length) {
+      // The answers that are promises of their own are dropped: their failures must not go unhandled.
+      for (const result of results) void Promise.resolve(result).catch(() => undefined);
+      throw new Error(`batchPerTurn: ${results.length} answers for ${batch.length} items`);
+    }
   } catch (error) {
     for (const waiting of batch) waiting.reject(error);
     return;
