@@ -8,6 +8,7 @@ export { storageNames, DEFAULT_HOST_TABLE_PREFIX, type StorageNames } from './st
 export { batchPerTurn, type BatchPerTurnOptions, type BatchRunner } from './batch-per-turn.js';
 export { inTransaction, param, reusableQuery, setQueryRunner, type BoundQuery, type QueryRunner, type ReusableQuery } from './reusable-query.js';
 export { codeExchangeQueries, codeExchangeValues, type CodeExchange, type CodeExchangeValues } from './repositories/code-exchange.js';
+export { refreshTokenValues } from './repositories/refresh-tokens.js';
 export { attributeValueQueries } from './repositories/attributes.js';
 export type { StorageDialect } from './dialect.js';
 export type * from './schema.js';

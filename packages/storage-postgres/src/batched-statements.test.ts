@@ -18,7 +18,7 @@ function exchangeOf(codeHash: string, grantId: string, sessionId: string | null 
   };
 }
 
-describe.skipIf(!POSTGRES_URL)('one statement per turn of the event loop on PostgreSQL (docs/decisions/0175)', () => {
+describe.skipIf(!POSTGRES_URL)('one statement per turn of the event loop, and a rotation in one, on PostgreSQL (docs/decisions/0175)', () => {
   const schema = freshSchemaName();
   let opened: Awaited<ReturnType<typeof openTestStorage>>;
   let repos: Repositories;
@@ -187,6 +187,37 @@ describe.skipIf(!POSTGRES_URL)('one statement per turn of the event loop on Post
     expect((await repos.refreshTokens.findByHash('t1'))?.lastUsedAt).toEqual(later(3000));
     expect((await repos.refreshTokens.findByHash('t2'))?.lastUsedAt).toEqual(later(5000));
     expect((await repos.refreshTokens.findByHash('t3'))?.lastUsedAt).toEqual(at);
+  });
+
+  it('rotates a refresh token in one statement: the grant locked, the token rotated, the next one saved', async () => {
+    await repos.grants.create(exchangeOf('-', 'g1').grant);
+    await repos.refreshTokens.save({ tokenHash: 'rt-1', grantId: 'g1', createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null });
+    const next = { tokenHash: 'rt-2', grantId: 'g1', createdAt: later(1000), lastUsedAt: later(1000), rotatedAt: null, supersededAt: null };
+    const { results, statements } = await inOneTurn(() => [repos.refreshTokens.rotate({ tokenHash: 'rt-1', next, at: later(1000), graceSince: at })]);
+    expect(results).toEqual(['rotated']);
+    expect(statements).toBe(1);
+    expect(await repos.refreshTokens.findByHash('rt-1')).toMatchObject({ rotatedAt: later(1000), supersededAt: null });
+    expect(await repos.refreshTokens.findByHash('rt-2')).toEqual(next);
+  });
+
+  it('leaves a rotation that does not rotate to the transaction: a retry within the grace replaces, a replay after it or an unknown token is reused', async () => {
+    await repos.grants.create(exchangeOf('-', 'g1').grant);
+    await repos.refreshTokens.save({ tokenHash: 'rt-1', grantId: 'g1', createdAt: at, lastUsedAt: at, rotatedAt: null, supersededAt: null });
+    const next = (tokenHash: string, ms: number) => ({ tokenHash, grantId: 'g1', createdAt: later(ms), lastUsedAt: later(ms), rotatedAt: null, supersededAt: null });
+    expect(await repos.refreshTokens.rotate({ tokenHash: 'rt-1', next: next('rt-2', 1000), at: later(1000), graceSince: at })).toBe('rotated');
+
+    // The same token again within the grace (a lost response): the live token rt-2 is superseded, rt-3 is the one live token.
+    const retry = await inOneTurn(() => [repos.refreshTokens.rotate({ tokenHash: 'rt-1', next: next('rt-3', 2000), at: later(2000), graceSince: later(500) })]);
+    expect(retry.results).toEqual(['replaced']);
+    expect(retry.statements).toBeGreaterThan(1);
+    expect(await repos.refreshTokens.findByHash('rt-2')).toMatchObject({ supersededAt: later(2000) });
+    expect(await repos.refreshTokens.findByHash('rt-3')).toMatchObject({ rotatedAt: null, supersededAt: null });
+
+    // After the grace, and a token that does not exist: reused, nothing written.
+    expect(await repos.refreshTokens.rotate({ tokenHash: 'rt-1', next: next('rt-4', 9000), at: later(9000), graceSince: later(5000) })).toBe('reused');
+    expect(await repos.refreshTokens.rotate({ tokenHash: 'gone', next: next('rt-5', 9000), at: later(9000), graceSince: later(5000) })).toBe('reused');
+    for (const tokenHash of ['rt-4', 'rt-5']) expect(await repos.refreshTokens.findByHash(tokenHash)).toBeUndefined();
+    expect(await repos.refreshTokens.findByHash('rt-3')).toMatchObject({ rotatedAt: null, supersededAt: null });
   });
 
   it('reads the failure counts asked in one turn in one statement, each caller answered for its own keys', async () => {

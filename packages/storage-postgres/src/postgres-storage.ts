@@ -2,7 +2,7 @@ import { assertSigningKeySecret, assertTablePrefix, storageNames, TablePrefixPlu
 import { Kysely, sql, WithSchemaPlugin, type LogConfig } from 'kysely';
 import pg from 'pg';
 import { withExchangeInOneStatement } from './code-exchange.js';
-import { withTouchesInOneStatement } from './refresh-token-touch.js';
+import { withRefreshTokenWrites } from './refresh-token-writes.js';
 import { createPostgresFailureStore, ensureFailedAttemptsTable, type PostgresFailureStore } from './failed-attempts.js';
 import { createPostgresKyselyDialect, postgresDialect, watchConnection } from './postgres-dialect.js';
 
@@ -99,8 +99,8 @@ export async function openPostgres(options: PostgresStorageOptions, log?: LogCon
   let closed: Promise<void> | undefined;
   const storage: PostgresStorage = {
     // The code exchange's write in one statement (docs/decisions/0073, 0162); the exchanges and the
-    // touches of one turn of the event loop in one statement (0175).
-    repositories: { ...shared, grants: withExchangeInOneStatement(shared.grants, db), refreshTokens: withTouchesInOneStatement(shared.refreshTokens, db) },
+    // touches of one turn of the event loop in one statement, a rotation in one (0175).
+    repositories: { ...shared, grants: withExchangeInOneStatement(shared.grants, db), refreshTokens: withRefreshTokenWrites(shared.refreshTokens, db) },
     failedAttempts: createPostgresFailureStore(db as Kysely<unknown>),
     // The scale-out adapter: several instances unless the host says otherwise (docs/decisions/0145).
     sharedByInstances: options.sharedByInstances !== false,

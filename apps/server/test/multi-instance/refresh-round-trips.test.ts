@@ -57,3 +57,29 @@ describe.skipIf(!POSTGRES_URL)('a refresh on PostgreSQL', () => {
     expect(gone.counted.some(({ text }) => /^update /.test(text))).toBe(false);
   }, 60_000);
 });
+
+// Decision 0175: a rotation that rotates is one statement (the grant locked, the token rotated, the
+// next one saved) instead of a transaction of six; public clients, MCP's included, always rotate.
+describe.skipIf(!POSTGRES_URL)('a rotating refresh on PostgreSQL', () => {
+  const server = useCountedGatehouse({ refreshToken: { rotate: true } });
+
+  it('answers after two round trips: the reads side by side, then the rotation in one statement', async () => {
+    const user = await server.t.seedUser({ email: 'ada@example.com' });
+    const { client, clientSecret } = await server.t.seedClient({ scopes: ['messaging.v1.send'] });
+    const tokens = await server.t.obtainTokens({ client, user });
+    const form = (refreshToken: string) => ({ grant_type: 'refresh_token', refresh_token: refreshToken });
+    // A first refresh warms the pool and the client cache.
+    const warm = await request(server.app).post('/oauth/token').auth(client.clientId, clientSecret).type('form').send(form(tokens.refresh_token as string));
+    expect(warm.status).toBe(200);
+
+    server.reset();
+    const res = await request(server.app).post('/oauth/token').auth(client.clientId, clientSecret).type('form').send(form(warm.body.refresh_token as string));
+    const counted = [...server.statements];
+    expect(res.status).toBe(200);
+    expect(res.body.refresh_token).toEqual(expect.any(String));
+    expect(res.body.refresh_token).not.toBe(warm.body.refresh_token);
+    expect(counted.map(({ text }) => text)[2]).toMatch(/^with "locked_grant" as \(select .* for update\), "rotated" as \(update "\w+"\."refresh_tokens" set "rotated_at"/);
+    expect(counted).toHaveLength(3);
+    expect(roundTrips(counted)).toBe(2);
+  }, 60_000);
+});

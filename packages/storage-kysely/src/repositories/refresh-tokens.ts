@@ -121,7 +121,13 @@ export function createRefreshTokenRepository(db: Kysely<Database>, dialect: Stor
   return repository;
 }
 
-/** The values of `insertRefreshToken` for `token`. */
+/**
+ * The values of `insertRefreshToken` for `token`: its columns, times as epoch milliseconds, for a
+ * dialect's own statements (PostgreSQL's one-statement rotation).
+ *
+ * @example
+ * const { tokenHash, grantId, createdAt } = refreshTokenValues(next); // createdAt: 1700000000000
+ */
 export function refreshTokenValues(token: RefreshToken): { tokenHash: string; grantId: string; createdAt: number; lastUsedAt: number; rotatedAt: number | null; supersededAt: number | null } {
   return {
     tokenHash: token.tokenHash,
