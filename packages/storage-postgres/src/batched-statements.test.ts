@@ -1,6 +1,6 @@
 import type { Repositories } from '@gatehouse/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchemaName, openTestStorage, POSTGRES_URL, warnIfSkipped } from './test-support/postgres.js';
+import { dropSchema, freshSchemaName, openTestStorage, POSTGRES_URL, warnIfSkipped, seedUserAndClient } from './test-support/postgres.js';
 
 warnIfSkipped('one statement per turn');
 
@@ -38,18 +38,7 @@ describe.skipIf(!POSTGRES_URL)('one statement per turn of the event loop, and a 
 
   beforeEach(async () => {
     await opened.empty();
-    await repos.users.create({ userKey: 'u1', email: 'u1@example.com', givenName: '', familyName: '', locale: 'en', passwordHash: 'x' });
-    await repos.clients.create({
-      clientId: 'c1',
-      clientSecretHash: 'h',
-      name: 'c1',
-      redirectUris: ['https://app.example/cb'],
-      scopes: ['messaging.v1.send'],
-      grantTypes: ['authorization_code', 'refresh_token'],
-      pkceRequired: false,
-      ownerUserKey: null,
-      createdAt: at,
-    });
+    await seedUserAndClient(repos, at);
   });
 
   /** Saves an unused code of u1 for c1, under `sessionId` if given. */

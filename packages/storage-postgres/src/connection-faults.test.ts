@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgres } from './postgres-storage.js';
 import { asStorageFailure } from './storage-failures.js';
-import { dropSchema, freshSchemaName, POSTGRES_URL, warnIfSkipped } from './test-support/postgres.js';
+import { dropSchema, freshSchemaName, POSTGRES_URL, warnIfSkipped, seedUserAndClient } from './test-support/postgres.js';
 
 // Issue 35: PostgreSQL dropping Gatehouse's connections under load (pg_terminate_backend every
 // 100 ms) ended the process ("Unhandled 'error' event … 57P01"): pg-pool listens for a
@@ -47,19 +47,8 @@ describe('asStorageFailure (PostgreSQL)', () => {
 });
 
 async function seed(repos: Repositories): Promise<void> {
-  await repos.users.create({ userKey: 'u1', email: 'u1@example.com', givenName: '', familyName: '', locale: 'en', passwordHash: 'x' });
+  await seedUserAndClient(repos, at);
   await repos.accounts.create({ accountKey: 'a1', name: 'Acme' });
-  await repos.clients.create({
-    clientId: 'c1',
-    clientSecretHash: 'h',
-    name: 'c1',
-    redirectUris: ['https://app.example/cb'],
-    scopes: ['messaging.v1.send'],
-    grantTypes: ['authorization_code', 'refresh_token'],
-    pkceRequired: false,
-    ownerUserKey: null,
-    createdAt: at,
-  });
   for (let index = 0; index < CODES; index += 1) {
     await repos.codes.save({
       codeHash: `code${index}`,

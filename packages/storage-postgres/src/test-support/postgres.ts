@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Repositories } from '@gatehouse/core';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openPostgres } from '../postgres-storage.js';
@@ -39,4 +40,20 @@ export async function openTestStorage(schema: string, poolSize = 10) {
       await sql.raw(tables.map((table) => `delete from ${table};`).join(' ')).execute(opened.db);
     },
   };
+}
+
+/** The user `u1` (u1@example.com) and the confidential client `c1` (code and refresh grants) that the PostgreSQL tests' codes and grants belong to. */
+export async function seedUserAndClient(repos: Repositories, at: Date): Promise<void> {
+  await repos.users.create({ userKey: 'u1', email: 'u1@example.com', givenName: '', familyName: '', locale: 'en', passwordHash: 'x' });
+  await repos.clients.create({
+    clientId: 'c1',
+    clientSecretHash: 'h',
+    name: 'c1',
+    redirectUris: ['https://app.example/cb'],
+    scopes: ['messaging.v1.send'],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    pkceRequired: false,
+    ownerUserKey: null,
+    createdAt: at,
+  });
 }
