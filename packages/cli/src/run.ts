@@ -1,8 +1,8 @@
-import { parseArgs } from 'node:util';
 import { createGatehouse, createProductApi, DomainError, OAuthError } from '@gatehouse/core';
 import type { Command, OptionSpec } from './command.js';
 import { CLI_COMMANDS } from './commands/index.js';
 import { ConfigFileError, loadConfigFile, openConfiguredStorage } from './config-file.js';
+import { parseCommandLine } from './command-line.js';
 import { UsageError, type OptionValues } from './usage.js';
 
 /** Where the command line reads and writes: the process's, or a test's. */
@@ -36,11 +36,7 @@ Exit codes: 0 success, 1 failure (configuration, refused by Gatehouse's rules), 
 const ALL_OPTIONS: Record<string, OptionSpec> = Object.assign({}, GLOBAL_OPTIONS, ...CLI_COMMANDS.map((command) => command.options));
 
 function parse(argv: string[], options: Record<string, OptionSpec>): { values: OptionValues; positionals: string[] } {
-  try {
-    return parseArgs({ args: argv, options: { ...options, ...GLOBAL_OPTIONS, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? (error.message.split('. ')[0] as string).replace(/\.$/, '') : String(error));
-  }
+  return parseCommandLine(argv, { ...options, ...GLOBAL_OPTIONS });
 }
 
 /**

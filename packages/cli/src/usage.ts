@@ -42,3 +42,4 @@ export function listOption(values: OptionValues, name: string): string[] {
   const value = values[name];
   return Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
 }
+

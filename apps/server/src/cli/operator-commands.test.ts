@@ -99,6 +99,8 @@ describe('gatehouse sessions list|end and grants list|revoke', () => {
     expect(await json('sessions', 'end', '--email', 'bob@example.com')).toMatchObject({ endedSessions: 1, revokedGrants: 1 });
     expect((await json<{ sessions: unknown[] }>('sessions', 'list', '--email', 'bob@example.com')).sessions).toEqual([]);
     expect(await cli('sessions', 'end')).toMatchObject({ code: 2, stderr: 'gatehouse sessions end: give --session or --email (one of them)\n' });
+    // A session id is base64url: one in 64 begins with "-", and is still the option's value.
+    expect(await cli('sessions', 'end', '--session', '-Xk2AbCd')).toMatchObject({ code: 1, stderr: 'gatehouse sessions end: No such live session.\n' });
   });
 
   it('lists grants by user or client and revokes one, a user\'s for a client, or a client\'s', async () => {

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { findCommand } from '@gatehouse/cli';
+import { findCommand, parseCommandLine } from '@gatehouse/cli';
 import { DomainError, OAuthError, type Gatehouse, type ProductApi } from '@gatehouse/core';
 import * as v from 'valibot';
 import { ConfigError, describeDatabase, loadConfig, unknownVariableWarnings, workerCount, type Config } from '../config.js';
@@ -64,12 +63,7 @@ function noDatabase<T extends object>(what: string): T {
 }
 
 function parse(argv: string[], options: Record<string, OptionSpec>): { values: OptionValues; positionals: string[] } {
-  try {
-    return parseArgs({ args: argv, options: { ...options, ...GLOBAL_OPTIONS, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
-  } catch (error) {
-    // node:util parseArgs errors are one line ("Unknown option '--nmae'. …"): keep the first sentence.
-    throw new UsageError(error instanceof Error ? (error.message.split('. ')[0] as string).replace(/\.$/, '') : String(error));
-  }
+  return parseCommandLine(argv, { ...options, ...GLOBAL_OPTIONS });
 }
 
 /** `serve`, or the command of the shared lookup (`findCommand` of @gatehouse/cli: the longest path first). */
