@@ -3,10 +3,20 @@ import { batchPerTurn, codeExchangeValues, param, reusableQuery, type CodeExchan
 import { sql, type Kysely } from 'kysely';
 
 /**
+ * "The code is unused", written so that PostgreSQL finds the code by its primary key. With
+ * `consumed_at IS NULL` the planner may pick a partial index of the unused codes (the purge's, the
+ * withdrawal's) when its statistics say there are few, and then reads every unused code to find one
+ * hash: 23 ms for 100,000 unused codes inserted after the last ANALYZE, 0.08 ms by the key. A
+ * consumption time is never negative, so this is the same condition.
+ */
+const codeIsUnused = sql<boolean>`coalesce(${sql.ref('consumed_at')}, -1) = -1`;
+
+/**
  * `createFromCode` as one statement, PostgreSQL's form of the code exchange's write
  * (docs/decisions/0073-postgresql-exchange-in-one-statement.md, 0162): one round trip instead of
  * six (BEGIN, four statements, COMMIT), the rules of the shared kysely transaction. The code's
- * session is read `FOR SHARE` and the code is consumed only while that session is live; the grant
+ * session is read `FOR SHARE` and the code is consumed only while that session is live (and found by
+ * its key: `codeIsUnused`); the grant
  * and the refresh token are inserted from the consumed row, so a code that is already consumed, or
  * whose session ended, writes nothing and returns no row. The foreign keys of the code and the
  * token on the grant are checked at the end of the statement, when the grant is there.
@@ -27,7 +37,7 @@ const exchangeInOneStatement = reusableQuery((db: Kysely<Database>) =>
         .updateTable('authorization_codes')
         .set({ consumed_at: param<number>('created_at'), grant_id: param('grant_id') })
         .where('code_hash', '=', param('codeHash'))
-        .where('consumed_at', 'is', null)
+        .where(codeIsUnused)
         .where((eb) => eb.or([eb('session_id', 'is', null), eb('session_id', 'in', eb.selectFrom('live_session').select('live_session.session_id'))]))
         .returning('code_hash'),
     )
@@ -115,7 +125,7 @@ const exchangesInOneStatement = reusableQuery((db: Kysely<Database>) =>
         .from('exchange')
         .set((eb) => ({ consumed_at: eb.ref('exchange.created_at'), grant_id: eb.ref('exchange.grant_id') }))
         .whereRef('authorization_codes.code_hash', '=', 'exchange.code_hash')
-        .where('authorization_codes.consumed_at', 'is', null)
+        .where(codeIsUnused)
         .where((eb) => eb.or([eb('authorization_codes.session_id', 'is', null), eb('authorization_codes.session_id', 'in', eb.selectFrom('live_session').select('live_session.session_id'))]))
         .returning('authorization_codes.grant_id'),
     )
