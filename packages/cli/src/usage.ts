@@ -42,4 +42,3 @@ export function listOption(values: OptionValues, name: string): string[] {
   const value = values[name];
   return Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
 }
-

@@ -1,6 +1,6 @@
 import type { Repositories } from '@gatehouse/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchemaName, openTestStorage, POSTGRES_URL, warnIfSkipped, seedUserAndClient } from './test-support/postgres.js';
+import { dropSchema, freshSchemaName, openTestStorage, POSTGRES_URL, warnIfSkipped, saveUnusedCode, seedUserAndClient } from './test-support/postgres.js';
 
 warnIfSkipped('one statement per turn');
 
@@ -42,20 +42,7 @@ describe.skipIf(!POSTGRES_URL)('one statement per turn of the event loop, and a 
   });
 
   /** Saves an unused code of u1 for c1, under `sessionId` if given. */
-  const saveCode = (codeHash: string, sessionId: string | null = null) =>
-    repos.codes.save({
-      codeHash,
-      clientId: 'c1',
-      userKey: 'u1',
-      redirectUri: 'https://app.example/cb',
-      scopes: ['messaging.v1.send'],
-      codeChallenge: null,
-      sessionId,
-      createdAt: at,
-      expiresAt: later(60_000),
-      consumedAt: null,
-      grantId: null,
-    });
+  const saveCode = (codeHash: string, sessionId: string | null = null) => saveUnusedCode(repos, codeHash, at, sessionId);
 
   /** Runs `calls` in one turn and answers their results and the statements they took. */
   async function inOneTurn<T>(calls: () => Array<Promise<T>>): Promise<{ results: T[]; statements: number }> {

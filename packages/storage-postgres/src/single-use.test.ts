@@ -2,7 +2,7 @@ import { OAuthError, storedSecretHash, type Repositories, type TokenResponse } f
 import { createTestGatehouse } from '@gatehouse/core/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchemaName, openTestStorage, POSTGRES_URL, warnIfSkipped, seedUserAndClient } from './test-support/postgres.js';
+import { dropSchema, freshSchemaName, openTestStorage, POSTGRES_URL, warnIfSkipped, saveUnusedCode, seedUserAndClient } from './test-support/postgres.js';
 
 warnIfSkipped('single use');
 
@@ -21,19 +21,7 @@ async function seedCodeAndGrants(repos: Repositories, codeHash: string, grantIds
   for (const grantId of grantIds) {
     await repos.grants.create({ grantId, clientId: 'c1', userKey: 'u1', scopes: ['messaging.v1.send'], sessionId: null, createdAt: at, revokedAt: null });
   }
-  await repos.codes.save({
-    codeHash,
-    clientId: 'c1',
-    userKey: 'u1',
-    redirectUri: 'https://app.example/cb',
-    scopes: ['messaging.v1.send'],
-    codeChallenge: null,
-    sessionId: null,
-    createdAt: at,
-    expiresAt: new Date(at.getTime() + 60_000),
-    consumedAt: null,
-    grantId: null,
-  });
+  await saveUnusedCode(repos, codeHash, at);
 }
 
 describe.skipIf(!POSTGRES_URL)('single use on PostgreSQL', () => {

@@ -57,3 +57,20 @@ export async function seedUserAndClient(repos: Repositories, at: Date): Promise<
     createdAt: at,
   });
 }
+
+/** Saves an unused code of `u1` for `c1` (`seedUserAndClient`), made at `at`, valid a minute, under `sessionId` if given. */
+export async function saveUnusedCode(repos: Repositories, codeHash: string, at: Date, sessionId: string | null = null): Promise<void> {
+  await repos.codes.save({
+    codeHash,
+    clientId: 'c1',
+    userKey: 'u1',
+    redirectUri: 'https://app.example/cb',
+    scopes: ['messaging.v1.send'],
+    codeChallenge: null,
+    sessionId,
+    createdAt: at,
+    expiresAt: new Date(at.getTime() + 60_000),
+    consumedAt: null,
+    grantId: null,
+  });
+}
