@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { useBrowserHarness } from '../test-support/browser-harness.js';
-import { screenshotPath } from '../test-support/screenshots.js';
+import { screenshotPath, showFixedValues } from '../test-support/screenshots.js';
 
 /**
  * The portal's pages at 1280×800 and 390×844 (docs/decisions/0157-the-portal-says-how-to-connect.md):
@@ -51,7 +51,11 @@ describe('portal pages (headless Chromium)', () => {
         expect(discovery).toMatchObject({ issuer: origin, authorization_endpoint: `${origin}/oauth/authorize`, token_endpoint: `${origin}/oauth/token` });
         const copy = page.locator('button[data-copy="client_id"]');
         await expect.poll(() => copy.isVisible()).toBe(true);
+        // The picture shows fixed addresses and ID (the server's port and the client ID change from run to run).
+        await showFixedValues(page, { [origin]: 'https://auth.example.com', [client.clientId]: 'kJ4vQx9TzR2mNw7pLc5sHd' });
         await page.screenshot({ path: screenshotPath(`portal-client${name === 'phone' ? '-phone' : ''}.png`), fullPage: name === 'desktop' });
+        await page.reload();
+        await expect.poll(() => copy.isVisible()).toBe(true);
         await copy.click();
         await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(client.clientId);
         // The icon every page links to is there (no 404 for a missing favicon).
