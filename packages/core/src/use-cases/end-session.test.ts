@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createTestGatehouse } from '@gatehouse/core/testing';
 import { isEndSessionRequest, postLogoutRedirect } from './end-session.js';
@@ -39,9 +40,63 @@ describe('checkEndSessionRequest', { timeout: 30_000 }, () => {
       request: { client: { clientId: client.clientId, name: client.name }, postLogoutRedirectUri: BYE, state: 's', confirmed: true },
     });
     expect(await t.gatehouse.checkEndSessionRequest({ client_id: client.clientId, state: 's' }, session)).toMatchObject({ request: { state: undefined } });
+    // No hint (docs/decisions/0177): followed for a signed-in user (who confirms first), not for nobody.
+    expect(await t.gatehouse.checkEndSessionRequest({ client_id: client.clientId, post_logout_redirect_uri: BYE, state: 's' }, session)).toMatchObject({ request: { postLogoutRedirectUri: BYE, state: 's', confirmed: false } });
+    expect(await t.gatehouse.checkEndSessionRequest({ client_id: client.clientId, post_logout_redirect_uri: BYE, state: 's' }, undefined)).toMatchObject({ request: { postLogoutRedirectUri: undefined, state: undefined } });
+    expect(await t.gatehouse.checkEndSessionRequest({ id_token_hint: idToken, post_logout_redirect_uri: BYE }, undefined)).toMatchObject({ request: { postLogoutRedirectUri: BYE, confirmed: false } });
     for (const params of [{ client_id: client.clientId, post_logout_redirect_uri: `${BYE}?x=1` }, { post_logout_redirect_uri: BYE }, { client_id: client.clientId, state: ['a', 'b'] }]) {
       expect(await t.gatehouse.checkEndSessionRequest(params, session)).toMatchObject({ kind: 'show-error', error: { code: 'invalid_request' } });
     }
+  });
+});
+
+describe('checkEndSessionRequest for a client that registered itself', { timeout: 30_000 }, () => {
+  // §3: no redirect without "other means of confirming the legitimacy of the post-logout
+  // redirection target" (docs/decisions/0177-post-logout-redirects-vouched-for.md).
+  async function setupSelfRegistered() {
+    const t = await createTestGatehouse({ settings: { openid: true, registration: { policy: 'open' } } });
+    const user = await t.seedUser({ email: 'ada@example.com' });
+    const { client } = await t.gatehouse.registerDynamicClient({
+      metadata: { client_name: 'Agent', redirect_uris: ['https://agent.example/cb'], token_endpoint_auth_method: 'client_secret_basic', scope: 'openid', post_logout_redirect_uris: [BYE] },
+      initialAccessToken: undefined,
+    });
+    const { session } = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'password123' });
+    const verifier = 'v'.repeat(43);
+    const check = await t.gatehouse.checkAuthorizationRequest({
+      client_id: client.clientId,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: 'https://agent.example/cb',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    });
+    if (check.kind !== 'valid') throw check.error;
+    const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: session.sessionId });
+    const tokens = await t.gatehouse.exchangeCode({ client, code: new URL(redirectTo).searchParams.get('code') as string, redirectUri: 'https://agent.example/cb', codeVerifier: verifier });
+    return { t, user, client, session, idToken: tokens.id_token as string };
+  }
+
+  it('follows its registered post-logout redirect URI only with a hint of this very sign-in', async () => {
+    const { t, client, session, idToken } = await setupSelfRegistered();
+    expect(await t.gatehouse.checkEndSessionRequest({ id_token_hint: idToken, post_logout_redirect_uri: BYE, state: 's' }, session)).toMatchObject({
+      kind: 'valid',
+      request: { postLogoutRedirectUri: BYE, state: 's', confirmed: true },
+    });
+    // Nobody signed in, another sign-in, no hint: the registered URI is not followed (nor is state kept).
+    const other = (await t.gatehouse.signIn({ email: 'ada@example.com', password: 'password123' })).session;
+    for (const [params, signedIn] of [
+      [{ client_id: client.clientId, post_logout_redirect_uri: BYE, state: 's' }, undefined],
+      [{ client_id: client.clientId, post_logout_redirect_uri: BYE, state: 's' }, session],
+      [{ id_token_hint: idToken, post_logout_redirect_uri: BYE, state: 's' }, undefined],
+      [{ id_token_hint: idToken, post_logout_redirect_uri: BYE, state: 's' }, other],
+    ] as const) {
+      expect(await t.gatehouse.checkEndSessionRequest(params, signedIn)).toEqual({
+        kind: 'valid',
+        request: { client: { clientId: client.clientId, name: 'Agent' }, postLogoutRedirectUri: undefined, state: undefined, confirmed: false },
+      });
+    }
+    // An unregistered URI is still refused outright.
+    expect(await t.gatehouse.checkEndSessionRequest({ client_id: client.clientId, post_logout_redirect_uri: 'https://evil.example/' }, undefined)).toMatchObject({ kind: 'show-error' });
   });
 });
 

@@ -1,3 +1,4 @@
+import { clientOrigin } from '../clients/client-origin.js';
 import type { Client, Session } from '../domain/model.js';
 import type { Deps } from '../deps.js';
 import { OAuthError } from '../errors.js';
@@ -18,7 +19,13 @@ const MAX_ID_TOKEN_HINT_LENGTH = 8192;
 export interface EndSessionRequest {
   /** The relying party, named by `client_id` or by the audience of `id_token_hint`; undefined when neither names one. */
   client: Pick<Client, 'clientId' | 'name'> | undefined;
-  /** Where the browser goes after the logout: one of the client's registered post-logout redirect URIs, exactly. */
+  /**
+   * Where the browser goes after the logout: one of the client's registered post-logout redirect
+   * URIs, exactly, when something vouches for the request (docs/decisions/0177): a hint of this
+   * very sign-in; for a client the operator or a portal user registered, also a valid hint of
+   * another sign-in or a signed-in user (who confirms first). Else undefined: the logout ends on the
+   * signed-out page.
+   */
   postLogoutRedirectUri: string | undefined;
   /** Echoed to `postLogoutRedirectUri` (§3). */
   state: string | undefined;
@@ -50,6 +57,7 @@ export function isEndSessionRequest(params: Parameters): boolean {
  * - `client_id`: a known client, the hint's audience when both are sent;
  * - `post_logout_redirect_uri`: exactly one of that client's registered ones; without a client to
  *   name, or not registered, the request is refused (an error page: never an open redirect);
+ *   followed only when the request is vouched for (see `EndSessionRequest.postLogoutRedirectUri`);
  * - `state`: echoed with the redirect.
  * `session` is the browser's live sign-in session, if any: a hint of that session and user
  * makes the logout need no confirmation (`confirmed`).
@@ -94,12 +102,22 @@ export async function checkEndSessionRequest(
     }
   }
   const confirmed = hint !== undefined && session !== undefined && hint.sub === session.userKey && hint.sid === sessionIdForClients(session.sessionId);
+  // §3 and RFC 9700 §4.11: the registered URI is followed only when something vouches for this
+  // request, else the logout ends on Gatehouse's signed-out page (no open redirect;
+  // docs/decisions/0177-post-logout-redirects-vouched-for.md). A hint of this very sign-in always
+  // does. For a client the operator or a portal user registered, so does a valid hint of another
+  // sign-in, or a signed-in user who confirms on the page that names the app. A client that
+  // registered itself (RFC 7591, a metadata document) vouches for nothing: anyone may register
+  // https://evil.example, and hold an ID token of their own sign-in to it.
+  const vouched = confirmed || (client !== undefined && clientOrigin(client).registration === 'static' && (hint !== undefined || session !== undefined));
+  const redirectTrusted = client !== undefined && vouched;
+  const redirectUri = redirectTrusted ? postLogoutRedirectUri : undefined;
   return {
     kind: 'valid',
     request: {
       client: client && { clientId: client.clientId, name: client.name },
-      postLogoutRedirectUri,
-      state: postLogoutRedirectUri === undefined ? undefined : state,
+      postLogoutRedirectUri: redirectUri,
+      state: redirectUri === undefined ? undefined : state,
       confirmed,
     },
   };

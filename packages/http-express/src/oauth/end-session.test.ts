@@ -103,12 +103,42 @@ describe('RP-initiated logout (end_session_endpoint)', SLOW, () => {
     expect(await stillSignedIn(browser)).toBe(true);
   });
 
-  it('nobody signed in: straight back to the relying party (nothing to end); without a URI, the signed-out page', async () => {
-    const { t, client } = await setup();
-    const res = await request(t.app).get(logoutPath({ client_id: client.clientId, post_logout_redirect_uri: BYE, state: 's' })).expect(303);
+  it('nobody signed in: straight back to the relying party with a hint it was issued (nothing to end); without one, the signed-out page (docs/decisions/0177)', async () => {
+    const { t, client, clientSecret } = await setup();
+    const { idToken } = await signInWithIdToken(t, client, clientSecret);
+    const res = await request(t.app).get(logoutPath({ id_token_hint: idToken, post_logout_redirect_uri: BYE, state: 's' })).expect(303);
     expect(res.headers.location).toBe(`${BYE}?state=s`);
+    // A registered URI alone vouches for nothing: no redirect for whoever crafted the link.
+    const unvouched = await request(t.app).get(logoutPath({ client_id: client.clientId, post_logout_redirect_uri: BYE, state: 's' })).expect(200);
+    expect(unvouched.headers.location).toBeUndefined();
+    expect(unvouched.text).toContain('You are not signed in');
     const page = await request(t.app).get(logoutPath({ client_id: client.clientId })).expect(200);
     expect(page.text).toContain('You are not signed in');
+  });
+
+  it('a client that registered itself: its post-logout URI is no open redirect; only a hint of this very sign-in follows it', async () => {
+    // RP-Initiated Logout §3 (docs/decisions/0177-post-logout-redirects-vouched-for.md):
+    // anyone may register https://evil.example as a post-logout URI; the registration vouches for nothing.
+    const t = await createTestApp({ settings: { openid: true, registration: { policy: 'open' } } });
+    const registered = await request(t.app)
+      .post('/oauth/register')
+      .send({ redirect_uris: ['https://evil.example/cb'], post_logout_redirect_uris: ['https://evil.example/landing'], scope: 'openid' })
+      .expect(201);
+    const clientId = registered.body.client_id as string;
+    const params = { client_id: clientId, post_logout_redirect_uri: 'https://evil.example/landing', state: 's' };
+    // Nobody signed in: the signed-out page, no redirect.
+    const page = await request(t.app).get(logoutPath(params)).expect(200);
+    expect(page.text).toContain('You are not signed in');
+    expect(page.headers.location).toBeUndefined();
+    // Signed in, no hint: the confirmation carries no post-logout URI, and its form ends on the signed-out page.
+    const user = await t.seedUser({ email: 'bob@example.com' });
+    const browser = await t.signedInBrowser(user.email);
+    const confirm = await browser.get(logoutPath(params)).expect(200);
+    expect(confirm.text).toContain('<h1>Sign out?</h1>');
+    expect(confirm.text).not.toContain('evil.example/landing');
+    const answer = await browser.postForm('/oauth/logout', params).expect(200);
+    expect(answer.headers.location).toBeUndefined();
+    expect(await stillSignedIn(browser)).toBe(false);
   });
 
   it('a relying party may POST the request too (RP-Initiated Logout §2)', async () => {
