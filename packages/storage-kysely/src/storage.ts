@@ -18,6 +18,14 @@ export interface FailedAttemptKey {
 export interface StorageFailureStore {
   recentFailures(keys: readonly FailedAttemptKey[], since: number): Promise<number[][]>;
   recordFailure(keys: readonly FailedAttemptKey[], at: number, windowMs: number): Promise<void>;
+  /**
+   * Adds a failure at `at` to `key` only while it has fewer than `key.max` within `windowMs`, in one
+   * atomic statement (docs/decisions/0181-sign-in-attempts-admitted-atomically.md): undefined when
+   * added, else the key's failure times in the window, oldest first.
+   */
+  admitFailure(key: FailedAttemptKey, at: number, windowMs: number): Promise<number[] | undefined>;
+  /** Removes one failure at `at` from each key (if it is there). */
+  withdrawFailure(keys: readonly FailedAttemptKey[], at: number): Promise<void>;
   /** Deletes the counts whose failures have all left their window by `now` (epoch ms); returns how many. */
   purgeExpired(now: number): Promise<number>;
 }

@@ -42,6 +42,27 @@ describe('failure counts in the SQLite file, shared by the processes serving it 
     expect(times).toEqual(Array.from({ length: 20 }, (_, index) => T0 + index));
   });
 
+  it('attempts admitted through both connections at once: never more than `max` (docs/decisions/0181)', async () => {
+    const key = { key: 'sign-in:email:race@example.com', max: 5 };
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? a : b).admitFailure(key, T0 + index, WINDOW)));
+    expect(answers.filter((answer) => answer === undefined)).toHaveLength(5);
+    const [times] = await a.recentFailures([key], T0 - 1);
+    expect(times).toHaveLength(5);
+    // A refused attempt is told the failures in the window.
+    expect(answers.find((answer) => answer !== undefined)).toEqual(times);
+  });
+
+  it('a withdrawn failure is taken out once (another of the same millisecond stays), then there is room again', async () => {
+    const key = { key: 'sign-in:email:ada@example.com', max: 3 };
+    for (const at of [T0, T0, T0 + 5]) expect(await a.admitFailure(key, at, WINDOW)).toBeUndefined();
+    expect(await b.admitFailure(key, T0 + 6, WINDOW)).toEqual([T0, T0, T0 + 5]);
+    await b.withdrawFailure([key, { key: 'unknown', max: 1 }], T0);
+    expect(await a.recentFailures([key], T0 - 1)).toEqual([[T0, T0 + 5]]);
+    await b.withdrawFailure([key], T0 + 99);
+    expect(await a.recentFailures([key], T0 - 1)).toEqual([[T0, T0 + 5]]);
+    expect(await b.admitFailure(key, T0 + 7, WINDOW)).toBeUndefined();
+  });
+
   it('keeps only the newest `max` failures inside the window', async () => {
     const key = { key: 'client:id:192.0.2.2:app', max: 3 };
     for (let index = 0; index < 5; index += 1) await a.recordFailure([key], T0 + index * 1000, WINDOW);

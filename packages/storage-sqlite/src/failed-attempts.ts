@@ -1,5 +1,5 @@
-import type { StorageFailureStore } from '@gatehouse/storage-kysely';
-import { sql, type Kysely } from 'kysely';
+import type { FailedAttemptKey, StorageFailureStore } from '@gatehouse/storage-kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 
 /**
  * The table of failure counts shared by the processes on one SQLite file (the workers of
@@ -46,6 +46,26 @@ export async function ensureFailedAttemptsTable<DB>(db: Kysely<DB>): Promise<voi
 export function createSqliteFailureStore<DB>(database: Kysely<DB>): SqliteFailureStore {
   // Only this table is used: the database's own tables are left out of the type.
   const db = (database as unknown as Kysely<object>).withTables<Tables>();
+  /** Appends `at` to the key's failures, keeping the newest `max` inside the window; when `onlyIf` is given, only where it holds. */
+  const appendFailure = ({ key, max }: FailedAttemptKey, at: number, windowMs: number, onlyIf?: RawBuilder<boolean>) => {
+    const since = at - windowMs;
+    return db
+      .insertInto(FAILED_ATTEMPTS_TABLE)
+      .values({ key, failures: JSON.stringify([at]), expires_at: at + windowMs })
+      .onConflict((conflict) => {
+        const update = conflict.column('key').doUpdateSet({
+          failures: sql<string>`(
+            select json_group_array(kept.at) from (
+              select newest.at from (
+                select failed.value as at from json_each(${sql.ref(`${FAILED_ATTEMPTS_TABLE}.failures`)}) as failed
+                union all select ${at}
+              ) as newest where newest.at > ${since} order by newest.at desc limit ${max}
+            ) as kept)`,
+          expires_at: sql<number>`max(${sql.ref(`${FAILED_ATTEMPTS_TABLE}.expires_at`)}, excluded.expires_at)`,
+        });
+        return onlyIf === undefined ? update : update.where(onlyIf);
+      });
+  };
   return {
     async recentFailures(keys, since) {
       if (keys.length === 0) return [];
@@ -63,27 +83,45 @@ export function createSqliteFailureStore<DB>(database: Kysely<DB>): SqliteFailur
     },
 
     async recordFailure(keys, at, windowMs) {
-      const since = at - windowMs;
-      for (const { key, max } of keys) {
+      for (const key of keys) {
         // One statement per key, so a concurrent failure in another process is never lost: SQLite
         // runs it under its one write lock, reading the stored times and writing the kept ones.
-        await db
-          .insertInto(FAILED_ATTEMPTS_TABLE)
-          .values({ key, failures: JSON.stringify([at]), expires_at: at + windowMs })
-          .onConflict((conflict) =>
-            conflict.column('key').doUpdateSet({
-              failures: sql<string>`(
-                select json_group_array(kept.at) from (
-                  select newest.at from (
-                    select failed.value as at from json_each(${sql.ref(`${FAILED_ATTEMPTS_TABLE}.failures`)}) as failed
-                    union all select ${at}
-                  ) as newest where newest.at > ${since} order by newest.at desc limit ${max}
-                ) as kept)`,
-              expires_at: sql<number>`max(${sql.ref(`${FAILED_ATTEMPTS_TABLE}.expires_at`)}, excluded.expires_at)`,
-            }),
-          )
-          .execute();
+        await appendFailure(key, at, windowMs).execute();
       }
+    },
+
+    async admitFailure(key, at, windowMs) {
+      const since = at - windowMs;
+      // The count and the append in one statement, under SQLite's one write lock: no two attempts
+      // of any process both see room for one more (docs/decisions/0181).
+      const admitted = await appendFailure(key, at, windowMs, sql<boolean>`(select count(*) from json_each(${sql.ref(`${FAILED_ATTEMPTS_TABLE}.failures`)}) as failed where failed.value > ${since}) < ${key.max}`)
+        .returning('key')
+        .executeTakeFirst();
+      if (admitted !== undefined) return undefined;
+      const [times] = await this.recentFailures([key], since);
+      return times ?? [];
+    },
+
+    async withdrawFailure(keys, at) {
+      if (keys.length === 0) return;
+      const failures = sql.ref(`${FAILED_ATTEMPTS_TABLE}.failures`);
+      // The first element equal to `at` is left out (another attempt of the same millisecond keeps its own).
+      await db
+        .updateTable(FAILED_ATTEMPTS_TABLE)
+        .set({
+          failures: sql<string>`(
+            select json_group_array(kept.value) from (
+              select failed.value from json_each(${failures}) as failed
+              where failed.key <> coalesce((select min(same.key) from json_each(${failures}) as same where same.value = ${at}), -1)
+              order by failed.key
+            ) as kept)`,
+        })
+        .where(
+          'key',
+          'in',
+          keys.map(({ key }) => key),
+        )
+        .execute();
     },
 
     async purgeExpired(now) {

@@ -53,12 +53,19 @@ describe.skipIf(!POSTGRES_URL)('failure counts shared by instances on PostgreSQL
     const limitsB = createAttemptLimits(systemClock, config.rateLimit, storeB);
     for (const [index, limits] of [limitsA, limitsB, limitsA, limitsB, limitsA].entries()) {
       expect(await limits.signIn.check('ada@example.com', `192.0.2.${index + 1}`)).toEqual({ limited: false });
-      await limits.signIn.recordFailure('ada@example.com', `192.0.2.${index + 1}`);
+      await limits.signIn.admit('ada@example.com', `192.0.2.${index + 1}`);
     }
     expect(await limitsB.signIn.check('ADA@example.com', '198.51.100.1')).toMatchObject({ limited: true });
     expect(await limitsB.signIn.check('bob@example.com', '198.51.100.1')).toEqual({ limited: false });
     expect(await storeB?.purgeExpired(Date.now())).toBe(0);
     expect(await limitsA.signIn.check('ada@example.com', '198.51.100.1')).toMatchObject({ limited: true });
+  });
+
+  it('sign-in attempts sent to both instances at once: only the limit is admitted (docs/decisions/0181)', async () => {
+    const [storeA, storeB] = instances.map((instance) => resolve(instance, TOKENS.storage).failedAttempts);
+    const limits = [createAttemptLimits(systemClock, config.rateLimit, storeA), createAttemptLimits(systemClock, config.rateLimit, storeB)];
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, index) => limits[index % 2]!.signIn.admit('burst@example.com', `203.0.113.${index + 1}`)));
+    expect(answers.filter((answer) => !answer.limited)).toHaveLength(config.rateLimit.maxFailures);
   });
 
   it('the housekeeping purges the failure rows that have left the window, and only those', async () => {

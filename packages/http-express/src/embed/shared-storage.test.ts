@@ -17,6 +17,11 @@ function recordingStore(): FailureStore & { keys: string[] } {
       keys.push(...limitKeys.map(({ key }) => key));
       return inner.recordFailure(limitKeys, at, windowMs);
     },
+    admitFailure: (limitKey, at, windowMs) => {
+      keys.push(limitKey.key);
+      return inner.admitFailure(limitKey, at, windowMs);
+    },
+    withdrawFailure: (limitKeys, at) => inner.withdrawFailure(limitKeys, at),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { PasswordHasher } from '@gatehouse/core';
+import { createFastPasswordHasher } from '@gatehouse/core/testing';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { authorizePath, createHostApp, createTestApp, csrfFieldOf, inputValue } from '../test-support/index.js';
@@ -226,6 +228,23 @@ describe('failed sign-ins are rate limited (429 + Retry-After)', () => {
     expect((await browser.signIn('bob@example.com', 'password123')).status).toBe(303);
     t.clock.advance(61);
     expect((await browser.signIn('ada@example.com', 'password123')).status).toBe(303);
+  });
+
+  it('a burst sent at once gets no more password checks than the limit, the right password included (docs/decisions/0181)', async () => {
+    // A password check that takes a while, as a real one does (argon2id): the burst overlaps it.
+    const fast = createFastPasswordHasher();
+    const passwords: PasswordHasher = { ...fast, verify: async (password, hash) => (await new Promise((resolve) => setTimeout(resolve, 200)), fast.verify(password, hash)) };
+    const t = await createTestApp({ rateLimit: { maxFailures: 3, windowSeconds: 60 }, passwords });
+    await t.seedUser({ email: 'ada@example.com' });
+    // Twelve browsers with their login forms open, then every form sent at the same moment.
+    const browsers = Array.from({ length: 12 }, () => t.browser());
+    for (const browser of browsers) await browser.get('/oauth/login').expect(200);
+    const answers = await Promise.all(browsers.map((browser, index) => browser.postForm('/oauth/login', { email: 'ada@example.com', password: index === 11 ? 'password123' : 'wrong', csrf_token: browser.csrfToken() as string })));
+    const statuses = answers.map((answer) => answer.status);
+    expect(t.audit.ofType('sign_in.failed').length).toBeLessThanOrEqual(3);
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(3);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(8);
+    expect(statuses.every((status) => [401, 429, 303].includes(status))).toBe(true);
   });
 
   it('per IP: failures on many e-mails from one address', async () => {

@@ -145,7 +145,9 @@ export function loginSubmit(ctx: OAuthContext) {
     const { email, password } = parsed.output;
 
     const ip = clientIp(req);
-    const limit = await ctx.limits.signIn.check(email, ip);
+    // Counted as a failure before the password is checked, and only while there is room: a burst of
+    // guesses sent at once gets no more checks than the limit (docs/decisions/0181).
+    const limit = await ctx.limits.signIn.admit(email, ip);
     if (limit.limited) {
       // Which account and address (docs/decisions/0151): the e-mail by its hash (no e-mail in the logs), the address as is.
       log.warn({ event: 'rate_limited', limit: 'sign_in', emailHash: emailHash(email), ip, retryAfterSeconds: limit.retryAfterSeconds }, 'sign-in rate limited');
@@ -154,17 +156,21 @@ export function loginSubmit(ctx: OAuthContext) {
       return again(429, `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, email);
     }
 
+    let sessionToken: string;
     try {
-      const { sessionToken } = await gatehouseFor(ctx.gatehouse, res).signIn({ email, password });
-      setSessionCookie(res, ctx.issuer, sessionToken);
-      issueCsrfToken(res, ctx.csrf);
-      // One line per sign-in: the core's audit event (sign_in.succeeded, with this request's reqId).
-      res.setHeader('Cache-Control', 'no-store');
-      res.redirect(303, returnTo ?? ctx.afterSignIn ?? ctx.paths.login);
+      ({ sessionToken } = await gatehouseFor(ctx.gatehouse, res).signIn({ email, password }));
     } catch (error) {
-      if (!(error instanceof DomainError) || error.kind !== 'unauthenticated') throw error;
-      await ctx.limits.signIn.recordFailure(email, ip);
-      await again(401, WRONG_CREDENTIALS, email);
+      // A wrong password stays counted; anything else (an outage) was no failure of the user's.
+      if (error instanceof DomainError && error.kind === 'unauthenticated') return again(401, WRONG_CREDENTIALS, email);
+      await ctx.limits.signIn.withdraw(email, ip, limit.at);
+      throw error;
     }
+    // Only failures count (docs/decisions/0023).
+    await ctx.limits.signIn.withdraw(email, ip, limit.at);
+    setSessionCookie(res, ctx.issuer, sessionToken);
+    issueCsrfToken(res, ctx.csrf);
+    // One line per sign-in: the core's audit event (sign_in.succeeded, with this request's reqId).
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(303, returnTo ?? ctx.afterSignIn ?? ctx.paths.login);
   };
 }

@@ -22,6 +22,15 @@ export interface FailureStore {
   recentFailures(keys: readonly LimitKey[], since: number): Promise<number[][]>;
   /** Adds one failure at `at` to each key, keeping only the newest `max` within `windowMs` of `at`. */
   recordFailure(keys: readonly LimitKey[], at: number, windowMs: number): Promise<void>;
+  /**
+   * Adds a failure at `at` to `key` only while it has fewer than `key.max` failures later than
+   * `at - windowMs`, in one atomic step, so that attempts running at the same time on any number
+   * of instances never get past `max` (docs/decisions/0181-sign-in-attempts-admitted-atomically.md).
+   * Undefined when it added one; else the key's failure times in the window, oldest first.
+   */
+  admitFailure(key: LimitKey, at: number, windowMs: number): Promise<number[] | undefined>;
+  /** Removes one failure at `at` from each key (if it is there): an admitted attempt that did not fail. */
+  withdrawFailure(keys: readonly LimitKey[], at: number): Promise<void>;
 }
 
 export const DEFAULT_MAX_KEYS_PER_SCOPE = 100_000;
@@ -59,15 +68,33 @@ export function createMemoryFailureStore(options: { maxKeysPerScope?: number } =
     },
 
     async recordFailure(keys, at, windowMs) {
-      for (const { scope, key, max } of keys) {
-        const map = mapOf(scope);
-        const live = (map.get(key) ?? []).filter((time) => time > at - windowMs);
-        live.push(at);
-        // Delete then set: the key moves to the end, as the most recently failed.
-        map.delete(key);
-        map.set(key, live.slice(-max));
-        if (map.size > capacity) map.delete(map.keys().next().value as string);
+      for (const { scope, key, max } of keys) record(mapOf(scope), key, max, at, windowMs);
+    },
+
+    // Synchronous between the read and the write: one event loop admits one attempt at a time.
+    async admitFailure({ scope, key, max }, at, windowMs) {
+      const map = mapOf(scope);
+      const live = (map.get(key) ?? []).filter((time) => time > at - windowMs);
+      if (live.length >= max) return live;
+      record(map, key, max, at, windowMs);
+      return undefined;
+    },
+
+    async withdrawFailure(keys, at) {
+      for (const { scope, key } of keys) {
+        const times = mapOf(scope).get(key);
+        const index = times?.indexOf(at) ?? -1;
+        if (index >= 0) times?.splice(index, 1);
       }
     },
   };
+
+  function record(map: Map<string, number[]>, key: string, max: number, at: number, windowMs: number): void {
+    const live = (map.get(key) ?? []).filter((time) => time > at - windowMs);
+    live.push(at);
+    // Delete then set: the key moves to the end, as the most recently failed.
+    map.delete(key);
+    map.set(key, live.slice(-max));
+    if (map.size > capacity) map.delete(map.keys().next().value as string);
+  }
 }

@@ -36,16 +36,46 @@ describe('createFailureLimiter', () => {
   });
 });
 
+describe('createFailureLimiter.admit (docs/decisions/0181)', () => {
+  it('attempts sent at once: only `max` are admitted, each counted before it is made; the rest are refused with Retry-After', async () => {
+    const clock = createControllableClock();
+    const limiter = createFailureLimiter(clock);
+    const keys = [{ scope: 'email' as const, key: 'e', max: 5 }, { scope: 'ip' as const, key: 'i', max: 25 }];
+    const answers = await Promise.all(Array.from({ length: 30 }, () => limiter.admit(keys, 300)));
+    expect(answers.filter((answer) => !answer.limited)).toHaveLength(5);
+    expect(answers.filter((answer) => answer.limited)).toEqual(Array.from({ length: 25 }, () => ({ limited: true, retryAfterSeconds: 300 })));
+    // The refused ones left nothing behind: the address holds the five admitted, not thirty.
+    expect(await limiter.check([{ scope: 'ip' as const, key: 'i', max: 6 }], 300)).toEqual({ limited: false });
+  });
+
+  it('a withdrawn attempt (it did not fail) frees its room on every key; a full later key withdraws the earlier ones', async () => {
+    const clock = createControllableClock();
+    const limiter = createFailureLimiter(clock);
+    const email = { scope: 'email' as const, key: 'e', max: 2 };
+    const ip = { scope: 'ip' as const, key: 'i', max: 2 };
+    const first = await limiter.admit([email, ip], 60);
+    if (first.limited) throw new Error('admitted expected');
+    await limiter.admit([email, ip], 60);
+    expect(await limiter.admit([email, ip], 60)).toMatchObject({ limited: true });
+    await limiter.withdraw([email, ip], first.at);
+    expect(await limiter.admit([email, ip], 60)).toMatchObject({ limited: false });
+    // The address is full now (2): another e-mail from it is refused, and that e-mail keeps no failure.
+    const other = { scope: 'email' as const, key: 'other', max: 2 };
+    expect(await limiter.admit([other, ip], 60)).toMatchObject({ limited: true });
+    expect(await limiter.check([{ ...other, max: 1 }], 60)).toEqual({ limited: false });
+  });
+});
+
 describe('createAttemptLimits', () => {
   it('sign-in: per e-mail (case and spaces ignored) and per IP with a higher ceiling', async () => {
     const clock = createControllableClock();
     const limits = createAttemptLimits(clock, { maxFailures: 2, windowSeconds: 60 });
-    await limits.signIn.recordFailure('Ada@Example.com ', '10.0.0.1');
-    await limits.signIn.recordFailure('ada@example.com', '10.0.0.2');
+    await limits.signIn.admit('Ada@Example.com ', '10.0.0.1');
+    await limits.signIn.admit('ada@example.com', '10.0.0.2');
     expect((await limits.signIn.check('ADA@example.com', '10.0.0.3')).limited).toBe(true);
     expect((await limits.signIn.check('bob@example.com', '10.0.0.1')).limited).toBe(false);
     // The IP ceiling is 5 × 2 = 10: one failure above, nine more here.
-    for (let index = 0; index < 9; index += 1) await limits.signIn.recordFailure(`u${index}@example.com`, '10.0.0.1');
+    for (let index = 0; index < 9; index += 1) await limits.signIn.admit(`u${index}@example.com`, '10.0.0.1');
     expect((await limits.signIn.check('bob@example.com', '10.0.0.1')).limited).toBe(true);
   });
 
@@ -73,14 +103,14 @@ describe('per-IP keys bucket IPv6 addresses by prefix (docs/decisions/0023, amen
 
   it('the prefix length is a setting (here /48)', async () => {
     const limits = createAttemptLimits(createControllableClock(), { maxFailures: 100, windowSeconds: 60, maxFailuresPerIp: 1, ipv6PrefixLength: 48 });
-    await limits.signIn.recordFailure('a@example.com', '2001:db8:1:2::1');
+    await limits.signIn.admit('a@example.com', '2001:db8:1:2::1');
     expect(await limits.signIn.check('b@example.com', '2001:db8:1:ffff::1')).toMatchObject({ limited: true });
     expect(await limits.signIn.check('b@example.com', '2001:db8:2::1')).toEqual({ limited: false });
   });
 
   it('an IPv4-mapped IPv6 address counts as the IPv4 address; IPv4 addresses stay whole', async () => {
     const limits = createAttemptLimits(createControllableClock(), { maxFailures: 100, windowSeconds: 60, maxFailuresPerIp: 1 });
-    await limits.signIn.recordFailure('a@example.com', '::ffff:192.0.2.7');
+    await limits.signIn.admit('a@example.com', '::ffff:192.0.2.7');
     expect(await limits.signIn.check('b@example.com', '192.0.2.7')).toMatchObject({ limited: true });
     expect(await limits.signIn.check('b@example.com', '::FFFF:c000:0207')).toMatchObject({ limited: true });
     expect(await limits.signIn.check('b@example.com', '192.0.2.8')).toEqual({ limited: false });
@@ -97,7 +127,7 @@ describe('per-IP keys bucket IPv6 addresses by prefix (docs/decisions/0023, amen
 describe('per-IP traffic cannot flush per-account counters', () => {
   it('a flood of cheap client-auth failures from more addresses than the limiter keeps leaves a victim’s per-e-mail counter in place', async () => {
     const limits = createAttemptLimits(createControllableClock(), { maxFailures: 5, windowSeconds: 300 });
-    for (let attempt = 0; attempt < 5; attempt += 1) await limits.signIn.recordFailure('victim@example.com', '192.0.2.1');
+    for (let attempt = 0; attempt < 5; attempt += 1) await limits.signIn.admit('victim@example.com', '192.0.2.1');
     expect(await limits.signIn.check('victim@example.com', '198.51.100.1')).toMatchObject({ limited: true });
     // Every failure from a distinct /64: more distinct per-IP keys than the 100 000 the limiter keeps.
     for (let index = 0; index < 100_050; index += 1) {

@@ -40,6 +40,12 @@ export const DEFAULT_RATE_LIMIT: RateLimitSettings = { maxFailures: 5, windowSec
 export type LimitCheck = { limited: false } | { limited: true; retryAfterSeconds: number };
 
 /**
+ * The result of `admit`: refused, or admitted and already counted as a failure at `at` (withdrawn
+ * with `withdraw(keys, at)` when the attempt does not fail).
+ */
+export type Admission = { limited: false; at: number } | { limited: true; retryAfterSeconds: number };
+
+/**
  * Counts failures (only failures: docs/decisions/0023) per key in a sliding window and says when
  * a key is over its limit. The counts live in `store`: by default in this process's memory
  * (bounded per scope, `maxKeys` keys each); a shared store makes several instances count together.
@@ -57,22 +63,51 @@ export function createFailureLimiter(clock: Clock, options: { store?: FailureSto
       const now = clock.now().getTime();
       const windowMs = windowSeconds * 1000;
       const failures = await store.recentFailures(keys, now - windowMs);
-      let retryAfterMs = 0;
-      keys.forEach(({ max }, index) => {
-        const live = failures[index] ?? [];
-        if (live.length >= max) {
-          // Allowed again when enough of the oldest failures have left the window.
-          const freeing = live[live.length - max] as number;
-          retryAfterMs = Math.max(retryAfterMs, freeing + windowMs - now);
-        }
-      });
-      return retryAfterMs > 0 ? { limited: true, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) } : { limited: false };
+      return limitOf(keys, failures, now, windowMs);
     },
 
     async recordFailure(keys: readonly LimitKey[], windowSeconds: number): Promise<void> {
       await store.recordFailure(keys, clock.now().getTime(), windowSeconds * 1000);
     },
+
+    /**
+     * Counts the attempt as a failure before it is made, key by key, each only while the key has
+     * room (`FailureStore.admitFailure`): attempts running at the same time, on any number of
+     * instances, never get more than `max` past a key (docs/decisions/0181). A key without room
+     * refuses the attempt, and the keys admitted before it are withdrawn.
+     */
+    async admit(keys: readonly LimitKey[], windowSeconds: number): Promise<Admission> {
+      const at = clock.now().getTime();
+      const windowMs = windowSeconds * 1000;
+      for (const [index, key] of keys.entries()) {
+        const full = await store.admitFailure(key, at, windowMs);
+        if (full === undefined) continue;
+        await store.withdrawFailure(keys.slice(0, index), at);
+        const refused = limitOf([key], [full], at, windowMs);
+        // A key is full only while it holds `max` failures in the window: the check above says when one leaves.
+        return refused.limited ? refused : { limited: true, retryAfterSeconds: 1 };
+      }
+      return { limited: false, at };
+    },
+
+    /** Takes back an admitted attempt that did not fail (only failures count, docs/decisions/0023). */
+    async withdraw(keys: readonly LimitKey[], at: number): Promise<void> {
+      await store.withdrawFailure(keys, at);
+    },
   };
+}
+
+/** Limited while any key holds `max` failures in the window; allowed again when enough of the oldest have left it. */
+function limitOf(keys: readonly LimitKey[], failures: readonly number[][], now: number, windowMs: number): LimitCheck {
+  let retryAfterMs = 0;
+  keys.forEach(({ max }, index) => {
+    const live = failures[index] ?? [];
+    if (live.length >= max) {
+      const freeing = live[live.length - max] as number;
+      retryAfterMs = Math.max(retryAfterMs, freeing + windowMs - now);
+    }
+  });
+  return retryAfterMs > 0 ? { limited: true, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) } : { limited: false };
 }
 
 export type FailureLimiter = ReturnType<typeof createFailureLimiter>;
@@ -116,9 +151,15 @@ export function createAttemptLimits(clock: Clock, settings: RateLimitSettings = 
       check: (ip: string) => limiter.check(anonymousKeys(ip), settings.windowSeconds),
       record: (ip: string) => limiter.recordFailure(anonymousKeys(ip), settings.windowSeconds),
     },
+    /**
+     * Password sign-ins: each attempt is admitted, and counted, before the password is checked
+     * (a burst of guesses sent at once gets no more checks than the limit; docs/decisions/0181),
+     * and withdrawn when it succeeds.
+     */
     signIn: {
+      admit: (email: string, ip: string) => limiter.admit(signInKeys(email, ip), settings.windowSeconds),
+      withdraw: (email: string, ip: string, at: number) => limiter.withdraw(signInKeys(email, ip), at),
       check: (email: string, ip: string) => limiter.check(signInKeys(email, ip), settings.windowSeconds),
-      recordFailure: (email: string, ip: string) => limiter.recordFailure(signInKeys(email, ip), settings.windowSeconds),
     },
     clientAuth: {
       check: (clientId: string | undefined, ip: string) => limiter.check(clientKeys(clientId, ip), settings.windowSeconds),

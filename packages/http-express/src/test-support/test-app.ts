@@ -1,4 +1,4 @@
-import type { Client, ClientMetadataDocumentFetcher } from '@gatehouse/core';
+import type { Client, ClientMetadataDocumentFetcher, PasswordHasher } from '@gatehouse/core';
 import { createTestGatehouse, type TestGatehouse } from '@gatehouse/core/testing';
 import type express from 'express';
 import request from 'supertest';
@@ -23,6 +23,8 @@ export interface TestAppOptions {
   passwordHelp?: GatehouseRouterOptions['passwordHelp'];
   /** Routers to mount as `extraRouters` (the portal and resource tests add theirs). */
   extraRouters?: (t: TestGatehouse) => express.Router[];
+  /** The password hasher (default: the test kit's fast one). */
+  passwords?: PasswordHasher;
 }
 
 export interface TestApp extends TestGatehouse {
@@ -53,6 +55,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const t = await createTestGatehouse({
     ...(options.settings === undefined ? {} : { settings: options.settings }),
     ...(options.clientMetadataDocumentFetcher === undefined ? {} : { clientMetadataDocumentFetcher: options.clientMetadataDocumentFetcher }),
+    ...(options.passwords === undefined ? {} : { passwords: options.passwords }),
   });
   const logger = createRecordingLogger();
   const app = createGatehouseApp({
