@@ -42,7 +42,8 @@ export interface ClientMetadataDocumentSettings {
   enabled: boolean;
   /**
    * Only documents from these hosts are fetched (`null`: any host). `example.com` names that host;
-   * `*.example.com` any host under it (not `example.com` itself). Compared ignoring case.
+   * `*.example.com` any host under it (not `example.com` itself). Compared ignoring case and a
+   * trailing dot (`example.com.` is `example.com`; docs/decisions/0178).
    */
   allowedHosts: readonly string[] | null;
   /** Documents from these hosts are never fetched (the same patterns), before `allowedHosts`. */
@@ -149,13 +150,25 @@ export function isHostPattern(pattern: string): boolean {
 }
 
 /**
- * True when `hostname` is named by one of `patterns` (`example.com`, or `*.example.com` for the hosts under it).
+ * True when `hostname` is named by one of `patterns` (`example.com`, or `*.example.com` for the
+ * hosts under it). Both are compared ignoring case and without a trailing dot: DNS and the TLS
+ * host name check take `example.com.` for `example.com`, so a list must too
+ * (docs/decisions/0178-metadata-document-client-ids-canonical.md).
  *
  * @example
  * hostMatches('mcp.example.com', ['*.example.com']); // true
  * hostMatches('example.com', ['*.example.com']); // false
+ * hostMatches('Example.COM.', ['example.com']); // true
  */
 export function hostMatches(hostname: string, patterns: readonly string[]): boolean {
-  const host = hostname.toLowerCase();
-  return patterns.some((pattern) => (pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) : host === pattern));
+  const host = comparableHost(hostname);
+  return patterns.some((raw) => {
+    const pattern = comparableHost(raw);
+    return pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) : host === pattern;
+  });
+}
+
+/** A host name or pattern as the host lists compare it: lower case, without trailing dots. */
+function comparableHost(host: string): string {
+  return host.toLowerCase().replace(/\.+$/, '');
 }

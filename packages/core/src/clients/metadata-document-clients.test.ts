@@ -171,6 +171,72 @@ describe('Client ID Metadata Documents', () => {
     expect(fetcher.fetched).toEqual(['https://tools.example/client.json?v=2']);
   });
 
+  it('refuses a client_id whose host ends with a dot, whatever the host lists say, without fetching (docs/decisions/0178)', async () => {
+    const trailingDot = (host: string) => `The client_id is not a valid client metadata document URL: its host must not end with a dot (${host}, not ${host}.).`;
+    const denied = await setup({ documents: { deniedHosts: ['denied.example', '*.denied.example'] } });
+    for (const host of ['denied.example', 'sub.denied.example', 'Denied.Example']) {
+      expect(await errorPageOf(denied.t, { client_id: `https://${host}./doc.json` })).toBe(trailingDot(host.toLowerCase()));
+    }
+    const allowed = await setup({ documents: { allowedHosts: ['allowed.example', '*.allowed.example'] } });
+    for (const host of ['allowed.example', 'sub.allowed.example']) {
+      expect(await errorPageOf(allowed.t, { client_id: `https://${host}./doc.json` })).toBe(trailingDot(host));
+    }
+    expect([...denied.fetcher.fetched, ...allowed.fetcher.fetched]).toEqual([]);
+  });
+
+  it('refuses a client_id the URL parser would read as another URL, saying why, without fetching; ordinary ones are fetched as written (docs/decisions/0178)', async () => {
+    const { t, fetcher } = await setup();
+    const invalid = 'The client_id is not a valid client metadata document URL: ';
+    const dotSegments = `${invalid}it must not contain . or .. path segments, also not written with %2e.`;
+    const cases: Array<[string, string]> = [
+      // WHATWG URL reads a backslash as "/" in an https URL: fetched as https://127.0.0.1:8443/b.json.
+      ['https://127.0.0.1:8443/trusted-app\\..\\b.json', `${invalid}it contains a backslash.`],
+      ['https://agent.example/a\\client.json', `${invalid}it contains a backslash.`],
+      // Tabs and line breaks are dropped by the parser: ".\t." is "..".
+      ['https://app.example/a/.\t./b.json', `${invalid}it contains a space, a tab, a line break or another control character.`],
+      ['https://app.example/a/.\n./b.json', `${invalid}it contains a space, a tab, a line break or another control character.`],
+      ['https://app.example/a/.\r\n./b.json', `${invalid}it contains a space, a tab, a line break or another control character.`],
+      ['https://app.example/a b.json', `${invalid}it contains a space, a tab, a line break or another control character.`],
+      ['https://app.example/a/%2e%2e/b.json', dotSegments],
+      ['https://app.example/a/%2E./b.json', dotSegments],
+      ['https://app.example/a/.%2e/b.json', dotSegments],
+      ['https://app.example/a/%2e/b.json', dotSegments],
+      ['https://app.example/a/../b.json', dotSegments],
+      ['https://Agent.example/client.json', `${invalid}it must be written exactly as its URL reads back, https://agent.example/client.json (a lower-case host, no :443, other characters percent-encoded).`],
+      ['https://agent.example:443/client.json', `${invalid}it must be written exactly as its URL reads back, https://agent.example/client.json (a lower-case host, no :443, other characters percent-encoded).`],
+      ['https://127.0.0.1./client.json', `${invalid}it must be written exactly as its URL reads back, https://127.0.0.1/client.json (a lower-case host, no :443, other characters percent-encoded).`],
+      ['https://agent.example/café.json', `${invalid}it must be written exactly as its URL reads back, https://agent.example/caf%C3%A9.json (a lower-case host, no :443, other characters percent-encoded).`],
+      ['https://agent.example', `${invalid}it must have a path (such as /client.json).`],
+      ['https://agent.example/client.json#x', `${invalid}it must not contain a fragment (#).`],
+      ['https://user@agent.example/client.json', `${invalid}it must not contain a user name or password.`],
+    ];
+    for (const [clientId, words] of cases) expect({ clientId, page: await errorPageOf(t, { client_id: clientId }) }).toEqual({ clientId, page: words });
+    expect(fetcher.fetched).toEqual([]);
+
+    // An https URL with a path; a port, a query, percent-encoded characters and IP addresses are allowed (draft §3).
+    const ordinary = [
+      'https://agent.example/client.json',
+      'https://agent.example:8443/oauth/client.json',
+      'https://agent.example/client.json?v=2&x=a%20b',
+      'https://agent.example/caf%C3%A9/client.json',
+      'https://agent.example/a.b/..c/client.json',
+      'https://127.0.0.1:8443/trusted-app/b.json',
+      'https://[::1]:8443/client.json',
+    ];
+    for (const clientId of ordinary) await authorize(t, { client_id: clientId });
+    expect(fetcher.fetched).toEqual(ordinary);
+  });
+
+  it('refuses a document with client_secret or client_secret_expires_at, naming the field, and stores nothing (draft §4.1)', async () => {
+    for (const field of ['client_secret', 'client_secret_expires_at']) {
+      for (const value of ['s3cret', 0, null]) {
+        const { t } = await setup({ fetcher: fakeFetcher(answer(documentOf({ [field]: value }))) });
+        expect(await errorPageOf(t)).toBe(`The app's metadata document (${URL_ID}) contains ${field}, which a metadata document must not have: it cannot hold a shared secret.`);
+        expect(await t.repositories.clients.listAll()).toEqual([]);
+      }
+    }
+  });
+
   it('explains each document it cannot use on the error page, and stores nothing', async () => {
     const cases: Array<[FetchedClientMetadataDocument, string]> = [
       [{ kind: 'failed', reason: 'unreachable', detail: 'ECONNREFUSED' }, 'could not be fetched.'],

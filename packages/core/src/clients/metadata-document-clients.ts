@@ -127,20 +127,42 @@ export function createMetadataDocumentClients(options: {
 }
 
 /**
- * Why a client id URL cannot name a metadata document Gatehouse fetches (the draft's rules: `https`,
- * a path, no fragment, no user information, no dot segments), or a host the settings refuse;
- * undefined when it can.
+ * Why a client id URL cannot name a metadata document Gatehouse fetches, in words for the error
+ * page, or a host the settings refuse; undefined when it can. The draft's rules
+ * (draft-ietf-oauth-client-id-metadata-document §3): `https`, a path, no single- or double-dot path
+ * segments, no fragment, no user name or password; a port and a query are allowed. And Gatehouse's
+ * (docs/decisions/0178-metadata-document-client-ids-canonical.md): the client id is written exactly
+ * as the URL parser of the fetch reads it (no backslash, tab or line break it would turn into a
+ * path or drop, no upper-case host, no `:443`), and its host does not end with a dot.
  */
 export function clientIdUrlProblem(clientId: string, settings: Pick<GatehouseSettings, 'clientMetadataDocuments'>): string | undefined {
-  const invalid = 'The client_id is not a valid client metadata document URL (https, with a path, without a fragment or user information).';
-  if (clientId.length > CLIENT_ID_URL_MAX_LENGTH || !URL.canParse(clientId)) return invalid;
+  const invalid = (why: string) => `The client_id is not a valid client metadata document URL: ${why}`;
+  if (clientId.length > CLIENT_ID_URL_MAX_LENGTH) return invalid(`it is longer than ${CLIENT_ID_URL_MAX_LENGTH} characters.`);
+  if (!URL.canParse(clientId)) return invalid('it is not a URL.');
   const url = new URL(clientId);
-  if (url.protocol !== 'https:' || url.username || url.password || clientId.includes('#')) return invalid;
+  if (url.protocol !== 'https:' || !clientId.startsWith('https://')) return invalid('it must start with https://.');
+  // The URL parser reads "\" as "/" in an https URL and drops tabs and line breaks (WHATWG URL
+  // §4.4), so such a client id would be fetched from another path than the one checked below.
+  if (clientId.includes('\\')) return invalid('it contains a backslash.');
+  if (/[\s\p{Cc}]/u.test(clientId)) return invalid('it contains a space, a tab, a line break or another control character.');
+  // draft-ietf-oauth-client-id-metadata-document §3: no user name or password, no fragment, a path without dot segments.
+  if (url.username || url.password) return invalid('it must not contain a user name or password.');
+  if (clientId.includes('#')) return invalid('it must not contain a fragment (#).');
   // The path as written (URL would resolve dot segments away): from the first "/" after the host, up to the query.
   const afterScheme = clientId.slice('https://'.length);
   const authorityEnd = afterScheme.search(/[/?]/);
   const path = authorityEnd < 0 || afterScheme[authorityEnd] !== '/' ? '' : (afterScheme.slice(authorityEnd).split('?', 1)[0] as string);
-  if (path === '' || path === '/' || path.split('/').some((segment) => DOT_SEGMENTS.has(segment.toLowerCase()))) return invalid;
+  if (path === '' || path === '/') return invalid('it must have a path (such as /client.json).');
+  if (path.split('/').some((segment) => DOT_SEGMENTS.has(segment.toLowerCase()))) {
+    return invalid('it must not contain . or .. path segments, also not written with %2e.');
+  }
+  // DNS and TLS take "host." for "host"; the host lists would not (docs/decisions/0178).
+  if (url.hostname.endsWith('.')) return invalid(`its host must not end with a dot (${url.hostname.replace(/\.+$/, '')}, not ${url.hostname}).`);
+  // The fetch reads the client id as the URL parser writes it; anything else is not fetched, so
+  // the URL fetched is the one checked, character for character (docs/decisions/0178).
+  if (url.href !== clientId) {
+    return invalid(`it must be written exactly as its URL reads back, ${url.href.slice(0, 200)} (a lower-case host, no :443, other characters percent-encoded).`);
+  }
   const { allowedHosts, deniedHosts } = settings.clientMetadataDocuments;
   if (hostMatches(url.hostname, deniedHosts) || (allowedHosts !== null && !hostMatches(url.hostname, allowedHosts))) {
     return `Gatehouse does not accept clients whose metadata is at ${url.hostname}.`;
@@ -151,9 +173,10 @@ export function clientIdUrlProblem(clientId: string, settings: Pick<GatehouseSet
 /**
  * The client a fetched document describes, or what is wrong with it, in words for the error page
  * (the private detail goes to the log): it must be a 200 answer with a JSON object of at most
- * 5 KiB whose `client_id` is the URL it came from, a public client (`token_endpoint_auth_method`
- * `none`, for now), with redirect URIs. Scopes outside the anonymous limits and grant types a
- * public client cannot have are left out, not refused: one document serves many servers.
+ * 5 KiB whose `client_id` is the URL it came from, without `client_secret` or
+ * `client_secret_expires_at`, a public client (`token_endpoint_auth_method` `none`, for now), with
+ * redirect URIs. Scopes outside the anonymous limits and grant types a public client cannot have
+ * are left out, not refused: one document serves many servers.
  */
 export function judgeDocument(clientId: string, fetched: FetchedClientMetadataDocument, settings: GatehouseSettings, now: Date): { client: Client } | { problem: string; detail: string } {
   const refuse = (problem: string, detail: string) => ({ problem: `The app's metadata document (${clientId.slice(0, 200)}) ${problem}`, detail });
@@ -179,6 +202,9 @@ export function judgeDocument(clientId: string, fetched: FetchedClientMetadataDo
   if (typeof document !== 'object' || document === null || Array.isArray(document)) return refuse('is not a JSON object.', 'not an object');
   const fields = document as Record<string, unknown>;
   if (fields.client_id !== clientId) return refuse('names another client_id: it must be its own URL.', `client_id ${String(fields.client_id).slice(0, 200)}`);
+  // draft-ietf-oauth-client-id-metadata-document §4.1: "the client_secret and client_secret_expires_at properties MUST NOT be used".
+  const secretField = ['client_secret', 'client_secret_expires_at'].find((field) => Object.hasOwn(fields, field));
+  if (secretField !== undefined) return refuse(`contains ${secretField}, which a metadata document must not have: it cannot hold a shared secret.`, secretField);
   let requested: ReturnType<typeof readClientMetadata>;
   try {
     requested = readClientMetadata(document);
