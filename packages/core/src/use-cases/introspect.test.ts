@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGatehouse } from '@gatehouse/core/testing';
+import { createTestGatehouse, type TestGatehouse } from '@gatehouse/core/testing';
 import { OAuthError } from '../errors.js';
 import type { GatehouseSettings } from '../settings.js';
+import { expectOAuthError } from '../test-support/rejections.js';
 
 const ISSUER = 'http://localhost:3000';
 
@@ -12,6 +13,21 @@ async function setup(refreshToken: Partial<GatehouseSettings['refreshToken']> = 
   const { client: other } = await t.seedClient({ name: 'Other client' });
   const tokens = await t.obtainTokens({ client, user, scope: 'messaging.v1.read' });
   return { t, user, client, other, tokens };
+}
+
+/** Rotation on: A → B, then A again within the grace → C, which supersedes B (docs/decisions/0106). */
+async function rotatedChain() {
+  const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
+  const b = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+  const c = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+  return { t, client, a: tokens.refresh_token, b: b.refresh_token, c: c.refresh_token };
+}
+
+/** Another gatehouse over the same repositories, `seconds` later: an operator changed the refresh settings. */
+async function reconfigured(t: TestGatehouse, refreshToken: Partial<GatehouseSettings['refreshToken']>, seconds: number) {
+  const later = await createTestGatehouse({ repositories: t.repositories, settings: { refreshToken } });
+  later.clock.set(new Date(t.clock.now().getTime() + seconds * 1000));
+  return later;
 }
 
 describe('introspectToken (RFC 7662)', () => {
@@ -42,7 +58,7 @@ describe('introspectToken (RFC 7662)', () => {
       scope: 'messaging.v1.read',
       client_id: client.clientId,
       username: 'ada@example.com',
-      token_type: 'refresh_token',
+      // RFC 7662 §2.2: token_type is an RFC 6749 §7.1 access token type; a refresh token has none.
       sub: user.userKey,
       iss: ISSUER,
       iat: Math.floor(t.clock.now().getTime() / 1000),
@@ -69,6 +85,37 @@ describe('introspectToken (RFC 7662)', () => {
     expect((await t.gatehouse.introspectToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined })).active).toBe(true);
     t.clock.advance(11);
     expect(await t.gatehouse.introspectToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined })).toEqual({ active: false });
+  });
+
+  it('reports a superseded refresh token as inactive at once, within the grace, as the refresh grant refuses it (RFC 7662 §2.2)', async () => {
+    const { t, client, a, b, c } = await rotatedChain();
+    const introspect = (token: string) => t.gatehouse.introspectToken({ client, token, tokenTypeHint: 'refresh_token' });
+    expect(await introspect(b)).toEqual({ active: false });
+    // A, rotated within the grace, would still be answered (a retry); C is the grant's live token.
+    expect((await introspect(a)).active).toBe(true);
+    expect((await introspect(c)).active).toBe(true);
+    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: b, scope: undefined }), 'invalid_grant');
+  });
+
+  it('answers as the refresh grant then does with the token, whether rotation is still on or was turned off', async () => {
+    const cases = [
+      { state: 'rotated, within the grace', token: 'a', seconds: 1, active: true },
+      { state: 'rotated, past the grace', token: 'a', seconds: 11, active: false },
+      { state: 'superseded', token: 'b', seconds: 1, active: false },
+      { state: 'live', token: 'c', seconds: 11, active: true },
+    ] as const;
+    const answers = [];
+    for (const rotate of [true, false]) {
+      for (const { state, token, seconds } of cases) {
+        const chain = await rotatedChain();
+        const later = await reconfigured(chain.t, { rotate, reuseGraceSeconds: 10 }, seconds);
+        const refreshToken = chain[token];
+        const { active } = await later.gatehouse.introspectToken({ client: chain.client, token: refreshToken, tokenTypeHint: 'refresh_token' });
+        const refreshed = await later.gatehouse.refresh({ client: chain.client, refreshToken, scope: undefined }).then(() => true, () => false);
+        answers.push({ rotate, state, active, refreshed });
+      }
+    }
+    expect(answers).toEqual([true, false].flatMap((rotate) => cases.map(({ state, active }) => ({ rotate, state, active, refreshed: active }))));
   });
 
   it('answers inactive for another client\'s tokens, exactly as for an unknown token', async () => {

@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { epochSeconds } from '../domain/time.js';
 import { findResource } from '../domain/resources.js';
 import { OAuthError } from '../errors.js';
+import { judgeRefreshToken } from './refresh-token-state.js';
 import { findGrantOfToken } from './revoke.js';
 import { userDirectoryOf } from './user-directory.js';
 
@@ -17,7 +18,8 @@ export type IntrospectionResponse =
       client_id: string;
       /** The user's e-mail; absent for a client-credentials token (no user). */
       username?: string;
-      token_type: 'Bearer' | 'refresh_token';
+      /** RFC 7662 §2.2 / RFC 6749 §7.1: an access token's type; absent for a refresh token. */
+      token_type?: 'Bearer';
       sub: string;
       iss: string;
       aud?: string;
@@ -72,18 +74,17 @@ export async function introspectToken(
       jti: claims.jti,
     };
   }
-  const { idleTtlSeconds, rotate, reuseGraceSeconds } = deps.settings.refreshToken;
   const { refreshToken } = found;
   if (user === null) return { active: false };
-  if (absoluteTtlSeconds !== null && now.getTime() >= grant.createdAt.getTime() + absoluteTtlSeconds * 1000) return { active: false };
-  if (idleTtlSeconds !== null && now.getTime() >= refreshToken.lastUsedAt.getTime() + idleTtlSeconds * 1000) return { active: false };
-  if (rotate && refreshToken.rotatedAt && now.getTime() > refreshToken.rotatedAt.getTime() + reuseGraceSeconds * 1000) return { active: false };
+  // RFC 7662 §2.2: active only when the refresh grant would accept the token, by its own rule
+  // (docs/decisions/0179-refresh-token-state-decided-once.md).
+  if (judgeRefreshToken(deps.settings.refreshToken, input.client, { token: refreshToken, grant }, now).kind !== 'usable') return { active: false };
+  // RFC 7662 §2.2: token_type is an access token's type (RFC 6749 §7.1); a refresh token has none.
   return {
     active: true,
     scope: formatScope(grant.scopes),
     client_id: grant.clientId,
     username: user.email,
-    token_type: 'refresh_token',
     sub: user.userKey,
     iss: deps.settings.issuer,
     iat: epochSeconds(grant.createdAt),

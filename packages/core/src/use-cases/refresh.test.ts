@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGatehouse } from '@gatehouse/core/testing';
+import { createTestGatehouse, type TestGatehouse } from '@gatehouse/core/testing';
 import { DEFAULT_SCOPES } from '../domain/scopes.js';
 import type { GatehouseSettings } from '../settings.js';
 import { expectOAuthError } from '../test-support/rejections.js';
@@ -14,6 +14,13 @@ async function setup(refreshToken: RefreshSettings = {}) {
   const { client } = await t.seedClient({ scopes: ['messaging.v1.send', 'messaging.v1.read'] });
   const tokens = await t.obtainTokens({ client, user });
   return { t, user, client, tokens };
+}
+
+/** Another gatehouse over the same repositories, `seconds` later: an operator changed the refresh settings. */
+async function reconfigured(t: TestGatehouse, refreshToken: RefreshSettings, seconds: number) {
+  const later = await createTestGatehouse({ repositories: t.repositories, settings: { refreshToken } });
+  later.clock.set(new Date(t.clock.now().getTime() + seconds * 1000));
+  return later;
 }
 
 describe('refresh without rotation (the default)', () => {
@@ -188,6 +195,48 @@ describe('refresh with rotation', () => {
     t.clock.advance(1);
     expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
     expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+  });
+});
+
+describe('a rotation\'s tokens after rotation is turned off (RFC 9700 §4.14.2, docs/decisions/0179)', () => {
+  it('a token rotated past its grace is a reuse: invalid_grant, the grant revoked; the current token worked until then', async () => {
+    const { t, user, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
+    const current = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const grantId = (await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token)))?.grantId;
+    const off = await reconfigured(t, { rotate: false, reuseGraceSeconds: 10 }, 11);
+    const refresh = (refreshToken: string) => off.gatehouse.refresh({ client, refreshToken, scope: undefined });
+    // The current token works, and is kept now that rotation is off.
+    expect((await refresh(current.refresh_token)).refresh_token).toBe(current.refresh_token);
+    await expectOAuthError(refresh(tokens.refresh_token), 'invalid_grant');
+    expect(off.audit.ofType('refresh_token.reused')).toEqual([expect.objectContaining({ clientId: client.clientId, userKey: user.userKey, grantIds: [grantId] })]);
+    expect((await off.repositories.grants.findById(grantId ?? ''))?.revokedAt).toBeInstanceOf(Date);
+    await expectOAuthError(refresh(current.refresh_token), 'invalid_grant');
+    await expectOAuthError(off.gatehouse.verifyAccessToken(current.access_token), 'invalid_token');
+  });
+
+  it('a superseded token is a reuse at once: invalid_grant, the grant revoked; the live token worked until then', async () => {
+    const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
+    const replaced = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const live = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const off = await reconfigured(t, { rotate: false, reuseGraceSeconds: 10 }, 1);
+    const refresh = (refreshToken: string) => off.gatehouse.refresh({ client, refreshToken, scope: undefined });
+    expect((await refresh(live.refresh_token)).refresh_token).toBe(live.refresh_token);
+    expect((await expectOAuthError(refresh(replaced.refresh_token), 'invalid_grant')).detail).toBe('superseded refresh token reused');
+    expect(off.audit.ofType('refresh_token.reused')).toHaveLength(1);
+    await expectOAuthError(refresh(live.refresh_token), 'invalid_grant');
+  });
+
+  it('a retry within the grace still follows the rotation: a new token that replaces the first answer, kept from then on', async () => {
+    const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
+    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const off = await reconfigured(t, { rotate: false, reuseGraceSeconds: 10 }, 5);
+    const refresh = (refreshToken: string) => off.gatehouse.refresh({ client, refreshToken, scope: undefined });
+    const retry = await refresh(tokens.refresh_token);
+    expect(retry.refresh_token).not.toBe(tokens.refresh_token);
+    expect(retry.refresh_token).not.toBe(first.refresh_token);
+    expect((await refresh(retry.refresh_token)).refresh_token).toBe(retry.refresh_token);
+    await expectOAuthError(refresh(first.refresh_token), 'invalid_grant');
+    expect(off.audit.ofType('refresh_token.reused')).toHaveLength(1);
   });
 });
 

@@ -1,14 +1,14 @@
-import { assertGrantType, isPublicClient } from '../domain/grant-types.js';
-import type { Client } from '../domain/model.js';
+import { assertGrantType } from '../domain/grant-types.js';
+import type { Client, Grant } from '../domain/model.js';
 import { OPENID_SCOPE } from '../domain/openid-scopes.js';
 import { isCataloguedScope, isValidScopeToken, type ScopeCatalogue, parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { mayBeDropped } from './may-be-dropped.js';
 import { OAuthError } from '../errors.js';
 import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
-import { secondsAfter } from '../domain/time.js';
 import { tokenTarget } from './resource-indicators.js';
 import { readRefreshTokenForUse, type RefreshReadAhead } from './refresh-read.js';
+import { judgeRefreshToken, rotationGraceSince } from './refresh-token-state.js';
 import { principalOf, principalOrGone, tokenResponseFor, type TokenResponse } from './token-response.js';
 
 const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
@@ -18,7 +18,7 @@ const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
  * With rotation on (RFC 9700 §4.14.2), each use returns a new refresh token and the grant keeps
  * one live refresh token: a rotated token presented again within the grace period gets a new one
  * that replaces the one issued before it, and after the grace, like a replaced one, revokes the
- * whole grant. A public client's
+ * whole grant, even once rotation is turned off (docs/decisions/0179). A public client's
  * refresh tokens always rotate (RFC 9700 §4.14.2: they are not sender-constrained). `resource`
  * (RFC 8707 §2.2) narrows the access token to one of the grant's resources, never wider
  * (docs/decisions/0110-resource-indicators.md).
@@ -36,20 +36,13 @@ export async function refresh(
   // The read started beside the client's authentication, when it is of this token (docs/decisions/0168).
   const { found, owner } = input.readAhead?.refreshToken === input.refreshToken ? await input.readAhead.reading : await readRefreshTokenForUse(deps, tokenHash);
   if (!found) throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'unknown refresh token' });
-  const { token: stored, grant } = found;
-  if (grant.revokedAt) throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'grant revoked' });
-  // RFC 6749 §6: the refresh token was issued to the authenticated client.
-  if (grant.clientId !== input.client.clientId) {
-    throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: `refresh token of ${grant.clientId} presented by ${input.client.clientId}` });
-  }
-  const { idleTtlSeconds, absoluteTtlSeconds, reuseGraceSeconds } = deps.settings.refreshToken;
-  const rotate = deps.settings.refreshToken.rotate || isPublicClient(input.client);
-  if (absoluteTtlSeconds !== null && now.getTime() >= grant.createdAt.getTime() + absoluteTtlSeconds * 1000) {
-    throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'absolute lifetime over' });
-  }
-  if (idleTtlSeconds !== null && now.getTime() >= stored.lastUsedAt.getTime() + idleTtlSeconds * 1000) {
-    throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: 'idle lifetime over' });
-  }
+  const { grant } = found;
+  // The token's state, by the one rule introspection reports too (docs/decisions/0179).
+  const verdict = judgeRefreshToken(deps.settings.refreshToken, input.client, found, now);
+  if (verdict.kind === 'refused') throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: verdict.detail });
+  // RFC 9700 §4.14.2: a token rotated out (past the grace) or superseded is a reuse whatever the
+  // rotation setting is now; its state only moves on, so the rotation's write would say the same.
+  if (verdict.kind === 'reused') return revokeForReuse(deps, grant, now, verdict.detail);
 
   const narrowed = narrowScopes(deps.settings.scopes, grant.scopes, input.scope);
   const { scopes, resource } = tokenTarget(deps.settings, grant.resources ?? [], input.resource, narrowed);
@@ -61,10 +54,10 @@ export async function refresh(
   // then signed while the write runs, and sent only once it succeeded (docs/decisions/0168).
   const principal = owner === undefined ? await principalOf(deps, grant) : principalOrGone(owner.email, grant);
 
-  if (!rotate) {
+  if (!verdict.rotate) {
     // The seed: the refresh token stays valid until logout, so the same one is returned.
     const response = tokenResponseFor(deps, grant, scopes, input.refreshToken, principal, resource, idToken);
-    const [answer] = await Promise.all([response, idleTtlSeconds === null ? undefined : deps.repos.refreshTokens.touch(tokenHash, now)]);
+    const [answer] = await Promise.all([response, deps.settings.refreshToken.idleTtlSeconds === null ? undefined : deps.repos.refreshTokens.touch(tokenHash, now)]);
     return answer;
   }
 
@@ -77,16 +70,19 @@ export async function refresh(
     tokenHash,
     next: { tokenHash: storedSecretHash(next), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null },
     at: now,
-    graceSince: secondsAfter(now, -reuseGraceSeconds),
+    graceSince: rotationGraceSince(deps.settings.refreshToken, now),
   });
-  if (outcome === 'reused') {
-    await deps.repos.grants.revoke(grant.grantId, now);
-    deps.audit.record({ type: 'refresh_token.reused', at: now, clientId: grant.clientId, ...(grant.userKey === null ? {} : { userKey: grant.userKey }), grantIds: [grant.grantId] });
-    throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: stored.supersededAt ? 'superseded refresh token reused' : 'rotated refresh token reused' });
-  }
+  // Rotated or superseded by a concurrent use since the read.
+  if (outcome === 'reused') return revokeForReuse(deps, grant, now, 'refresh token reused during its rotation');
   return response;
 }
 
+/** RFC 9700 §4.14.2: a reused refresh token revokes its whole grant (docs/decisions/0003, 0106). */
+async function revokeForReuse(deps: Pick<Deps, 'repos' | 'audit'>, grant: Grant, now: Date, detail: string): Promise<never> {
+  await deps.repos.grants.revoke(grant.grantId, now);
+  deps.audit.record({ type: 'refresh_token.reused', at: now, clientId: grant.clientId, ...(grant.userKey === null ? {} : { userKey: grant.userKey }), grantIds: [grant.grantId] });
+  throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail });
+}
 
 /** RFC 6749 §6: the requested scope must not include any scope not originally granted. */
 function narrowScopes(catalogue: ScopeCatalogue, granted: readonly string[], requested: string | undefined): string[] {

@@ -77,7 +77,9 @@ describe('POST /oauth/introspect (RFC 7662)', () => {
   it('an active refresh token of the client', async () => {
     const { t, client, clientSecret, tokens } = await setup();
     const res = await request(t.app).post('/oauth/introspect').auth(client.clientId, clientSecret).type('form').send({ token: tokens.refresh_token, token_type_hint: 'refresh_token' });
-    expect(res.body).toMatchObject({ active: true, token_type: 'refresh_token', client_id: client.clientId });
+    expect(res.body).toMatchObject({ active: true, client_id: client.clientId });
+    // RFC 7662 §2.2: token_type is an access token's type (RFC 6749 §7.1); a refresh token has none.
+    expect(res.body).not.toHaveProperty('token_type');
   });
 
   it('another client’s token, an unknown, an expired or a revoked token: { active: false } only', async () => {
