@@ -10,7 +10,8 @@ import { loadSignedIn, loginUrl } from './security/session.js';
 import type { GatehouseHttpOptions } from './options.js';
 import { byPrefix, inSequence, onlyUnder } from './routing.js';
 import { createPortalRouter } from './portal/index.js';
-import { errorPage, sendUnavailablePage } from './pages/error.js';
+import { errorPage, sendClientErrorPage, sendUnavailablePage } from './pages/error.js';
+import { clientErrorStatus, logClientError } from './client-error.js';
 import { sendPage } from './pages/send.js';
 import { problem } from './problem/problem.js';
 import { sendProblem } from './problem/send.js';
@@ -29,7 +30,9 @@ function wantsHtml(req: Request): boolean {
  * The Gatehouse HTTP application of the reference server, built from the pieces an embedder
  * uses: request ids and access log, security headers, Gatehouse's routes (`createGatehouseRouter`'s,
  * at the issuer's path), the portal and the resource APIs, `extraRouters`, then 404 and a
- * last-resort error handler that never shows a stack (the detail goes to the logger only).
+ * last-resort error handler that never shows a stack (the detail goes to the logger only); an
+ * error Express or a parser raised with a 4xx `status` is answered with that status, logged at
+ * info (docs/decisions/0180).
  *
  * @example
  * const app = createGatehouseApp({ gatehouse, logger: pino(), trustProxy: 'loopback' });
@@ -112,6 +115,19 @@ export function createGatehouseApp(appOptions: GatehouseHttpOptions): express.Ex
       storageOutages.failed(error);
       if (wantsHtml(req) || isPagePath(req)) {
         sendUnavailablePage(res, error, { link: wayBack, paths });
+        return;
+      }
+      const { problem: body, headers } = toProblem(error);
+      sendProblem(res, body, headers);
+      return;
+    }
+    // What Express or a parser refused as the client's mistake (a malformed %-escape in a path
+    // parameter: 400): that status, as a page or a problem, logged at info (decision 0180).
+    const clientError = clientErrorStatus(error);
+    if (clientError !== undefined && !res.headersSent) {
+      logClientError(logger, res, clientError, error);
+      if (wantsHtml(req) || isPagePath(req)) {
+        sendClientErrorPage(res, clientError, { link: wayBack, paths });
         return;
       }
       const { problem: body, headers } = toProblem(error);

@@ -3,6 +3,7 @@ import { canonicalResourceUri, findResource, OAuthError } from '@gatehouse/core'
 import type { Request, RequestHandler, Response } from 'express';
 import { HttpProblem, problem, type Problem } from '../problem/problem.js';
 import { protectedResourceMetadataUrl } from '../protected-resource/metadata.js';
+import { leanFormBody } from '../security/lean-form.js';
 import { BEARER_REALM, bearerChallenge, checkedRealm, type BearerErrorCode } from './challenge.js';
 
 /** RFC 6750 §2.1: `Bearer` (any case), one or more spaces, then a token68. */
@@ -49,7 +50,10 @@ function refusal(res: Response, body: Problem, challenge: { error?: BearerErrorC
 
 /**
  * Authenticates the request by its `Authorization: Bearer` header (RFC 6750 §2.1), the only
- * method accepted: a token in the query (§2.3) or in a form body (§2.2) is refused with 400.
+ * method accepted: a token in the query (§2.3) or in a form body (§2.2) is refused with 400
+ * `invalid_request`, also beside one in the header (§3.1: "more than one method"). It reads no
+ * body itself: a form body is seen when a parser in front of it read one (the host's
+ * `express.urlencoded()`; Gatehouse's own routes read theirs).
  * The JWT is verified with the in-process keys, and a revoked grant's tokens are refused at once.
  * The verified token is left for `accessTokenOf(res)`. Its audience must be `options.resource`, or
  * without one the default audience (RFC 8707; a token for another resource is `invalid_token`).
@@ -77,13 +81,9 @@ function refusal(res: Response, body: Problem, challenge: { error?: BearerErrorC
  * app.post('/mcp', bearerAuth(gatehouse, { resource: 'https://mcp.example.com/mcp' }), requireScope('orders.v1.read'), mcpHandler);
  */
 export function bearerAuth(gatehouse: Pick<Gatehouse, 'verifyAccessToken'> & Partial<Pick<Gatehouse, 'settings'>>, options: BearerAuthOptions = {}): RequestHandler {
-  const realm = checkedRealm(options.realm ?? BEARER_REALM);
-  const resource = options.resource === undefined ? undefined : checkedResource(gatehouse.settings, options.resource);
+  const { resource, challenge } = bearerSetup(gatehouse, options);
   const expected = resource === undefined ? undefined : { resource };
-  // The routes' resource, or the default audience when it is a configured resource (RFC 9728 §5.1).
-  const described = resource ?? (gatehouse.settings && findResource(gatehouse.settings.resources, gatehouse.settings.audience)?.resource);
-  const resourceMetadata = described === undefined ? undefined : protectedResourceMetadataUrl(described);
-  const challenge = { realm, ...(resourceMetadata === undefined ? {} : { resourceMetadata }) };
+  const { realm, resourceMetadata } = challenge;
   return async (req, res, next) => {
     const locals = res.locals as Partial<BearerLocals>;
     locals.bearerRealm = realm;
@@ -109,6 +109,45 @@ export function bearerAuth(gatehouse: Pick<Gatehouse, 'verifyAccessToken'> & Par
       throw error;
     }
     next();
+  };
+}
+
+/** What `bearerAuth(gatehouse, options)` expects (its resource, canonical) and challenges with (realm, RFC 9728 metadata URL). */
+function bearerSetup(gatehouse: Partial<Pick<Gatehouse, 'settings'>>, options: BearerAuthOptions): { resource: string | undefined; challenge: { realm: string; resourceMetadata?: string } } {
+  const realm = checkedRealm(options.realm ?? BEARER_REALM);
+  const resource = options.resource === undefined ? undefined : checkedResource(gatehouse.settings, options.resource);
+  // The routes' resource, or the default audience when it is a configured resource (RFC 9728 §5.1).
+  const described = resource ?? (gatehouse.settings && findResource(gatehouse.settings.resources, gatehouse.settings.audience)?.resource);
+  const resourceMetadata = described === undefined ? undefined : protectedResourceMetadataUrl(described);
+  return { resource, challenge: { realm, ...(resourceMetadata === undefined ? {} : { resourceMetadata }) } };
+}
+
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/**
+ * For a bearer-protected route that does not read its body itself (UserInfo's POST), put before
+ * `bearerAuth(gatehouse, options)` with the same options: reads an `application/x-www-form-urlencoded`
+ * body, with the token endpoint's reader and bound (UTF-8, at most 16 KiB, each parameter once),
+ * so that `bearerAuth` sees an `access_token` sent in it and refuses it: RFC 6750 §2.2 is not
+ * supported, and a token in the header as well "uses more than one method" (§3.1), both
+ * 400 `invalid_request` (docs/decisions/0132, 0180). A body of any other type is left unread.
+ * A form it cannot accept is refused as `bearerAuth` refuses, with the `invalid_request`
+ * challenge: 400 (a repeated parameter, a malformed body), 413 when too large, 415 in another charset.
+ *
+ * @example
+ * router.post('/oauth/userinfo', formBodyForBearerAuth(gatehouse), bearerAuth(gatehouse), requireScope('openid'), userInfo);
+ */
+export function formBodyForBearerAuth(gatehouse: Partial<Pick<Gatehouse, 'settings'>>, options: BearerAuthOptions = {}): RequestHandler {
+  const { challenge } = bearerSetup(gatehouse, options);
+  const read = leanFormBody({
+    onError: (_req, res, failure, next) => {
+      const kind = failure.status === 413 ? 'payload-too-large' : failure.status === 415 ? 'unsupported-media-type' : 'invalid-request';
+      next(refusal(res, problem(kind, failure.description), { ...challenge, error: 'invalid_request' }));
+    },
+  });
+  return (req, res, next) => {
+    if (req.is(FORM_TYPE) !== FORM_TYPE) return next();
+    read(req, res, next);
   };
 }
 

@@ -10,7 +10,8 @@ import { sendJsonFailure } from '../oauth/json-errors.js';
 import type { GatehouseRouterOptions } from '../options.js';
 import { createAssetsRouter } from '../pages/assets.js';
 import { pageBrand } from '../pages/branding.js';
-import { errorPage, sendUnavailablePage } from '../pages/error.js';
+import { errorPage, sendClientErrorPage, sendUnavailablePage } from '../pages/error.js';
+import { clientErrorStatus, logClientError } from '../client-error.js';
 import { sendPage } from '../pages/send.js';
 import { ASSET_PATHS } from '../pages/styles.js';
 import { byPrefix, inSequence, onlyUnder } from '../routing.js';
@@ -77,6 +78,13 @@ export function createGatehouseRouter(routerOptions: GatehouseRouterOptions): Ro
     if (error instanceof StorageUnavailableError && !res.headersSent) {
       storageOutages.failed(error);
       sendUnavailablePage(res, error, { paths });
+      return;
+    }
+    // What Express or a parser refused as the client's mistake: that status, as a page (decision 0180).
+    const clientError = clientErrorStatus(error);
+    if (clientError !== undefined && !res.headersSent) {
+      logClientError(logger, res, clientError, error);
+      sendClientErrorPage(res, clientError, { paths });
       return;
     }
     requestLogger(logger, res).error({ err: error, method: req.method, path: `${req.baseUrl}${req.path}` }, 'unhandled error');

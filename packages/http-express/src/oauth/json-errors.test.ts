@@ -45,6 +45,22 @@ describe('sendJsonFailure: the one answer of an OAuth JSON endpoint\'s error (RF
     expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: 'Too many failed client authentications.' });
   });
 
+  it('an error Express or a parser flagged with a 4xx status: invalid_request with that status, logged at info only (decision 0180)', async () => {
+    for (const [error, status] of [
+      [Object.assign(new URIError("Failed to decode param '%E0%A4%A'"), { status: 400 }), 400],
+      [Object.assign(new Error('request entity too large'), { type: 'entity.too.large', statusCode: 413 }), 413],
+    ] as const) {
+      const { app, logger } = failingWith(error);
+      const res = await request(app).post('/oauth/token');
+      expect(res.status).toBe(status);
+      expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+      expect(res.text).not.toMatch(/decode|entity/);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(logger.lines.map((line) => line.level)).toEqual(['info']);
+      expect(logger.lines[0]?.obj).toMatchObject({ event: 'client_error', status, error: error.name });
+    }
+  });
+
   it('anything else: 500 server_error without any detail, the error logged', async () => {
     const { app, logger } = failingWith(new Error('disk on fire at /var/lib/gatehouse'));
     const res = await request(app).post('/oauth/token');

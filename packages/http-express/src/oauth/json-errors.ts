@@ -1,5 +1,6 @@
 import { OAuthError, StorageUnavailableError, type OAuthErrorCode } from '@gatehouse/core';
 import type { Response } from 'express';
+import { clientErrorStatus, clientErrorWords, logClientError } from '../client-error.js';
 import { requestLogger, type HttpLogger } from '../logger.js';
 import { retryAfterSeconds, type StorageOutages } from '../storage-outages.js';
 import { setNoStore } from './no-store.js';
@@ -45,7 +46,9 @@ export function sendOAuthError(res: Response, code: OAuthErrorCode, description:
  * metadata and JWKS documents) is answered: an `OAuthError` in its RFC 6749 §5.2 shape (its
  * private detail only to the log); an unavailable storage as a 503 `temporarily_unavailable` with
  * `Retry-After`, reported to `outages` (which logs each outage once; nothing was written, so the
- * request may be sent again, the same code included: docs/decisions/0100); anything else as a 500
+ * request may be sent again, the same code included: docs/decisions/0100); an error Express or a
+ * parser raised with a 4xx `status` (a malformed %-escape in a path parameter) as `invalid_request`
+ * with that status, logged at info (docs/decisions/0180); anything else as a 500
  * `server_error` without any detail, the error logged. After the headers have gone, the
  * connection is closed.
  */
@@ -66,6 +69,14 @@ export function sendJsonFailure(res: Response, logger: HttpLogger, error: unknow
     outages.failed(error);
     res.setHeader('Retry-After', String(retryAfterSeconds(error)));
     sendOAuthError(res, 'temporarily_unavailable', 'The authorization server cannot reach its database right now; try again later.', 503);
+    return;
+  }
+  // What Express or a parser refused as the client's mistake (a malformed %-escape in a path
+  // parameter, a body too large): invalid_request with that status (RFC 6749 §5.2; decision 0180).
+  const clientError = clientErrorStatus(error);
+  if (clientError !== undefined) {
+    logClientError(logger, res, clientError, error);
+    sendOAuthError(res, 'invalid_request', clientErrorWords(clientError).message, clientError);
     return;
   }
   log.error({ err: error }, 'unexpected error');

@@ -112,6 +112,55 @@ describe('GET and POST /oauth/userinfo (OIDC Core §5.3)', SLOW, () => {
     expect(inQuery.headers['www-authenticate']).toMatch(/error="invalid_request"/);
   });
 
+  it('refuses a token in a POST form body with 400 invalid_request, alone or beside the header (RFC 6750 §2.2 unsupported, §3.1; decision 0132); the header alone still works', async () => {
+    const { t, user, client, clientSecret } = await setup();
+    const { body } = await t.tokensOverHttp({ client, clientSecret, email: user.email, extra: { scope: 'openid' } });
+    const token = body.access_token as string;
+    for (const [label, post] of [
+      ['in the body only', () => request(t.app).post('/oauth/userinfo').type('form').send({ access_token: token })],
+      ['in the header and the body', () => request(t.app).post('/oauth/userinfo').set('Authorization', `Bearer ${token}`).type('form').send({ access_token: token })],
+      ['in the body with a charset', () => request(t.app).post('/oauth/userinfo').set('Content-Type', 'application/x-www-form-urlencoded; charset=utf-8').send(`access_token=${token}`)],
+    ] as const) {
+      const res = await post().set('Origin', 'https://spa.example');
+      expect(res.status, label).toBe(400);
+      expect(res.headers['www-authenticate'], label).toBe('Bearer realm="gatehouse", error="invalid_request"');
+      expect(res.headers['content-type'], label).toMatch(/^application\/problem\+json/);
+      expect(res.body, label).toMatchObject({ status: 400, errorCode: 'INVALID_REQUEST', invalidParams: [{ name: 'access_token' }] });
+      expect(res.headers['access-control-allow-origin'], label).toBe('*');
+      expect(res.text, label).not.toContain(token);
+    }
+    // A form the reader cannot accept is refused the same way, never read past its bound.
+    const repeated = await request(t.app).post('/oauth/userinfo').set('Authorization', `Bearer ${token}`).type('form').send('a=1&a=2');
+    expect(repeated.status).toBe(400);
+    expect(repeated.headers['www-authenticate']).toBe('Bearer realm="gatehouse", error="invalid_request"');
+    const large = await request(t.app).post('/oauth/userinfo').set('Authorization', `Bearer ${token}`).type('form').send(`padding=${'x'.repeat(20_000)}`);
+    expect(large.status).toBe(413);
+    expect(large.headers['www-authenticate']).toBe('Bearer realm="gatehouse", error="invalid_request"');
+    expect(t.logger.lines.filter((line) => line.level === 'error')).toEqual([]);
+
+    // The token in the header only still works, whatever else the body holds; CORS as before.
+    const bearer = `Bearer ${token}`;
+    const expected = { sub: user.userKey };
+    for (const [label, post] of [
+      ['no body', () => request(t.app).post('/oauth/userinfo')],
+      ['an empty form', () => request(t.app).post('/oauth/userinfo').type('form').send('')],
+      ['a form without access_token', () => request(t.app).post('/oauth/userinfo').type('form').send({ claims: 'x' })],
+      ['an empty access_token (omitted, RFC 6749 §3.1)', () => request(t.app).post('/oauth/userinfo').type('form').send('access_token=')],
+      ['a JSON body, not read', () => request(t.app).post('/oauth/userinfo').type('json').send({ access_token: 'ignored' })],
+    ] as const) {
+      const res = await post().set('Authorization', bearer).set('Origin', 'https://spa.example');
+      expect(res.status, label).toBe(200);
+      expect(res.body, label).toEqual(expected);
+      expect(res.headers['access-control-allow-origin'], label).toBe('*');
+    }
+    const preflight = await request(t.app).options('/oauth/userinfo').set('Origin', 'https://spa.example').set('Access-Control-Request-Method', 'POST').set('Access-Control-Request-Headers', 'authorization, content-type');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-methods']).toBe('GET, POST');
+    // Without any token: 401 with the bare challenge, whatever the body.
+    const none = await request(t.app).post('/oauth/userinfo').type('form').send({ claims: 'x' }).expect(401);
+    expect(none.headers['www-authenticate']).toBe('Bearer realm="gatehouse"');
+  });
+
   it('refuses a token for another resource (its audience is not the issuer): invalid_token', async () => {
     const { t, user, client, clientSecret } = await setup();
     const { body } = await t.tokensOverHttp({ client, clientSecret, email: user.email, extra: { scope: 'openid messaging.v1.read', resource: 'https://mcp.example.com/mcp' } });

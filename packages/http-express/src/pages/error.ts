@@ -1,5 +1,6 @@
 import type { StorageUnavailableError } from '@gatehouse/core';
 import type { Response } from 'express';
+import { clientErrorWords } from '../client-error.js';
 import { retryAfterSeconds } from '../storage-outages.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
@@ -45,4 +46,13 @@ export function sendUnavailablePage(res: Response, error: StorageUnavailableErro
       ...input,
     }),
   );
+}
+
+/**
+ * The page of a browser request Express or a parser refused as the client's mistake (a 4xx
+ * `status` on the error, `clientErrorStatus`): that status, fixed words, never the error's message
+ * (docs/decisions/0180-client-errors-answered-as-such.md).
+ */
+export function sendClientErrorPage(res: Response, status: number, input: Pick<ErrorPageInput, 'link' | 'paths'> = {}): void {
+  sendPage(res, status, errorPage({ ...clientErrorWords(status), ...input }));
 }

@@ -21,7 +21,8 @@ import { secretGonePage, secretPage } from './pages/secret.js';
 import { inPlainWords } from './plain-words.js';
 import { redirectToSecret, takeSecret } from './secret-reveal.js';
 import { gatehouseFor } from '../request-scope.js';
-import { sendUnavailablePage } from '../pages/error.js';
+import { sendClientErrorPage, sendUnavailablePage } from '../pages/error.js';
+import { clientErrorStatus, logClientError } from '../client-error.js';
 import { createStorageOutages } from '../storage-outages.js';
 
 /** Client IDs are alphanumeric (docs/security.md "Secrets handling"); anything else is not looked up. */
@@ -303,6 +304,14 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
     if (error instanceof StorageUnavailableError && !res.headersSent) {
       storageOutages.failed(error);
       sendUnavailablePage(res, error, { paths: paths.gatehouse });
+      return;
+    }
+    // What Express or a parser refused as the client's mistake (a malformed %-escape in a path
+    // parameter: 400), raised before the sign-in check: that status, as a page (decision 0180).
+    const clientError = clientErrorStatus(error);
+    if (clientError !== undefined && !res.headersSent) {
+      logClientError(logger, res, clientError, error);
+      sendClientErrorPage(res, clientError, { paths: paths.gatehouse, link: { href: paths.clients, label: 'Go to your OAuth clients' } });
       return;
     }
     if (!(error instanceof DomainError) || error.kind !== 'not_found' || !res.locals.signedIn) return next(error);

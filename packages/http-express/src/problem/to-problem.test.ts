@@ -47,6 +47,15 @@ describe('toProblem', () => {
     expect(toProblem(Object.assign(new Error('x'), { type: 'charset.unsupported', status: 415 })).problem.status).toBe(415);
   });
 
+  it('keeps the 4xx status Express or a parser put on an error, also one without a kind of its own (decision 0180)', () => {
+    const uri = toProblem(Object.assign(new URIError("Failed to decode param '%E0%A4%A'"), { status: 400 }));
+    expect(uri).toMatchObject({ unexpected: false, problem: { status: 400, errorCode: 'INVALID_REQUEST', type: 'urn:gatehouse:problem:invalid-request' } });
+    expect(uri.problem.detail).not.toContain('decode');
+    const range = toProblem(Object.assign(new Error('Range Not Satisfiable'), { statusCode: 416 }));
+    expect(range).toMatchObject({ unexpected: false, problem: { status: 416, errorCode: 'INVALID_REQUEST' } });
+    expect(toProblem(Object.assign(new Error('x'), { status: 400.5 })).problem.status).toBe(500);
+  });
+
   it('turns anything else into a 500 that says nothing about the cause', () => {
     const mapped = toProblem(new Error('SELECT * FROM users WHERE password = $1 failed: connection refused'));
     expect(mapped.unexpected).toBe(true);

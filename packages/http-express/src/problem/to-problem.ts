@@ -1,5 +1,6 @@
 import { DomainError, OAuthError, StorageUnavailableError, type DomainErrorKind, type OAuthErrorCode } from '@gatehouse/core';
 import { bearerChallenge } from '../bearer/challenge.js';
+import { clientErrorStatus } from '../client-error.js';
 import { retryAfterSeconds } from '../storage-outages.js';
 import { HttpProblem, problem, type Problem, type ProblemKind } from './problem.js';
 
@@ -75,9 +76,12 @@ export function toProblem(error: unknown): MappedProblem {
   const bodyParserType = typeof (error as { type?: unknown } | null)?.type === 'string' ? (error as { type: string }).type : undefined;
   const known = bodyParserType === undefined ? undefined : BODY_PARSER_PROBLEMS[bodyParserType];
   if (known) return mapped(problem(known[0], known[1]), {});
-  const status = statusOf(error);
-  const byStatus = status === undefined ? undefined : STATUS_KINDS[status];
-  if (byStatus) return mapped(problem(byStatus, genericDetail(byStatus)), {});
+  const status = clientErrorStatus(error);
+  if (status !== undefined) {
+    // A 4xx without a kind of its own (416 of a range, 431 …) keeps its status (docs/decisions/0180).
+    const byStatus = STATUS_KINDS[status];
+    return byStatus ? mapped(problem(byStatus, genericDetail(byStatus)), {}) : mapped({ ...problem('invalid-request', genericDetail('invalid-request')), status }, {});
+  }
   return mapped(problem('internal', 'The server failed to answer this request; the failure is logged.'), {});
 }
 
@@ -98,13 +102,6 @@ function fromOAuthError(error: OAuthError): MappedProblem {
 
 function mapped(value: Problem, headers: Record<string, string>): MappedProblem {
   return { problem: value, headers, unexpected: value.status >= 500 };
-}
-
-function statusOf(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const { status, statusCode } = error as { status?: unknown; statusCode?: unknown };
-  const value = typeof status === 'number' ? status : typeof statusCode === 'number' ? statusCode : undefined;
-  return value !== undefined && value >= 400 && value < 500 ? value : undefined;
 }
 
 function genericDetail(kind: ProblemKind): string {
