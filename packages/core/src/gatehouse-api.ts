@@ -67,8 +67,9 @@ export interface RequestScopedGatehouse {
    */
   authenticateClient(credentials: { clientId: string; clientSecret: string | null }): Promise<Client>;
   /**
-   * RFC 6749 §4.1.3: exchanges a code (once; a second use revokes the grant). `resource` (RFC 8707
-   * §2.2): the access token's audience, one of the resources asked for at authorize. `readAhead`:
+   * RFC 6749 §4.1.3: exchanges a code (once; a second use revokes the grant). `redirectUri`: the
+   * authorization request's, identical; required when that request sent one (docs/decisions/0182).
+   * `resource` (RFC 8707 §2.2): the access token's audience, one of the resources asked for at authorize. `readAhead`:
    * the code's read started by `readCodeAhead` while the client was being authenticated.
    */
   exchangeCode(input: {

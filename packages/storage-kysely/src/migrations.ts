@@ -36,6 +36,7 @@ export function createMigrationProvider(dialect: StorageDialect, parts: SchemaPa
     '0010_openid_connect': { up: (db) => addOpenIdConnect(db) },
     '0013_client_presentation': { up: (db) => addClientPresentation(db) },
     '0014_sessions_and_interactions_by_user': { up: (db) => addUserKeyIndexes(db) },
+    '0016_redirect_uri_included': { up: (db) => addRedirectUriIncluded(db) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -521,4 +522,14 @@ async function addUserRecordIndexes(db: SchemaDb): Promise<void> {
 async function addClientPresentation(db: SchemaDb): Promise<void> {
   for (const column of ['client_uri', 'logo_uri', 'policy_uri', 'tos_uri']) await db.schema.alterTable('clients').addColumn(column, 'text').execute();
   await db.schema.alterTable('clients').addColumn('first_party', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+}
+
+/**
+ * Whether a code's authorization request sent `redirect_uri` (0/1), so that the token request may
+ * leave it out only when that request did (RFC 6749 §4.1.3;
+ * docs/decisions/0182-redirect-uri-at-the-token-endpoint.md). Existing codes (they live 60 s) and
+ * the codes an older version still writes during a rolling update say 1: the stricter rule, as before.
+ */
+async function addRedirectUriIncluded(db: SchemaDb): Promise<void> {
+  await db.schema.alterTable('authorization_codes').addColumn('redirect_uri_included', 'integer', (c) => c.notNull().defaultTo(1)).execute();
 }

@@ -98,6 +98,11 @@ export interface AuthorizationCodeTable {
   client_id: string;
   user_key: string;
   redirect_uri: string;
+  /**
+   * 1 when the authorization request sent `redirect_uri`, 0 when it was the client's only
+   * registered one (migration 0016; docs/decisions/0182); 1 for the rows written before it.
+   */
+  redirect_uri_included: number;
   scopes: JsonText;
   /** The RFC 8707 resources requested at authorize, `[]` for none (migration 0007). */
   resources: JsonText;

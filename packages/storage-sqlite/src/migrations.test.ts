@@ -177,3 +177,39 @@ describe('migration 0008: clients that register themselves (docs/decisions/0115,
     expect(await storage.repositories.clients.findById('old')).toBeDefined();
   });
 });
+
+describe('migration 0016: whether a code\'s authorization request sent redirect_uri (docs/decisions/0182-redirect-uri-at-the-token-endpoint.md)', () => {
+  let file: ReturnType<typeof tempDatabaseFile>;
+  let opened: Awaited<ReturnType<typeof openSqlite>>;
+
+  beforeEach(async () => {
+    file = tempDatabaseFile();
+    opened = await openSqlite({ filename: file.filename });
+    await migrateTo(opened.db, '0014_sessions_and_interactions_by_user');
+  });
+
+  afterEach(async () => {
+    await opened.storage.close();
+    file.remove();
+  });
+
+  it('says "included" for the codes written before it (the stricter rule), and keeps it for those written after', async () => {
+    const { db, storage } = opened;
+    await db
+      .insertInto('clients')
+      .values({ client_id: 'c', client_secret_hash: 'h', name: 'C', redirect_uris: '["https://a.example/cb"]', scopes: '["messaging.v1.read"]', grant_types: '["authorization_code"]', pkce_required: 0, owner_user_key: null, created_at: 1 } as never)
+      .execute();
+    // The row as an older Gatehouse wrote it: no redirect_uri_included column yet.
+    await db
+      .insertInto('authorization_codes')
+      .values({ code_hash: 'old', client_id: 'c', user_key: 'u', redirect_uri: 'https://a.example/cb', scopes: '["messaging.v1.read"]', code_challenge: null, session_id: null, created_at: 2, expires_at: 3, consumed_at: null, grant_id: null } as never)
+      .execute();
+    await storage.migrate();
+    expect(opened.database.prepare("select redirect_uri_included from authorization_codes where code_hash = 'old'").get()).toEqual({ redirect_uri_included: 1 });
+    const old = await storage.repositories.codes.findByHash('old');
+    expect(old).toMatchObject({ codeHash: 'old', redirectUri: 'https://a.example/cb' });
+    expect(old).not.toHaveProperty('redirectUriIncluded');
+    await storage.repositories.codes.save({ ...(old as NonNullable<typeof old>), codeHash: 'new', redirectUriIncluded: false });
+    expect(await storage.repositories.codes.findByHash('new')).toMatchObject({ codeHash: 'new', redirectUriIncluded: false });
+  });
+});

@@ -27,7 +27,7 @@ function fill(raw: BetterSqlite3.Database): void {
   const clients = insert('insert into clients (client_id, client_secret_hash, name, redirect_uris, scopes, pkce_required, owner_user_key, created_at, grant_types, resource_server_for) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const sessions = insert('insert into sessions (session_id, user_key, created_at, expires_at, ended_at) values (?, ?, ?, ?, ?)');
   const grants = insert('insert into grants values (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const codes = insert('insert into authorization_codes values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const codes = insert('insert into authorization_codes (code_hash, client_id, user_key, redirect_uri, scopes, code_challenge, session_id, created_at, expires_at, consumed_at, grant_id, resources, openid) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const tokens = insert('insert into refresh_tokens (token_hash, grant_id, created_at, last_used_at, rotated_at) values (?, ?, ?, ?, ?)');
   const accounts = insert('insert into accounts values (?, ?)');
   const memberships = insert('insert into memberships values (?, ?, ?)');

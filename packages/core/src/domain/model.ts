@@ -143,7 +143,15 @@ export interface AuthorizationCode {
   codeHash: string;
   clientId: string;
   userKey: string;
+  /** The redirect URI of the authorization request: the one it sent, or the client's only registered one. */
   redirectUri: string;
+  /**
+   * False when the authorization request sent no `redirect_uri` (the client's only registered one
+   * was used, RFC 6749 §3.1.2.3): the token request may then omit it (RFC 6749 §4.1.3;
+   * docs/decisions/0182-redirect-uri-at-the-token-endpoint.md). Absent means true: the token
+   * request must repeat it, identical.
+   */
+  redirectUriIncluded?: boolean;
   scopes: string[];
   /**
    * The resources requested at authorize (RFC 8707 §2.1, canonical form): the tokens of the code's

@@ -22,6 +22,21 @@ export function describeTokenContract({ runner, repos }: ContractContext<OAuthCo
       expect(await repos().codes.findByHash('hash-none')).toBeUndefined();
     });
 
+    it('keeps whether the authorization request included its redirect_uri, by every read (docs/decisions/0182)', async () => {
+      const defaulted = aCode('defaulted', { redirectUriIncluded: false });
+      await repos().codes.save(defaulted);
+      await repos().codes.save(aCode('named', { redirectUriIncluded: true }));
+      await repos().codes.save(aCode('unsaid'));
+      // Read in one turn: where the storage batches its reads, in one statement (docs/decisions/0175).
+      const [found, named, unsaid] = await Promise.all(['defaulted', 'named', 'unsaid'].map((hash) => repos().codes.findByHash(hash)));
+      expect(found).toEqual(defaulted);
+      // Absent means included (the stricter rule): a storage may read an included one back either way.
+      expect(named?.redirectUriIncluded ?? true).toBe(true);
+      expect(unsaid?.redirectUriIncluded ?? true).toBe(true);
+      const codes = repos().codes;
+      if (codes.findByHashWithOwnerEmail !== undefined) expect((await codes.findByHashWithOwnerEmail('defaulted'))?.code).toEqual(defaulted);
+    });
+
     it("reads a code with its owner's e-mail in one read, when the repository can (docs/decisions/0172)", async () => {
       const codes = repos().codes;
       // Optional in the port: a repository without it leaves the exchange to read the owner apart.

@@ -45,6 +45,13 @@ function withoutEmptyOpenIdFields(client: Client): Client {
   return kept;
 }
 
+/** A code as the SQL adapters read it back: `redirectUriIncluded` absent unless false (absent means true). */
+function storedCode(code: AuthorizationCode): AuthorizationCode {
+  const value = stored(code, 'resources');
+  if (value.redirectUriIncluded !== false) delete value.redirectUriIncluded;
+  return value;
+}
+
 /** Deletes the entries of `map` whose value is `dead`; returns how many it deleted (what a purge reports). */
 function deleteWhere<K, V>(map: Map<K, V>, dead: (value: V) => unknown): number {
   let removed = 0;
@@ -274,7 +281,7 @@ export function createMemoryRepositories(): Repositories {
 
     codes: {
       async save(code) {
-        codes.set(code.codeHash, stored(code, 'resources'));
+        codes.set(code.codeHash, storedCode(code));
       },
       async findByHash(codeHash) {
         const code = codes.get(codeHash);

@@ -72,6 +72,8 @@ export async function issueAuthorizationCode(
     clientId: request.clientId,
     userKey: input.userKey,
     redirectUri: request.redirectUri,
+    // RFC 6749 §4.1.3: whether the token request must repeat it (docs/decisions/0182).
+    ...(request.redirectUriIncluded === false ? { redirectUriIncluded: false } : {}),
     scopes: request.scopes,
     ...(request.resources === undefined || request.resources.length === 0 ? {} : { resources: request.resources }),
     codeChallenge: request.codeChallenge ?? null,

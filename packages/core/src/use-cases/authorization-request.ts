@@ -5,6 +5,11 @@ export interface AuthorizationRequest {
   clientId: string;
   /** The redirect URI the response goes to: the one sent, or the client's only registered one. */
   redirectUri: string;
+  /**
+   * False when the request sent no `redirect_uri` (RFC 6749 §3.1.2.3): its code then lets the token
+   * request omit it too (RFC 6749 §4.1.3; docs/decisions/0182). Absent means true.
+   */
+  redirectUriIncluded?: boolean;
   scopes: string[];
   /** The resources (RFC 8707 §2.1, configured URIs in canonical form) the tokens may be for; absent: none named. */
   resources?: string[];

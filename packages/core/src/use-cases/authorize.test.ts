@@ -70,6 +70,32 @@ describe('checkAuthorizationRequest: client and redirect URI (never redirected)'
     expect(check.kind === 'valid' && check.request.redirectUri).toBe(REDIRECT);
   });
 
+  it('says whether the request sent its redirect URI, for the token request (RFC 6749 §4.1.3, docs/decisions/0182)', async () => {
+    const { t, client } = await setup();
+    const defaulted = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code' });
+    expect(defaulted).toMatchObject({ kind: 'valid', request: { redirectUri: REDIRECT, redirectUriIncluded: false } });
+    const named = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: REDIRECT });
+    expect(named.kind === 'valid' && named.request.redirectUriIncluded !== false).toBe(true);
+  });
+
+  it('shows an error page for an OpenID Connect request without redirect_uri, even with one registered URI and whatever else is wrong (OIDC Core §3.1.2.1)', async () => {
+    const t = await createTestGatehouse({ settings: { openid: true } });
+    const { client } = await t.seedClient({ scopes: ['messaging.v1.read', 'openid', 'profile'] });
+    for (const params of [
+      { scope: 'openid' },
+      { scope: 'profile openid messaging.v1.read', state: 's', nonce: 'n' },
+      { scope: ['openid', 'profile'] },
+      { scope: 'openid', response_type: 'token' },
+    ]) {
+      const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', ...params });
+      expectShowError(check);
+      expect(check.kind === 'show-error' && check.error.description).toBe('redirect_uri is required in an OpenID Connect request (OpenID Connect Core 1.0, section 3.1.2.1).');
+    }
+    // With it, the same request is valid; an OAuth request may still leave it out.
+    expect((await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', scope: 'openid', redirect_uri: REDIRECT })).kind).toBe('valid');
+    expect((await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', scope: 'messaging.v1.read' })).kind).toBe('valid');
+  });
+
   it('shows an error page when several URIs are registered and none is sent', async () => {
     const { t, client } = await setup({ redirectUris: [REDIRECT, 'http://127.0.0.1:8080/cb'] });
     expectShowError(await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code' }));

@@ -96,8 +96,15 @@ export async function checkAuthorizationRequest(
   const { client } = found;
 
   let redirectUri: string;
+  const redirectUriIncluded = params.redirect_uri !== undefined;
   if (params.redirect_uri === undefined) {
     if (client.redirectUris.length === 0) return showError('The client has no redirect URI registered.', `client ${clientId}`);
+    // OIDC Core §3.1.2.1: redirect_uri is REQUIRED in an OpenID Connect request; never redirected
+    // to a defaulted one (RFC 6749 §4.1.2.1; docs/decisions/0182-redirect-uri-at-the-token-endpoint.md).
+    // "section", not "§": a description is ASCII (RFC 6749 §4.1.2.1, `errorDescriptionText`).
+    if (settingsOfferOpenId(deps.settings) && asksForOpenId(params.scope)) {
+      return showError('redirect_uri is required in an OpenID Connect request (OpenID Connect Core 1.0, section 3.1.2.1).', `client ${clientId}`);
+    }
     if (client.redirectUris.length !== 1) {
       return showError('The request must name a redirect_uri: the client has registered several.');
     }
@@ -130,7 +137,7 @@ export async function checkAuthorizationRequest(
 
   const scopeParameter = params.scope as string | undefined;
   // OIDC Core §3.1.2.1: an OpenID Connect request is one whose scope has openid (never a defaulted scope).
-  const openidRequested = settingsOfferOpenId(deps.settings) && scopeParameter !== undefined && parseScope(scopeParameter).includes(OPENID_SCOPE);
+  const openidRequested = settingsOfferOpenId(deps.settings) && asksForOpenId(scopeParameter);
   if (openidRequested && asksToSelectAccount(params.prompt)) return fail('account_selection_required', 'Choosing an account is not supported: the user signs in with one account.');
   const prompt = parsePrompt(params.prompt as string | undefined);
   if ('problem' in prompt) return fail('invalid_request', prompt.problem);
@@ -191,6 +198,8 @@ export async function checkAuthorizationRequest(
     request: {
       clientId,
       redirectUri,
+      // RFC 6749 §4.1.3: a request that sent none lets the token request omit it (docs/decisions/0182).
+      ...(redirectUriIncluded ? {} : { redirectUriIncluded: false }),
       scopes: target.scopes,
       state,
       codeChallenge: challenge,
@@ -209,6 +218,14 @@ export async function checkAuthorizationRequest(
 /** Whether the deployment is an OpenID Provider (`settings.openid`); without it, `openid` is not even a scope. */
 function settingsOfferOpenId(settings: Pick<Deps['settings'], 'openid'>): boolean {
   return settings.openid === true;
+}
+
+/**
+ * Whether a `scope` parameter asks for OpenID Connect (`openid` among its values), a repeated one
+ * included: before the parameters are checked, a request that looks like an OpenID one is treated as one.
+ */
+function asksForOpenId(scope: RawParameters[string]): boolean {
+  return [scope ?? []].flat().some((value) => parseScope(value).includes(OPENID_SCOPE));
 }
 
 export { authorizationResponseUrl };

@@ -13,7 +13,7 @@ async function setup() {
   const { client } = await t.seedClient({ scopes: ['openid'], postLogoutRedirectUris: [BYE] });
   const { session } = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'password123' });
   // An ID token of that session, as the relying party holds it.
-  const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', scope: 'openid' });
+  const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0], scope: 'openid' });
   if (check.kind !== 'valid') throw check.error;
   const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: session.sessionId });
   const tokens = await t.gatehouse.exchangeCode({ client, code: new URL(redirectTo).searchParams.get('code') as string, redirectUri: client.redirectUris[0], codeVerifier: undefined });

@@ -165,6 +165,47 @@ describe('exchangeCode', () => {
     await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: '', codeVerifier: undefined }), 'invalid_request');
   });
 
+  describe('redirect_uri at the token endpoint (RFC 6749 §4.1.3, docs/decisions/0182)', () => {
+    /** A code of a request that sent no redirect_uri: the client's only registered one was used (RFC 6749 §3.1.2.3). */
+    async function issueCodeWithoutRedirectUri(t: TestGatehouse, client: Client, user: User): Promise<string> {
+      const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code' });
+      if (check.kind !== 'valid') throw check.error;
+      const { redirectTo } = await t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: null });
+      expect(`${new URL(redirectTo).origin}${new URL(redirectTo).pathname}`).toBe(REDIRECT);
+      return new URL(redirectTo).searchParams.get('code') as string;
+    }
+
+    it('omitted at authorize: the token request may omit it too (or send it empty); one it sends must be the URI the code went to, identical', async () => {
+      const { t, user, client } = await setup();
+      const code = await issueCodeWithoutRedirectUri(t, client, user);
+      expect((await t.repositories.codes.findByHash(storedSecretHash(code)))?.redirectUriIncluded).toBe(false);
+      const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: undefined, codeVerifier: undefined });
+      expect(tokens.principal).toBe('ada@example.com');
+      const empty = await issueCodeWithoutRedirectUri(t, client, user);
+      expect((await t.gatehouse.exchangeCode({ client, code: empty, redirectUri: '', codeVerifier: undefined })).token_type).toBe('Bearer');
+
+      const sent = await issueCodeWithoutRedirectUri(t, client, user);
+      for (const other of [`${REDIRECT}/`, 'https://CLIENT.example/callback', 'https://client.example/other']) {
+        const error = await expectOAuthError(t.gatehouse.exchangeCode({ client, code: sent, redirectUri: other, codeVerifier: undefined }), 'invalid_grant');
+        expect(error.description).toBe('redirect_uri does not match the authorization request.');
+      }
+      // Refused before anything was written: the code still works with the right one.
+      expect((await t.gatehouse.exchangeCode({ client, code: sent, redirectUri: REDIRECT, codeVerifier: undefined })).token_type).toBe('Bearer');
+    });
+
+    it('the rule follows each code: included at authorize, omitted at the token endpoint is invalid_request; omitted at both works', async () => {
+      const { t, user, client } = await setup();
+      const named = await issueCode(t, client, user);
+      const unnamed = await issueCodeWithoutRedirectUri(t, client, user);
+      for (const redirectUri of [undefined, '']) {
+        const error = await expectOAuthError(t.gatehouse.exchangeCode({ client, code: named, redirectUri, codeVerifier: undefined }), 'invalid_request');
+        expect(error.description).toBe('redirect_uri is required: the authorization request included it.');
+      }
+      expect((await t.gatehouse.exchangeCode({ client, code: unnamed, redirectUri: undefined, codeVerifier: undefined })).token_type).toBe('Bearer');
+      expect((await t.gatehouse.exchangeCode({ client, code: named, redirectUri: REDIRECT, codeVerifier: undefined })).token_type).toBe('Bearer');
+    });
+  });
+
   describe('PKCE (RFC 7636)', () => {
     it('accepts the right verifier', async () => {
       const { t, user, client } = await setup();

@@ -17,8 +17,9 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
 
 /**
  * RFC 6749 §4.1.3: exchanges an authorization code for tokens. The code must belong to the
- * authenticated client, the redirect URI must equal the one of the authorization request and
- * the PKCE verifier must match the challenge. Single use, and that the code's sign-in session
+ * authenticated client, the redirect URI must equal the one of the authorization request (and may
+ * be left out only when that request left it out too, docs/decisions/0182) and the PKCE verifier
+ * must match the challenge. Single use, and that the code's sign-in session
  * has not ended (product logout), are decided by the database in the exchange's one transaction.
  * `resource` (RFC 8707 §2.2) picks the access token's audience among the code's resources
  * (docs/decisions/0110-resource-indicators.md); a refused one consumes nothing. `readAhead`: the
@@ -34,7 +35,6 @@ export async function exchangeCode(
   input: { client: Client; code: string; redirectUri: string | undefined; codeVerifier: string | undefined; resource?: string | undefined; readAhead?: CodeReadAhead | undefined },
 ): Promise<TokenResponse> {
   assertGrantType(input.client, 'authorization_code');
-  if (!input.redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.');
   const codeHash = storedSecretHash(input.code);
   // With Gatehouse's own users the owner's e-mail comes in the code's read (docs/decisions/0172).
   const { code, owner } = await (input.readAhead?.code === input.code ? input.readAhead.reading : readCodeForExchange(deps, codeHash));
@@ -52,9 +52,16 @@ export async function exchangeCode(
     throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code replayed' });
   }
   if (code.expiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', INVALID_CODE, { detail: 'code expired' });
-  // RFC 6749 §4.1.3: redirect_uri identical to the authorization request's.
-  if (!constantTimeEqual(code.redirectUri, input.redirectUri)) {
-    throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request.');
+  // RFC 6749 §4.1.3: redirect_uri is REQUIRED if the authorization request included it, and then
+  // identical; a request that omitted it (the client's only registered one, RFC 6749 §3.1.2.3)
+  // lets the token request omit it too, and one sent must equal the code's
+  // (docs/decisions/0182-redirect-uri-at-the-token-endpoint.md). An empty one is omitted (RFC 6749 §3.1).
+  if (input.redirectUri) {
+    if (!constantTimeEqual(code.redirectUri, input.redirectUri)) {
+      throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request.');
+    }
+  } else if (code.redirectUriIncluded !== false) {
+    throw new OAuthError('invalid_request', 'redirect_uri is required: the authorization request included it.');
   }
   // RFC 9700 §2.1.1: a public client's code is bound to nothing but its PKCE challenge.
   if (isPublicClient(input.client) && code.codeChallenge === null) throw new OAuthError('invalid_grant', 'A public client must use PKCE.');

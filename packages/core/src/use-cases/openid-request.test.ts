@@ -15,7 +15,7 @@ async function setup() {
   const user = await t.seedUser({ email: 'ada@example.com' });
   const other = await t.seedUser({ email: 'bob@example.com' });
   const { client } = await t.seedClient({ scopes: ['messaging.v1.read', 'openid', 'profile'] });
-  const check = (params: RawParameters) => t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', state: 's-1', ...params });
+  const check = (params: RawParameters) => t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0], state: 's-1', ...params });
   return { t, user, other, client, check };
 }
 
@@ -64,7 +64,7 @@ describe('OpenID Connect request parameters', SLOW, () => {
   it("max_age defaults to the client's default_max_age for an OpenID request only", async () => {
     const { t } = await setup();
     const { client } = await t.seedClient({ scopes: ['openid', 'messaging.v1.read'], defaultMaxAge: 600 });
-    const check = (params: RawParameters) => t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', ...params });
+    const check = (params: RawParameters) => t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0], ...params });
     expect(await check({ scope: 'openid' })).toMatchObject({ kind: 'valid', request: { maxAge: 600 } });
     expect(await check({ scope: 'openid', max_age: '60' })).toMatchObject({ kind: 'valid', request: { maxAge: 60 } });
     const oauth = await check({ scope: 'messaging.v1.read' });
@@ -125,7 +125,7 @@ describe("the host's login page and OpenID Connect (describeLoginRequest, comple
   it('describes ui_locales, the user an id_token_hint expects, and that the app signs the user in with OpenID Connect', async () => {
     const { t, user, client } = await setup();
     const tokens = await t.obtainTokens({ client, user, scope: 'openid' });
-    const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', scope: 'openid profile', ui_locales: 'de-CH de', login_hint: 'ada', id_token_hint: tokens.id_token as string });
+    const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string, scope: 'openid profile', ui_locales: 'de-CH de', login_hint: 'ada', id_token_hint: tokens.id_token as string });
     const { loginRequest } = await t.gatehouse.startLogin({ returnTo: `/oauth/authorize?${query.toString()}` });
     expect(await t.gatehouse.describeLoginRequest(loginRequest)).toMatchObject({ openid: true, uiLocales: ['de-CH', 'de'], expectedUserKey: user.userKey, loginHint: 'ada', scopes: ['openid', 'profile'] });
     const plain = await t.gatehouse.startLogin({ returnTo: `/oauth/authorize?${new URLSearchParams({ client_id: client.clientId, response_type: 'code', scope: 'messaging.v1.read', ui_locales: 'de' }).toString()}` });
@@ -134,7 +134,7 @@ describe("the host's login page and OpenID Connect (describeLoginRequest, comple
 
   it("keeps the host's amr and acr on the session, and refuses ones that are not method names, the login request left usable", async () => {
     const { t, user, client } = await setup();
-    const returnTo = `/oauth/authorize?${new URLSearchParams({ client_id: client.clientId, response_type: 'code', scope: 'openid' }).toString()}`;
+    const returnTo = `/oauth/authorize?${new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string, scope: 'openid' }).toString()}`;
     const { loginRequest } = await t.gatehouse.startLogin({ returnTo });
     for (const bad of [{ amr: ['pwd otp'] }, { amr: Array.from({ length: 11 }, (_, i) => `m${i}`) }, { acr: 'a b' }, { amr: 'pwd' as unknown as string[] }]) {
       await expect(t.gatehouse.completeLogin({ loginRequest, userKey: user.userKey, authenticatedAt: t.clock.now(), ...bad })).rejects.toMatchObject({ kind: 'invalid' });

@@ -177,6 +177,24 @@ describe('GET and POST /oauth/userinfo (OIDC Core §5.3)', SLOW, () => {
   });
 });
 
+describe('an OpenID Connect request without redirect_uri (OIDC Core §3.1.2.1, decision 0182)', SLOW, () => {
+  it('is a 400 page with no redirect, signed in or not, though the client has one redirect URI; an OAuth request may still leave it out', async () => {
+    const t = await createTestApp({ settings: { openid: true } });
+    const user = await t.seedUser({ email: 'ada@example.com' });
+    const { client } = await t.seedClient({ scopes: ['openid', 'profile', 'messaging.v1.read'] });
+    const path = (params: Record<string, string>) => `/oauth/authorize?${new URLSearchParams({ client_id: client.clientId, response_type: 'code', state: 's', ...params }).toString()}`;
+    const browser = await t.signedInBrowser(user.email);
+    for (const res of [await request(t.app).get(path({ scope: 'openid profile' })), await browser.get(path({ scope: 'openid' })), await browser.get(path({ scope: 'openid', prompt: 'none' }))]) {
+      expect(res.status).toBe(400);
+      expect(res.headers.location).toBeUndefined();
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.text).toContain('redirect_uri is required in an OpenID Connect request');
+    }
+    // An OAuth request without it goes on (the consent page), as RFC 6749 §3.1.2.3 allows.
+    await browser.get(path({ scope: 'messaging.v1.read' })).expect(200);
+  });
+});
+
 describe('the consent page of an OpenID Connect request', SLOW, () => {
   it('words the OpenID scopes like the others', async () => {
     const t = await createTestApp({ settings: { openid: true } });

@@ -11,7 +11,8 @@ const resource = v.optional(text('resource', 2048));
 /** RFC 6749 §4.1.3 (+ RFC 7636 §4.5 code_verifier, RFC 8707 §2.2 resource). */
 export const AuthorizationCodeGrant = v.object({
   code: text('code', 512),
-  // Required (RFC 6749 §4.1.3: Gatehouse always has it in the request), but said so in one place: `exchangeCode`.
+  // RFC 6749 §4.1.3: required only when the authorization request included it, which the code
+  // knows: `exchangeCode` says so (docs/decisions/0182-redirect-uri-at-the-token-endpoint.md).
   redirect_uri: v.optional(text('redirect_uri', 2048)),
   code_verifier: v.optional(text('code_verifier', 128)),
   resource,

@@ -115,6 +115,18 @@ describe('POST /oauth/token, grant_type=authorization_code', () => {
       .send({ grant_type: 'authorization_code', code, redirect_uri: 'https://client.example/other' }), 400, 'invalid_grant');
   });
 
+  it('redirect_uri may be left out when the authorization request left it out, and must then equal the one used (RFC 6749 §4.1.3, decision 0182)', async () => {
+    const { t, client, clientSecret } = await setup();
+    const omitted = await codeFor(t, client, { redirect_uri: undefined });
+    const res = await token(t).auth(client.clientId, clientSecret).type('form').send({ grant_type: 'authorization_code', code: omitted });
+    expect(res.status).toBe(200);
+    expect(res.body.token_type).toBe('Bearer');
+    const wrong = await codeFor(t, client, { redirect_uri: undefined });
+    const refused = await token(t).auth(client.clientId, clientSecret).type('form').send({ grant_type: 'authorization_code', code: wrong, redirect_uri: 'https://client.example/other' });
+    expectOAuthError(refused, 400, 'invalid_grant');
+    await token(t).auth(client.clientId, clientSecret).type('form').send({ grant_type: 'authorization_code', code: wrong, redirect_uri: 'https://client.example/callback' }).expect(200);
+  });
+
   it('code is required', async () => {
     const { t, client, clientSecret } = await setup();
     const res = await token(t).auth(client.clientId, clientSecret).type('form').send({ grant_type: 'authorization_code', redirect_uri: 'https://client.example/callback' });

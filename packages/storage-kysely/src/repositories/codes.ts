@@ -1,6 +1,6 @@
 import type { AuthorizationCode, AuthorizationCodeRepository } from '@gatehouse/core';
 import type { Kysely, Selectable } from 'kysely';
-import { affected, fromJson, fromMs, fromMsOrNull, openIdField, optionalList, toJson, toMs, toMsOrNull, toOpenIdJson, toOptionalListJson } from '../encoding.js';
+import { affected, fromJson, fromMs, fromMsOrNull, openIdField, optionalList, toFlag, toJson, toMs, toMsOrNull, toOpenIdJson, toOptionalListJson } from '../encoding.js';
 import type { StorageDialect } from '../dialect.js';
 import { pointRead } from '../point-reads.js';
 import { param, reusableQuery } from '../reusable-query.js';
@@ -79,6 +79,7 @@ function toRow(code: AuthorizationCode): AuthorizationCodeTable {
     client_id: code.clientId,
     user_key: code.userKey,
     redirect_uri: code.redirectUri,
+    redirect_uri_included: toFlag(code.redirectUriIncluded !== false),
     scopes: toJson(code.scopes),
     resources: toOptionalListJson(code.resources),
     code_challenge: code.codeChallenge,
@@ -97,6 +98,8 @@ function fromRow(row: Selectable<AuthorizationCodeTable>): AuthorizationCode {
     clientId: row.client_id,
     userKey: row.user_key,
     redirectUri: row.redirect_uri,
+    // Absent means included (docs/decisions/0182).
+    ...(Number(row.redirect_uri_included) === 0 ? { redirectUriIncluded: false } : {}),
     scopes: fromJson<string[]>(row.scopes),
     ...optionalList('resources', row.resources),
     codeChallenge: row.code_challenge,
