@@ -48,8 +48,8 @@ export interface Config {
   /** The scope catalogue: the four built-in scopes, then those of `GATEHOUSE_SCOPES_FILE` (docs/decisions/0016-the-server-scopes-file.md). */
   scopes: ScopeCatalogue;
   /**
-   * The resources (RFC 8707): the server's own APIs (URI: the issuer), then those of
-   * `GATEHOUSE_RESOURCES_FILE` (docs/decisions/0110-resource-indicators.md).
+   * The resources (RFC 8707): the server's own APIs (URI: the issuer, under which they are served,
+   * docs/decisions/0183), then those of `GATEHOUSE_RESOURCES_FILE` (docs/decisions/0110-resource-indicators.md).
    */
   resources: ResourceCatalogue;
   /** Dynamic Client Registration (docs/decisions/0115-dynamic-client-registration.md): off unless `GATEHOUSE_REGISTRATION` says. */

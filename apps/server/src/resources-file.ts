@@ -27,7 +27,9 @@ function oneLine(text: string): string {
 /**
  * The server's own APIs (Users/me, messaging, attribute administration) as a resource: its URI is
  * the default audience, the issuer, so the tokens they take stay as they were; it accepts the four
- * built-in scopes (docs/decisions/0110-resource-indicators.md).
+ * built-in scopes (docs/decisions/0110-resource-indicators.md). The APIs are served under the
+ * issuer (`https://example.com/auth/identity/v1/Users/me`), so the URI is a prefix of each of their
+ * URLs, as RFC 9728 §3.3 has a client check (docs/decisions/0183-resource-and-issuer-urls-agree.md).
  *
  * @example
  * ownApisResource('https://auth.example.com'); // { resource: 'https://auth.example.com', name: 'Gatehouse APIs', scopes: [...] }

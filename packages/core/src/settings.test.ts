@@ -33,6 +33,21 @@ describe('defineSettings', () => {
     expect(() => defineSettings({ issuer: 'https://auth.example.com', scopes: [{ scope: 'email', description: 'E-mail' }] })).toThrow(/OpenID Connect scope/);
   });
 
+  it('refuses an issuer with a trailing slash, a query or a fragment, naming the one to write (RFC 8414 §2, §3.3; docs/decisions/0183)', () => {
+    expect(() => defineSettings({ issuer: 'http://localhost:3000/' })).toThrow(
+      'defineSettings: the issuer "http://localhost:3000/" ends with a slash; write "http://localhost:3000": the metadata\'s issuer and every token\'s iss must be the same string (RFC 8414 §3.3, RFC 9207 §2).',
+    );
+    expect(() => defineSettings({ issuer: 'https://orders.example/auth/' })).toThrow('write "https://orders.example/auth"');
+    expect(() => defineSettings({ issuer: 'https://auth.example.com?tenant=1' })).toThrow(
+      'defineSettings: the issuer "https://auth.example.com?tenant=1" has a query or fragment, which RFC 8414 §2 forbids; write "https://auth.example.com".',
+    );
+    expect(() => defineSettings({ issuer: 'https://auth.example.com/auth#top' })).toThrow('has a query or fragment');
+    expect(() => defineSettings({ issuer: 'https://auth.example.com/?' })).toThrow('has a query or fragment');
+    expect(() => defineSettings({ issuer: 'auth.example.com' })).toThrow('defineSettings: the issuer "auth.example.com" is not an absolute URL');
+    expect(() => defineSettings({ issuer: 'urn:example:issuer' })).toThrow('is not an https URL');
+    expect(defineSettings({ issuer: 'https://orders.example/auth' }).issuer).toBe('https://orders.example/auth');
+  });
+
   it('keeps overrides, merging the refresh token options', () => {
     const settings = defineSettings({ issuer: 'https://a.example', audience: 'https://api.example', codeTtlSeconds: 30, refreshToken: { rotate: true } });
     expect(settings).toMatchObject({ audience: 'https://api.example', codeTtlSeconds: 30, accessTokenTtlSeconds: 3600 });

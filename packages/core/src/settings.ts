@@ -5,7 +5,12 @@ import { registrationSettings, type ClientMetadataDocumentSettings, type Registr
 
 /** Per-deployment settings of the core. */
 export interface GatehouseSettings {
-  /** RFC 8414 issuer identifier: the `iss` of tokens and authorization responses (RFC 9207). */
+  /**
+   * RFC 8414 issuer identifier: the `iss` of tokens and authorization responses (RFC 9207) and the
+   * metadata's `issuer`, the same string everywhere (RFC 8414 §3.3). An absolute `https` (or `http`)
+   * URL without a query, a fragment or a trailing slash (`https://auth.example.com`,
+   * `https://orders.example/auth`); `defineSettings` refuses any other (docs/decisions/0183).
+   */
   issuer: string;
   /**
    * The default audience: `aud` of access tokens requested without `resource` (RFC 8707), the
@@ -67,7 +72,30 @@ export interface GatehouseSettings {
 }
 
 /**
- * Settings with the product's defaults. A scope catalogue that cannot be used (a scope that is
+ * What is wrong with an issuer identifier, or undefined when nothing is. RFC 8414 §2: a URL without
+ * a query or fragment; and no trailing slash, so that the one string every `iss` and the metadata's
+ * `issuer` are made of needs no normalising (RFC 8414 §3.3, RFC 9207 §2; docs/decisions/0183).
+ */
+function issuerProblem(issuer: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    return `the issuer ${JSON.stringify(issuer)} is not an absolute URL (such as https://auth.example.com)`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `the issuer ${JSON.stringify(issuer)} is not an https URL (such as https://auth.example.com)`;
+  const plain = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  if (issuer.includes('?') || issuer.includes('#')) return `the issuer ${JSON.stringify(issuer)} has a query or fragment, which RFC 8414 §2 forbids; write ${JSON.stringify(plain)}`;
+  if (issuer.endsWith('/')) {
+    return `the issuer ${JSON.stringify(issuer)} ends with a slash; write ${JSON.stringify(plain)}: the metadata's issuer and every token's iss must be the same string (RFC 8414 §3.3, RFC 9207 §2)`;
+  }
+  return undefined;
+}
+
+/**
+ * Settings with the product's defaults. An issuer that is not an absolute URL, or has a query, a
+ * fragment or a trailing slash, throws an `Error` naming the issuer to write instead
+ * (docs/decisions/0183-resource-and-issuer-urls-agree.md). A scope catalogue that cannot be used (a scope that is
  * not a scope-token of the product's form, listed twice, or without a description; see
  * docs/decisions/0015-scopes-are-configuration.md), or a resource catalogue that cannot (a URI
  * that is not absolute `https`, has a query or fragment, is listed twice, or a scope outside the
@@ -103,6 +131,8 @@ export function defineSettings(
     refreshToken?: Partial<GatehouseSettings['refreshToken']>;
   },
 ): GatehouseSettings {
+  const wrongIssuer = issuerProblem(overrides.issuer);
+  if (wrongIssuer !== undefined) throw new Error(`defineSettings: ${wrongIssuer}.`);
   const { refreshToken, scopes: ownScopes = DEFAULT_SCOPES, resources = [], registration, clientMetadataDocuments, openid = false, ...rest } = overrides;
   // OpenID Connect's scopes after the configured ones; one the embedder listed keeps its words.
   const scopes = openid ? [...ownScopes, ...OIDC_SCOPES.filter((entry) => !ownScopes.some((own) => own.scope === entry.scope))] : ownScopes;

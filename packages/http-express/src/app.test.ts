@@ -1,6 +1,8 @@
 import express from 'express';
 import request from 'supertest';
+import { DEFAULT_SCOPES } from '@gatehouse/core';
 import { describe, expect, it } from 'vitest';
+import { bearer, createResourceHarness } from './resource/test-support/harness.js';
 import { createTestApp } from './test-support/index.js';
 
 function failingRouter(): express.Router {
@@ -58,6 +60,29 @@ describe('createGatehouseApp', () => {
     expect(api.status).toBe(404);
     expect(api.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(api.body).toMatchObject({ status: 404, errorCode: 'NOT_FOUND' });
+  });
+
+  it('for an issuer with a path, serves the resource APIs under it, where their resource identifier (the issuer) covers them (RFC 9728 §3.3; docs/decisions/0183)', async () => {
+    const issuer = 'http://localhost:3000/auth';
+    const h = await createResourceHarness({ settings: { issuer, resources: [{ resource: issuer, name: 'Gatehouse APIs', scopes: DEFAULT_SCOPES.map((entry) => entry.scope) }] } });
+    const token = await h.tokenFor(h.admin);
+
+    const challenge = await h.http.get('/auth/identity/v1/Users/me').expect(401);
+    expect(challenge.headers['www-authenticate']).toBe('Bearer realm="gatehouse", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/auth"');
+    const metadata = await h.http.get('/.well-known/oauth-protected-resource/auth').expect(200);
+    expect(metadata.body).toMatchObject({ resource: issuer, authorization_servers: [issuer] });
+    expect((await h.http.get('/auth/identity/v1/Users/me').set(bearer(token)).expect(200)).body).toMatchObject({ userName: 'ada@example.com' });
+    expect((await h.http.get('/auth/openapi.json').expect(200)).body).toMatchObject({ openapi: expect.stringMatching(/^3\.1/) });
+    // A new attribute's Location is under the issuer's path too, and reads it back.
+    const created = await h.http.post(`/auth/admin/rest/v1/accounts/${h.account.accountKey}/attributes`).set(bearer(token)).send({ name: 'department' }).expect(201);
+    expect(created.headers.location).toBe(`/auth/admin/rest/v1/accounts/${h.account.accountKey}/attributes/${created.body.key as string}`);
+    expect((await h.http.get(created.headers.location as string).set(bearer(token)).expect(200)).body).toEqual(created.body);
+
+    // Nothing of them outside the issuer's path, where the resource identifier would not cover them.
+    const outside = await h.http.get('/identity/v1/Users/me').set(bearer(token)).set('Accept', 'application/json');
+    expect(outside.status).toBe(404);
+    expect(outside.headers['www-authenticate']).toBeUndefined();
+    expect((await h.http.get('/openapi.json').set('Accept', 'application/json')).status).toBe(404);
   });
 
   it('an unexpected error: a page without any detail; the detail only in the log', async () => {

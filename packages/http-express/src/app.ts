@@ -8,7 +8,7 @@ import { homePage } from './pages/home.js';
 import { portalPaths } from './portal/paths.js';
 import { loadSignedIn, loginUrl } from './security/session.js';
 import type { GatehouseHttpOptions } from './options.js';
-import { byPrefix, inSequence, onlyUnder } from './routing.js';
+import { byPrefix, inSequence } from './routing.js';
 import { createPortalRouter } from './portal/index.js';
 import { errorPage, sendClientErrorPage, sendUnavailablePage } from './pages/error.js';
 import { clientErrorStatus, logClientError } from './client-error.js';
@@ -28,8 +28,9 @@ function wantsHtml(req: Request): boolean {
 
 /**
  * The Gatehouse HTTP application of the reference server, built from the pieces an embedder
- * uses: request ids and access log, security headers, Gatehouse's routes (`createGatehouseRouter`'s,
- * at the issuer's path), the portal and the resource APIs, `extraRouters`, then 404 and a
+ * uses: request ids and access log, security headers, Gatehouse's routes (`createGatehouseRouter`'s),
+ * the portal and the resource APIs, all at the issuer's path (the issuer is the APIs' resource
+ * identifier; their RFC 9728 metadata is at the root: docs/decisions/0183), `extraRouters`, then 404 and a
  * last-resort error handler that never shows a stack (the detail goes to the logger only); an
  * error Express or a parser raised with a 4xx `status` is answered with that status, logged at
  * info (docs/decisions/0180).
@@ -68,21 +69,23 @@ export function createGatehouseApp(appOptions: GatehouseHttpOptions): express.Ex
   // (unless the options say otherwise).
   const ownRoutes = gatehouseRoutes({ afterSignIn: portal.clients, startPage: home, authorizedAppsUrl: portal.authorizedApps, ...options });
   const portalRouter = createPortalRouter(options);
-  // The resource APIs are the default audience; when that is a configured resource, its RFC 9728
-  // metadata is served here and their challenges point to it (docs/decisions/0111).
+  // The resource APIs are the default audience, the issuer, and are served under the issuer's
+  // path, so that the resource identifier is a prefix of every API URL (RFC 9728 §3.3); when it is
+  // a configured resource, its RFC 9728 metadata is served here, at the root with the path
+  // inserted (§3.1), and their challenges point to it (docs/decisions/0111, 0183).
   const { settings } = options.gatehouse;
   const apisResource = findResource(settings.resources, settings.audience);
+  const resourceRoutes = [[...RESOURCE_PREFIXES, '/openapi.json'], createResourceRouter(options)] as const;
   app.use(
     byPrefix([
-      ...(base === '' ? [[GATEHOUSE_ROUTER_PREFIXES, ownRoutes] as const] : []),
-      ...(base === '' ? [[['/portal'], portalRouter] as const] : []),
-      [[...RESOURCE_PREFIXES, '/openapi.json'], createResourceRouter(options)],
+      ...(base === '' ? [[GATEHOUSE_ROUTER_PREFIXES, ownRoutes] as const, [['/portal'], portalRouter] as const, resourceRoutes] : []),
       ...(apisResource === undefined ? [] : [[[PROTECTED_RESOURCE_METADATA_PATH], protectedResourceMetadataRouter(options.gatehouse, { resources: [apisResource.resource] })] as const]),
     ]),
   );
   if (base !== '') {
-    // An issuer with a path: Gatehouse's routes under it, and RFC 8414 §3.1 metadata at the root.
-    app.use(base, onlyUnder(['/portal'], portalRouter), ownRoutes);
+    // An issuer with a path: Gatehouse's routes, the portal and the resource APIs under it, and
+    // RFC 8414 §3.1 metadata at the root.
+    app.use(base, byPrefix([[['/portal'], portalRouter], resourceRoutes]), ownRoutes);
     app.use(authorizationServerMetadataRouter(options.gatehouse));
   }
   // The start page: the portal when signed in, else a short page with "Sign in".

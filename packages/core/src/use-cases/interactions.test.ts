@@ -95,7 +95,7 @@ describe('a login handed to the host (startLogin / completeLogin)', () => {
     const interactions = repositories.interactions;
     const t = await createTestGatehouse({
       userDirectory: createMemoryUserDirectory([ADA]),
-      settings: { issuer: 'https://orders.example/auth/' },
+      settings: { issuer: 'https://orders.example/auth' },
       repositories: {
         ...repositories,
         interactions: {

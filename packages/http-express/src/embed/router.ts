@@ -116,7 +116,8 @@ function onOwnPath(path: string): boolean {
  * app.use(authorizationServerMetadataRouter(gatehouse));
  */
 export function authorizationServerMetadataRouter(gatehouse: Pick<Gatehouse, 'settings'>): Router {
-  const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
+  // As written: the metadata's issuer is the `iss` of every token and response (RFC 8414 §3.3; docs/decisions/0183).
+  const issuer = gatehouse.settings.issuer;
   const body = authorizationServerMetadata(issuer, gatehouse.settings.scopes, gatehouse.settings);
   const headers = securityHeaders(issuer);
   const router = Router();

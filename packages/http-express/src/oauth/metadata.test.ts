@@ -1,7 +1,8 @@
 import { DEFAULT_SCOPES } from '@gatehouse/core';
+import { decodeJwt } from 'jose';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { createTestApp } from '../test-support/index.js';
+import { basicAuth, createTestApp, exchangeCode } from '../test-support/index.js';
 
 describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
   it('lists exactly what is implemented, with URLs built from the issuer', async () => {
@@ -42,10 +43,29 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
     expect(authorize.status).toBe(400);
   });
 
-  it('is the same document when the issuer has a trailing slash (no double slash in URLs)', async () => {
-    const t = await createTestApp({ settings: { issuer: 'http://localhost:3000/' } });
-    const { body } = await request(t.app).get('/.well-known/oauth-authorization-server').expect(200);
-    expect(body.token_endpoint).toBe('http://localhost:3000/oauth/token');
+  it('names the issuer as the tokens and the authorization response do; an issuer with a trailing slash is refused (RFC 8414 §3.3, RFC 9207 §2; docs/decisions/0183)', async () => {
+    // Refused where the settings are made, so no document can name an issuer that no token carries.
+    await expect(createTestApp({ settings: { issuer: 'http://localhost:3000/' } })).rejects.toThrow('the issuer "http://localhost:3000/" ends with a slash; write "http://localhost:3000"');
+
+    const issuer = 'http://localhost:3000';
+    const t = await createTestApp({ settings: { issuer, openid: true, resources: [{ resource: issuer, name: 'Gatehouse APIs', scopes: ['messaging.v1.read'] }] } });
+    const user = await t.seedUser();
+    const { client, clientSecret } = await t.seedClient({ scopes: ['openid', 'messaging.v1.read'] });
+    const browser = await t.signedInBrowser(user.email);
+    const { location, code } = await browser.authorize(client, { scope: 'openid messaging.v1.read', nonce: 'n-1' });
+    const tokens = await exchangeCode(t.app, client, clientSecret, code).expect(200);
+    const metadata = (await request(t.app).get('/.well-known/oauth-authorization-server').expect(200)).body as Record<string, unknown>;
+    const discovery = (await request(t.app).get('/.well-known/openid-configuration').expect(200)).body as Record<string, unknown>;
+    const resource = (await request(t.app).get('/.well-known/oauth-protected-resource').expect(200)).body as Record<string, unknown>;
+    const introspected = await request(t.app).post('/oauth/introspect').set('Authorization', basicAuth(client.clientId, clientSecret)).type('form').send({ token: tokens.body.access_token as string }).expect(200);
+
+    expect(metadata.issuer).toBe(issuer);
+    expect(location.searchParams.get('iss')).toBe(metadata.issuer);
+    expect(decodeJwt(tokens.body.access_token as string).iss).toBe(metadata.issuer);
+    expect(decodeJwt(tokens.body.id_token as string).iss).toBe(metadata.issuer);
+    expect(introspected.body.iss).toBe(metadata.issuer);
+    expect(discovery.issuer).toBe(metadata.issuer);
+    expect(resource.authorization_servers).toEqual([metadata.issuer]);
   });
 });
 

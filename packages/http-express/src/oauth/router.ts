@@ -65,7 +65,8 @@ function checkedPasswordHelp(help: PasswordHelp | undefined): PasswordHelp | und
  */
 export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   const { gatehouse } = options;
-  const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
+  // As written: the metadata's issuer is the `iss` of every token and response (defineSettings refuses a trailing slash; docs/decisions/0183).
+  const issuer = gatehouse.settings.issuer;
   const logger = options.logger ?? silentLogger;
   // The storage's shared failure counts by default; a shared storage without shared secrets does not start (decision 0145).
   const { failureStore } = sharedWiring(options);

@@ -68,7 +68,8 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
   const { gatehouse } = options;
   const logger = options.logger ?? silentLogger;
   const storageOutages = options.storageOutages ?? createStorageOutages({ logger });
-  const issuer = gatehouse.settings.issuer.replace(/\/+$/, '');
+  // As written, as the metadata and every `iss` (docs/decisions/0183).
+  const issuer = gatehouse.settings.issuer;
   const csrf = csrfSettings(issuer, options.csrfKey);
   // Under the issuer's path, like Gatehouse's own pages (docs/decisions/0090).
   // The routes are relative to where the router is mounted (the issuer's path, as Gatehouse's own

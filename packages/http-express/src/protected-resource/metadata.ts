@@ -66,7 +66,8 @@ export interface ProtectedResourceMetadataOptions {
  */
 export function protectedResourceMetadataRouter(gatehouse: Pick<Gatehouse, 'settings'>, options: ProtectedResourceMetadataOptions = {}): Router {
   const { settings } = gatehouse;
-  const issuer = settings.issuer.replace(/\/+$/, '');
+  // As written: `authorization_servers` names the issuer exactly as its own metadata does (docs/decisions/0183).
+  const issuer = settings.issuer;
   const served = (options.resources ?? settings.resources.map((entry) => entry.resource)).map((uri) => {
     const resource = findResource(settings.resources, uri);
     if (resource === undefined) throw new TypeError(`protectedResourceMetadataRouter: ${JSON.stringify(uri)} is not a configured resource (settings.resources).`);

@@ -45,7 +45,8 @@ export function attributesRouter(gatehouse: Gatehouse, product: ProductApi, rout
       const { name } = parseJsonBody(req, AttributeNameBody);
       const accountKey = parsePathParam(req, 'accountKey');
       const attribute = await product.createAttribute({ ...actor(res), accountKey, name });
-      res.status(201).location(`${accountPath(accountKey)}/attributes/${encodeURIComponent(attribute.key)}`).json(attribute);
+      // Under the path the router is mounted at (the issuer's, in the reference server: docs/decisions/0183).
+      res.status(201).location(`${req.baseUrl}${accountPath(accountKey)}/attributes/${encodeURIComponent(attribute.key)}`).json(attribute);
     })
     .get(...canRead, async (req, res) => {
       const { offset, pageSize } = parseQuery(req, ListQuery);
