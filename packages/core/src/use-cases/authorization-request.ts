@@ -28,6 +28,13 @@ export interface AuthorizationRequest {
    */
   consentMayBeRemembered?: boolean;
   /**
+   * False when the client registered itself (RFC 7591, a Client ID Metadata Document): nothing
+   * vouches for its redirect URI, so nothing goes there before the user has signed in, not even
+   * `prompt=none`'s `login_required` (RFC 9700 §4.11.2; docs/decisions/0184-silent-requests-never-an-open-redirect.md).
+   * Absent means true.
+   */
+  redirectUriVouched?: boolean;
+  /**
    * Present for an OpenID Connect request (`openid` among the scopes; OIDC Core §3.1.2.1): what it
    * adds. Without it, the request is an OAuth one and nothing OpenID applies.
    */

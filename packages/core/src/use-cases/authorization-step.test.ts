@@ -120,6 +120,23 @@ describe('nextAuthorizationStep: prompt=none', () => {
     expect(url.searchParams.get('code')).toBeNull();
   });
 
+  it('a client that registered itself: login_required on the error page, nothing sent to its redirect URI (docs/decisions/0184)', async () => {
+    const t = await createTestGatehouse({ settings: { registration: { policy: 'open' } } });
+    const { client } = await t.gatehouse.registerDynamicClient({
+      metadata: { client_name: 'Phish', redirect_uris: ['https://evil.example/cb'], token_endpoint_auth_method: 'none', scope: 'messaging.v1.read' },
+      initialAccessToken: undefined,
+    });
+    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', state: 'st', prompt: 'none', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+    if (check.kind !== 'valid') throw check.error;
+    expect(check.request.redirectUriVouched).toBe(false);
+    const step = await t.gatehouse.nextAuthorizationStep({ request: check.request, user: undefined, returnTo: '/oauth/authorize' });
+    expect(step).toMatchObject({ kind: 'error-page', error: { code: 'login_required' } });
+    // A client the operator registered is vouched for: the error goes back to it, as OIDC Core §3.1.2.6 says.
+    const { t: operators, checked, returnTo } = await setup();
+    expect((await checked({ prompt: 'none' })).redirectUriVouched).toBeUndefined();
+    expect(redirectOf(await operators.gatehouse.nextAuthorizationStep({ request: await checked({ prompt: 'none' }), user: undefined, returnTo: returnTo() })).searchParams.get('error')).toBe('login_required');
+  });
+
   it('answers consent_required when nothing, or fewer scopes, were allowed', async () => {
     const { t, signedIn, checked, returnTo, allow } = await setup();
     const first = redirectOf(await t.gatehouse.nextAuthorizationStep({ request: await checked({ prompt: 'none' }), user: signedIn(), returnTo: returnTo() }));

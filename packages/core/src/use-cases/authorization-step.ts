@@ -1,6 +1,7 @@
 import type { Consent } from '../domain/model.js';
 import type { Deps } from '../deps.js';
 import { sha256 } from '../crypto.js';
+import { OAuthError } from '../errors.js';
 import { issueAuthorizationCode, unexpectedUser } from './authorization-code.js';
 import { authorizationResponseUrl } from './authorization-response.js';
 import type { AuthorizationRequest } from './authorization-request.js';
@@ -29,7 +30,12 @@ export type AuthorizationStep =
   /** Ask for consent (the consent page, or the host's); `newScopes` are those not allowed before. */
   | { kind: 'consent'; newScopes: string[] }
   /** Send the browser back to the client: a code (consent remembered) or, for `prompt=none`, an error. */
-  | { kind: 'redirect'; redirectTo: string };
+  | { kind: 'redirect'; redirectTo: string }
+  /**
+   * Show `error` on an error page, and send nothing to the client: `prompt=none` (no sign-in page)
+   * for a signed-out user of a client that registered itself (docs/decisions/0184).
+   */
+  | { kind: 'error-page'; error: OAuthError };
 
 type StepDeps = Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'audit'>;
 
@@ -46,7 +52,8 @@ interface StepInput {
  * What happens next with a checked authorization request (docs/decisions/0095-remembered-consent.md):
  * - `prompt=none` shows no page: a code at once when the user is signed in, recently enough for
  *   `max_age`, and the consent is remembered, else the `login_required` or `consent_required`
- *   error (OIDC Core §3.1.2.6);
+ *   error (OIDC Core §3.1.2.6) — for a signed-out user of a client that registered itself, on the
+ *   error page instead (`error-page`; docs/decisions/0184);
  * - a signed-in user other than the one an OpenID Connect request's `id_token_hint` names is
  *   `login_required` (OIDC Core §3.1.2.1), with or without `prompt=none`;
  * - a signed-out user signs in; with `prompt=login`, or a sign-in older than `max_age`, a
@@ -125,7 +132,14 @@ async function silentStep(deps: StepDeps, request: AuthorizationRequest, user: A
     kind: 'redirect',
     redirectTo: authorizationResponseUrl(deps.settings.issuer, request.redirectUri, { error: code, error_description: description, state: request.state }),
   });
-  if (!user) return error('login_required', 'The user is not signed in.');
+  if (!user) {
+    // RFC 9700 §4.11.2: a redirect URI nothing vouches for gets nothing before the user has signed
+    // in, or anyone who registers a client has an open redirector (docs/decisions/0184).
+    if (request.redirectUriVouched === false) {
+      return { kind: 'error-page', error: new OAuthError('login_required', 'The user is not signed in, and this app registered itself: nothing is sent back to it before the user signs in.') };
+    }
+    return error('login_required', 'The user is not signed in.');
+  }
   const refused = unexpectedUser(deps, request, user.userKey);
   if (refused) return { kind: 'redirect', ...refused };
   if (request.maxAge !== undefined && !withinMaxAge(user, request.maxAge, deps.clock.now())) return error('login_required', 'The user signed in too long ago for max_age.');

@@ -1,3 +1,4 @@
+import { clientOrigin } from '../clients/client-origin.js';
 import { findAuthorizingClient } from '../clients/metadata-document-clients.js';
 import { isPublicClient } from '../domain/grant-types.js';
 import type { Client } from '../domain/model.js';
@@ -209,6 +210,8 @@ export async function checkAuthorizationRequest(
       // RFC 8252 §8.6: a public client's loopback or private-use redirect URI proves nothing about
       // which app receives the code, so its remembered consent never skips the page (docs/decisions/0109).
       consentMayBeRemembered: !(isPublicClient(client) && isLocalAppRedirectUri(redirectUri)),
+      // A client that registered itself vouches for nothing (docs/decisions/0184).
+      ...(clientOrigin(client).registration === 'static' ? {} : { redirectUriVouched: false }),
       ...(target.resources.length === 0 ? {} : { resources: target.resources.map((resource) => resource.resource) }),
       ...(openid === undefined ? {} : { openid }),
     },

@@ -1,7 +1,7 @@
 import type { Client } from '@gatehouse/core';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authorizePath } from '../test-support/index.js';
+import { authorizePath, createTestApp } from '../test-support/index.js';
 import { createHardenedApp, type Hardened } from './test-support/harness.js';
 
 // RFC 9700 §4.11.2: the authorization server MUST authenticate the user before redirecting to a
@@ -34,7 +34,6 @@ function redirectErrorCases(client: Client): Array<[string, string]> {
     ['a method without a challenge', authorizePath(client, { code_challenge_method: 'S256' })],
     ['a repeated state', `${authorizePath(client, { state: 'a' })}&state=b`],
     ['a repeated scope', `${authorizePath(client)}&scope=x&scope=y`],
-    ['prompt=none with another error', authorizePath(client, { response_type: 'zz', prompt: 'none' })],
   ];
 }
 
@@ -85,6 +84,34 @@ describe('RFC 9700 §4.11.2: no redirect to the client before the user is authen
       expect(res.headers.location, path).toBeUndefined();
       expect(res.text, path).toContain('This sign-in link is not valid');
     }
+  });
+
+  it('prompt=none with another error: no sign-in page (OIDC Core §3.1.2.1) and no redirect before sign-in; the error page says it', async () => {
+    for (const path of [authorizePath(attacker, { response_type: 'zz', prompt: 'none', state: 's' }), authorizePath(attacker, { scope: 'admin.v1.everything', prompt: 'login none' })]) {
+      const res = await request(h.app).get(path);
+      expect(res.status, path).toBe(400);
+      expect(res.headers.location, path).toBeUndefined();
+      expect(res.text, path).toContain('This sign-in link is not valid');
+      expect(res.text, path).not.toContain('type="password"');
+    }
+    // Signed in, the error goes to the client as any other.
+    const browser = await h.signedInBrowser('ada@example.com');
+    const signedIn = await browser.get(authorizePath(attacker, { response_type: 'zz', prompt: 'none' })).expect(302);
+    expect(new URL(signedIn.headers.location as string).searchParams.get('error')).toBe('unsupported_response_type');
+  });
+
+  it('prompt=none of a client that registered itself: login_required on the error page, not at its redirect URI (docs/decisions/0184)', async () => {
+    const t = await createTestApp({ settings: { registration: { policy: 'open' } } });
+    const registered = await request(t.app)
+      .post('/oauth/register')
+      .send({ redirect_uris: [ATTACKER_URI], token_endpoint_auth_method: 'none', scope: 'messaging.v1.read' })
+      .expect(201);
+    const path = authorizePath({ clientId: registered.body.client_id as string, redirectUris: [ATTACKER_URI] }, { scope: 'messaging.v1.read', prompt: 'none', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+    const res = await request(t.app).get(path);
+    expect(res.status).toBe(400);
+    expect(res.headers.location).toBeUndefined();
+    expect(res.text).toContain('login_required');
+    expect(res.text).not.toContain('type="password"');
   });
 
   it('after sign-in the request is evaluated again, and only then its error goes to the client', async () => {

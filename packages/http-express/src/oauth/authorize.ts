@@ -118,35 +118,54 @@ function requestNames(req: Request): { clientId?: string; redirectUri?: string }
   return { ...(clientId === undefined ? {} : { clientId }), ...(redirectUri === undefined ? {} : { redirectUri }) };
 }
 
+/** The 400 page of an authorization request that cannot be answered with a redirect. */
+function sendRefusalPage(ctx: OAuthContext, res: Response, error: OAuthError): void {
+  sendPage(
+    res,
+    400,
+    errorPage({
+      title: 'This sign-in link is not valid',
+      message: `${error.description} Please tell the developer of the app that sent you here.`,
+      code: error.code,
+      paths: ctx.paths,
+      ...(ctx.startPage === undefined ? {} : { link: { href: ctx.startPage, label: 'Go to the start page' } }),
+    }),
+  );
+}
+
+/** Whether the request's one `prompt` parameter includes `none` (a repeated one is refused by the check). */
+function asksForNoPrompt(req: Request): boolean {
+  const prompt = queryParameters(req).prompt;
+  return typeof prompt === 'string' && prompt.split(' ').includes('none');
+}
+
 /**
  * Answers a request that failed the check: an untrusted client or redirect URI is a 400 page
  * and never a redirect (RFC 6749 §4.1.2.1). Any other error goes back to the client (302), but
  * only for an authenticated user (RFC 9700 §4.11.2: the AS MUST authenticate the user before
  * redirecting, or anyone who registers a client has an open redirector): a signed-out browser
- * is sent to the login page, which brings it back here, where the request is checked again, even
- * with `prompt=none`: only a valid silent request is answered at once (`login_required`, by
- * `nextAuthorizationStep`; docs/decisions/0026). Returns true when it answered.
+ * is sent to the login page, which brings it back here, where the request is checked again
+ * (docs/decisions/0026); with `prompt=none`, which shows no sign-in page (OIDC Core §3.1.2.1), it
+ * gets the error page instead. Only a valid silent request is answered at once (`login_required`,
+ * by `nextAuthorizationStep`). Returns true when it answered.
  */
 async function answerFailedCheck(ctx: OAuthContext, req: Request, res: Response, check: AuthorizationRequestCheck, loginStatus: 302 | 303): Promise<boolean> {
   if (check.kind === 'show-error') {
     // What the app's developer asks support about: which client, sending which redirect_uri (not secret: it travels in the URL).
     requestLogger(ctx.logger, res).info({ oauthError: check.error.code, detail: check.error.detail, ...requestNames(req) }, 'authorization request refused');
-    sendPage(
-      res,
-      400,
-      errorPage({
-        title: 'This sign-in link is not valid',
-        message: `${check.error.description} Please tell the developer of the app that sent you here.`,
-        code: check.error.code,
-        paths: ctx.paths,
-        ...(ctx.startPage === undefined ? {} : { link: { href: ctx.startPage, label: 'Go to the start page' } }),
-      }),
-    );
+    sendRefusalPage(ctx, res, check.error);
     return true;
   }
   if (check.kind === 'redirect-error') {
     res.setHeader('Cache-Control', 'no-store');
     if (!res.locals.signedIn) {
+      // OIDC Core §3.1.2.1: prompt=none "MUST NOT display any authentication" UI, and the error may
+      // not go back before the user is authenticated (RFC 9700 §4.11.2): the error page says it.
+      if (asksForNoPrompt(req)) {
+        requestLogger(ctx.logger, res).info({ oauthError: check.error.code, detail: check.error.detail, ...requestNames(req) }, 'silent authorization request refused');
+        sendRefusalPage(ctx, res, check.error);
+        return true;
+      }
       await sendToLogin(ctx, res, loginStatus, authorizeUrl(ctx, req));
       return true;
     }
@@ -185,6 +204,13 @@ async function answerAuthorization(ctx: OAuthContext, req: Request, res: Respons
   if (step.kind === 'redirect') {
     res.setHeader('Cache-Control', 'no-store');
     res.redirect(302, step.redirectTo);
+    return;
+  }
+  if (step.kind === 'error-page') {
+    // prompt=none of a signed-out user, for a client that registered itself (docs/decisions/0184).
+    requestLogger(ctx.logger, res).info({ oauthError: step.error.code, ...requestNames(req) }, 'silent authorization request answered on the error page');
+    res.setHeader('Cache-Control', 'no-store');
+    sendRefusalPage(ctx, res, step.error);
     return;
   }
   // The core asks for consent only of a signed-in user; `!signedIn` narrows the type.
