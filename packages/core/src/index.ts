@@ -36,6 +36,7 @@ export {
   canonicalResourceUri,
   findResource,
   resourceCatalogueProblem,
+  userMayServe,
   type ResourceCatalogue,
   type ResourceDefinition,
   type ResourceUriCheck,

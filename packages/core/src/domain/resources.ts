@@ -136,3 +136,16 @@ export function canonicalResourceCatalogue(catalogue: ResourceCatalogue): Resour
     ),
   );
 }
+
+/**
+ * Whether a user (through the portal) may make their client the resource server of `resource`:
+ * of any configured resource but the default audience, Gatehouse's own APIs, whose tokens are
+ * every user's; only the operator may mark that one (docs/decisions/0186-own-apis-resource-server-by-the-operator.md).
+ *
+ * @example
+ * userMayServe({ audience: 'https://auth.example.com' }, 'https://mcp.example.com/mcp'); // true
+ * userMayServe({ audience: 'https://auth.example.com' }, 'https://AUTH.example.com'); // false
+ */
+export function userMayServe(settings: { audience: string }, resource: string): boolean {
+  return canonicalResourceUri(resource) !== canonicalResourceUri(settings.audience);
+}

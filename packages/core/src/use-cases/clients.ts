@@ -7,7 +7,7 @@ import { DomainError, OAuthError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
 import { openIdClientMetadata, type OpenIdClientMetadata, type OpenIdClientRegistration } from './openid-client-metadata.js';
 import { clientLinks, clientPresentation, type ClientLinks, type ClientLinksRegistration, type ClientPresentation } from '../clients/client-presentation.js';
-import { resourceServerResources } from './resource-indicators.js';
+import { assertUserMayServe, resourceServerResources } from './resource-indicators.js';
 
 export interface ClientRegistration extends OpenIdClientRegistration, ClientLinksRegistration {
   name: string;
@@ -123,6 +123,7 @@ export async function registerClient(
 ): Promise<ClientWithSecret> {
   const valid = validateRegistration(input, deps.settings.scopes);
   const resourceServerFor = resourceServerResources(deps.settings, input.resourceServerFor ?? [], input.public === true);
+  assertUserMayServe(deps.settings, input.ownerUserKey ?? null, resourceServerFor);
   // OpenID Connect client metadata (docs/decisions/0136-openid-client-metadata.md).
   const openid = openIdClientMetadata(input);
   // Its home page, logo, privacy policy and terms (docs/decisions/0155).
@@ -192,6 +193,7 @@ export async function updateClient(deps: Pick<Deps, 'repos' | 'clock' | 'audit' 
   );
   // The resources it serves stay unless given (docs/decisions/0112-introspection-by-resource-servers.md).
   const resourceServerFor = resourceServerResources(deps.settings, input.resourceServerFor ?? existing.resourceServerFor ?? [], isPublicClient(existing));
+  assertUserMayServe(deps.settings, input.ownerUserKey, resourceServerFor, existing.resourceServerFor);
   // The OpenID Connect metadata stays unless given (docs/decisions/0136-openid-client-metadata.md).
   const openid = openIdClientMetadata(input, existing);
   // The links stay unless given (docs/decisions/0155); a self-registered client's are its metadata's, not changed here.

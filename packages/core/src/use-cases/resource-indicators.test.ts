@@ -4,6 +4,7 @@ import { createTestGatehouse } from '@gatehouse/core/testing';
 import { DEFAULT_SCOPES } from '../domain/scopes.js';
 import { storedSecretHash } from '../domain/time-ordered-secret.js';
 import { expectOAuthError } from '../test-support/rejections.js';
+import { assertUserMayServe } from './resource-indicators.js';
 
 // RFC 8707 resource indicators (docs/decisions/0110-resource-indicators.md): `resource` at
 // authorize (several), at the token endpoint (one), the token's `aud` and scopes.
@@ -221,5 +222,15 @@ describe('introspection shows the audience', () => {
     const tokens = await s.t.obtainTokens({ client: s.client, user: s.user, scope: 'orders.v1.read', resource: MCP });
     const answer = await s.t.gatehouse.introspectToken({ client: s.client, token: tokens.access_token, tokenTypeHint: 'access_token' });
     expect(answer).toMatchObject({ active: true, aud: MCP, scope: 'orders.v1.read' });
+  });
+});
+
+describe("who may make a client the resource server of Gatehouse's own APIs (docs/decisions/0186)", () => {
+  const settings = { audience: 'https://auth.example.com' };
+  it('the operator may; a user may not add it, but keeps it when the operator marked the client', () => {
+    expect(() => assertUserMayServe(settings, null, ['https://auth.example.com'])).not.toThrow();
+    expect(() => assertUserMayServe(settings, 'user-1', ['https://mcp.example.com/mcp'])).not.toThrow();
+    expect(() => assertUserMayServe(settings, 'user-1', ['https://auth.example.com'])).toThrow(/Only the operator/);
+    expect(() => assertUserMayServe(settings, 'user-1', ['https://auth.example.com'], ['https://auth.example.com'])).not.toThrow();
   });
 });

@@ -1,4 +1,4 @@
-import { checkResourceUri, findResource, type ResourceDefinition } from '../domain/resources.js';
+import { checkResourceUri, findResource, userMayServe, type ResourceDefinition } from '../domain/resources.js';
 import { formatScope } from '../domain/scopes.js';
 import { DomainError, OAuthError } from '../errors.js';
 import type { GatehouseSettings } from '../settings.js';
@@ -137,4 +137,20 @@ export function resourceServerResources(settings: ResourceSettings, requested: r
     if (!resources.includes(resource.resource)) resources.push(resource.resource);
   }
   return resources;
+}
+
+/**
+ * Refuses a user (`actingUserKey`, the portal's signed-in user; null: the operator) who would make
+ * a client the resource server of Gatehouse's own APIs (`userMayServe`), unless the client already
+ * was (the operator marked it): introspecting their tokens would show the user every other user's
+ * (docs/decisions/0186-own-apis-resource-server-by-the-operator.md).
+ *
+ * @example
+ * assertUserMayServe(settings, user.userKey, ['https://mcp.example.com/mcp']); // passes
+ */
+export function assertUserMayServe(settings: Pick<GatehouseSettings, 'audience'>, actingUserKey: string | null, resources: readonly string[], already: readonly string[] = []): void {
+  if (actingUserKey === null) return;
+  if (resources.some((resource) => !userMayServe(settings, resource) && !already.includes(resource))) {
+    throw new DomainError('invalid', "Only the operator can make a client the resource server of Gatehouse's own APIs: their tokens are every user's.", { field: 'resourceServerFor' });
+  }
 }

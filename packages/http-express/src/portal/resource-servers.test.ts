@@ -30,6 +30,21 @@ describe('portal: resource servers', () => {
     expect((await other.browser.get('/portal/clients/new').expect(200)).text).not.toContain('resource_server');
   });
 
+  it("never offers Gatehouse's own APIs (the default audience), and refuses them posted anyway: the operator's to mark (docs/decisions/0186)", async () => {
+    const OWN = 'http://localhost:3000';
+    const t = await createTestApp({ settings: { scopes: SCOPES, resources: [{ resource: OWN, name: 'Gatehouse APIs', scopes: ['messaging.v1.read'] }, ...RESOURCES] } });
+    const { user, browser } = await signedIn(t);
+    const page = await browser.get('/portal/clients/new').expect(200);
+    expect(page.text).toContain(`name="resource_server_${MCP}"`);
+    expect(page.text).not.toContain(`name="resource_server_${OWN}"`);
+    const posted = await browser.postForm('/portal/clients', { name: 'Snoop', ...machineFields, resource_servers_offered: 'on', [`resource_server_${OWN}`]: 'on' });
+    expect(posted.status).toBe(400);
+    expect(await t.gatehouse.listClients(user.userKey)).toEqual([]);
+    // The operator may.
+    const { client } = await t.gatehouse.registerClient({ name: 'Introspector', redirectUris: [], scopes: ['orders.v1.read'], grantTypes: ['client_credentials'], ownerUserKey: null, resourceServerFor: [OWN] });
+    expect(client.resourceServerFor).toEqual([OWN]);
+  });
+
   it('registers a resource server that introspects the tokens of its resource, shows it, and keeps it across an edit without the boxes', async () => {
     const t = await createTestApp({ settings: { scopes: SCOPES, resources: RESOURCES } });
     const { user, browser } = await signedIn(t);

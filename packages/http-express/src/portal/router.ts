@@ -1,4 +1,4 @@
-import { CLIENT_ID_URL_MAX_LENGTH, DomainError, isClientIdUrl, isPublicClient, StorageUnavailableError, type Client } from '@gatehouse/core';
+import { CLIENT_ID_URL_MAX_LENGTH, DomainError, isClientIdUrl, isPublicClient, StorageUnavailableError, userMayServe, type Client } from '@gatehouse/core';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { GatehouseHttpOptions } from '../options.js';
 import { requestLogger, silentLogger } from '../logger.js';
@@ -111,7 +111,8 @@ export function createPortalRouter(options: GatehouseHttpOptions): Router {
       values,
       errors,
       catalogue: gatehouse.settings.scopes,
-      resources: gatehouse.settings.resources,
+      // Gatehouse's own APIs are the operator's to serve (docs/decisions/0186): no box for them.
+      resources: gatehouse.settings.resources.filter((entry) => userMayServe(gatehouse.settings, entry.resource)),
       openid: gatehouse.settings.openid,
     });
     sendPortalPage(res, status, page);
