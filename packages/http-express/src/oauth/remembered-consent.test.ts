@@ -120,9 +120,11 @@ describe('prompt', () => {
     expect(silent.get('error')).toBeNull();
   });
 
-  it('an unknown prompt value, or none with another, is invalid_request (after sign-in, as every redirected error)', async () => {
+  it('an unknown prompt value, or none with another, is invalid_request (after sign-in, as every redirected error; signed out, none shows the error page: docs/decisions/0184)', async () => {
     const { t, client } = await setup();
-    expect((await request(t.app).get(authorizePath(client, { prompt: 'none login' }))).headers.location).toMatch(/^\/oauth\/login\?/);
+    const signedOut = await request(t.app).get(authorizePath(client, { prompt: 'none login' }));
+    expect([signedOut.status, signedOut.headers.location]).toEqual([400, undefined]);
+    expect((await request(t.app).get(authorizePath(client, { prompt: 'select_account' }))).headers.location).toMatch(/^\/oauth\/login\?/);
     const browser = await t.signedInBrowser('ada@example.com');
     for (const prompt of ['none login', 'select_account']) {
       const params = clientRedirect(await browser.get(authorizePath(client, { prompt, state: 'p' })));
