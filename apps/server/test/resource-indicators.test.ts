@@ -171,12 +171,15 @@ describe.each(backends)('resource indicators with oauth4webapi against gatehouse
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT_URI, codeVerifier, { ...INSECURE, additionalParameters: { resource: MCP } }));
     expect(claimsOf(tokens.access_token)).toMatchObject({ aud: MCP, client_id: client.client_id });
 
-    // RFC 7592: read with the registration access token, then delete; the client is gone.
-    const management = { Authorization: `Bearer ${registered.registration_access_token as string}` };
-    const read = await fetch(registered.registration_client_uri as string, { headers: management });
+    // RFC 7592: read with the registration access token, which answers a new one (RFC 7592 §3,
+    // docs/decisions/0185); delete with that one; the client is gone.
+    const bearer = (token: unknown) => ({ Authorization: `Bearer ${token as string}` });
+    const read = await fetch(registered.registration_client_uri as string, { headers: bearer(registered.registration_access_token) });
     expect(read.status).toBe(200);
-    expect(await read.json()).toMatchObject({ client_id: client.client_id, client_name: 'Agent' });
-    expect((await fetch(registered.registration_client_uri as string, { method: 'DELETE', headers: management })).status).toBe(204);
+    const information = (await read.json()) as Record<string, unknown>;
+    expect(information).toMatchObject({ client_id: client.client_id, client_name: 'Agent', registration_access_token: expect.any(String) });
+    expect(information.registration_access_token).not.toBe(registered.registration_access_token);
+    expect((await fetch(registered.registration_client_uri as string, { method: 'DELETE', headers: bearer(information.registration_access_token) })).status).toBe(204);
     const refresh = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token as string, INSECURE);
     await expect(oauth.processRefreshTokenResponse(as, client, refresh)).rejects.toMatchObject({ status: 401 });
   }, 120_000);

@@ -208,9 +208,13 @@ export interface RequestScopedGatehouse {
    * with limits, or `token`); the RFC 7591 §3.2.1 answer with the secret and registration access token, shown once.
    */
   registerDynamicClient(input: { metadata: unknown; initialAccessToken: string | undefined }): Promise<DynamicClientRegistered>;
-  /** RFC 7592 §2.1: the registered metadata, for the holder of the registration access token (else `invalid_token`). */
+  /**
+   * RFC 7592 §2.1: the registered metadata, for the holder of the registration access token (else
+   * `invalid_token`), with a new `registration_access_token` that replaces it (RFC 7592 §3;
+   * docs/decisions/0185-registration-access-token-rotated.md).
+   */
   readDynamicClient(input: { clientId: string; registrationAccessToken: string }): Promise<Record<string, unknown>>;
-  /** RFC 7592 §2.2: replaces the metadata of a dynamic client. */
+  /** RFC 7592 §2.2: replaces the metadata of a dynamic client, and its registration access token with the answer's new one (docs/decisions/0185). */
   updateDynamicClient(input: { clientId: string; registrationAccessToken: string; metadata: unknown }): Promise<Record<string, unknown>>;
   /** RFC 7592 §2.3: deletes a dynamic client with its grants and tokens. */
   deleteDynamicClient(input: { clientId: string; registrationAccessToken: string }): Promise<void>;

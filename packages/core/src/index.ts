@@ -50,6 +50,7 @@ export {
   type Clock,
   type IdGenerator,
   type ClientRepository,
+  type RegistrationAccessTokenRotation,
   type UserRepository,
   type DeletedUserRecords,
   type AccountRepository,

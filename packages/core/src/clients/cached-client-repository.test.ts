@@ -84,6 +84,23 @@ describe('cachedClientRepository', () => {
     expect((await cache.findById('b'))?.clientSecretHash).toBe('b-rotated');
   });
 
+  it('reads a client as stored when asked for it fresh (RFC 7592 management), and sees its own registration access token rotation at once', async () => {
+    const { database, clock, here, there } = await twoInstances();
+    const registration = { kind: 'dynamic' as const, registrationAccessTokenHash: 'rat-1', anonymous: true, metadata: { tokenEndpointAuthMethod: 'none' as const }, firstUsedAt: null };
+    await database.create(aClient('agent', { clientSecretHash: null, registration }));
+    const tokenOf = (client: Client | undefined) => (client?.registration?.kind === 'dynamic' ? client.registration.registrationAccessTokenHash : undefined);
+    expect(tokenOf(await here.findById('agent'))).toBe('rat-1');
+    const previous = { hash: 'rat-1', replacedAt: clock.now() };
+    expect(await there.rotateRegistrationAccessToken({ clientId: 'agent', currentHash: 'rat-1', nextHash: 'rat-2', previous })).toBe(true);
+    expect(tokenOf(await here.findById('agent'))).toBe('rat-1'); // the copy, within the TTL
+    const fresh = await here.findById('agent', { fresh: true });
+    expect(tokenOf(fresh)).toBe('rat-2');
+    expect(Object.isFrozen(fresh)).toBe(true);
+    await here.findById('agent');
+    expect(await here.rotateRegistrationAccessToken({ clientId: 'agent', currentHash: 'rat-2', nextHash: 'rat-3', previous })).toBe(true);
+    expect(tokenOf(await here.findById('agent'))).toBe('rat-3');
+  });
+
   it('hands out frozen clients, so no caller changes what the next request sees', async () => {
     const { here } = await twoInstances();
     const client = (await here.findById('app')) as Client;

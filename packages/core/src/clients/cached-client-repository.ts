@@ -18,7 +18,7 @@ export const DEFAULT_CLIENT_CACHE: ClientCacheOptions = { ttlMs: 5_000, maxEntri
  * the instance that made it: the entry is dropped, and a read that was under way while a change
  * was made is not kept. A change made elsewhere (another instance, the CLI in another process)
  * is seen within `ttlMs`. An unknown client is never cached (a client created elsewhere works at
- * once). Reads of lists always go to the repository.
+ * once). Reads of lists, and a read that asks to be `fresh`, always go to the repository.
  *
  * @example
  * const clients = cachedClientRepository(storage.repositories.clients, systemClock, { ttlMs: 5_000, maxEntries: 1_000 });
@@ -28,9 +28,15 @@ export const DEFAULT_CLIENT_CACHE: ClientCacheOptions = { ttlMs: 5_000, maxEntri
 export function cachedClientRepository(repository: ClientRepository, clock: Clock, options: ClientCacheOptions): ClientRepository {
   const cache = createReadThroughCache<Client>(clock, options, frozen);
   return {
-    findById: (clientId) => cache.read(clientId, () => repository.findById(clientId)),
+    // `fresh`: what RFC 7592 management authenticates against, which another instance may have just changed (docs/decisions/0185).
+    findById: async (clientId, options) => {
+      if (options?.fresh !== true) return cache.read(clientId, () => repository.findById(clientId));
+      const client = await repository.findById(clientId, options);
+      return client && frozen(client);
+    },
     create: (client) => cache.change(client.clientId, () => repository.create(client)),
     update: (clientId, changed) => cache.change(clientId, () => repository.update(clientId, changed)),
+    rotateRegistrationAccessToken: (rotation) => cache.change(rotation.clientId, () => repository.rotateRegistrationAccessToken(rotation)),
     updateSecretHash: (clientId, hash) => cache.change(clientId, () => repository.updateSecretHash(clientId, hash)),
     delete: (clientId) => cache.change(clientId, () => repository.delete(clientId)),
     listByOwner: (ownerUserKey) => repository.listByOwner(ownerUserKey),

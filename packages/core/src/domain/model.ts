@@ -118,6 +118,13 @@ export type SelfRegistration =
       kind: 'dynamic';
       /** RFC 7592 §1: SHA-256 of the registration access token (base64url); the token itself is never stored. */
       registrationAccessTokenHash: string;
+      /**
+       * The token the current one replaced (its SHA-256) and when: every successful read and update
+       * issues a new token (RFC 7592 §2.1, §2.2), and the one it replaced still counts for a short
+       * grace, a retry after a lost answer (docs/decisions/0185-registration-access-token-rotated.md).
+       * Absent until the first read or update.
+       */
+      previousRegistrationAccessToken?: { hash: string; replacedAt: Date };
       /** True when it registered without an initial access token, under the limits of open registration. */
       anonymous: boolean;
       metadata: ClientMetadata;

@@ -1,10 +1,36 @@
-import type { AuthorizationCode, Client, Consent, Grant, Interaction, RefreshToken, Session, SigningKey } from '../domain/model.js';
+import type { AuthorizationCode, Client, ClientMetadata, Consent, Grant, Interaction, RefreshToken, Session, SigningKey } from '../domain/model.js';
 import type { ProductRepositories } from '../product/ports.js';
+
+/** What `ClientRepository.update` changes. */
+export type ClientChanges = Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired' | 'resourceServerFor'> &
+  Partial<Pick<Client, 'registration' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime' | 'clientUri' | 'logoUri' | 'policyUri' | 'tosUri' | 'firstParty'>>;
+
+/** What `ClientRepository.rotateRegistrationAccessToken` writes (docs/decisions/0185-registration-access-token-rotated.md). */
+export interface RegistrationAccessTokenRotation {
+  clientId: string;
+  /** The hash of the client's registration access token as the caller read it: the write happens only while it still is. */
+  currentHash: string;
+  /** The hash of the new token, which becomes the client's. */
+  nextHash: string;
+  /** The token that still counts for a retry's grace, and since when (`SelfRegistration.previousRegistrationAccessToken`). */
+  previous: { hash: string; replacedAt: Date };
+  /**
+   * An RFC 7592 §2.2 update, in the same write: the client's fields as `update` changes them, and
+   * the registration's new metadata (its other details are kept).
+   */
+  changes?: Omit<ClientChanges, 'registration'> & { metadata: ClientMetadata };
+}
 
 export interface ClientRepository {
   /** Stores a new client, its `registration` (if any) included; a taken id is a `DomainError('conflict')`. */
   create(client: Client): Promise<void>;
-  findById(clientId: string): Promise<Client | undefined>;
+  /**
+   * The client, or undefined. With `fresh`, the caller needs it as stored now: a cache in front of
+   * the repository (`cachedClientRepository`) reads through (RFC 7592 management, whose token
+   * another instance may have replaced a moment ago; docs/decisions/0185). A repository that
+   * keeps no copy ignores it.
+   */
+  findById(clientId: string, options?: { fresh?: boolean }): Promise<Client | undefined>;
   /**
    * Returns false when there is no such client. `resourceServerFor` is changed only when given.
    * With `registration`, a self-registered client's details are replaced too (RFC 7592 update),
@@ -13,11 +39,16 @@ export interface ClientRepository {
    * given; present with `undefined`, `[]` or `false`, it is removed. So is each link (`clientUri`,
    * `logoUri`, `policyUri`, `tosUri`) and `firstParty` (docs/decisions/0155).
    */
-  update(
-    clientId: string,
-    changes: Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired' | 'resourceServerFor'> &
-      Partial<Pick<Client, 'registration' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime' | 'clientUri' | 'logoUri' | 'policyUri' | 'tosUri' | 'firstParty'>>,
-  ): Promise<boolean>;
+  update(clientId: string, changes: ClientChanges): Promise<boolean>;
+  /**
+   * RFC 7592 §2.1, §2.2: replaces a dynamic client's registration access token, in one conditional
+   * write (compare-and-set): only while its token's hash is still `currentHash`, it becomes
+   * `nextHash`, `previous` is kept beside it, and an update's `changes` are made in the same write.
+   * Of concurrent calls with the same `currentHash`, exactly one wins; false, with nothing written,
+   * for every other, and for an unknown client or one that did not register itself by RFC 7591
+   * (docs/decisions/0185-registration-access-token-rotated.md).
+   */
+  rotateRegistrationAccessToken(rotation: RegistrationAccessTokenRotation): Promise<boolean>;
   updateSecretHash(clientId: string, clientSecretHash: string): Promise<boolean>;
   /** Deletes the client with its codes, grants, refresh tokens and remembered consents. */
   delete(clientId: string): Promise<boolean>;

@@ -2,6 +2,7 @@ import type { Client, SelfRegistration } from '../domain/model.js';
 import { aClient, at, seedBasics, type ContractContext, type OAuthContractRepositories } from './contract-support.js';
 
 const DOCUMENT_URL = 'https://agent.example/oauth/client.json';
+const CONCURRENT_ROTATIONS = 20;
 
 function aDynamicClient(id: string, overrides: Partial<Client> = {}, registration: Partial<Extract<SelfRegistration, { kind: 'dynamic' }>> = {}): Client {
   return aClient(id, {
@@ -68,6 +69,49 @@ export function describeSelfRegistrationContract({ runner, repos }: ContractCont
       expect(await repos().clients.update('dyn1', { ...fields, name: 'Again' })).toBe(true);
       expect((await repos().clients.findById('dyn1'))?.registration).toEqual({ ...aDynamicClient('dyn1').registration, metadata, firstUsedAt: at(50, 1) });
     });
+
+    it('replaces a dynamic client’s registration access token only while the hash read is still its own, an update’s changes in the same write', async () => {
+      await repos().clients.create(aDynamicClient('dyn1'));
+      await repos().clients.markUsed('dyn1', at(50, 1));
+      const first = { hash: 'rat-hash-of-dyn1', replacedAt: at(60, 1) };
+      expect(await repos().clients.rotateRegistrationAccessToken({ clientId: 'dyn1', currentHash: 'rat-hash-of-dyn1', nextHash: 'rat-2', previous: first })).toBe(true);
+      expect((await repos().clients.findById('dyn1', { fresh: true }))?.registration).toEqual({ ...aDynamicClient('dyn1').registration, registrationAccessTokenHash: 'rat-2', previousRegistrationAccessToken: first, firstUsedAt: at(50, 1) });
+
+      // The hash it replaced is no longer the one to compare with: nothing is written.
+      const metadata = { applicationType: 'web' as const, tokenEndpointAuthMethod: 'none' as const };
+      const fields = { name: 'Renamed', redirectUris: ['https://agent.example/cb'], scopes: ['messaging.v1.read'], grantTypes: ['authorization_code' as const], pkceRequired: true };
+      expect(await repos().clients.rotateRegistrationAccessToken({ clientId: 'dyn1', currentHash: 'rat-hash-of-dyn1', nextHash: 'rat-x', previous: first, changes: { ...fields, metadata } })).toBe(false);
+      const unchanged = await repos().clients.findById('dyn1');
+      expect(unchanged).toMatchObject({ name: aDynamicClient('dyn1').name, redirectUris: aDynamicClient('dyn1').redirectUris });
+      expect(unchanged?.registration).toMatchObject({ registrationAccessTokenHash: 'rat-2', metadata: aDynamicClient('dyn1').registration?.metadata });
+
+      // An RFC 7592 update: the fields, the metadata and the token in one write; the other details kept.
+      expect(await repos().clients.rotateRegistrationAccessToken({ clientId: 'dyn1', currentHash: 'rat-2', nextHash: 'rat-3', previous: first, changes: { ...fields, metadata, defaultMaxAge: 600 } })).toBe(true);
+      const updated = await repos().clients.findById('dyn1');
+      expect(updated).toMatchObject({ ...fields, defaultMaxAge: 600 });
+      expect(updated?.registration).toEqual({ ...aDynamicClient('dyn1').registration, metadata, registrationAccessTokenHash: 'rat-3', previousRegistrationAccessToken: first, firstUsedAt: at(50, 1) });
+
+      // Never another kind of client, nor one that does not exist.
+      await repos().clients.create(aDocumentClient('hash1'));
+      for (const clientId of ['clientA', DOCUMENT_URL, 'unknown']) {
+        expect(await repos().clients.rotateRegistrationAccessToken({ clientId, currentHash: 'rat-3', nextHash: 'rat-4', previous: first })).toBe(false);
+      }
+      expect(await repos().clients.findById('clientA')).toEqual(aClient('clientA', { ownerUserKey: 'user1' }));
+      expect(await repos().clients.findById(DOCUMENT_URL)).toEqual(aDocumentClient('hash1'));
+    });
+
+    it(`gives exactly one winner among ${CONCURRENT_ROTATIONS} concurrent rotations from one registration access token`, async () => {
+      await repos().clients.create(aDynamicClient('dyn1'));
+      const previous = { hash: 'rat-hash-of-dyn1', replacedAt: at(60) };
+      const results = await Promise.all(
+        Array.from({ length: CONCURRENT_ROTATIONS }, (_, index) =>
+          repos().clients.rotateRegistrationAccessToken({ clientId: 'dyn1', currentHash: 'rat-hash-of-dyn1', nextHash: `rat-next-${index}`, previous }),
+        ),
+      );
+      expect(results.filter((won) => won)).toHaveLength(1);
+      const winner = results.indexOf(true);
+      expect((await repos().clients.findById('dyn1'))?.registration).toMatchObject({ registrationAccessTokenHash: `rat-next-${winner}`, previousRegistrationAccessToken: previous });
+    }, 30_000);
 
     it('marks a self-registered client used once, and never a static one', async () => {
       await repos().clients.create(aDynamicClient('dyn1'));

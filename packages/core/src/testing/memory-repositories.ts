@@ -14,7 +14,7 @@ import type {
   User,
 } from '../domain/model.js';
 import { DomainError } from '../errors.js';
-import type { Repositories } from '../ports/repositories.js';
+import type { ClientChanges, Repositories } from '../ports/repositories.js';
 import { copyRecord } from './copy.js';
 
 const copy = copyRecord;
@@ -115,6 +115,19 @@ export function createMemoryRepositories(): Repositories {
     return values;
   };
   const sameName = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+  /** `clients.update`: false when there is no such client. */
+  const updateClient = (clientId: string, changes: ClientChanges): boolean => {
+    const client = clients.get(clientId);
+    if (!client) return false;
+    const { resourceServerFor, registration, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, clientUri: _home, logoUri: _logo, policyUri: _policy, tosUri: _terms, firstParty: _firstParty, ...fields } = changes;
+    Object.assign(client, copy(fields));
+    if (registration !== undefined && client.registration) client.registration = { ...copy(registration), firstUsedAt: client.registration.firstUsedAt };
+    // Changed only when given, as the port says.
+    for (const key of OPENID_CLIENT_FIELDS) if (Object.hasOwn(changes, key)) (client as unknown as Record<string, unknown>)[key] = copy(changes[key]);
+    clients.set(clientId, withoutEmptyOpenIdFields(client));
+    if (resourceServerFor !== undefined) clients.set(clientId, stored({ ...(clients.get(clientId) as Client), resourceServerFor: [...resourceServerFor] }, 'resourceServerFor'));
+    return true;
+  };
 
   return {
     clients: {
@@ -122,20 +135,29 @@ export function createMemoryRepositories(): Repositories {
         if (clients.has(client.clientId)) throw new DomainError('conflict', 'client id taken');
         clients.set(client.clientId, withoutEmptyOpenIdFields(stored(client, 'resourceServerFor')));
       },
+      // Always as stored: nothing here keeps a copy, so `fresh` changes nothing.
       async findById(clientId) {
         const client = clients.get(clientId);
         return client && copy(client);
       },
       async update(clientId, changes) {
-        const client = clients.get(clientId);
-        if (!client) return false;
-        const { resourceServerFor, registration, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, clientUri: _home, logoUri: _logo, policyUri: _policy, tosUri: _terms, firstParty: _firstParty, ...fields } = changes;
-        Object.assign(client, copy(fields));
-        if (registration !== undefined && client.registration) client.registration = { ...copy(registration), firstUsedAt: client.registration.firstUsedAt };
-        // Changed only when given, as the port says.
-        for (const key of OPENID_CLIENT_FIELDS) if (Object.hasOwn(changes, key)) (client as unknown as Record<string, unknown>)[key] = copy(changes[key]);
-        clients.set(clientId, withoutEmptyOpenIdFields(client));
-        if (resourceServerFor !== undefined) clients.set(clientId, stored({ ...(clients.get(clientId) as Client), resourceServerFor: [...resourceServerFor] }, 'resourceServerFor'));
+        return updateClient(clientId, changes);
+      },
+      async rotateRegistrationAccessToken({ clientId, currentHash, nextHash, previous, changes }) {
+        // No await before the write: the check and the write are one step, as one conditional write is.
+        const registration = clients.get(clientId)?.registration;
+        if (registration?.kind !== 'dynamic' || registration.registrationAccessTokenHash !== currentHash) return false;
+        if (changes !== undefined) {
+          const { metadata: _metadata, ...fields } = changes;
+          updateClient(clientId, fields);
+        }
+        const client = clients.get(clientId) as Client;
+        client.registration = {
+          ...registration,
+          ...(changes === undefined ? {} : { metadata: copy(changes.metadata) }),
+          registrationAccessTokenHash: nextHash,
+          previousRegistrationAccessToken: { hash: previous.hash, replacedAt: new Date(previous.replacedAt.getTime()) },
+        };
         return true;
       },
       async updateSecretHash(clientId, clientSecretHash) {

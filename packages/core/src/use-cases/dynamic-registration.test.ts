@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGatehouse, s256Challenge } from '@gatehouse/core/testing';
+import { createControllableClock, createMemoryRepositories, createTestGatehouse, s256Challenge } from '@gatehouse/core/testing';
+import { cachedClientRepository, DEFAULT_CLIENT_CACHE } from '../clients/cached-client-repository.js';
 import { sha256 } from '../crypto.js';
 import type { Client } from '../domain/model.js';
 import type { OAuthError } from '../errors.js';
@@ -204,12 +205,80 @@ describe('managing a dynamic client (RFC 7592)', () => {
     return { t, client, information, token: information.registration_access_token as string };
   }
 
-  it('reads the registration with its token, never showing the secret again', async () => {
+  it('reads the registration with its token, never showing the secret again: its expiry (none), and a new registration access token (RFC 7592 §3)', async () => {
     const { t, client, information, token } = await registered({ ...AGENT, token_endpoint_auth_method: 'client_secret_basic' });
     const read = await t.gatehouse.readDynamicClient({ clientId: client.clientId, registrationAccessToken: token });
-    const { client_secret: _secret, client_secret_expires_at: _expires, registration_access_token: _token, ...expected } = information;
-    expect(read).toEqual(expected);
+    const { client_secret: _secret, registration_access_token: _token, ...expected } = information;
+    expect(read).toEqual({ ...expected, client_secret_expires_at: 0, registration_access_token: expect.stringMatching(/^[A-Za-z0-9]{43}$/) });
+    expect(read.registration_access_token).not.toBe(token);
     expect(read).not.toHaveProperty('client_secret');
+    // A public client has no secret, so nothing expires.
+    const agent = await registered();
+    expect(await agent.t.gatehouse.readDynamicClient({ clientId: agent.client.clientId, registrationAccessToken: agent.token })).not.toHaveProperty('client_secret_expires_at');
+  });
+
+  it('issues a new registration access token on every read and update, and keeps only its hash; the one replaced counts only for a retry within the grace', async () => {
+    const { t, client, token: first } = await registered({ ...AGENT, token_endpoint_auth_method: 'client_secret_basic', redirect_uris: ['https://app.example/cb'] });
+    const clientId = client.clientId;
+    const read = (registrationAccessToken: string) => t.gatehouse.readDynamicClient({ clientId, registrationAccessToken });
+    const tokenOf = (answer: Record<string, unknown>) => answer.registration_access_token as string;
+    const stored = async () => (await t.repositories.clients.findById(clientId))?.registration as Extract<Client['registration'], { kind: 'dynamic' }>;
+
+    const second = tokenOf(await read(first));
+    expect(second).not.toBe(first);
+    expect(await stored()).toMatchObject({ registrationAccessTokenHash: sha256(second), previousRegistrationAccessToken: { hash: sha256(first), replacedAt: t.clock.now() } });
+    expect(JSON.stringify(await t.repositories.clients.findById(clientId))).not.toContain(second);
+
+    // An update answers a new one too, and its metadata is the update's.
+    const third = tokenOf(await t.gatehouse.updateDynamicClient({ clientId, registrationAccessToken: second, metadata: { ...AGENT, client_id: clientId, token_endpoint_auth_method: 'client_secret_basic', redirect_uris: ['https://app.example/cb'], client_name: 'Agent 2' } }));
+    expect(new Set([first, second, third]).size).toBe(3);
+    // The client used the second token, so it got the first's answer: the first counts no more.
+    await expectOAuthError(read(first), 'invalid_token');
+
+    // The answer with `fourth` is lost; the client retries with `third` within the grace and gets `fifth`, which replaces `fourth`.
+    const fourth = tokenOf(await read(third));
+    t.clock.advance(59);
+    const fifth = tokenOf(await read(third));
+    await expectOAuthError(read(fourth), 'invalid_token');
+    // The grace began when `fourth` replaced `third`; the retry did not lengthen it.
+    t.clock.advance(1);
+    await expectOAuthError(read(third), 'invalid_token');
+    const sixth = tokenOf(await read(fifth));
+    expect(await stored()).toEqual(expect.objectContaining({ registrationAccessTokenHash: sha256(sixth), previousRegistrationAccessToken: { hash: sha256(fifth), replacedAt: t.clock.now() } }));
+  });
+
+  it('lets only one of two requests with the same token get a token that works: the other is invalid_token, as a wrong token is, and changes nothing', async () => {
+    const { t, client, token } = await registered();
+    const clientId = client.clientId;
+    const reads = await Promise.allSettled([t.gatehouse.readDynamicClient({ clientId, registrationAccessToken: token }), t.gatehouse.readDynamicClient({ clientId, registrationAccessToken: token })]);
+    expect(reads.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const won = reads.find((outcome) => outcome.status === 'fulfilled') as PromiseFulfilledResult<Record<string, unknown>>;
+    const lost = reads.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+    expect(lost.reason).toMatchObject({ code: 'invalid_token', description: 'The registration access token is not valid for this client.' });
+    const next = won.value.registration_access_token as string;
+    expect((await t.repositories.clients.findById(clientId))?.registration).toMatchObject({ registrationAccessTokenHash: sha256(next) });
+
+    // Two updates with the same token: one is made, the other refused, with nothing of it stored.
+    const update = (name: string) => t.gatehouse.updateDynamicClient({ clientId, registrationAccessToken: next, metadata: { ...AGENT, client_id: clientId, client_name: name } });
+    const updates = await Promise.allSettled([update('First'), update('Second')]);
+    expect(updates.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected']);
+    expect((updates[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'invalid_token' });
+    const winner = (updates[0] as PromiseFulfilledResult<Record<string, unknown>>).value;
+    expect(await t.repositories.clients.findById(clientId)).toMatchObject({ name: 'First', registration: { registrationAccessTokenHash: sha256(winner.registration_access_token as string) } });
+    expect(t.audit.ofType('client.updated')).toHaveLength(1);
+  });
+
+  it('takes a token another instance issued a moment ago, whatever the client cache of this one holds', async () => {
+    const database = createMemoryRepositories();
+    const clock = createControllableClock();
+    const instance = async () => createTestGatehouse({ settings: { registration: { policy: 'open' } }, repositories: { ...database, clients: cachedClientRepository(database.clients, clock, DEFAULT_CLIENT_CACHE) } });
+    const [here, there] = [await instance(), await instance()];
+    const { client, information } = await here.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: undefined });
+    // The other instance reads the client for an authorization request: it keeps it for a few seconds.
+    expect((await there.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUris[0] as string, code_challenge: s256Challenge('v'.repeat(50)), code_challenge_method: 'S256' })).kind).toBe('valid');
+    const next = await here.gatehouse.readDynamicClient({ clientId: client.clientId, registrationAccessToken: information.registration_access_token as string });
+    const read = await there.gatehouse.readDynamicClient({ clientId: client.clientId, registrationAccessToken: next.registration_access_token as string });
+    expect(read.client_id).toBe(client.clientId);
   });
 
   it('answers invalid_token alike for a wrong token, another client’s token, an unknown client and a static client', async () => {
@@ -238,7 +307,8 @@ describe('managing a dynamic client (RFC 7592)', () => {
     });
     expect(updated).toMatchObject({ client_name: 'Agent 2', redirect_uris: ['http://127.0.0.1:40000/callback', 'com.example.agent:/cb'], grant_types: ['authorization_code'], software_version: '2.0' });
     expect(updated).not.toHaveProperty('client_uri');
-    expect(await t.gatehouse.readDynamicClient({ clientId: client.clientId, registrationAccessToken: token })).toEqual(updated);
+    const { registration_access_token: next, ...metadata } = updated;
+    expect(await t.gatehouse.readDynamicClient({ clientId: client.clientId, registrationAccessToken: next as string })).toEqual({ ...metadata, registration_access_token: expect.any(String) });
     expect(t.audit.ofType('client.updated')).toMatchObject([{ clientId: client.clientId }]);
   });
 

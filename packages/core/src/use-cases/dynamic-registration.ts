@@ -5,6 +5,7 @@ import type { Client, ClientMetadata, SelfRegistration } from '../domain/model.j
 import { parseScope } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { DomainError, OAuthError } from '../errors.js';
+import type { RegistrationAccessTokenRotation } from '../ports/repositories.js';
 import { resourceServerResources } from './resource-indicators.js';
 import { newClient, validateRegistration } from './clients.js';
 import { openIdClientMetadata, type OpenIdClientMetadata } from './openid-client-metadata.js';
@@ -80,25 +81,39 @@ export async function registerDynamicClient(
 }
 
 /**
+ * How long a registration access token still counts after a read or update replaced it: a retry
+ * after a lost answer, whose new token the client never got
+ * (docs/decisions/0185-registration-access-token-rotated.md).
+ */
+export const REGISTRATION_ACCESS_TOKEN_GRACE_SECONDS = 60;
+
+/**
  * RFC 7592 §2.1: the client's registered metadata, for the holder of its registration access
- * token. The secret is not shown again (only its hash is kept). Anything else — an unknown
- * client, another kind of client, a wrong token — is `invalid_token` (RFC 7592 §2: 401), alike.
+ * token, with a new registration access token (RFC 7592 §3: the answer carries one, and only the
+ * hash of the one presented is kept, so it is replaced; docs/decisions/0185). The secret is not
+ * shown again (only its hash is kept); `client_secret_expires_at` says it does not expire.
+ * Anything else — an unknown client, another kind of client, a wrong token, a request that lost
+ * the replacement to another with the same token — is `invalid_token` (RFC 7592 §2: 401), alike.
  *
  * @example
  * const information = await readDynamicClient(deps, { clientId, registrationAccessToken });
+ * information.registration_access_token; // the token for the next request: the one presented is replaced
  */
 export async function readDynamicClient(
-  deps: Pick<Deps, 'repos'>,
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids'>,
   input: { clientId: string; registrationAccessToken: string },
 ): Promise<Record<string, unknown>> {
-  return clientInformation(await authenticateRegistration(deps, input));
+  const authenticated = await authenticateRegistration(deps, input);
+  const registrationAccessToken = await rotateRegistrationAccessToken(deps, authenticated);
+  return managementAnswer(clientInformation(authenticated.client), authenticated.client, registrationAccessToken);
 }
 
 /**
  * RFC 7592 §2.2: replaces the client's metadata with the request's (an omitted field takes its
- * default again), under the limits it registered with. The body's `client_id` must be the
- * client's; a `client_secret`, when sent, must be its secret. A public client stays public and a
- * confidential one confidential. Nothing changes when anything is refused.
+ * default again), under the limits it registered with, and its registration access token with a
+ * new one, in one write (docs/decisions/0185). The body's `client_id` must be the client's; a
+ * `client_secret`, when sent, must be its secret. A public client stays public and a confidential
+ * one confidential. Nothing changes when anything is refused.
  *
  * @example
  * const information = await updateDynamicClient(deps, { clientId, registrationAccessToken, metadata: { client_id: clientId, redirect_uris: [...], … } });
@@ -107,8 +122,8 @@ export async function updateDynamicClient(
   deps: RegistrationDeps,
   input: { clientId: string; registrationAccessToken: string; metadata: unknown },
 ): Promise<Record<string, unknown>> {
-  const existing = await authenticateRegistration(deps, input);
-  const registration = existing.registration as Extract<SelfRegistration, { kind: 'dynamic' }>;
+  const authenticated = await authenticateRegistration(deps, input);
+  const { client: existing, registration } = authenticated;
   const requested = readClientMetadata(input.metadata);
   const body = input.metadata as Record<string, unknown>;
   if (body.client_id !== existing.clientId) throw new OAuthError('invalid_request', 'client_id: must be the client id of the registration being updated.');
@@ -126,20 +141,22 @@ export async function updateDynamicClient(
   const resourceServerFor = servedResources(deps, requested, { anonymous: registration.anonymous, isPublic: isPublicClient(existing) }) ?? [];
   // RFC 7592 §2.2: an omitted OpenID field takes its default again.
   const openid = openIdMetadataOf(requested);
+  const metadata = metadataOf(requested, applicationType, authMethod);
   const changes = {
     ...fields,
     resourceServerFor,
     pkceRequired: true,
-    registration: { ...registration, metadata: metadataOf(requested, applicationType, authMethod) },
+    metadata,
     idTokenSignedResponseAlg: openid.idTokenSignedResponseAlg,
     postLogoutRedirectUris: openid.postLogoutRedirectUris ?? [],
     defaultMaxAge: openid.defaultMaxAge,
     requireAuthTime: openid.requireAuthTime ?? false,
   };
-  if (!(await deps.repos.clients.update(existing.clientId, changes))) throw registrationTokenRefused();
+  const registrationAccessToken = await rotateRegistrationAccessToken(deps, authenticated, changes);
   deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId, reason: 'dynamic registration update' });
   const { resourceServerFor: _served, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, ...kept } = existing;
-  return clientInformation({ ...kept, ...fields, pkceRequired: true, registration: changes.registration, ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }), ...openid });
+  const updated = { ...kept, ...fields, pkceRequired: true, registration: { ...registration, metadata }, ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }), ...openid };
+  return managementAnswer(clientInformation(updated), existing, registrationAccessToken);
 }
 
 /**
@@ -152,7 +169,7 @@ export async function deleteDynamicClient(
   deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
   input: { clientId: string; registrationAccessToken: string },
 ): Promise<void> {
-  const client = await authenticateRegistration(deps, input);
+  const { client } = await authenticateRegistration(deps, input);
   if (!(await deps.repos.clients.delete(client.clientId))) throw registrationTokenRefused();
   deps.audit.record({ type: 'client.deleted', at: deps.clock.now(), clientId: client.clientId, reason: 'dynamic registration delete' });
 }
@@ -177,14 +194,71 @@ function checkInitialAccessToken(deps: Pick<Deps, 'settings'>, token: string | u
   return false;
 }
 
-/** RFC 7592 §2: the dynamic client whose registration access token this is; anything else is `invalid_token`. */
-async function authenticateRegistration(deps: Pick<Deps, 'repos'>, input: { clientId: string; registrationAccessToken: string }): Promise<Client> {
-  const client = await deps.repos.clients.findById(input.clientId);
-  const stored = client?.registration?.kind === 'dynamic' ? client.registration.registrationAccessTokenHash : undefined;
-  // Compared even for an unknown client, so timing does not tell which ids exist.
-  const matches = constantTimeEqual(sha256(input.registrationAccessToken), stored ?? sha256('no registration'));
-  if (!client || stored === undefined || !matches) throw registrationTokenRefused();
-  return client;
+type DynamicRegistration = Extract<SelfRegistration, { kind: 'dynamic' }>;
+
+/** A management request whose registration access token was accepted. */
+interface AuthenticatedRegistration {
+  client: Client;
+  registration: DynamicRegistration;
+  /** True when the token presented is the one the current token replaced, within the grace: a retry after a lost answer. */
+  retried: boolean;
+}
+
+/** Compared in place of a stored hash that is missing: no token's SHA-256 is the empty string. */
+const NO_HASH = '';
+
+/**
+ * RFC 7592 §2: the dynamic client whose registration access token this is — its current token, or
+ * the one that token replaced less than `REGISTRATION_ACCESS_TOKEN_GRACE_SECONDS` ago
+ * (docs/decisions/0185); anything else is `invalid_token`. The client is read as stored now, past
+ * any cache: another instance may have issued the token a moment ago.
+ */
+async function authenticateRegistration(deps: Pick<Deps, 'repos' | 'clock'>, input: { clientId: string; registrationAccessToken: string }): Promise<AuthenticatedRegistration> {
+  const client = await deps.repos.clients.findById(input.clientId, { fresh: true });
+  const registration = client?.registration?.kind === 'dynamic' ? client.registration : undefined;
+  const previous = registration?.previousRegistrationAccessToken;
+  const presented = sha256(input.registrationAccessToken);
+  // Both compared, even for an unknown client, so timing tells neither which ids exist nor which token matched.
+  const current = constantTimeEqual(presented, registration?.registrationAccessTokenHash ?? NO_HASH);
+  const replaced = constantTimeEqual(presented, previous?.hash ?? NO_HASH);
+  const withinGrace = previous !== undefined && previous.replacedAt.getTime() > deps.clock.now().getTime() - REGISTRATION_ACCESS_TOKEN_GRACE_SECONDS * 1000;
+  if (!client || !registration || !(current || (replaced && withinGrace))) throw registrationTokenRefused();
+  return { client, registration, retried: !current };
+}
+
+/**
+ * RFC 7592 §2.1, §2.2: a new registration access token for the client, its hash stored in one
+ * compare-and-set on the hash the request was authenticated against (with an update's changes),
+ * so that of two requests with the same token only one gets a token that works; the other is
+ * `invalid_token`, as a wrong token is. The token presented stays valid for the grace, once the
+ * client's own: a retry of the same request then replaces the new token, which never reached it,
+ * and the one presented keeps its original grace (docs/decisions/0185).
+ */
+async function rotateRegistrationAccessToken(
+  deps: Pick<Deps, 'repos' | 'clock' | 'ids'>,
+  { client, registration, retried }: AuthenticatedRegistration,
+  changes?: RegistrationAccessTokenRotation['changes'],
+): Promise<string> {
+  const token = deps.ids.secret();
+  const previous = retried && registration.previousRegistrationAccessToken !== undefined ? registration.previousRegistrationAccessToken : { hash: registration.registrationAccessTokenHash, replacedAt: deps.clock.now() };
+  const rotated = await deps.repos.clients.rotateRegistrationAccessToken({
+    clientId: client.clientId,
+    currentHash: registration.registrationAccessTokenHash,
+    nextHash: sha256(token),
+    previous,
+    ...(changes === undefined ? {} : { changes }),
+  });
+  if (!rotated) throw registrationTokenRefused();
+  return token;
+}
+
+/**
+ * RFC 7592 §3: the client information response — the registered metadata, the new registration
+ * access token and, for a confidential client, `client_secret_expires_at` (RFC 7591 §3.2.1: its
+ * secret, not shown again, does not expire).
+ */
+function managementAnswer(information: Record<string, unknown>, client: Client, registrationAccessToken: string): Record<string, unknown> {
+  return { ...information, ...(client.clientSecretHash === null ? {} : { client_secret_expires_at: 0 }), registration_access_token: registrationAccessToken };
 }
 
 function registrationTokenRefused(): OAuthError {

@@ -54,22 +54,48 @@ describe('POST /oauth/register (RFC 7591) and the management of a registration (
     const path = `/oauth/register/${clientId}`;
     const read = await request(t.app).get(path).set('Authorization', `Bearer ${token}`);
     expect(read.status).toBe(200);
+    expect(read.headers['cache-control']).toBe('no-store');
     expectMatchesOpenApi(read, 'get', '/oauth/register/{clientId}');
-    expect(read.body).toMatchObject({ client_id: clientId, client_name: 'Agent', registration_client_uri: created.body.registration_client_uri });
-    expect(read.body).not.toHaveProperty('registration_access_token');
+    // RFC 7592 §3: the answer carries a registration access token, a new one (docs/decisions/0185).
+    expect(read.body).toMatchObject({ client_id: clientId, client_name: 'Agent', registration_client_uri: created.body.registration_client_uri, registration_access_token: expect.any(String) });
+    const afterRead = read.body.registration_access_token as string;
+    expect(afterRead).not.toBe(token);
 
-    const replaced = await request(t.app).put(path).set('Authorization', `Bearer ${token}`).send({ ...AGENT, client_id: clientId, client_name: 'Agent 2' });
+    const replaced = await request(t.app).put(path).set('Authorization', `Bearer ${afterRead}`).send({ ...AGENT, client_id: clientId, client_name: 'Agent 2' });
     expect(replaced.status).toBe(200);
     expectMatchesOpenApi(replaced, 'put', '/oauth/register/{clientId}');
     expect(replaced.body.client_name).toBe('Agent 2');
+    const afterUpdate = replaced.body.registration_access_token as string;
+    expect([token, afterRead]).not.toContain(afterUpdate);
 
-    const deleted = await request(t.app).delete(path).set('Authorization', `Bearer ${token}`);
+    const deleted = await request(t.app).delete(path).set('Authorization', `Bearer ${afterUpdate}`);
     expect(deleted.status).toBe(204);
     expectMatchesOpenApi(deleted, 'delete', '/oauth/register/{clientId}');
-    const gone = await request(t.app).get(path).set('Authorization', `Bearer ${token}`);
+    const gone = await request(t.app).get(path).set('Authorization', `Bearer ${afterUpdate}`);
     expect(gone.status).toBe(401);
     expect(gone.headers['www-authenticate']).toMatch(/^Bearer realm="gatehouse", error="invalid_token"/);
     expectMatchesOpenApi(gone, 'get', '/oauth/register/{clientId}');
+  });
+
+  it('answers a confidential client’s read and update with its secret’s expiry (none), never the secret, and each with a new token: the one replaced is then 401', async () => {
+    const t = await createTestApp({ settings: { registration: { policy: 'open' } } });
+    const web = { ...AGENT, token_endpoint_auth_method: 'client_secret_basic', redirect_uris: ['https://app.example/cb'] };
+    const created = await request(t.app).post('/oauth/register').send(web);
+    const path = `/oauth/register/${created.body.client_id as string}`;
+    const read = await request(t.app).get(path).set('Authorization', `Bearer ${created.body.registration_access_token as string}`);
+    expect(read.status).toBe(200);
+    expectMatchesOpenApi(read, 'get', '/oauth/register/{clientId}');
+    expect(read.body.client_secret_expires_at).toBe(0);
+    expect(read.body).not.toHaveProperty('client_secret');
+    const replaced = await request(t.app).put(path).set('Authorization', `Bearer ${read.body.registration_access_token as string}`).send({ ...web, client_id: created.body.client_id });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ client_secret_expires_at: 0, registration_access_token: expect.any(String) });
+    expect(replaced.body).not.toHaveProperty('client_secret');
+    // The client used the read's token: the registration's first one counts no more, grace or not.
+    const stale = await request(t.app).get(path).set('Authorization', `Bearer ${created.body.registration_access_token as string}`);
+    expect(stale.status).toBe(401);
+    expect(stale.headers['www-authenticate']).toMatch(/^Bearer realm="gatehouse", error="invalid_token"/);
+    expect((await request(t.app).get(path).set('Authorization', `Bearer ${replaced.body.registration_access_token as string}`)).status).toBe(200);
   });
 
   it('answers 401 with a Bearer challenge for a wrong, missing or malformed registration access token, and changes nothing', async () => {

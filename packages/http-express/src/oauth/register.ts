@@ -50,6 +50,8 @@ function bearerToken(req: Request): string | undefined {
  *   `token`): 201 with the RFC 7591 §3.2.1 answer and `registration_client_uri`; counted per IP;
  * - `GET`, `PUT`, `DELETE /oauth/register/<client_id>` with `Authorization: Bearer
  *   <registration_access_token>`: read (200), replace (200), delete (204); a wrong token is 401.
+ *   A read and a replace answer a new registration access token (RFC 7592 §3), which replaces
+ *   the one presented (docs/decisions/0185-registration-access-token-rotated.md).
  * Errors are RFC 7591 §3.2.2 JSON, never cached: `invalid_client_metadata` and
  * `invalid_redirect_uri` (400), a body too large (413), too many registrations (429),
  * `invalid_token` (401 with `WWW-Authenticate: Bearer`).

@@ -18,6 +18,7 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
       }
     },
 
+    // Always from the database: nothing here keeps a copy, so `fresh` changes nothing.
     async findById(clientId) {
       const [row] = (await findClient(db, { clientId })).rows;
       return row && fromRow(row);
@@ -27,18 +28,34 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
       const result = await db
         .updateTable('clients')
         .set({
-          name: changes.name,
-          redirect_uris: toJson(changes.redirectUris),
-          scopes: toJson(changes.scopes),
-          grant_types: toJson(changes.grantTypes),
-          pkce_required: toFlag(changes.pkceRequired),
-          // Changed only when given (the port's rule).
-          ...(changes.resourceServerFor === undefined ? {} : { resource_server_for: toOptionalListJson(changes.resourceServerFor) }),
-          ...openIdColumnsOf(changes),
-          ...presentationColumnsOf(changes),
+          ...changedColumnsOf(changes),
           ...(changes.registration === undefined ? {} : { registration_details: registrationDetails(changes.registration) }),
         })
         .where('client_id', '=', clientId)
+        .executeTakeFirst();
+      return changed(result.numUpdatedRows);
+    },
+
+    async rotateRegistrationAccessToken({ clientId, currentHash, nextHash, previous, changes }) {
+      const row = await db.selectFrom('clients').select(['registration', 'registration_details']).where('client_id', '=', clientId).executeTakeFirst();
+      if (row === undefined || row.registration !== 'dynamic' || row.registration_details === null) return false;
+      const details = fromJson<StoredDetails>(row.registration_details);
+      if (details.registrationAccessTokenHash !== currentHash) return false;
+      const next: StoredDetails = {
+        ...details,
+        ...(changes === undefined ? {} : { metadata: changes.metadata }),
+        registrationAccessTokenHash: nextHash,
+        previousRegistrationAccessTokenHash: previous.hash,
+        registrationAccessTokenReplacedAt: toMs(previous.replacedAt),
+      };
+      // The compare-and-set (docs/decisions/0185): the details hold the token's hash, so a write
+      // that changed them since the read above — a concurrent rotation — leaves this one no row.
+      // On PostgreSQL the second of two waits for the first's row lock, then finds new details.
+      const result = await db
+        .updateTable('clients')
+        .set({ ...(changes === undefined ? {} : changedColumnsOf(changes)), registration_details: toJson(next) })
+        .where('client_id', '=', clientId)
+        .where('registration_details', '=', row.registration_details)
         .executeTakeFirst();
       return changed(result.numUpdatedRows);
     },
@@ -121,10 +138,17 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
   };
 }
 
-/** What `registration_details` holds: the `SelfRegistration` of either kind without its kind and first use, times as epoch ms. */
+/**
+ * What `registration_details` holds: the `SelfRegistration` of either kind without its kind and
+ * first use, times as epoch ms. A dynamic client's replaced registration access token is kept in
+ * it too (docs/decisions/0185), so no migration: a version before it reads and writes the current
+ * hash as it always did.
+ */
 interface StoredDetails {
   metadata: ClientMetadata;
   registrationAccessTokenHash?: string;
+  previousRegistrationAccessTokenHash?: string;
+  registrationAccessTokenReplacedAt?: number;
   anonymous?: boolean;
   documentHash?: string;
   documentExpiresAt?: number;
@@ -133,7 +157,14 @@ interface StoredDetails {
 function registrationDetails(registration: SelfRegistration): string {
   const details: StoredDetails =
     registration.kind === 'dynamic'
-      ? { metadata: registration.metadata, registrationAccessTokenHash: registration.registrationAccessTokenHash, anonymous: registration.anonymous }
+      ? {
+          metadata: registration.metadata,
+          registrationAccessTokenHash: registration.registrationAccessTokenHash,
+          ...(registration.previousRegistrationAccessToken === undefined
+            ? {}
+            : { previousRegistrationAccessTokenHash: registration.previousRegistrationAccessToken.hash, registrationAccessTokenReplacedAt: toMs(registration.previousRegistrationAccessToken.replacedAt) }),
+          anonymous: registration.anonymous,
+        }
       : { metadata: registration.metadata, documentHash: registration.documentHash, documentExpiresAt: toMs(registration.documentExpiresAt) };
   return toJson(details);
 }
@@ -143,7 +174,15 @@ function selfRegistrationOf(row: Selectable<ClientTable>): SelfRegistration | un
   const details = fromJson<StoredDetails>(row.registration_details);
   const firstUsedAt = fromMsOrNull(row.first_used_at);
   if (row.registration === 'dynamic') {
-    return { kind: 'dynamic', registrationAccessTokenHash: details.registrationAccessTokenHash ?? '', anonymous: details.anonymous ?? true, metadata: details.metadata, firstUsedAt };
+    const { previousRegistrationAccessTokenHash: previous, registrationAccessTokenReplacedAt: replacedAt } = details;
+    return {
+      kind: 'dynamic',
+      registrationAccessTokenHash: details.registrationAccessTokenHash ?? '',
+      ...(previous === undefined || replacedAt === undefined ? {} : { previousRegistrationAccessToken: { hash: previous, replacedAt: fromMs(replacedAt) } }),
+      anonymous: details.anonymous ?? true,
+      metadata: details.metadata,
+      firstUsedAt,
+    };
   }
   return { kind: 'metadata-document', documentHash: details.documentHash ?? '', documentExpiresAt: fromMs(details.documentExpiresAt ?? 0), metadata: details.metadata, firstUsedAt };
 }
@@ -178,6 +217,24 @@ function toRow(client: Client): ClientTable {
     registration: client.registration?.kind ?? 'static',
     registration_details: client.registration === undefined ? null : registrationDetails(client.registration),
     first_used_at: client.registration?.firstUsedAt ? toMs(client.registration.firstUsedAt) : null,
+  };
+}
+
+/** What `ClientRepository.update` changes. */
+type ClientChanges = Parameters<ClientRepository['update']>[1];
+
+/** The columns of `ClientRepository.update` (and of an RFC 7592 update), `registration` aside. */
+function changedColumnsOf(changes: Omit<ClientChanges, 'registration'>): Partial<ClientTable> {
+  return {
+    name: changes.name,
+    redirect_uris: toJson(changes.redirectUris),
+    scopes: toJson(changes.scopes),
+    grant_types: toJson(changes.grantTypes),
+    pkce_required: toFlag(changes.pkceRequired),
+    // Changed only when given (the port's rule).
+    ...(changes.resourceServerFor === undefined ? {} : { resource_server_for: toOptionalListJson(changes.resourceServerFor) }),
+    ...openIdColumnsOf(changes),
+    ...presentationColumnsOf(changes),
   };
 }
 
