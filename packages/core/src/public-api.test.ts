@@ -61,6 +61,7 @@ const VALUES = [
   'timeOrderedId',
   'timeOrderedSecret',
   'tokenEndpointAuthMethod',
+  'userMayServe',
   'validateRegistration',
 ];
 
