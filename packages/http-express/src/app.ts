@@ -113,15 +113,16 @@ export function createGatehouseApp(appOptions: GatehouseHttpOptions): express.Ex
       sendJsonFailure(res, logger, error, storageOutages);
       return;
     }
+    // A page for a browser, else the error's problem (RFC 9457).
+    const answer = (sendErrorPage: () => void): void => {
+      if (wantsHtml(req) || isPagePath(req)) return sendErrorPage();
+      const { problem: body, headers } = toProblem(error);
+      sendProblem(res, body, headers);
+    };
     // An outage of the storage: 503 with Retry-After, logged once per outage by the tracker (decision 0100).
     if (error instanceof StorageUnavailableError && !res.headersSent) {
       storageOutages.failed(error);
-      if (wantsHtml(req) || isPagePath(req)) {
-        sendUnavailablePage(res, error, { link: wayBack, paths });
-        return;
-      }
-      const { problem: body, headers } = toProblem(error);
-      sendProblem(res, body, headers);
+      answer(() => sendUnavailablePage(res, error, { link: wayBack, paths }));
       return;
     }
     // What Express or a parser refused as the client's mistake (a malformed %-escape in a path
@@ -129,12 +130,7 @@ export function createGatehouseApp(appOptions: GatehouseHttpOptions): express.Ex
     const clientError = clientErrorStatus(error);
     if (clientError !== undefined && !res.headersSent) {
       logClientError(logger, res, clientError, error);
-      if (wantsHtml(req) || isPagePath(req)) {
-        sendClientErrorPage(res, clientError, { link: wayBack, paths });
-        return;
-      }
-      const { problem: body, headers } = toProblem(error);
-      sendProblem(res, body, headers);
+      answer(() => sendClientErrorPage(res, clientError, { link: wayBack, paths }));
       return;
     }
     requestLogger(logger, res).error({ err: error, method: req.method, path: req.path }, 'unhandled error');
