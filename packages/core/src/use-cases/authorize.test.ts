@@ -70,6 +70,18 @@ describe('checkAuthorizationRequest: client and redirect URI (never redirected)'
     expect(check.kind === 'valid' && check.request.redirectUri).toBe(REDIRECT);
   });
 
+  it('treats a parameter sent without a value as omitted (RFC 6749 §3.1): redirect_uri=, state=, max_age=', async () => {
+    const { t, client } = await setup();
+    const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: '', state: '', max_age: '', code_challenge_method: '' });
+    expect(check).toMatchObject({ kind: 'valid', request: { redirectUri: REDIRECT, redirectUriIncluded: false, state: undefined } });
+    // An empty client_id is no client, and a repeated parameter is still refused, empty or not.
+    expectShowError(await t.gatehouse.checkAuthorizationRequest({ client_id: '', response_type: 'code', redirect_uri: REDIRECT }));
+    expectShowError(await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: ['', REDIRECT] }));
+    // `__proto__` is an ordinary (unknown) parameter, never the parameters' prototype.
+    const proto = await t.gatehouse.checkAuthorizationRequest(JSON.parse(`{"client_id":"${client.clientId}","response_type":"code","__proto__":["a","b"]}`) as Record<string, string>);
+    expect(proto.kind).toBe('valid');
+  });
+
   it('says whether the request sent its redirect URI, for the token request (RFC 6749 §4.1.3, docs/decisions/0182)', async () => {
     const { t, client } = await setup();
     const defaulted = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code' });

@@ -70,6 +70,16 @@ const MAX_AGE = /^(0|[1-9][0-9]{0,8})$/;
 /** A `login_hint` longer than this is refused: it only pre-fills a field. */
 const MAX_LOGIN_HINT_LENGTH = 256;
 
+/**
+ * RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted from the
+ * request" (`redirect_uri=` is no redirect URI, `max_age=` no maximum). A repeated parameter stays
+ * as it is, to be refused.
+ */
+function withoutEmptyValues(params: RawParameters): RawParameters {
+  // Object.fromEntries defines properties: a parameter named `__proto__` stays a parameter.
+  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== '' && value !== undefined));
+}
+
 /** RFC 7636 §4.2: a S256 challenge is the base64url SHA-256 of the verifier, 43 characters. */
 const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -86,6 +96,7 @@ export async function checkAuthorizationRequest(
   params: RawParameters,
   options: AuthorizationCheckOptions = {},
 ): Promise<AuthorizationRequestCheck> {
+  params = withoutEmptyValues(params);
   const clientId = params.client_id;
   if (Array.isArray(clientId) || Array.isArray(params.redirect_uri)) {
     return showError('client_id and redirect_uri must not be repeated.');
