@@ -48,6 +48,14 @@ describe('defineSettings', () => {
     expect(defineSettings({ issuer: 'https://orders.example/auth' }).issuer).toBe('https://orders.example/auth');
   });
 
+  it('refuses an http issuer on a host that is not loopback, naming the https one (RFC 8414 §2; docs/decisions/0187)', () => {
+    expect(() => defineSettings({ issuer: 'http://auth.example.com/tenant' })).toThrow(
+      'defineSettings: the issuer "http://auth.example.com/tenant" is http on a host that is not loopback; write "https://auth.example.com/tenant" (RFC 8414 §2; http is for development on localhost, 127.0.0.1 or [::1]).',
+    );
+    for (const issuer of ['http://10.0.0.5:3000', 'http://localhost.example', 'http://127.0.0.1.nip.io']) expect(() => defineSettings({ issuer }), issuer).toThrow('is http on a host that is not loopback');
+    for (const issuer of ['http://localhost:3000', 'http://127.0.0.1:4000/auth', 'http://[::1]:3000']) expect(defineSettings({ issuer }).issuer).toBe(issuer);
+  });
+
   it('keeps overrides, merging the refresh token options', () => {
     const settings = defineSettings({ issuer: 'https://a.example', audience: 'https://api.example', codeTtlSeconds: 30, refreshToken: { rotate: true } });
     expect(settings).toMatchObject({ audience: 'https://api.example', codeTtlSeconds: 30, accessTokenTtlSeconds: 3600 });

@@ -1,5 +1,6 @@
 import { canonicalResourceCatalogue, findResource, resourceCatalogueProblem, type ResourceCatalogue } from './domain/resources.js';
 import { OIDC_SCOPES } from './domain/openid-scopes.js';
+import { isLoopbackHost } from './domain/redirect-uri.js';
 import { DEFAULT_SCOPES, scopeCatalogueProblem, type ScopeCatalogue } from './domain/scopes.js';
 import { registrationSettings, type ClientMetadataDocumentSettings, type RegistrationOverrides, type RegistrationSettings } from './registration-settings.js';
 
@@ -72,8 +73,8 @@ export interface GatehouseSettings {
 }
 
 /**
- * What is wrong with an issuer identifier, or undefined when nothing is. RFC 8414 §2: a URL without
- * a query or fragment; and no trailing slash, so that the one string every `iss` and the metadata's
+ * What is wrong with an issuer identifier, or undefined when nothing is. RFC 8414 §2: an https URL
+ * (http on loopback only) without a query or fragment; and no trailing slash, so that the one string every `iss` and the metadata's
  * `issuer` are made of needs no normalising (RFC 8414 §3.3, RFC 9207 §2; docs/decisions/0183).
  */
 function issuerProblem(issuer: string): string | undefined {
@@ -84,6 +85,11 @@ function issuerProblem(issuer: string): string | undefined {
     return `the issuer ${JSON.stringify(issuer)} is not an absolute URL (such as https://auth.example.com)`;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return `the issuer ${JSON.stringify(issuer)} is not an https URL (such as https://auth.example.com)`;
+  // RFC 8414 §2: the issuer uses the https scheme; http only on a loopback host, for development
+  // (docs/decisions/0187-issuer-https-outside-loopback.md).
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    return `the issuer ${JSON.stringify(issuer)} is http on a host that is not loopback; write ${JSON.stringify(`https${issuer.slice('http'.length)}`)} (RFC 8414 §2; http is for development on localhost, 127.0.0.1 or [::1])`;
+  }
   const plain = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
   if (issuer.includes('?') || issuer.includes('#')) return `the issuer ${JSON.stringify(issuer)} has a query or fragment, which RFC 8414 §2 forbids; write ${JSON.stringify(plain)}`;
   if (issuer.endsWith('/')) {
@@ -93,8 +99,8 @@ function issuerProblem(issuer: string): string | undefined {
 }
 
 /**
- * Settings with the product's defaults. An issuer that is not an absolute URL, or has a query, a
- * fragment or a trailing slash, throws an `Error` naming the issuer to write instead
+ * Settings with the product's defaults. An issuer that is not an absolute URL, is http on a host
+ * that is not loopback, or has a query, a fragment or a trailing slash, throws an `Error` naming the issuer to write instead
  * (docs/decisions/0183-resource-and-issuer-urls-agree.md). A scope catalogue that cannot be used (a scope that is
  * not a scope-token of the product's form, listed twice, or without a description; see
  * docs/decisions/0015-scopes-are-configuration.md), or a resource catalogue that cannot (a URI
