@@ -134,8 +134,11 @@ async function openPostgres({ url, schema }) {
         await client.query('rollback');
         throw error;
       }
-      // Fresh statistics, as autovacuum would gather them soon after such a load.
-      await client.query('analyze');
+      // Fresh statistics, as autovacuum would gather them soon after such a load: of this
+      // schema's tables only (a bare ANALYZE takes every table of the database, and waits behind
+      // the locks of whatever else runs on it).
+      const { rows: tables } = await client.query('select tablename from pg_tables where schemaname = current_schema()');
+      if (tables.length > 0) await client.query(`analyze ${tables.map(({ tablename }) => `"${tablename.replaceAll('"', '""')}"`).join(', ')}`);
     },
     async counts() {
       const count = async (table) => Number((await client.query(`select count(*) as n from ${table}`)).rows[0].n);

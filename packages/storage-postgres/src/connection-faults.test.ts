@@ -83,6 +83,8 @@ async function exchangeCutInFlight(repos: Repositories, schema: string, applicat
   await admin.connect();
   try {
     await admin.query('begin');
+    // Never left waiting behind another session's lock, nor holding this one past the deadline.
+    await admin.query("set local lock_timeout = '20s'");
     await admin.query(`lock table "${schema}".authorization_codes in access exclusive mode`);
     const attempt = exchange(repos, index).then(
       (result) => ({ result }),
@@ -91,7 +93,9 @@ async function exchangeCutInFlight(repos: Repositories, schema: string, applicat
     let settled = false;
     void attempt.then(() => (settled = true));
     let waiting: number | undefined;
+    const deadline = Date.now() + 20_000;
     while (waiting === undefined && !settled) {
+      if (Date.now() > deadline) throw new Error('the exchange never waited on the lock');
       const { rows } = await admin.query<{ pid: number }>(
         "select pid from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
         [applicationName],
@@ -103,6 +107,7 @@ async function exchangeCutInFlight(repos: Repositories, schema: string, applicat
     await admin.query('rollback');
     return await attempt;
   } finally {
+    // Ending the connection ends its transaction and its lock, whatever happened above.
     await admin.end();
   }
 }
