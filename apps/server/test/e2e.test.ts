@@ -118,7 +118,7 @@ describe('gatehouse serve, end to end', () => {
     expect(await values.json()).toEqual([{ key: attribute.key, name: 'department', value: 'Sales' }]);
 
     // Refresh.
-    const refreshed = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    const refreshed = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string });
     expect(refreshed.status).toBe(200);
     const second = (await refreshed.json()) as TokenResponse;
     expect(second).toMatchObject({ token_type: 'Bearer', scope: ALL_SCOPES, principal: p.email });
@@ -129,11 +129,11 @@ describe('gatehouse serve, end to end', () => {
     const revoked = await fetch(`${p.origin}/oauth/revoke`, {
       method: 'POST',
       headers: { Authorization: basic(p.clientId, p.clientSecret), 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: tokens.refresh_token, token_type_hint: 'refresh_token' }).toString(),
+      body: new URLSearchParams({ token: tokens.refresh_token as string, token_type_hint: 'refresh_token' }).toString(),
     });
     expect(revoked.status).toBe(200);
     expect(await revoked.text()).toBe('');
-    const refused = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    const refused = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string });
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: 'invalid_grant' });
     const afterRevoke = await fetch(`${p.origin}/identity/v1/Users/me`, { headers: bearer(second.access_token) });
@@ -185,7 +185,7 @@ describe('gatehouse serve, end to end', () => {
     const me = await fetch(`${p.origin}/identity/v1/Users/me`, { headers: bearer(tokens.access_token) });
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ id: p.userKey });
-    const refreshed = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    const refreshed = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string });
     expect(refreshed.status).toBe(200);
     expect(await refreshed.json()).toMatchObject({ token_type: 'Bearer', principal: p.email });
     second.child.kill('SIGTERM');

@@ -74,7 +74,9 @@ const exchangeInOneStatement = reusableQuery((db: Kysely<Database>) =>
               eb.cast<number>(eb.val(param<number>('createdAt')), 'bigint').as('created_at'),
               eb.cast<number>(eb.val(param<number>('lastUsedAt')), 'bigint').as('last_used_at'),
               eb.cast<number | null>(eb.val(param<number | null>('rotatedAt')), 'bigint').as('rotated_at'),
-            ]),
+            ])
+            // An exchange without a refresh token (docs/decisions/0188): its values are null.
+            .where(eb.cast<string | null>(eb.val(param<string | null>('tokenHash')), 'text'), 'is not', null),
         ),
     )
     .selectFrom('consumed')
@@ -104,9 +106,9 @@ const exchangesInOneStatement = reusableQuery((db: Kysely<Database>) =>
         sql<string | null>`unnest(${param<Array<string | null>>('openids')}::text[])`.as('openid'),
         sql<number>`unnest(${param<number[]>('createdAts')}::bigint[])`.as('created_at'),
         sql<number | null>`unnest(${param<Array<number | null>>('revokedAts')}::bigint[])`.as('revoked_at'),
-        sql<string>`unnest(${param<string[]>('tokenHashes')}::text[])`.as('token_hash'),
-        sql<number>`unnest(${param<number[]>('tokenCreatedAts')}::bigint[])`.as('token_created_at'),
-        sql<number>`unnest(${param<number[]>('lastUsedAts')}::bigint[])`.as('last_used_at'),
+        sql<string>`unnest(${param<Array<string | null>>('tokenHashes')}::text[])`.as('token_hash'),
+        sql<number>`unnest(${param<Array<number | null>>('tokenCreatedAts')}::bigint[])`.as('token_created_at'),
+        sql<number>`unnest(${param<Array<number | null>>('lastUsedAts')}::bigint[])`.as('last_used_at'),
         sql<number | null>`unnest(${param<Array<number | null>>('rotatedAts')}::bigint[])`.as('rotated_at'),
       ]),
     )
@@ -148,7 +150,9 @@ const exchangesInOneStatement = reusableQuery((db: Kysely<Database>) =>
           eb
             .selectFrom('exchange')
             .innerJoin('consumed', 'consumed.grant_id', 'exchange.grant_id')
-            .select(['exchange.token_hash', 'exchange.grant_id', 'exchange.token_created_at', 'exchange.last_used_at', 'exchange.rotated_at']),
+            .select(['exchange.token_hash', 'exchange.grant_id', 'exchange.token_created_at', 'exchange.last_used_at', 'exchange.rotated_at'])
+            // An exchange without a refresh token (docs/decisions/0188): its values are null.
+            .where('exchange.token_hash', 'is not', null),
         ),
     )
     .selectFrom('consumed')
@@ -169,10 +173,10 @@ function exchangeArrays(exchanges: readonly CodeExchange[]) {
     openids: values.map(({ grant }) => grant.openid),
     createdAts: values.map(({ grant }) => grant.created_at),
     revokedAts: values.map(({ grant }) => grant.revoked_at),
-    tokenHashes: values.map(({ refreshToken }) => refreshToken.tokenHash),
-    tokenCreatedAts: values.map(({ refreshToken }) => refreshToken.createdAt),
-    lastUsedAts: values.map(({ refreshToken }) => refreshToken.lastUsedAt),
-    rotatedAts: values.map(({ refreshToken }) => refreshToken.rotatedAt),
+    tokenHashes: values.map(({ refreshToken }) => refreshToken?.tokenHash ?? null),
+    tokenCreatedAts: values.map(({ refreshToken }) => refreshToken?.createdAt ?? null),
+    lastUsedAts: values.map(({ refreshToken }) => refreshToken?.lastUsedAt ?? null),
+    rotatedAts: values.map(({ refreshToken }) => refreshToken?.rotatedAt ?? null),
   };
 }
 
@@ -180,11 +184,14 @@ function exchangeArrays(exchanges: readonly CodeExchange[]) {
  * The grants repository with PostgreSQL's `createFromCode`, in place of the shared kysely
  * transaction: one statement per exchange, or one for the exchanges of a turn (docs/decisions/0175).
  */
+/** The refresh token's values of an exchange without one: the statement inserts no token (docs/decisions/0188). */
+const NO_REFRESH_TOKEN = { tokenHash: null, grantId: null, createdAt: null, lastUsedAt: null, rotatedAt: null };
+
 export function withExchangeInOneStatement(grants: GrantRepository, db: Kysely<Database>): GrantRepository {
   const exchangeAlone = async (exchange: CodeExchange): Promise<boolean> => {
     const { grant, consume, refreshToken } = codeExchangeValues(exchange);
     // The grant's columns by name (the code is consumed at the grant's creation, by it), the refresh token's in camelCase.
-    return (await exchangeInOneStatement(db, { ...grant, ...refreshToken, codeHash: consume.codeHash })).rows.length === 1;
+    return (await exchangeInOneStatement(db, { ...grant, ...(refreshToken ?? NO_REFRESH_TOKEN), codeHash: consume.codeHash })).rows.length === 1;
   };
   const exchange = batchPerTurn(async (exchanges: readonly CodeExchange[]): Promise<ReadonlyArray<boolean | Promise<boolean>>> => {
     if (exchanges.length === 1) return [await exchangeAlone(exchanges[0] as CodeExchange)];

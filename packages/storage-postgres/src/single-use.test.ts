@@ -158,7 +158,7 @@ describe.skipIf(!POSTGRES_URL)('single use on PostgreSQL', () => {
         expect((outcome.reason as OAuthError).code).toBe('invalid_grant');
         continue;
       }
-      const refresh = await t.gatehouse.refresh({ client, refreshToken: outcome.value.refresh_token, scope: undefined }).catch((caught: unknown) => caught);
+      const refresh = await t.gatehouse.refresh({ client, refreshToken: outcome.value.refresh_token as string, scope: undefined }).catch((caught: unknown) => caught);
       expect(refresh).toBeInstanceOf(OAuthError);
       expect((refresh as OAuthError).code).toBe('invalid_grant');
     }

@@ -55,7 +55,7 @@ describe('purging keeps the SQLite tables bounded', () => {
 
       expect(rows()).toEqual({ grants: 1, refresh_tokens: 1, authorization_codes: 1, sessions: 0 });
     }
-    const refreshed = await t.gatehouse.refresh({ client, refreshToken: kept.refresh_token, scope: undefined });
+    const refreshed = await t.gatehouse.refresh({ client, refreshToken: kept.refresh_token as string, scope: undefined });
     expect(refreshed.token_type).toBe('Bearer');
   }, 60_000);
 });

@@ -56,7 +56,7 @@ function exchangeInOneStep(db: Kysely<Database>, step: DirectStep, exchange: Cod
   // Product logout outruns the codes of its session (docs/decisions/0005-codes-die-with-their-session.md);
   // the write lock, held since BEGIN IMMEDIATE, orders this read with the logout's transaction.
   if (consumed.session_id !== null && runBound(step, codeExchangeQueries.findLiveSession.bind(db, { sessionId: consumed.session_id })).rows.length === 0) throw NOT_EXCHANGED;
-  runBound(step, codeExchangeQueries.insertRefreshToken.bind(db, refreshToken));
+  if (refreshToken !== null) runBound(step, codeExchangeQueries.insertRefreshToken.bind(db, refreshToken));
   return true;
 }
 
@@ -69,12 +69,13 @@ function exchangeStatements(db: Kysely<Database>, exchange: CodeExchange): Backg
   const { grant, consume, refreshToken } = codeExchangeValues(exchange);
   const grantInsert = codeExchangeQueries.insertGrant.bind(db, { ...grant });
   const consumeIt = codeExchangeQueries.consumeCodeWhileSessionLive.bind(db, consume);
-  const tokenInsert = codeExchangeQueries.insertRefreshToken.bind(db, refreshToken);
-  return [
+  const statements: BackgroundStatement[] = [
     { sql: grantInsert.sql, parameters: grantInsert.parameters, mustChange: false },
     { sql: consumeIt.sql, parameters: consumeIt.parameters, mustChange: true },
-    { sql: tokenInsert.sql, parameters: tokenInsert.parameters, mustChange: false },
   ];
+  if (refreshToken === null) return statements;
+  const tokenInsert = codeExchangeQueries.insertRefreshToken.bind(db, refreshToken);
+  return [...statements, { sql: tokenInsert.sql, parameters: tokenInsert.parameters, mustChange: false }];
 }
 
 function sqliteSetUserValues(db: Kysely<Database>, direct: DirectExecutor, whenBusy: AttributeRepository['setUserValues']): AttributeRepository['setUserValues'] {

@@ -53,7 +53,7 @@ describe.each([1, 2])('gatehouse serve with %i worker(s)', (workers) => {
       const introspection = await fetch(`${p.origin}/oauth/introspect`, {
         method: 'POST',
         headers: { Authorization: basic(p.clientId, p.clientSecret), 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token: winner.refresh_token }).toString(),
+        body: new URLSearchParams({ token: winner.refresh_token as string }).toString(),
       });
       expect(await introspection.json()).toEqual({ active: false });
     }, 60_000);

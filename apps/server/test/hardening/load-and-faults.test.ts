@@ -44,7 +44,7 @@ function mixedOps(p: Provisioned, state: { tokens: TokenResponse; mint: () => Pr
     ['list attributes', [200], () => api(p, t(), 'GET', `${attributes}?pageSize=10`)],
     ['set values', [204, 400], () => api(p, t(), 'PUT', values, [{ key: 'unknown-key', value: 'x' }])],
     ['read values', [200], () => api(p, t(), 'GET', values)],
-    ['refresh', [200], () => tokenRequest(p, { grant_type: 'refresh_token', refresh_token: state.tokens.refresh_token })],
+    ['refresh', [200], () => tokenRequest(p, { grant_type: 'refresh_token', refresh_token: state.tokens.refresh_token as string })],
     ['introspect', [200], () => fetch(`${p.origin}/oauth/introspect`, { method: 'POST', headers: { Authorization: basic(p.clientId, p.clientSecret), 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${t()}` })],
     ['metadata', [200], () => fetch(`${p.origin}/.well-known/oauth-authorization-server`)],
     ['jwks', [200], () => fetch(`${p.origin}/oauth/jwks`)],
@@ -123,7 +123,7 @@ describe('SIGKILL in the middle of load', () => {
         try {
           const res = worker % 2 === 0 || received.length === 0
             ? await exchange(p, await minter.mint())
-            : await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: (received[received.length - 1] as TokenResponse).refresh_token });
+            : await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: (received[received.length - 1] as TokenResponse).refresh_token as string });
           const body = (await res.json()) as TokenResponse;
           if (res.status === 200) received.push(body);
         } catch {
@@ -145,7 +145,7 @@ describe('SIGKILL in the middle of load', () => {
     for (const [index, tokens] of received.entries()) {
       const me = await api(p, tokens.access_token, 'GET', '/identity/v1/Users/me');
       if (me.status !== 200) failures.push(`#${index} access token: ${me.status}`);
-      const refreshed = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+      const refreshed = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string });
       if (refreshed.status !== 200) failures.push(`#${index} refresh token: ${refreshed.status} ${await refreshed.text()}`);
       else await refreshed.arrayBuffer();
     }

@@ -93,7 +93,7 @@ describe.skipIf(!POSTGRES_URL)('PostgreSQL connections terminated under load', (
 
     const exchanged: Array<{ code: string; status: number; body: Record<string, unknown>; retryAfter: string | null }> = [];
     const refreshed: Array<{ status: number; body: Record<string, unknown>; retryAfter: string | null }> = [];
-    const refreshTokens = [first.refresh_token];
+    const refreshTokens = [first.refresh_token as string];
     const workers = Array.from({ length: 4 }, async (_, worker) => {
       while (!done) {
         if (worker % 2 === 0 && codes.length > 0) {
@@ -192,7 +192,7 @@ describe.skipIf(unavailable !== undefined)('PostgreSQL restarted (a private clus
       expect(res.headers.get('retry-after')).toBe('5');
       expect(await res.json()).toEqual({ error: 'temporarily_unavailable', error_description: expect.stringContaining('try again') });
     }
-    const refresh = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    const refresh = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string });
     expect(refresh.status).toBe(503);
     const me = await api(p, tokens.access_token, 'GET', '/identity/v1/Users/me');
     expect(me.status).toBe(503);
@@ -211,7 +211,7 @@ describe.skipIf(unavailable !== undefined)('PostgreSQL restarted (a private clus
     // Readiness turns 200 by itself; the codes whose exchange failed, and the refresh token, work.
     await expect.poll(async () => (await fetch(`${p.origin}/readyz`)).status, { timeout: 30_000, interval: 200 }).toBe(200);
     for (const code of codes) expect((await exchange(p, code)).status).toBe(200);
-    expect((await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).status).toBe(200);
+    expect((await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string })).status).toBe(200);
     expect((await browser.request('GET', '/portal/clients')).status).toBe(200);
     expect(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()).toContain('gatehouse_storage_available 1');
 

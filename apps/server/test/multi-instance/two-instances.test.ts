@@ -125,12 +125,12 @@ describe.skipIf(!POSTGRES_URL)('two gatehouse instances on one PostgreSQL databa
     expect(atB.status).toBe(200);
     expect(await atB.json()).toMatchObject({ userName: party.email, name: { givenName: 'Ada', familyName: 'Lovelace' } });
 
-    const onA = await refresh(a.origin, party, grant.refresh_token);
+    const onA = await refresh(a.origin, party, grant.refresh_token as string);
     expect(onA.status).toBe(200);
     const fromA = (await onA.json()) as TokenResponse;
     expect((await me(b.origin, fromA.access_token)).status).toBe(200);
 
-    const onB = await refresh(b.origin, party, grant.refresh_token);
+    const onB = await refresh(b.origin, party, grant.refresh_token as string);
     expect(onB.status).toBe(200);
     const fromB = (await onB.json()) as TokenResponse;
     expect((await me(a.origin, fromB.access_token)).status).toBe(200);
@@ -138,7 +138,7 @@ describe.skipIf(!POSTGRES_URL)('two gatehouse instances on one PostgreSQL databa
   });
 
   it('`gatehouse keys rotate` on the database: both instances move to the new key, and each verifies the other\'s tokens', async () => {
-    const before = await refresh(a.origin, party, grant.refresh_token);
+    const before = await refresh(a.origin, party, grant.refresh_token as string);
     const old = (await before.json()) as TokenResponse;
     const oldKid = kidOf(old.access_token);
 
@@ -151,7 +151,7 @@ describe.skipIf(!POSTGRES_URL)('two gatehouse instances on one PostgreSQL databa
     // KEY_PUBLISHED_MS, and signs with it from KEY_ADOPTION_MS after the rotation, not before.
     const [published, adopted] = await Promise.all([
       Promise.all([a, b].map((instance) => until(() => jwksKids(instance), (kids) => kids.includes(newKid), KEY_PUBLISHED_MS + SLACK_MS))),
-      Promise.all([a, b].map((instance) => tokensUntilSignedWith(instance, party, grant.refresh_token, newKid))),
+      Promise.all([a, b].map((instance) => tokensUntilSignedWith(instance, party, grant.refresh_token as string, newKid))),
     ]);
     for (const { value: kids, at } of published) {
       expect(kids).toEqual(expect.arrayContaining([oldKid, newKid]));
@@ -178,11 +178,11 @@ describe.skipIf(!POSTGRES_URL)('two gatehouse instances on one PostgreSQL databa
   }, 40_000);
 
   it(`a grant revoked on A is refused by B within the documented bound (${REVOCATION_BOUND_MS} ms: the next request)`, async () => {
-    const current = (await (await refresh(b.origin, party, grant.refresh_token)).json()) as TokenResponse;
+    const current = (await (await refresh(b.origin, party, grant.refresh_token as string)).json()) as TokenResponse;
     // B has verified (and cached) the token before the revocation.
     expect((await me(b.origin, current.access_token)).status).toBe(200);
 
-    const revoked = await revoke(a.origin, party, grant.refresh_token, 'refresh_token');
+    const revoked = await revoke(a.origin, party, grant.refresh_token as string, 'refresh_token');
     expect(revoked.status).toBe(200);
     const revokedAt = Date.now();
 
@@ -191,7 +191,7 @@ describe.skipIf(!POSTGRES_URL)('two gatehouse instances on one PostgreSQL databa
     expect(refused.at - revokedAt).toBeLessThanOrEqual(REVOCATION_BOUND_MS + SLACK_MS);
     expect(refused.attempts).toBe(1);
 
-    const refreshOnB = await refresh(b.origin, party, grant.refresh_token);
+    const refreshOnB = await refresh(b.origin, party, grant.refresh_token as string);
     expect(refreshOnB.status).toBe(400);
     expect(await refreshOnB.json()).toMatchObject({ error: 'invalid_grant' });
   });

@@ -101,12 +101,13 @@ export interface GrantRepository {
    * The writes of a successful code exchange, all or nothing, in one transaction (one commit):
    * creates `grant`, consumes the code `codeHash` by it only if the code is not consumed yet
    * (RFC 6749 §4.1.2: a code is used once; one conditional write, at `grant.createdAt`, so the
-   * database lets exactly one caller win) and saves `refreshToken`. True for
+   * database lets exactly one caller win) and saves `refreshToken` when there is one (none for a
+   * client not registered for the refresh_token grant, docs/decisions/0188). True for
    * the one caller that won; false, with nothing written, when the code is unknown or was consumed,
    * or when the code was issued under a sign-in session that has ended (or no longer exists):
    * product logout outruns the codes of its session (docs/decisions/0005-codes-die-with-their-session.md).
    */
-  createFromCode(input: { grant: Grant; codeHash: string; refreshToken: RefreshToken }): Promise<boolean>;
+  createFromCode(input: { grant: Grant; codeHash: string; refreshToken?: RefreshToken | undefined }): Promise<boolean>;
   findById(grantId: string): Promise<Grant | undefined>;
   /** True when this call revoked it (false when unknown or already revoked). */
   revoke(grantId: string, at: Date): Promise<boolean>;

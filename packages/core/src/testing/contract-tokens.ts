@@ -71,6 +71,33 @@ export function describeTokenContract({ runner, repos }: ContractContext<OAuthCo
       expect(await repos().refreshTokens.findByHash('r1')).toEqual(aRefreshToken('r1', 'g1'));
     });
 
+    it('creates a grant from a code without a refresh token (a client that may not refresh, docs/decisions/0188): the grant and the code consumed by it', async () => {
+      await repos().codes.save(aCode('h'));
+      const grant = aGrant('g1', { createdAt: at(30, 5) });
+      expect(await repos().grants.createFromCode({ grant, codeHash: 'h' })).toBe(true);
+      expect(await repos().grants.findById('g1')).toEqual(grant);
+      expect(await repos().codes.findByHash('h')).toEqual(aCode('h', { consumedAt: at(30, 5), grantId: 'g1' }));
+      expect(await repos().grants.createFromCode({ grant: aGrant('g2'), codeHash: 'h' })).toBe(false);
+      expect(await repos().grants.findById('g2')).toBeUndefined();
+    });
+
+    it('writes what each of several concurrent exchanges was given, with a refresh token or without', async () => {
+      const indexes = Array.from({ length: 8 }, (_, index) => index);
+      for (const index of indexes) await repos().codes.save(aCode(`mixed${index}`));
+      // Sent together (one turn): a repository that batches the exchanges of a turn gets both kinds in one batch.
+      const results = await Promise.all(
+        indexes.map((index) =>
+          repos().grants.createFromCode({ grant: aGrant(`gm${index}`), codeHash: `mixed${index}`, ...(index % 2 === 0 ? { refreshToken: aRefreshToken(`rm${index}`, `gm${index}`) } : {}) }),
+        ),
+      );
+      expect(results).toEqual(indexes.map(() => true));
+      for (const index of indexes) {
+        expect((await repos().grants.findById(`gm${index}`))?.grantId).toBe(`gm${index}`);
+        expect((await repos().codes.findByHash(`mixed${index}`))?.grantId).toBe(`gm${index}`);
+        expect(await repos().refreshTokens.findByHash(`rm${index}`)).toEqual(index % 2 === 0 ? aRefreshToken(`rm${index}`, `gm${index}`) : undefined);
+      }
+    });
+
     it('creates nothing from a consumed or an unknown code', async () => {
       await repos().codes.save(aCode('h'));
       expect(await repos().grants.createFromCode({ grant: aGrant('g1'), codeHash: 'h', refreshToken: aRefreshToken('r1', 'g1') })).toBe(true);

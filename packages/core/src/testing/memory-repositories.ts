@@ -331,12 +331,12 @@ export function createMemoryRepositories(): Repositories {
         // Product logout outruns the codes of its session (docs/decisions/0005-codes-die-with-their-session.md).
         if (code.sessionId !== null && sessions.get(code.sessionId)?.endedAt !== null) return false;
         // As the SQL adapters' primary keys do: a refresh token hash is stored once.
-        if (refreshTokens.has(refreshToken.tokenHash)) throw new Error(`refresh token ${refreshToken.tokenHash} exists`);
+        if (refreshToken !== undefined && refreshTokens.has(refreshToken.tokenHash)) throw new Error(`refresh token ${refreshToken.tokenHash} exists`);
         // Checked first, then written without an await in between: all or nothing.
         grants.set(grant.grantId, stored(grant, 'resources'));
         code.consumedAt = grant.createdAt;
         code.grantId = grant.grantId;
-        refreshTokens.set(refreshToken.tokenHash, copy(refreshToken));
+        if (refreshToken !== undefined) refreshTokens.set(refreshToken.tokenHash, copy(refreshToken));
         return true;
       },
       async findById(grantId) {

@@ -72,7 +72,7 @@ describe('access tokens (RFC 9068)', () => {
 
   it('have a fresh jti each time', async () => {
     const { t, client, tokens } = await setup();
-    const again = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const again = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     expect(decodeJwt(again.access_token).jti).not.toBe(decodeJwt(tokens.access_token).jti);
   });
 

@@ -69,7 +69,7 @@ describe('verifyAccessToken with the verified-token cache', () => {
     const { t, client, tokens } = await setup();
     await t.gatehouse.verifyAccessToken(tokens.access_token);
     await t.gatehouse.verifyAccessToken(tokens.access_token);
-    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
+    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined });
     const error = await expectInvalidToken(t.gatehouse.verifyAccessToken(tokens.access_token));
     expect(error.detail).toContain('revoked');
   });

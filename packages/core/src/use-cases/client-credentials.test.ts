@@ -65,7 +65,7 @@ describe('grant types per client', () => {
       expect(check.error.code).toBe('unauthorized_client');
       expect(new URL(check.redirectTo).searchParams.get('error')).toBe('unauthorized_client');
     }
-    await expectOAuthError(t.gatehouse.refresh({ client: machine, refreshToken: tokens.refresh_token, scope: undefined }), 'unauthorized_client');
+    await expectOAuthError(t.gatehouse.refresh({ client: machine, refreshToken: tokens.refresh_token as string, scope: undefined }), 'unauthorized_client');
     await expectOAuthError(t.gatehouse.exchangeCode({ client: machine, code: 'whatever', redirectUri: client.redirectUris[0], codeVerifier: undefined }), 'unauthorized_client');
   });
 

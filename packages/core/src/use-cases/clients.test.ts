@@ -263,7 +263,7 @@ describe('deleteClient', () => {
     await t.gatehouse.deleteClient({ ownerUserKey: owner.userKey, clientId: client.clientId });
 
     expect(await rejectionOf(t.gatehouse.verifyAccessToken(tokens.access_token))).toMatchObject({ code: 'invalid_token' });
-    expect(await rejectionOf(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).toMatchObject({ code: 'invalid_grant' });
+    expect(await rejectionOf(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }))).toMatchObject({ code: 'invalid_grant' });
     expect(await rejectionOf(t.gatehouse.exchangeCode({ client, code, redirectUri: client.redirectUris[0], codeVerifier: undefined }))).toMatchObject({ code: 'invalid_grant' });
     expect(await rejectionOf(t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret }))).toMatchObject({ code: 'invalid_client' });
     expect((await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code' })).kind).toBe('show-error');

@@ -38,11 +38,29 @@ describe('exchangeCode', () => {
       scope: 'messaging.v1.send',
       principal: 'ada@example.com',
     });
-    const stored = await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token));
+    const stored = await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token as string));
     expect(stored).toMatchObject({ rotatedAt: null });
-    expect(await t.repositories.refreshTokens.findByHash(tokens.refresh_token)).toBeUndefined();
+    expect(await t.repositories.refreshTokens.findByHash(tokens.refresh_token as string)).toBeUndefined();
     const grant = await t.repositories.grants.findById(stored?.grantId ?? '');
     expect(grant).toMatchObject({ clientId: client.clientId, userKey: user.userKey, scopes: ['messaging.v1.send'], revokedAt: null });
+  });
+
+  it('gives a client not registered for the refresh_token grant no refresh token, and stores none (RFC 6749 §1.5, docs/decisions/0188)', async () => {
+    const { t, user } = await setup();
+    const { client } = await t.seedClient({ scopes: ['messaging.v1.send'], grantTypes: ['authorization_code'] });
+    const before = await t.repositories.grants.listActiveByClient(client.clientId);
+    expect(before).toEqual([]);
+    const code = await issueCode(t, client, user, { scope: 'messaging.v1.send' });
+    const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined });
+    expect(tokens).not.toHaveProperty('refresh_token');
+    expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'messaging.v1.send' });
+    // The grant is there (the access token is checked against it, the user can withdraw it), without a refresh token.
+    const [grant] = await t.repositories.grants.listActiveByClient(client.clientId);
+    expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).userKey).toBe(user.userKey);
+    expect(grant).toMatchObject({ clientId: client.clientId, userKey: user.userKey });
+    // A replay still revokes the grant and its access token (RFC 6749 §4.1.2).
+    await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+    await expectOAuthError(t.gatehouse.verifyAccessToken(tokens.access_token), 'invalid_token');
   });
 
   it('works once: a second exchange is invalid_grant, revokes the first grant and its access token', async () => {
@@ -55,7 +73,7 @@ describe('exchangeCode', () => {
     await expectOAuthError(t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
 
     await expectOAuthError(t.gatehouse.verifyAccessToken(first.access_token), 'invalid_token');
-    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined }), 'invalid_grant');
+    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token as string, scope: undefined }), 'invalid_grant');
     const replay = t.audit.ofType('code.replayed');
     expect(replay).toHaveLength(1);
     expect(replay[0]).toMatchObject({ clientId: client.clientId, userKey: user.userKey, grantIds: [expect.any(String)] });
@@ -124,7 +142,7 @@ describe('exchangeCode', () => {
     expect(error.description).toBe('The authorization code is invalid, expired or already used.');
 
     expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).userKey).toBe(user.userKey);
-    expect((await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined })).token_type).toBe('Bearer');
+    expect((await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined })).token_type).toBe('Bearer');
     expect(t.audit.ofType('code.replayed')).toEqual([]);
   });
 
@@ -275,7 +293,7 @@ describe('exchangeCode after product logout', () => {
     const { code, sessionToken } = await issueCodeInSession(t, client, user);
     const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: REDIRECT, codeVerifier: undefined });
     expect((await t.gatehouse.logout(sessionToken)).revokedGrantIds).toHaveLength(1);
-    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }), 'invalid_grant');
+    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }), 'invalid_grant');
   });
 });
 
@@ -326,7 +344,7 @@ describe('exchangeCode signs while the write commits (decision 0078)', () => {
     release();
     const tokens = await exchange;
     expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).userKey).toBe(user.userKey);
-    expect(await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token))).toMatchObject({ rotatedAt: null });
+    expect(await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token as string))).toMatchObject({ rotatedAt: null });
   });
 
   it('drops the response prepared for the exchange that lost the race: invalid_grant, and the winner’s grant is revoked', async () => {

@@ -69,7 +69,7 @@ export async function exchangeCode(
   // RFC 8707 §2.2: the token's audience, one of the resources asked for at authorize.
   const target = tokenTarget(deps.settings, code.resources ?? [], input.resource, code.scopes);
 
-  // The grant, the code consumed by it (one conditional update) and the refresh token are
+  // The grant, the code consumed by it (one conditional update) and the refresh token (if any) are
   // written in one transaction: a replay that loses the race always finds the grant to revoke.
   const grant: Grant = {
     grantId: timeOrderedId(now, deps.ids),
@@ -83,7 +83,9 @@ export async function exchangeCode(
     createdAt: now,
     revokedAt: null,
   };
-  const refreshToken = timeOrderedSecret(now, deps.ids);
+  // RFC 6749 §1.5: a refresh token is issued at the server's discretion; a client not registered
+  // for the refresh_token grant could not use one (docs/decisions/0188-refresh-tokens-only-for-refresh-clients.md).
+  const refreshToken = input.client.grantTypes.includes('refresh_token') ? timeOrderedSecret(now, deps.ids) : undefined;
   // The owner is read before the write (nothing is written for an owner who is gone), and the
   // access token is signed while the write commits: sent only if the write won, dropped unseen
   // otherwise (docs/decisions/0078-exchange-response-prepared-during-the-write.md).
@@ -95,7 +97,9 @@ export async function exchangeCode(
     deps.repos.grants.createFromCode({
       grant,
       codeHash,
-      refreshToken: { tokenHash: storedSecretHash(refreshToken), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null },
+      ...(refreshToken === undefined
+        ? {}
+        : { refreshToken: { tokenHash: storedSecretHash(refreshToken), grantId: grant.grantId, createdAt: now, lastUsedAt: now, rotatedAt: null, supersededAt: null } }),
     }),
   );
   if (!won) {

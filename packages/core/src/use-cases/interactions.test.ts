@@ -85,7 +85,7 @@ describe('a login handed to the host (startLogin / completeLogin)', () => {
     expect(tokens.principal).toBe(ADA.email);
     const verified = await t.gatehouse.verifyAccessToken(tokens.access_token);
     expect(verified.userKey).toBe(ADA.userKey);
-    const introspected = await t.gatehouse.introspectToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
+    const introspected = await t.gatehouse.introspectToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined });
     expect(introspected).toMatchObject({ active: true, username: ADA.email, sub: ADA.userKey });
   });
 
@@ -218,7 +218,7 @@ describe('logoutUser (the host\'s sign-out)', () => {
     expect(await t.gatehouse.resolveSession(first.sessionToken)).toBeUndefined();
     expect(await t.gatehouse.resolveSession(second.sessionToken)).toBeUndefined();
     const authenticated = await t.gatehouse.authenticateClient({ clientId: client.clientId, clientSecret });
-    await expectOAuthError(t.gatehouse.refresh({ client: authenticated, refreshToken: first.tokens.refresh_token, scope: undefined }), 'invalid_grant');
+    await expectOAuthError(t.gatehouse.refresh({ client: authenticated, refreshToken: first.tokens.refresh_token as string, scope: undefined }), 'invalid_grant');
     expect(await t.gatehouse.logoutUser(ADA.userKey)).toEqual({ endedSessionIds: [], revokedGrantIds: [] });
   });
 });

@@ -18,9 +18,9 @@ async function setup(refreshToken: Partial<GatehouseSettings['refreshToken']> = 
 /** Rotation on: A → B, then A again within the grace → C, which supersedes B (docs/decisions/0106). */
 async function rotatedChain() {
   const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
-  const b = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
-  const c = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
-  return { t, client, a: tokens.refresh_token, b: b.refresh_token, c: c.refresh_token };
+  const b = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
+  const c = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
+  return { t, client, a: tokens.refresh_token as string, b: b.refresh_token as string, c: c.refresh_token as string };
 }
 
 /** Another gatehouse over the same repositories, `seconds` later: an operator changed the refresh settings. */
@@ -52,7 +52,7 @@ describe('introspectToken (RFC 7662)', () => {
 
   it('describes the client\'s own refresh token without a hint', async () => {
     const { t, user, client, tokens } = await setup();
-    const answer = await t.gatehouse.introspectToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
+    const answer = await t.gatehouse.introspectToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined });
     expect(answer).toEqual({
       active: true,
       scope: 'messaging.v1.read',
@@ -68,23 +68,23 @@ describe('introspectToken (RFC 7662)', () => {
   it('reports the absolute limit of a refresh token as exp, and inactive after it', async () => {
     const { t, client, tokens } = await setup({ absoluteTtlSeconds: 500 });
     const iat = Math.floor(t.clock.now().getTime() / 1000);
-    expect(await t.gatehouse.introspectToken({ client, token: tokens.refresh_token, tokenTypeHint: 'refresh_token' })).toMatchObject({ active: true, exp: iat + 500 });
+    expect(await t.gatehouse.introspectToken({ client, token: tokens.refresh_token as string, tokenTypeHint: 'refresh_token' })).toMatchObject({ active: true, exp: iat + 500 });
     t.clock.advance(500);
-    expect(await t.gatehouse.introspectToken({ client, token: tokens.refresh_token, tokenTypeHint: 'refresh_token' })).toEqual({ active: false });
+    expect(await t.gatehouse.introspectToken({ client, token: tokens.refresh_token as string, tokenTypeHint: 'refresh_token' })).toEqual({ active: false });
   });
 
   it('reports an idle-expired refresh token as inactive', async () => {
     const { t, client, tokens } = await setup({ idleTtlSeconds: 60 });
     t.clock.advance(60);
-    expect(await t.gatehouse.introspectToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined })).toEqual({ active: false });
+    expect(await t.gatehouse.introspectToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined })).toEqual({ active: false });
   });
 
   it('reports a rotated refresh token as inactive once its grace period is over', async () => {
     const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
-    await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
-    expect((await t.gatehouse.introspectToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined })).active).toBe(true);
+    await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
+    expect((await t.gatehouse.introspectToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined })).active).toBe(true);
     t.clock.advance(11);
-    expect(await t.gatehouse.introspectToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined })).toEqual({ active: false });
+    expect(await t.gatehouse.introspectToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined })).toEqual({ active: false });
   });
 
   it('reports a superseded refresh token as inactive at once, within the grace, as the refresh grant refuses it (RFC 7662 §2.2)', async () => {
@@ -123,7 +123,7 @@ describe('introspectToken (RFC 7662)', () => {
     const unknown = await t.gatehouse.introspectToken({ client: other, token: 'unknown', tokenTypeHint: undefined });
     expect(unknown).toEqual({ active: false });
     expect(await t.gatehouse.introspectToken({ client: other, token: tokens.access_token, tokenTypeHint: 'access_token' })).toEqual(unknown);
-    expect(await t.gatehouse.introspectToken({ client: other, token: tokens.refresh_token, tokenTypeHint: 'refresh_token' })).toEqual(unknown);
+    expect(await t.gatehouse.introspectToken({ client: other, token: tokens.refresh_token as string, tokenTypeHint: 'refresh_token' })).toEqual(unknown);
   });
 
   it('answers inactive for an expired access token', async () => {
@@ -134,9 +134,9 @@ describe('introspectToken (RFC 7662)', () => {
 
   it('answers inactive for the tokens of a revoked grant', async () => {
     const { t, client, tokens } = await setup();
-    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
+    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined });
     expect(await t.gatehouse.introspectToken({ client, token: tokens.access_token, tokenTypeHint: undefined })).toEqual({ active: false });
-    expect(await t.gatehouse.introspectToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined })).toEqual({ active: false });
+    expect(await t.gatehouse.introspectToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined })).toEqual({ active: false });
   });
 
   it('requires a token', async () => {

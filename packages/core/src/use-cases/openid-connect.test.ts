@@ -103,7 +103,7 @@ describe('the ID token of a refresh (OIDC Core §12.2)', SLOW, () => {
     const { tokens, signedIn } = await signedInFlow(t, client, user, { scope: 'openid profile offline_access', nonce: 'first' });
     const first = await t.checkIdToken(tokens.id_token, { client, nonce: 'first', accessToken: tokens.access_token });
     t.clock.advance(1800);
-    const refreshed = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const refreshed = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     const claims = await t.checkIdToken(refreshed.id_token, { client, accessToken: refreshed.access_token });
     expect(claims).toMatchObject({ sub: first.sub, auth_time: first.auth_time, sid: sessionIdForClients(signedIn.session.sessionId), iat: epochSeconds(t.clock.now()) });
     expect(claims).not.toHaveProperty('nonce');
@@ -112,7 +112,7 @@ describe('the ID token of a refresh (OIDC Core §12.2)', SLOW, () => {
   it('none when the refresh narrows the scopes to leave openid out', async () => {
     const { t, user, client } = await oidc();
     const tokens = await t.obtainTokens({ client, user, scope: 'openid messaging.v1.read' });
-    const refreshed = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'messaging.v1.read' });
+    const refreshed = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: 'messaging.v1.read' });
     expect(refreshed).not.toHaveProperty('id_token');
   });
 });
@@ -125,7 +125,7 @@ describe('without openid, nothing changes (SPEC §9)', SLOW, () => {
     expect(tokens.scope).toBe('messaging.v1.read');
     const explicit = await t.obtainTokens({ client, user, scope: 'messaging.v1.read profile', nonce: 'ignored' });
     expect(explicit).not.toHaveProperty('id_token');
-    expect(await t.gatehouse.refresh({ client, refreshToken: explicit.refresh_token, scope: undefined })).not.toHaveProperty('id_token');
+    expect(await t.gatehouse.refresh({ client, refreshToken: explicit.refresh_token as string, scope: undefined })).not.toHaveProperty('id_token');
   });
 
   it('no RSA key is made for a deployment without OpenID Connect, and openid is not a scope there', async () => {

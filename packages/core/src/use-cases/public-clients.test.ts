@@ -104,16 +104,16 @@ describe('a public client (RFC 6749 §2.1)', () => {
   it('always rotates its refresh tokens, though the deployment does not, and a reused one revokes the grant (RFC 9700 §4.14.2)', async () => {
     const { t, user, client } = await setup({ settings: { refreshToken: { rotate: false, reuseGraceSeconds: 10 } } });
     const tokens = await codeFlow(t, client, user.userKey);
-    const second = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const second = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     expect(second.refresh_token).not.toBe(tokens.refresh_token);
     // Within the grace period (a lost response), the rotated token still works once more.
     t.clock.advance(5);
-    const retried = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const retried = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     expect(retried.refresh_token).not.toBe(second.refresh_token);
     t.clock.advance(20);
-    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }), 'invalid_grant');
+    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }), 'invalid_grant');
     // The whole grant went: the newest refresh token and the access tokens too.
-    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: second.refresh_token, scope: undefined }), 'invalid_grant');
+    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: second.refresh_token as string, scope: undefined }), 'invalid_grant');
     await expectOAuthError(t.gatehouse.verifyAccessToken(second.access_token), 'invalid_token');
     expect(t.audit.events.some((event) => event.type === 'refresh_token.reused' && event.clientId === client.clientId)).toBe(true);
   });
@@ -122,13 +122,13 @@ describe('a public client (RFC 6749 §2.1)', () => {
     const { t, user } = await setup();
     const { client } = await t.seedClient();
     const tokens = await t.obtainTokens({ client, user });
-    expect((await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined })).refresh_token).toBe(tokens.refresh_token);
+    expect((await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined })).refresh_token).toBe(tokens.refresh_token as string);
   });
 
   it('revokes its tokens by client_id alone (RFC 7009 §5)', async () => {
     const { t, user, client } = await setup();
     const tokens = await codeFlow(t, client, user.userKey);
-    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
+    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined });
     await expectOAuthError(t.gatehouse.verifyAccessToken(tokens.access_token), 'invalid_token');
   });
 

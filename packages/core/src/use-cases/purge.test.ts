@@ -45,7 +45,7 @@ describe('purgeExpired', () => {
     const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: client.redirectUris[0], codeVerifier: undefined });
     const { grantId } = await t.gatehouse.verifyAccessToken(tokens.access_token);
     const live = await t.obtainTokens({ client, user });
-    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
+    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined });
 
     t.clock.advance(3600 + REVOKED_RETENTION_SECONDS);
     expect(await t.gatehouse.purgeExpired()).toMatchObject({ grants: 0 });
@@ -54,10 +54,10 @@ describe('purgeExpired', () => {
     t.clock.advance(1);
     expect(await t.gatehouse.purgeExpired()).toMatchObject({ grants: 1 });
     expect(await t.repositories.grants.findById(grantId)).toBeUndefined();
-    expect(await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token))).toBeUndefined();
+    expect(await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token as string))).toBeUndefined();
     expect(await t.repositories.codes.findByHash(storedSecretHash(code))).toBeUndefined();
     // The unrevoked grant stays, its refresh token still works.
-    expect((await t.gatehouse.refresh({ client, refreshToken: live.refresh_token, scope: undefined })).token_type).toBe('Bearer');
+    expect((await t.gatehouse.refresh({ client, refreshToken: live.refresh_token as string, scope: undefined })).token_type).toBe('Bearer');
   });
 
   it('removes ended and expired sessions and retired keys whose tokens expired', async () => {

@@ -27,22 +27,22 @@ describe('refresh without rotation (the default)', () => {
   it('returns a new access token and the same refresh token, which keeps working', async () => {
     const { t, client, tokens } = await setup();
     t.clock.advance(10);
-    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     expect(first).toMatchObject({ token_type: 'Bearer', refresh_token: tokens.refresh_token, scope: 'messaging.v1.send messaging.v1.read', principal: 'ada@example.com', expires_in: 3600 });
     expect(first.access_token).not.toBe(tokens.access_token);
     t.clock.advance(30 * 24 * 3600);
-    const later = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const later = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     expect(later.refresh_token).toBe(tokens.refresh_token);
     expect((await t.gatehouse.verifyAccessToken(later.access_token)).scopes).toEqual(['messaging.v1.send', 'messaging.v1.read']);
   });
 
   it('narrows the scope on request, and the narrower token carries only it', async () => {
     const { t, client, tokens } = await setup();
-    const narrow = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'messaging.v1.read' });
+    const narrow = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: 'messaging.v1.read' });
     expect(narrow.scope).toBe('messaging.v1.read');
     expect((await t.gatehouse.verifyAccessToken(narrow.access_token)).scopes).toEqual(['messaging.v1.read']);
     // RFC 6749 §6: narrowing does not shrink the grant; a later refresh may ask for the full scope again.
-    const full = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const full = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     expect(full.scope).toBe('messaging.v1.send messaging.v1.read');
   });
 
@@ -51,10 +51,10 @@ describe('refresh without rotation (the default)', () => {
     const user = await t.seedUser();
     const { client } = await t.seedClient({ scopes: ['messaging.v1.send', 'messaging.v1.read'] });
     const tokens = await t.obtainTokens({ client, user, scope: 'messaging.v1.read' });
-    const widened = await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'messaging.v1.read messaging.v1.send' }));
+    const widened = await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: 'messaging.v1.read messaging.v1.send' }));
     expect(widened.code).toBe('invalid_scope');
     expect(widened.description).toContain('messaging.v1.send');
-    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'admin.v1.attributes.read' }))).code).toBe('invalid_scope');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: 'admin.v1.attributes.read' }))).code).toBe('invalid_scope');
   });
 
   it('narrows only to scopes the configured catalogue offers', async () => {
@@ -64,20 +64,20 @@ describe('refresh without rotation (the default)', () => {
     const { client } = await t.seedClient({ scopes: ['orders.v1.read', 'messaging.v1.read'] });
     const tokens = await t.obtainTokens({ client, user });
     expect(tokens.scope).toBe('orders.v1.read messaging.v1.read');
-    const narrow = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'orders.v1.read' });
+    const narrow = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: 'orders.v1.read' });
     expect((await t.gatehouse.verifyAccessToken(narrow.access_token)).scopes).toEqual(['orders.v1.read']);
 
     // The same grant, under a deployment whose catalogue dropped orders.v1.read.
     const shrunk = await createTestGatehouse({ repositories: t.repositories });
-    const refused = await expectOAuthError(shrunk.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'orders.v1.read' }));
+    const refused = await expectOAuthError(shrunk.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: 'orders.v1.read' }));
     expect(refused.code).toBe('invalid_scope');
-    expect((await shrunk.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: 'messaging.v1.read' })).scope).toBe('messaging.v1.read');
+    expect((await shrunk.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: 'messaging.v1.read' })).scope).toBe('messaging.v1.read');
   });
 
   it('refuses an unknown refresh token and another client\'s refresh token', async () => {
     const { t, tokens } = await setup();
     const { client: other } = await t.seedClient({ name: 'Other' });
-    expect((await expectOAuthError(t.gatehouse.refresh({ client: other, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client: other, refreshToken: tokens.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
     expect((await expectOAuthError(t.gatehouse.refresh({ client: other, refreshToken: 'unknown', scope: undefined }))).code).toBe('invalid_grant');
   });
 
@@ -88,48 +88,48 @@ describe('refresh without rotation (the default)', () => {
     const signedIn = await t.gatehouse.signIn({ email: user.email, password: 'password123' });
     const tokens = await t.obtainTokens({ client, user, sessionId: signedIn.session.sessionId });
     await t.gatehouse.logout(signedIn.sessionToken);
-    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
   });
 
   it('is refused after revocation', async () => {
     const { t, client, tokens } = await setup();
-    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
-    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined });
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
   });
 
   it('is refused after a password change', async () => {
     const { t, user, client, tokens } = await setup();
     await t.product.changePassword({ userKey: user.userKey, newPassword: 'another password' });
-    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
   });
 
   it('stops after the idle limit, and each use restarts it', async () => {
     const { t, client, tokens } = await setup({ idleTtlSeconds: 100 });
     t.clock.advance(99);
-    await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     t.clock.advance(99);
-    await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     t.clock.advance(100);
-    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
   });
 
   it('stops after the absolute limit however often it is used', async () => {
     const { t, client, tokens } = await setup({ absoluteTtlSeconds: 1000 });
     for (let i = 0; i < 9; i += 1) {
       t.clock.advance(100);
-      await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+      await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     }
     t.clock.advance(100);
-    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
   });
 });
 
 describe('refresh with rotation', () => {
   it('returns a new refresh token each time, and the new one works', async () => {
     const { t, client, tokens } = await setup({ rotate: true });
-    const second = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const second = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     expect(second.refresh_token).not.toBe(tokens.refresh_token);
-    const third = await t.gatehouse.refresh({ client, refreshToken: second.refresh_token, scope: undefined });
+    const third = await t.gatehouse.refresh({ client, refreshToken: second.refresh_token as string, scope: undefined });
     expect(third.refresh_token).not.toBe(second.refresh_token);
     expect((await t.gatehouse.verifyAccessToken(third.access_token)).clientId).toBe(client.clientId);
   });
@@ -137,17 +137,17 @@ describe('refresh with rotation', () => {
   it('answers a retry within the grace with a new token that replaces the first answer: the grant never forks (RFC 9700 §4.14.2)', async () => {
     const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
     const refresh = (refreshToken: string) => t.gatehouse.refresh({ client, refreshToken, scope: undefined });
-    const first = await refresh(tokens.refresh_token);
+    const first = await refresh(tokens.refresh_token as string);
     t.clock.advance(10);
-    const retry = await refresh(tokens.refresh_token);
+    const retry = await refresh(tokens.refresh_token as string);
     expect(retry.refresh_token).not.toBe(first.refresh_token);
     expect(t.audit.ofType('refresh_token.reused')).toEqual([]);
     // The retry's token is the grant's one live token; the first answer's was replaced, and
     // presenting it is a reuse: the grant goes, with the branch that replaced it.
-    const next = await refresh(retry.refresh_token);
+    const next = await refresh(retry.refresh_token as string);
     t.clock.advance(1);
-    expect((await expectOAuthError(refresh(first.refresh_token))).code).toBe('invalid_grant');
-    expect((await expectOAuthError(refresh(next.refresh_token))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(refresh(first.refresh_token as string))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(refresh(next.refresh_token as string))).code).toBe('invalid_grant');
     expect((await expectOAuthError(t.gatehouse.verifyAccessToken(next.access_token))).code).toBe('invalid_token');
     expect(t.audit.ofType('refresh_token.reused')).toHaveLength(1);
   });
@@ -155,19 +155,19 @@ describe('refresh with rotation', () => {
   it('a replaced token is refused at once, even within the grace', async () => {
     const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
     const refresh = (refreshToken: string) => t.gatehouse.refresh({ client, refreshToken, scope: undefined });
-    const first = await refresh(tokens.refresh_token);
-    await refresh(tokens.refresh_token);
-    expect((await expectOAuthError(refresh(first.refresh_token))).code).toBe('invalid_grant');
+    const first = await refresh(tokens.refresh_token as string);
+    await refresh(tokens.refresh_token as string);
+    expect((await expectOAuthError(refresh(first.refresh_token as string))).code).toBe('invalid_grant');
     expect(t.audit.ofType('refresh_token.reused')).toHaveLength(1);
   });
 
   it('revokes the grant when a rotated token is reused after the grace period', async () => {
     const { t, user, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
-    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     t.clock.advance(11);
-    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
     // RFC 9700 §4.14.2: the legitimate holder's new token dies with the grant.
-    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
     expect((await expectOAuthError(t.gatehouse.verifyAccessToken(first.access_token))).code).toBe('invalid_token');
     expect(t.audit.ofType('refresh_token.reused')).toEqual([
       expect.objectContaining({ clientId: client.clientId, userKey: user.userKey, grantIds: [expect.any(String)] }),
@@ -177,65 +177,65 @@ describe('refresh with rotation', () => {
   it('two clients racing with one token: each gets an answer, one token stays live, and the other\'s use revokes the grant', async () => {
     const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
     const refresh = (refreshToken: string) => t.gatehouse.refresh({ client, refreshToken, scope: undefined });
-    const answers = await Promise.all(Array.from({ length: 5 }, () => refresh(tokens.refresh_token)));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => refresh(tokens.refresh_token as string)));
     expect(new Set(answers.map((answer) => answer.refresh_token)).size).toBe(5);
     expect(t.audit.ofType('refresh_token.reused')).toEqual([]);
-    const states = await Promise.all(answers.map(async (answer) => t.repositories.refreshTokens.findByHash(storedSecretHash(answer.refresh_token))));
+    const states = await Promise.all(answers.map(async (answer) => t.repositories.refreshTokens.findByHash(storedSecretHash(answer.refresh_token as string))));
     const live = answers.filter((_, index) => states[index]?.supersededAt === null);
     expect(live).toHaveLength(1);
     const loser = answers.find((answer) => answer !== live[0]) as (typeof answers)[number];
-    expect((await expectOAuthError(refresh(loser.refresh_token))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(refresh(loser.refresh_token as string))).code).toBe('invalid_grant');
     expect((await expectOAuthError(refresh(live[0]?.refresh_token ?? ''))).code).toBe('invalid_grant');
     expect(t.audit.ofType('refresh_token.reused')).toHaveLength(1);
   });
 
   it('with no grace period, a reuse one second later revokes the grant', async () => {
     const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 0 });
-    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     t.clock.advance(1);
-    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
-    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
   });
 });
 
 describe('a rotation\'s tokens after rotation is turned off (RFC 9700 §4.14.2, docs/decisions/0179)', () => {
   it('a token rotated past its grace is a reuse: invalid_grant, the grant revoked; the current token worked until then', async () => {
     const { t, user, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
-    const current = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
-    const grantId = (await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token)))?.grantId;
+    const current = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
+    const grantId = (await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token as string)))?.grantId;
     const off = await reconfigured(t, { rotate: false, reuseGraceSeconds: 10 }, 11);
     const refresh = (refreshToken: string) => off.gatehouse.refresh({ client, refreshToken, scope: undefined });
     // The current token works, and is kept now that rotation is off.
-    expect((await refresh(current.refresh_token)).refresh_token).toBe(current.refresh_token);
-    await expectOAuthError(refresh(tokens.refresh_token), 'invalid_grant');
+    expect((await refresh(current.refresh_token as string)).refresh_token).toBe(current.refresh_token as string);
+    await expectOAuthError(refresh(tokens.refresh_token as string), 'invalid_grant');
     expect(off.audit.ofType('refresh_token.reused')).toEqual([expect.objectContaining({ clientId: client.clientId, userKey: user.userKey, grantIds: [grantId] })]);
     expect((await off.repositories.grants.findById(grantId ?? ''))?.revokedAt).toBeInstanceOf(Date);
-    await expectOAuthError(refresh(current.refresh_token), 'invalid_grant');
+    await expectOAuthError(refresh(current.refresh_token as string), 'invalid_grant');
     await expectOAuthError(off.gatehouse.verifyAccessToken(current.access_token), 'invalid_token');
   });
 
   it('a superseded token is a reuse at once: invalid_grant, the grant revoked; the live token worked until then', async () => {
     const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
-    const replaced = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
-    const live = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const replaced = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
+    const live = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     const off = await reconfigured(t, { rotate: false, reuseGraceSeconds: 10 }, 1);
     const refresh = (refreshToken: string) => off.gatehouse.refresh({ client, refreshToken, scope: undefined });
-    expect((await refresh(live.refresh_token)).refresh_token).toBe(live.refresh_token);
-    expect((await expectOAuthError(refresh(replaced.refresh_token), 'invalid_grant')).detail).toBe('superseded refresh token reused');
+    expect((await refresh(live.refresh_token as string)).refresh_token).toBe(live.refresh_token as string);
+    expect((await expectOAuthError(refresh(replaced.refresh_token as string), 'invalid_grant')).detail).toBe('superseded refresh token reused');
     expect(off.audit.ofType('refresh_token.reused')).toHaveLength(1);
-    await expectOAuthError(refresh(live.refresh_token), 'invalid_grant');
+    await expectOAuthError(refresh(live.refresh_token as string), 'invalid_grant');
   });
 
   it('a retry within the grace still follows the rotation: a new token that replaces the first answer, kept from then on', async () => {
     const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 10 });
-    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     const off = await reconfigured(t, { rotate: false, reuseGraceSeconds: 10 }, 5);
     const refresh = (refreshToken: string) => off.gatehouse.refresh({ client, refreshToken, scope: undefined });
-    const retry = await refresh(tokens.refresh_token);
+    const retry = await refresh(tokens.refresh_token as string);
     expect(retry.refresh_token).not.toBe(tokens.refresh_token);
     expect(retry.refresh_token).not.toBe(first.refresh_token);
-    expect((await refresh(retry.refresh_token)).refresh_token).toBe(retry.refresh_token);
-    await expectOAuthError(refresh(first.refresh_token), 'invalid_grant');
+    expect((await refresh(retry.refresh_token as string)).refresh_token).toBe(retry.refresh_token as string);
+    await expectOAuthError(refresh(first.refresh_token as string), 'invalid_grant');
     expect(off.audit.ofType('refresh_token.reused')).toHaveLength(1);
   });
 });
@@ -243,7 +243,7 @@ describe('a rotation\'s tokens after rotation is turned off (RFC 9700 §4.14.2, 
 describe('refresh tokens issued before time-ordered secrets (docs/decisions/0077-time-ordered-secrets.md)', () => {
   async function legacyToken() {
     const { t, client, tokens } = await setup();
-    const stored = await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token));
+    const stored = await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token as string));
     // A token of the earlier shape (43 characters, no time digits), stored as its plain SHA-256.
     const legacy = randomIdGenerator.secret();
     await t.repositories.refreshTokens.save({ tokenHash: sha256(legacy), grantId: stored?.grantId ?? '', createdAt: t.clock.now(), lastUsedAt: t.clock.now(), rotatedAt: null, supersededAt: null });
@@ -253,8 +253,8 @@ describe('refresh tokens issued before time-ordered secrets (docs/decisions/0077
   it('issues time-ordered refresh tokens, stored under their prefix and hash', async () => {
     const { t, tokens } = await setup();
     expect(tokens.refresh_token).toMatch(/^[0-9A-Za-z]{8}_[0-9A-Za-z]{43}$/);
-    expect(await t.repositories.refreshTokens.findByHash(`${tokens.refresh_token.slice(0, 9)}${sha256(tokens.refresh_token)}`)).toBeDefined();
-    expect(await t.repositories.refreshTokens.findByHash(sha256(tokens.refresh_token))).toBeUndefined();
+    expect(await t.repositories.refreshTokens.findByHash(`${(tokens.refresh_token as string).slice(0, 9)}${sha256(tokens.refresh_token as string)}`)).toBeDefined();
+    expect(await t.repositories.refreshTokens.findByHash(sha256(tokens.refresh_token as string))).toBeUndefined();
   });
 
   it('still refreshes with a token of the earlier shape, and it still revokes its grant', async () => {

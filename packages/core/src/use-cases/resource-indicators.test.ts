@@ -134,7 +134,7 @@ describe('resource at the token endpoint (RFC 8707 §2.2)', () => {
     const s = await setup();
     const { code } = await authorize(s, { scope: 'orders.v1.read reports.v1.read messaging.v1.read', resource: [MCP, REPORTS] });
     const first = await s.t.gatehouse.exchangeCode({ client: s.client, code, redirectUri: s.client.redirectUris[0], codeVerifier: undefined, resource: MCP });
-    const refresh = (input: { resource?: string; scope?: string }) => s.t.gatehouse.refresh({ client: s.client, refreshToken: first.refresh_token, scope: input.scope, resource: input.resource });
+    const refresh = (input: { resource?: string; scope?: string }) => s.t.gatehouse.refresh({ client: s.client, refreshToken: first.refresh_token as string, scope: input.scope, resource: input.resource });
 
     expect(claimsOf((await refresh({ resource: REPORTS })).access_token)).toMatchObject({ aud: REPORTS, scope: 'reports.v1.read' });
     expect(claimsOf((await refresh({ resource: MCP, scope: 'messaging.v1.read' })).access_token)).toMatchObject({ aud: MCP, scope: 'messaging.v1.read' });
@@ -146,8 +146,8 @@ describe('resource at the token endpoint (RFC 8707 §2.2)', () => {
 
     // A grant made without resource cannot be widened to one.
     const plain = await s.t.obtainTokens({ client: s.client, user: s.user, scope: 'orders.v1.read' });
-    await expectOAuthError(s.t.gatehouse.refresh({ client: s.client, refreshToken: plain.refresh_token, scope: undefined, resource: MCP }), 'invalid_target');
-    expect(claimsOf((await s.t.gatehouse.refresh({ client: s.client, refreshToken: plain.refresh_token, scope: undefined })).access_token).aud).toBe(s.t.settings.audience);
+    await expectOAuthError(s.t.gatehouse.refresh({ client: s.client, refreshToken: plain.refresh_token as string, scope: undefined, resource: MCP }), 'invalid_target');
+    expect(claimsOf((await s.t.gatehouse.refresh({ client: s.client, refreshToken: plain.refresh_token as string, scope: undefined })).access_token).aud).toBe(s.t.settings.audience);
   });
 
   it('under rotation, a refused resource rotates nothing', async () => {
@@ -155,9 +155,9 @@ describe('resource at the token endpoint (RFC 8707 §2.2)', () => {
     const user = await t.seedUser();
     const { client } = await t.seedClient({ scopes: ['orders.v1.read'] });
     const tokens = await t.obtainTokens({ client, user, resource: MCP });
-    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined, resource: REPORTS }), 'invalid_target');
-    expect((await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token)))?.rotatedAt).toBeNull();
-    const refreshed = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined });
+    await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined, resource: REPORTS }), 'invalid_target');
+    expect((await t.repositories.refreshTokens.findByHash(storedSecretHash(tokens.refresh_token as string)))?.rotatedAt).toBeNull();
+    const refreshed = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
     expect(claimsOf(refreshed.access_token).aud).toBe(MCP);
   });
 
@@ -212,7 +212,7 @@ describe('audience checks (verifyAccessToken)', () => {
     const other = await createTestGatehouse({ repositories: s.t.repositories, settings: { scopes: SCOPES, resources: [RESOURCES[0]!] } });
     await expectOAuthError(other.gatehouse.verifyAccessToken(forReports.access_token, { resource: REPORTS }), 'invalid_token');
     // Its grant's refresh has no resource left to give it.
-    await expectOAuthError(other.gatehouse.refresh({ client: s.client, refreshToken: forReports.refresh_token, scope: undefined }), 'invalid_target');
+    await expectOAuthError(other.gatehouse.refresh({ client: s.client, refreshToken: forReports.refresh_token as string, scope: undefined }), 'invalid_target');
   });
 });
 

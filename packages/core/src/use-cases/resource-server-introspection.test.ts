@@ -37,7 +37,7 @@ describe('introspection by a resource server', () => {
     const reports = await t.obtainTokens({ client: app, user, scope: 'reports.v1.read', resource: REPORTS });
     const plain = await t.obtainTokens({ client: app, user, scope: 'messaging.v1.read' });
     const mcp = await t.obtainTokens({ client: app, user, scope: 'orders.v1.read', resource: MCP });
-    for (const token of [reports.access_token, plain.access_token, mcp.refresh_token]) {
+    for (const token of [reports.access_token, plain.access_token, mcp.refresh_token as string]) {
       expect(await t.gatehouse.introspectToken({ client: server, token, tokenTypeHint: undefined })).toEqual({ active: false });
     }
     // A client that serves no resource sees only its own tokens, as before.
@@ -49,7 +49,7 @@ describe('introspection by a resource server', () => {
     const { t, user, app, server } = await setup();
     const tokens = await t.obtainTokens({ client: app, user, scope: 'orders.v1.read', resource: MCP });
     expect((await t.gatehouse.introspectToken({ client: server, token: tokens.access_token, tokenTypeHint: 'access_token' })).active).toBe(true);
-    await t.gatehouse.revokeToken({ client: app, token: tokens.refresh_token, tokenTypeHint: 'refresh_token' });
+    await t.gatehouse.revokeToken({ client: app, token: tokens.refresh_token as string, tokenTypeHint: 'refresh_token' });
     expect(await t.gatehouse.introspectToken({ client: server, token: tokens.access_token, tokenTypeHint: 'access_token' })).toEqual({ active: false });
   });
 

@@ -14,8 +14,8 @@ async function setup() {
 describe('revokeToken (RFC 7009)', () => {
   it('revoking the refresh token revokes the grant: refresh and access token both stop working', async () => {
     const { t, user, client, tokens } = await setup();
-    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: 'refresh_token' });
-    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token as string, tokenTypeHint: 'refresh_token' });
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
     expect((await expectOAuthError(t.gatehouse.verifyAccessToken(tokens.access_token))).code).toBe('invalid_token');
     expect(t.audit.ofType('grant.revoked')).toEqual([
       expect.objectContaining({ clientId: client.clientId, userKey: user.userKey, reason: 'revocation of refresh_token' }),
@@ -26,13 +26,13 @@ describe('revokeToken (RFC 7009)', () => {
     const { t, client, tokens } = await setup();
     await t.gatehouse.revokeToken({ client, token: tokens.access_token, tokenTypeHint: 'refresh_token' });
     expect((await expectOAuthError(t.gatehouse.verifyAccessToken(tokens.access_token))).code).toBe('invalid_token');
-    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
     expect(t.audit.ofType('grant.revoked')[0]?.reason).toBe('revocation of access_token');
   });
 
   it('ignores an unknown hint', async () => {
     const { t, client, tokens } = await setup();
-    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: 'something_else' });
+    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token as string, tokenTypeHint: 'something_else' });
     expect((await expectOAuthError(t.gatehouse.verifyAccessToken(tokens.access_token))).code).toBe('invalid_token');
   });
 
@@ -41,17 +41,17 @@ describe('revokeToken (RFC 7009)', () => {
     await expect(t.gatehouse.revokeToken({ client, token: 'no-such-token', tokenTypeHint: undefined })).resolves.toBeUndefined();
     await expect(t.gatehouse.revokeToken({ client, token: 'a.b.c', tokenTypeHint: 'access_token' })).resolves.toBeUndefined();
     expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).clientId).toBe(client.clientId);
-    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
-    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
+    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined });
+    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined });
     expect(t.audit.ofType('grant.revoked')).toHaveLength(1);
   });
 
   it('does nothing when another client presents the tokens (same answer as for an unknown token)', async () => {
     const { t, client, other, tokens } = await setup();
-    await expect(t.gatehouse.revokeToken({ client: other, token: tokens.refresh_token, tokenTypeHint: undefined })).resolves.toBeUndefined();
+    await expect(t.gatehouse.revokeToken({ client: other, token: tokens.refresh_token as string, tokenTypeHint: undefined })).resolves.toBeUndefined();
     await expect(t.gatehouse.revokeToken({ client: other, token: tokens.access_token, tokenTypeHint: 'access_token' })).resolves.toBeUndefined();
     expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).clientId).toBe(client.clientId);
-    expect((await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token, scope: undefined })).token_type).toBe('Bearer');
+    expect((await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined })).token_type).toBe('Bearer');
     expect(t.audit.ofType('grant.revoked')).toEqual([]);
   });
 
@@ -63,7 +63,7 @@ describe('revokeToken (RFC 7009)', () => {
   it('leaves the user\'s other grants alone', async () => {
     const { t, user, client, tokens } = await setup();
     const second = await t.obtainTokens({ client, user });
-    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: undefined });
+    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token as string, tokenTypeHint: undefined });
     expect((await t.gatehouse.verifyAccessToken(second.access_token)).userKey).toBe(user.userKey);
   });
 });

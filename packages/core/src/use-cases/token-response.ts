@@ -14,7 +14,11 @@ import { userDirectoryOf } from './user-directory.js';
 export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
-  refresh_token: string;
+  /**
+   * Absent for a client not registered for the `refresh_token` grant: it could not use one
+   * (RFC 6749 §1.5, §5.1; docs/decisions/0188-refresh-tokens-only-for-refresh-clients.md).
+   */
+  refresh_token?: string;
   expires_in: number;
   scope: string;
   principal: string;
@@ -39,7 +43,7 @@ export async function buildTokenResponse(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids' | 'settings' | 'keys' | 'signer' | 'userDirectory'>,
   grant: Grant,
   scopes: readonly string[],
-  refreshToken: string,
+  refreshToken: string | undefined,
   resource?: ResourceDefinition,
   idToken?: IdTokenRequest,
 ): Promise<TokenResponse> {
@@ -58,12 +62,15 @@ export function principalOrGone(email: string | undefined, grant: Pick<Grant, 'u
   return email;
 }
 
-/** The response for an owner already read: signs the access token (for `resource`, or the default audience). */
+/**
+ * The response for an owner already read: signs the access token (for `resource`, or the default
+ * audience). `refreshToken` undefined: a response without one (a client that may not refresh).
+ */
 export async function tokenResponseFor(
   deps: Pick<Deps, 'clock' | 'ids' | 'settings' | 'keys' | 'signer'>,
   grant: Grant,
   scopes: readonly string[],
-  refreshToken: string,
+  refreshToken: string | undefined,
   principal: string,
   resource?: ResourceDefinition,
   idToken?: IdTokenRequest,
@@ -72,7 +79,7 @@ export async function tokenResponseFor(
   const response: TokenResponse = {
     access_token: token,
     token_type: 'Bearer',
-    refresh_token: refreshToken,
+    ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
     expires_in: expiresIn,
     scope: formatScope(scopes),
     principal,

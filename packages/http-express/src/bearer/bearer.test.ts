@@ -128,7 +128,7 @@ describe('bearer authentication (RFC 6750)', () => {
     const h = await createResourceHarness();
     const tokens = await h.t.obtainTokens({ client: h.client, user: h.admin });
     expect((await h.http.get(ME).set(bearer(tokens.access_token))).status).toBe(200);
-    await h.t.gatehouse.revokeToken({ client: h.client, token: tokens.refresh_token, tokenTypeHint: 'refresh_token' });
+    await h.t.gatehouse.revokeToken({ client: h.client, token: tokens.refresh_token as string, tokenTypeHint: 'refresh_token' });
     await refusedAsInvalidToken(await h.http.get(ME).set(bearer(tokens.access_token)));
   });
 

@@ -79,7 +79,7 @@ describe('bearerAuth with a resource', () => {
     const { client } = await t.seedClient({ scopes: ['orders.v1.read', 'orders.v1.write'] });
     const tokens = await t.obtainTokens({ client, user, resource: MCP });
     await request(app).get('/mcp').set('Authorization', `Bearer ${tokens.access_token}`).expect(200);
-    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token, tokenTypeHint: 'refresh_token' });
+    await t.gatehouse.revokeToken({ client, token: tokens.refresh_token as string, tokenTypeHint: 'refresh_token' });
     expect((await request(app).get('/mcp').set('Authorization', `Bearer ${tokens.access_token}`)).status).toBe(401);
   });
 

@@ -57,6 +57,10 @@ describe('a client that registered itself (RFC 7591) on the consent page and in 
     const { code } = await browser.authorize(client, PKCE);
     const tokens = await request(t.app).post('/oauth/token').type('form').send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUris[0], client_id: client.clientId, code_verifier: VERIFIER });
     expect(tokens.status).toBe(200);
+    // Registered without grant_types: the code flow only (RFC 7591 §2), so no refresh token it could not use (docs/decisions/0188).
+    expect(registered.body.grant_types).toEqual(['authorization_code']);
+    expect(tokens.body).not.toHaveProperty('refresh_token');
+    expect(tokens.body).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String) });
     const apps = await browser.get('/portal/authorized-apps');
     expect(apps.text).toContain('Desk Agent');
     expect(apps.text).toContain('Registered itself');

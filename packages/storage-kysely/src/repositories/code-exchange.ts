@@ -67,11 +67,11 @@ export interface CodeExchangeValues {
   grant: GrantTable;
   /** The code's consume (`consumeCode`, `consumeCodeWhileSessionLive`): at the grant's creation, by it. */
   consume: { at: number; grantId: string; codeHash: string };
-  /** The refresh token's values (`insertRefreshToken`). */
-  refreshToken: { tokenHash: string; grantId: string; createdAt: number; lastUsedAt: number; rotatedAt: number | null; supersededAt: number | null };
+  /** The refresh token's values (`insertRefreshToken`); null when the exchange has none (docs/decisions/0188). */
+  refreshToken: { tokenHash: string; grantId: string; createdAt: number; lastUsedAt: number; rotatedAt: number | null; supersededAt: number | null } | null;
 }
 
 /** The values of `codeExchangeQueries` for one exchange. */
 export function codeExchangeValues({ grant, codeHash, refreshToken }: CodeExchange): CodeExchangeValues {
-  return { grant: toRow(grant), consume: { at: toMs(grant.createdAt), grantId: grant.grantId, codeHash }, refreshToken: refreshTokenValues(refreshToken) };
+  return { grant: toRow(grant), consume: { at: toMs(grant.createdAt), grantId: grant.grantId, codeHash }, refreshToken: refreshToken === undefined ? null : refreshTokenValues(refreshToken) };
 }

@@ -51,7 +51,7 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
             const { rows } = await (dialect.locksRows ? lockLiveSession : findLiveSession)(trx, { sessionId: consumed.session_id });
             if (rows.length === 0) throw NOT_EXCHANGED;
           }
-          await insertRefreshToken(trx, refreshToken);
+          if (refreshToken !== null) await insertRefreshToken(trx, refreshToken);
           return true;
         });
       } catch (error) {

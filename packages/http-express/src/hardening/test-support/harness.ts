@@ -88,7 +88,9 @@ export async function createHardenedApp(options: { rateLimit?: RateLimitSettings
       return browser;
     },
     async tokenFor(user, scope) {
-      return t.obtainTokens({ client, user, ...(scope === undefined ? {} : { scope }) });
+      const tokens = await t.obtainTokens({ client, user, ...(scope === undefined ? {} : { scope }) });
+      if (tokens.refresh_token === undefined) throw new Error('the harness client is registered for the refresh_token grant: a refresh token was expected');
+      return { ...tokens, refresh_token: tokens.refresh_token };
     },
     async codeOverHttp(browser, which = client, extra = {}) {
       const { code } = await browser.authorize(which, extra);
