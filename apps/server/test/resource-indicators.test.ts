@@ -151,7 +151,7 @@ describe.each(backends)('resource indicators with oauth4webapi against gatehouse
     const as = await discover(p.origin);
     expect(as.registration_endpoint).toBe(`${p.origin}/oauth/register`);
     const registered = await oauth.processDynamicClientRegistrationResponse(
-      await oauth.dynamicClientRegistrationRequest(as, { client_name: 'Agent', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', scope: 'orders.v1.read' }, INSECURE),
+      await oauth.dynamicClientRegistrationRequest(as, { client_name: 'Agent', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', scope: 'orders.v1.read', grant_types: ['authorization_code', 'refresh_token'] }, INSECURE),
     );
     expect(registered).toMatchObject({ client_name: 'Agent', token_endpoint_auth_method: 'none', application_type: 'native' });
     const client: oauth.Client = { client_id: registered.client_id };
