@@ -65,6 +65,17 @@ describe('introspectToken (RFC 7662)', () => {
     });
   });
 
+  it('reports the refresh token of a client no longer registered for the refresh_token grant as inactive, as the grant refuses it (RFC 7662 §2.2)', async () => {
+    const { t, client, tokens } = await setup();
+    const token = tokens.refresh_token as string;
+    expect((await t.gatehouse.introspectToken({ client, token, tokenTypeHint: 'refresh_token' })).active).toBe(true);
+    const narrowed = { ...client, grantTypes: client.grantTypes.filter((grantType) => grantType !== 'refresh_token') };
+    expect(await t.gatehouse.introspectToken({ client: narrowed, token, tokenTypeHint: 'refresh_token' })).toEqual({ active: false });
+    await expectOAuthError(t.gatehouse.refresh({ client: narrowed, refreshToken: token, scope: undefined }), 'unauthorized_client');
+    // Its access tokens are not refresh tokens: still described.
+    expect((await t.gatehouse.introspectToken({ client: narrowed, token: tokens.access_token, tokenTypeHint: undefined })).active).toBe(true);
+  });
+
   it('reports the absolute limit of a refresh token as exp, and inactive after it', async () => {
     const { t, client, tokens } = await setup({ absoluteTtlSeconds: 500 });
     const iat = Math.floor(t.clock.now().getTime() / 1000);

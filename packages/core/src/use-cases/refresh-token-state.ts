@@ -32,12 +32,15 @@ export type RefreshTokenVerdict =
  */
 export function judgeRefreshToken(
   settings: GatehouseSettings['refreshToken'],
-  client: Pick<Client, 'clientId' | 'clientSecretHash'>,
+  client: Pick<Client, 'clientId' | 'clientSecretHash' | 'grantTypes'>,
   found: { token: RefreshToken; grant: Grant },
   now: Date,
 ): RefreshTokenVerdict {
   const { token, grant } = found;
   if (grant.revokedAt) return { kind: 'refused', detail: 'grant revoked' };
+  // A client no longer registered for the refresh_token grant cannot use its refresh tokens (the
+  // grant answers unauthorized_client first, RFC 6749 §5.2): introspection says so too (RFC 7662 §2.2).
+  if (!client.grantTypes.includes('refresh_token')) return { kind: 'refused', detail: `client ${client.clientId} may not use the refresh_token grant` };
   // RFC 6749 §6: the refresh token was issued to the authenticated client.
   if (grant.clientId !== client.clientId) return { kind: 'refused', detail: `refresh token of ${grant.clientId} presented by ${client.clientId}` };
   const { idleTtlSeconds, absoluteTtlSeconds } = settings;
