@@ -56,6 +56,26 @@ describe('protectedResourceMetadataRouter', () => {
     expect((await request(app).post('/.well-known/oauth-protected-resource/mcp')).text).toBe('host 404');
   });
 
+  it('answers the metadata of a resource whose path ends with a slash also without it, where the MCP SDK looks, unless a configured resource has its own there (docs/decisions/0189)', async () => {
+    const resources = [
+      { resource: 'https://mcp.example.com/mcp/', name: 'Slash MCP', scopes: ['orders.v1.read'] },
+      { resource: 'https://mcp.example.com/tools/', name: 'Tools', scopes: ['orders.v1.read'] },
+      { resource: 'https://mcp.example.com/tools', name: 'Tools without a slash', scopes: ['orders.v1.read'] },
+    ];
+    const t = await createTestGatehouse({ settings: { issuer: 'https://auth.example.com', scopes: SCOPES, resources } });
+    const app = express();
+    // This host serves the two with a slash only: /tools is another configured resource's, served elsewhere.
+    app.use(protectedResourceMetadataRouter(t.gatehouse, { resources: ['https://mcp.example.com/mcp/', 'https://mcp.example.com/tools/'] }));
+    app.use((_req, res) => {
+      res.status(404).send('host 404');
+    });
+    for (const path of ['/.well-known/oauth-protected-resource/mcp/', '/.well-known/oauth-protected-resource/mcp']) {
+      expect((await request(app).get(path).expect(200)).body, path).toMatchObject({ resource: 'https://mcp.example.com/mcp/', resource_name: 'Slash MCP' });
+    }
+    expect((await request(app).get('/.well-known/oauth-protected-resource/tools/').expect(200)).body).toMatchObject({ resource: 'https://mcp.example.com/tools/' });
+    expect((await request(app).get('/.well-known/oauth-protected-resource/tools')).text).toBe('host 404');
+  });
+
   it('refuses at once a resource that is not configured, or two resources sharing a path', async () => {
     await expect(host(['https://unknown.example.com/mcp'])).rejects.toThrow(TypeError);
     await expect(host()).rejects.toThrow('two resources have their metadata at /.well-known/oauth-protected-resource/mcp');

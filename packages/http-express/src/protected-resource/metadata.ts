@@ -56,7 +56,9 @@ export interface ProtectedResourceMetadataOptions {
  * RFC 9728 §3: serves `GET /.well-known/oauth-protected-resource<path>` for each resource the host
  * serves, the path being the resource identifier's (`https://mcp.example.com/mcp` →
  * `/.well-known/oauth-protected-resource/mcp`); mount it at the host's root. Paths are matched
- * exactly (a resource's path is compared as is, RFC 9728 §3.3); everything else goes on. A
+ * exactly (a resource's path is compared as is, RFC 9728 §3.3), but the metadata of a resource
+ * whose path ends with a slash is also answered without that slash, where clients that strip it
+ * look (unless another configured resource's is there); everything else goes on. A
  * resource that is not configured, or two that would share a path, is a `TypeError` at once.
  * `bearerAuth(gatehouse, { resource })` points its challenges here (`resource_metadata`, §5.1).
  *
@@ -81,6 +83,17 @@ export function protectedResourceMetadataRouter(gatehouse: Pick<Gatehouse, 'sett
       throw new TypeError(`protectedResourceMetadataRouter: two resources have their metadata at ${path}; pass \`resources\` to name the ones this host serves.`);
     }
     documents.set(path, body);
+  }
+  // A resource whose path ends with a slash (`https://mcp.example.com/mcp/`) has its metadata at
+  // `…/mcp/` (RFC 9728 §3.1); clients that discover it without a challenge, the MCP SDK among
+  // them, strip that slash and ask at `…/mcp`: answered there too, unless a configured resource
+  // has its own metadata there (docs/decisions/0189-protected-resource-metadata-without-trailing-slash.md).
+  const configuredPaths = new Set(settings.resources.map((entry) => wellKnownPathOf(new URL(entry.resource))));
+  for (const resource of served) {
+    const path = wellKnownPathOf(new URL(resource.resource));
+    const withoutSlash = path.slice(0, -1);
+    if (!path.endsWith('/') || withoutSlash === PROTECTED_RESOURCE_METADATA_PATH || configuredPaths.has(withoutSlash) || documents.has(withoutSlash)) continue;
+    documents.set(withoutSlash, documents.get(path) as string);
   }
   const headers = securityHeaders(issuer);
   const router = Router();
