@@ -5,6 +5,8 @@ import { parse } from 'yaml';
 import { OPENAPI_FILE } from './openapi.js';
 import { documentedOperations, expectMatchesOpenApi, openApi } from './test-support/openapi.js';
 import { createResourceHarness } from './test-support/harness.js';
+import request from 'supertest';
+import { createTestApp } from '../test-support/index.js';
 
 describe('GET /openapi.json', () => {
   it('serves openapi.yaml as JSON, without authentication', async () => {
@@ -15,6 +17,22 @@ describe('GET /openapi.json', () => {
     expect(response.body).toEqual(parse(readFileSync(OPENAPI_FILE, 'utf8')));
     expect(response.body.openapi).toBe('3.1.0');
     expectMatchesOpenApi(response, 'get', '/openapi.json');
+  });
+});
+
+describe('GET /openapi.json under an issuer with a path', () => {
+  it('names the issuer\'s path as its server, where the OAuth endpoints and the APIs are (docs/decisions/0183); the probes keep the root', async () => {
+    const t = await createTestApp({ settings: { issuer: 'http://localhost:3000/auth' } });
+    const response = await request(t.app).get('/auth/openapi.json').expect(200);
+    const document = response.body as { servers: Array<{ url: string }>; paths: Record<string, { servers?: Array<{ url: string }> }> };
+    expect(document.servers.map((server) => server.url)).toEqual(['/auth']);
+    expect(document.paths['/healthz']?.servers?.map((server) => server.url)).toEqual(['/']);
+    // Joined as a client joins them, the server and a path reach the route.
+    expect((await request(t.app).get(`${document.servers[0]?.url}/oauth/jwks`)).status).toBe(200);
+    expect((await request(t.app).get(`${document.servers[0]?.url}/identity/v1/Users/me`)).status).toBe(401);
+    // At the root, unchanged.
+    const root = await createTestApp();
+    expect((await request(root.app).get('/openapi.json').expect(200)).body.servers).toEqual(parse(readFileSync(OPENAPI_FILE, 'utf8')).servers);
   });
 });
 

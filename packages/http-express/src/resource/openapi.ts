@@ -24,14 +24,34 @@ export function loadOpenApiJson(): Promise<string> {
   return cached;
 }
 
+/**
+ * The document for APIs mounted at `mountPath` (`''` at the root): its `servers` URL is that path,
+ * so that a client joining it to `/oauth/token` or `/identity/v1/Users/me` reaches them under an
+ * issuer with a path (docs/decisions/0183); a path with its own `servers` (the probes, served at
+ * the root) keeps them.
+ */
+function forMountPath(json: string, mountPath: string): string {
+  if (mountPath === '') return json;
+  const document = JSON.parse(json) as { servers?: Array<Record<string, unknown>> };
+  document.servers = (document.servers ?? [{}]).map((server) => ({ ...server, url: mountPath }));
+  return JSON.stringify(document);
+}
+
 /** `GET /openapi.json`: the API description, public (no authentication), added to `router` (a new one by default). */
 export function openApiRouter(router: Router = Router()): Router {
-  router.get('/openapi.json', async (_req, res) => {
+  // By mount path: the same router may be mounted at the root and under the issuer's path.
+  const byMountPath = new Map<string, string>();
+  router.get('/openapi.json', async (req, res) => {
     const json = await loadOpenApiJson().catch(() => {
       throw new HttpProblem(problem('not-found', 'The API description is not installed with this server.'));
     });
+    let served = byMountPath.get(req.baseUrl);
+    if (served === undefined) {
+      served = forMountPath(json, req.baseUrl);
+      if (byMountPath.size < 8) byMountPath.set(req.baseUrl, served);
+    }
     res.setHeader('Cache-Control', 'public, max-age=300');
-    res.type('application/json').send(json);
+    res.type('application/json').send(served);
   });
   return router;
 }
