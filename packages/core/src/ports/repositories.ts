@@ -3,7 +3,7 @@ import type { ProductRepositories } from '../product/ports.js';
 
 /** What `ClientRepository.update` changes. */
 export type ClientChanges = Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'grantTypes' | 'pkceRequired' | 'resourceServerFor'> &
-  Partial<Pick<Client, 'registration' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime' | 'clientUri' | 'logoUri' | 'policyUri' | 'tosUri' | 'firstParty'>>;
+  Partial<Pick<Client, 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime' | 'clientUri' | 'logoUri' | 'policyUri' | 'tosUri' | 'firstParty'>>;
 
 /** What `ClientRepository.rotateRegistrationAccessToken` writes (docs/decisions/0185-registration-access-token-rotated.md). */
 export interface RegistrationAccessTokenRotation {
@@ -18,7 +18,7 @@ export interface RegistrationAccessTokenRotation {
    * An RFC 7592 §2.2 update, in the same write: the client's fields as `update` changes them, and
    * the registration's new metadata (its other details are kept).
    */
-  changes?: Omit<ClientChanges, 'registration'> & { metadata: ClientMetadata };
+  changes?: ClientChanges & { metadata: ClientMetadata };
 }
 
 export interface ClientRepository {
@@ -33,8 +33,8 @@ export interface ClientRepository {
   findById(clientId: string, options?: { fresh?: boolean }): Promise<Client | undefined>;
   /**
    * Returns false when there is no such client. `resourceServerFor` is changed only when given.
-   * With `registration`, a self-registered client's details are replaced too (RFC 7592 update),
-   * its `firstUsedAt` kept. Each OpenID Connect field (`idTokenSignedResponseAlg`,
+   * A self-registered client's registration is never changed here: its RFC 7592 update goes
+   * through `rotateRegistrationAccessToken`, conditional on its token. Each OpenID Connect field (`idTokenSignedResponseAlg`,
    * `postLogoutRedirectUris`, `defaultMaxAge`, `requireAuthTime`) is changed only when its key is
    * given; present with `undefined`, `[]` or `false`, it is removed. So is each link (`clientUri`,
    * `logoUri`, `policyUri`, `tosUri`) and `firstParty` (docs/decisions/0155).

@@ -57,17 +57,14 @@ export function describeSelfRegistrationContract({ runner, repos }: ContractCont
       expect(listed.find((client) => client.clientId === 'dyn1')).toEqual(dynamic);
     });
 
-    it('replaces a dynamic client’s details on update, keeping its first use; an update without them keeps them', async () => {
+    it('keeps a dynamic client’s registration, its first use included, on an update of its fields (its own changes go through rotateRegistrationAccessToken)', async () => {
       await repos().clients.create(aDynamicClient('dyn1'));
       await repos().clients.markUsed('dyn1', at(50, 1));
-      const metadata = { applicationType: 'web' as const, tokenEndpointAuthMethod: 'none' as const };
       const fields = { name: 'Renamed', redirectUris: ['https://agent.example/cb'], scopes: ['messaging.v1.read'], grantTypes: ['authorization_code' as const], pkceRequired: true };
-      expect(await repos().clients.update('dyn1', { ...fields, registration: { ...(aDynamicClient('dyn1').registration as SelfRegistration), metadata } })).toBe(true);
+      expect(await repos().clients.update('dyn1', fields)).toBe(true);
       const updated = await repos().clients.findById('dyn1');
       expect(updated).toMatchObject(fields);
-      expect(updated?.registration).toEqual({ ...aDynamicClient('dyn1').registration, metadata, firstUsedAt: at(50, 1) });
-      expect(await repos().clients.update('dyn1', { ...fields, name: 'Again' })).toBe(true);
-      expect((await repos().clients.findById('dyn1'))?.registration).toEqual({ ...aDynamicClient('dyn1').registration, metadata, firstUsedAt: at(50, 1) });
+      expect(updated?.registration).toEqual({ ...aDynamicClient('dyn1').registration, firstUsedAt: at(50, 1) });
     });
 
     it('replaces a dynamic client’s registration access token only while the hash read is still its own, an update’s changes in the same write', async () => {

@@ -119,9 +119,8 @@ export function createMemoryRepositories(): Repositories {
   const updateClient = (clientId: string, changes: ClientChanges): boolean => {
     const client = clients.get(clientId);
     if (!client) return false;
-    const { resourceServerFor, registration, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, clientUri: _home, logoUri: _logo, policyUri: _policy, tosUri: _terms, firstParty: _firstParty, ...fields } = changes;
+    const { resourceServerFor, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, clientUri: _home, logoUri: _logo, policyUri: _policy, tosUri: _terms, firstParty: _firstParty, ...fields } = changes;
     Object.assign(client, copy(fields));
-    if (registration !== undefined && client.registration) client.registration = { ...copy(registration), firstUsedAt: client.registration.firstUsedAt };
     // Changed only when given, as the port says.
     for (const key of OPENID_CLIENT_FIELDS) if (Object.hasOwn(changes, key)) (client as unknown as Record<string, unknown>)[key] = copy(changes[key]);
     clients.set(clientId, withoutEmptyOpenIdFields(client));

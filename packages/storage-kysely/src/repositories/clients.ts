@@ -27,10 +27,7 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
     async update(clientId, changes) {
       const result = await db
         .updateTable('clients')
-        .set({
-          ...changedColumnsOf(changes),
-          ...(changes.registration === undefined ? {} : { registration_details: registrationDetails(changes.registration) }),
-        })
+        .set(changedColumnsOf(changes))
         .where('client_id', '=', clientId)
         .executeTakeFirst();
       return changed(result.numUpdatedRows);
@@ -223,7 +220,7 @@ function toRow(client: Client): ClientTable {
 /** What `ClientRepository.update` changes. */
 type ClientChanges = Parameters<ClientRepository['update']>[1];
 
-/** The columns of `ClientRepository.update` (and of an RFC 7592 update), `registration` aside. */
+/** The columns of `ClientRepository.update` (and of an RFC 7592 update). */
 function changedColumnsOf(changes: Omit<ClientChanges, 'registration'>): Partial<ClientTable> {
   return {
     name: changes.name,
