@@ -154,6 +154,6 @@ export { createProductApi, type ProductApiOptions } from './product/create-produ
 export type { ProductApi } from './product/product-api.js';
 export { cachedUserRepositories, DEFAULT_USER_CACHE, type UserCacheOptions } from './product/cached-user-repositories.js';
 export { phoneNumberTaken, E164, type NewUser, type CurrentUser } from './product/users.js';
-export { type AttributeScope } from './product/attributes.js';
+export { attributeNameKey, type AttributeScope } from './product/attributes.js';
 export { type SendMessageInput } from './product/messages.js';
 export { type DeletedUser } from './product/operator.js';

@@ -1,3 +1,4 @@
+import { attributeNameKey } from '@gatehouse/core';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { StorageDialect } from './dialect.js';
 import type { Database } from './schema.js';
@@ -52,6 +53,7 @@ export function createUserTablesMigrationProvider(dialect: StorageDialect): Migr
     '0011_user_tables': { up: (db) => createUserTables(db, dialect, { ifNotExists: true }) },
     '0012_disabled_users': { up: (db) => addDisabledUsers(db) },
     '0015_user_records_by_user': { up: (db) => addUserRecordIndexes(db) },
+    '0017_attribute_names_unique_as_read': { up: (db) => foldAttributeNamesAsRead(db) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -512,6 +514,40 @@ async function addUserKeyIndexes(db: SchemaDb): Promise<void> {
 async function addUserRecordIndexes(db: SchemaDb): Promise<void> {
   await db.schema.createIndex('user_attribute_values_by_user').on('user_attribute_values').column('user_key').execute();
   await db.schema.createIndex('messages_by_author').on('messages').column('author_user_key').execute();
+}
+
+/**
+ * Attribute names unique as a reader tells them apart (docs/decisions/0190-attribute-names-unique-as-read.md):
+ * every stored `name_folded` recomputed with core's `attributeNameKey`. Names that were distinct
+ * under the old fold (lower case) and now share a key stay as they were: the first of the
+ * account (by position) takes the key, a later one keeps its old fold, or, when that is another
+ * name's key already, its old fold followed by U+0001 and its own key (a name never contains a
+ * control character). Nothing is renamed; the next create or rename is checked by the new key.
+ */
+async function foldAttributeNamesAsRead(db: SchemaDb): Promise<void> {
+  const rows = (await db
+    .selectFrom('attribute_names')
+    .select(['account_key', 'attribute_key', 'name', 'name_folded'])
+    .orderBy('account_key')
+    .orderBy('position')
+    .orderBy('attribute_key')
+    .execute()) as Array<{ account_key: string; attribute_key: string; name: string; name_folded: string }>;
+  const takenByAccount = new Map<string, Set<string>>();
+  const changes: Array<{ accountKey: string; attributeKey: string; folded: string }> = [];
+  for (const row of rows) {
+    let taken = takenByAccount.get(row.account_key);
+    if (taken === undefined) takenByAccount.set(row.account_key, (taken = new Set()));
+    const key = attributeNameKey(row.name);
+    const folded = !taken.has(key) ? key : !taken.has(row.name_folded) ? row.name_folded : `${row.name_folded}\u0001${row.attribute_key}`;
+    taken.add(folded);
+    if (folded !== row.name_folded) changes.push({ accountKey: row.account_key, attributeKey: row.attribute_key, folded });
+  }
+  // Two passes, so that no row takes a key another still holds for a moment (the unique index
+  // checks each statement): first a placeholder of its own, then its new key.
+  const set = async (change: (typeof changes)[number], folded: string) =>
+    db.updateTable('attribute_names').set({ name_folded: folded }).where('account_key', '=', change.accountKey).where('attribute_key', '=', change.attributeKey).execute();
+  for (const change of changes) await set(change, `\u0001${change.attributeKey}`);
+  for (const change of changes) await set(change, change.folded);
 }
 
 /**

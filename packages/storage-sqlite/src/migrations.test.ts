@@ -1,6 +1,6 @@
 import { Migrator, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMigrationProvider, MIGRATION_LOCK_TABLE, MIGRATION_TABLE, type Database } from '@gatehouse/storage-kysely';
+import { createMigrationProvider, createUserTablesMigrationProvider, MIGRATION_LOCK_TABLE, MIGRATION_TABLE, USER_TABLES_MIGRATION_TABLE, type Database } from '@gatehouse/storage-kysely';
 import { sqliteDialect } from './sqlite-dialect.js';
 import { openSqlite } from './sqlite-storage.js';
 import { tempDatabaseFile } from './test-support/temp-file.js';
@@ -211,5 +211,55 @@ describe('migration 0016: whether a code\'s authorization request sent redirect_
     expect(old).not.toHaveProperty('redirectUriIncluded');
     await storage.repositories.codes.save({ ...(old as NonNullable<typeof old>), codeHash: 'new', redirectUriIncluded: false });
     expect(await storage.repositories.codes.findByHash('new')).toMatchObject({ codeHash: 'new', redirectUriIncluded: false });
+  });
+});
+
+describe('migration 0017: attribute names unique as read (docs/decisions/0190-attribute-names-unique-as-read.md)', () => {
+  let file: ReturnType<typeof tempDatabaseFile>;
+  let opened: Awaited<ReturnType<typeof openSqlite>>;
+
+  beforeEach(async () => {
+    file = tempDatabaseFile();
+    opened = await openSqlite({ filename: file.filename });
+    await migrateTo(opened.db, '0016_redirect_uri_included');
+    const userTracks = new Migrator({ db: opened.db, provider: createUserTablesMigrationProvider(sqliteDialect), migrationTableName: USER_TABLES_MIGRATION_TABLE, migrationLockTableName: MIGRATION_LOCK_TABLE });
+    const { error } = await userTracks.migrateTo('0015_user_records_by_user');
+    if (error) throw error;
+  });
+
+  afterEach(async () => {
+    await opened.storage.close();
+    file.remove();
+  });
+
+  it('recomputes every folded name; names that now share a key stay, the first by position taking it; later creates and renames are checked by the new key', async () => {
+    const { db, storage } = opened;
+    await db.insertInto('accounts').values({ account_key: 'a1', name: 'Acme' }).execute();
+    await db.insertInto('accounts').values({ account_key: 'a2', name: 'Other' }).execute();
+    // As an older Gatehouse folded them: lower case only.
+    const names: Array<[string, string, string, number]> = [
+      ['a1', 'k1', 'Straße', 1],
+      ['a1', 'k2', 'STRASSE', 2],
+      ['a1', 'k3', 'Cafe\u0301', 3],
+      ['a1', 'k4', 'Department', 4],
+      ['a2', 'k5', 'ﬀ', 1],
+    ];
+    for (const [account, key, name, position] of names) {
+      await db.insertInto('attribute_names').values({ account_key: account, attribute_key: key, name, name_folded: name.toLowerCase(), position }).execute();
+    }
+    await storage.migrate();
+    const folded = Object.fromEntries(
+      (opened.database.prepare('select attribute_key, name_folded from attribute_names').all() as Array<{ attribute_key: string; name_folded: string }>).map((row) => [row.attribute_key, row.name_folded]),
+    );
+    // k2's old fold was k1's new key: it keeps a fold of its own, which no name can have.
+    expect(folded).toEqual({ k1: 'strasse', k2: 'strasse\u0001k2', k3: 'café', k4: 'department', k5: 'ff' });
+    const attributes = storage.repositories.attributes;
+    expect((await attributes.list('a1', { offset: 0, limit: 10 })).results.map((entry) => entry.name)).toEqual(['Straße', 'STRASSE', 'Cafe\u0301', 'Department']);
+    expect(await attributes.create('a1', { key: 'k6', name: 'strasse' }, 100)).toBe('duplicate-name');
+    expect(await attributes.create('a1', { key: 'k7', name: 'Café' }, 100)).toBe('duplicate-name');
+    expect(await attributes.create('a2', { key: 'k8', name: 'FF' }, 100)).toBe('duplicate-name');
+    expect(await attributes.rename('a1', 'k4', 'CAFÉ')).toBe('duplicate-name');
+    expect(await attributes.rename('a1', 'k3', 'Café')).toBe('renamed');
+    expect(await attributes.create('a1', { key: 'k9', name: 'Division' }, 100)).toBe('created');
   });
 });

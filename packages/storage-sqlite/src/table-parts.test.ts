@@ -113,7 +113,7 @@ describe('only the tables a host uses, under names that cannot clash', () => {
       expect((await storage.repositories.accounts.findByKey('a1'))?.name).toBe('Acme');
       const database = new BetterSqlite3(own.filename, { readonly: true });
       expect(tablesOf(database)).toEqual([...OAUTH_TABLES, ...USER_TABLES, 'gatehouse_migration', 'gatehouse_migration_lock', 'gatehouse_user_tables_migration'].sort());
-      expect(database.prepare('select name from gatehouse_user_tables_migration').all()).toEqual([{ name: '0011_user_tables' }, { name: '0012_disabled_users' }, { name: '0015_user_records_by_user' }]);
+      expect(database.prepare('select name from gatehouse_user_tables_migration').all()).toEqual([{ name: '0011_user_tables' }, { name: '0012_disabled_users' }, { name: '0015_user_records_by_user' }, { name: '0017_attribute_names_unique_as_read' }]);
       database.close();
     } finally {
       await storage.close();
@@ -136,7 +136,7 @@ describe('migrationStatus', () => {
     try {
       const before = await storage.migrationStatus?.();
       expect(before?.map((migration) => migration.executedAt)).toEqual(before?.map(() => null));
-      expect(before?.at(-1)).toEqual({ name: '0015_user_records_by_user', track: 'user-tables', executedAt: null });
+      expect(before?.at(-1)).toEqual({ name: '0017_attribute_names_unique_as_read', track: 'user-tables', executedAt: null });
       expect(tablesOf(database)).toEqual([]);
       await storage.migrate();
       const after = (await storage.migrationStatus?.()) ?? [];

@@ -41,6 +41,32 @@ describe('attribute names', () => {
     expect((await t.product.listAttributes(scope)).total).toBe(0);
   });
 
+  it('composes a name (NFC) and refuses lone surrogates and invisible format characters, but not the joiners (docs/decisions/0190)', async () => {
+    const { t, scope } = await setup();
+    expect((await t.product.createAttribute({ ...scope, name: 'Cafe\u0301' })).name).toBe('Caf\u00e9');
+    for (const name of ['a\ud800', 'a\udc00', 'department\u200b', '\u200b', '\u202edepartment', 'soft\u00adhyphen', 'b\ufeffom']) {
+      await expectDomainError(t.product.createAttribute({ ...scope, name }), 'invalid', 'name');
+    }
+    // Persian needs the zero-width non-joiner, emoji sequences the joiner.
+    expect((await t.product.createAttribute({ ...scope, name: 'می\u200cخواهم' })).name).toBe('می\u200cخواهم');
+    expect((await t.product.createAttribute({ ...scope, name: 'team 👩\u200d💻' })).name).toBe('team 👩\u200d💻');
+    expect((await t.product.listAttributes(scope)).total).toBe(3);
+  });
+
+  it('keeps names unique as a reader tells them apart: case folded beyond ASCII (ß and SS), compatibility forms (ﬀ and FF), joiners ignored (docs/decisions/0190)', async () => {
+    const { t, scope } = await setup();
+    await t.product.createAttribute({ ...scope, name: 'Straße' });
+    await t.product.createAttribute({ ...scope, name: 'ﬀ' });
+    await t.product.createAttribute({ ...scope, name: 'ΟΔΟΣ' });
+    const taken = await t.product.createAttribute({ ...scope, name: 'team' });
+    for (const name of ['STRASSE', 'strasse', 'FF', 'οδος', 'οδοσ', 'te\u200dam', 'ｔｅａｍ']) {
+      await expectDomainError(t.product.createAttribute({ ...scope, name }), 'conflict');
+    }
+    const other = await t.product.createAttribute({ ...scope, name: 'other' });
+    await expectDomainError(t.product.renameAttribute({ ...scope, key: other.key, name: 'TEAM' }), 'conflict');
+    expect((await t.product.renameAttribute({ ...scope, key: taken.key, name: 'TEAM' })).name).toBe('TEAM');
+  });
+
   it('keeps names unique per account ignoring case, on create and on rename', async () => {
     const { t, scope, outsider, otherAccount } = await setup();
     const department = await t.product.createAttribute({ ...scope, name: 'Department' });

@@ -15,12 +15,34 @@ export async function requireAccountAdmin(deps: Pick<ProductDeps, 'repos'>, acto
   if (role !== 'admin') throw new DomainError('forbidden', 'Only an admin of the account may do this.');
 }
 
-/** openapi.yaml (attribute names): trimmed, 1–64 characters, no control characters. */
+/** The zero-width non-joiner and joiner: format characters that words of some scripts (Persian, emoji sequences) need. */
+const JOINERS = /[\u200C\u200D]/gu;
+
+/**
+ * openapi.yaml (attribute names): composed (NFC), trimmed, 1–64 characters, well-formed Unicode,
+ * no control characters and no invisible format characters (a zero-width space, a right-to-left
+ * override) but the joiners (docs/decisions/0190-attribute-names-unique-as-read.md).
+ */
 export function normalizeAttributeName(raw: string): string {
-  const name = raw.trim();
+  const name = raw.normalize('NFC').trim();
   if (name.length < 1 || [...name].length > 64) throw new DomainError('invalid', 'name must be 1 to 64 characters.', { field: 'name' });
+  if (/\p{Cs}/u.test(name)) throw new DomainError('invalid', 'name must be well-formed Unicode (a lone surrogate is not).', { field: 'name' });
   if (/\p{Cc}/u.test(name)) throw new DomainError('invalid', 'name must not contain control characters.', { field: 'name' });
+  if (/\p{Cf}/u.test(name.replace(JOINERS, ''))) throw new DomainError('invalid', 'name must not contain invisible formatting characters.', { field: 'name' });
   return name;
+}
+
+/**
+ * The key by which attribute names are unique in an account (SPEC §4, "unique ignoring case"):
+ * names a reader cannot tell apart share it. Compatibility-composed (NFKC: `ﬀ` is `ff`, a
+ * full-width `Ａ` is `A`), without joiners, and case-folded (`ß` and `SS`, `ς` and `Σ` are one);
+ * every `AttributeRepository` compares names by it (docs/decisions/0190-attribute-names-unique-as-read.md).
+ *
+ * @example
+ * attributeNameKey('Straße') === attributeNameKey('STRASSE'); // true
+ */
+export function attributeNameKey(name: string): string {
+  return name.normalize('NFKC').replace(JOINERS, '').toUpperCase().toLowerCase().normalize('NFKC');
 }
 
 export interface AttributeScope {
@@ -102,6 +124,10 @@ export async function setUserAttributes(
   input.values.forEach((entry, index) => {
     if (seen.has(entry.key)) throw new DomainError('invalid', `The key ${entry.key} is listed twice.`, { field: `[${index}].key` });
     seen.add(entry.key);
+    // RFC 8259 §8.2: a lone surrogate is no text; stored, it would read back as something else.
+    if (entry.value !== null && /\p{Cs}/u.test(entry.value)) {
+      throw new DomainError('invalid', 'value must be well-formed Unicode (a lone surrogate is not).', { field: `[${index}].value` });
+    }
     // Characters (code points), as for names: an emoji counts once.
     if (entry.value !== null && [...entry.value].length > MAX_ATTRIBUTE_VALUE_LENGTH) {
       throw new DomainError('invalid', `value must be at most ${MAX_ATTRIBUTE_VALUE_LENGTH} characters.`, { field: `[${index}].value` });

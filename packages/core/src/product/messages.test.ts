@@ -55,6 +55,11 @@ describe('sendMessage', () => {
     expect((await send({ contactPhoneNumbers: eleven.slice(0, 10) })).contactPhoneNumbers).toHaveLength(10);
     expect((await send({ body: 'x'.repeat(1600) })).body).toHaveLength(1600);
     expect(t.transport.sent).toHaveLength(2);
+    // Characters, not UTF-16 units: 1600 emoji are 1600 characters; a lone surrogate is no text.
+    expect([...(await send({ body: '😀'.repeat(1600) })).body]).toHaveLength(1600);
+    await expectDomainError(send({ body: '😀'.repeat(1601) }), 'invalid', 'body');
+    await expectDomainError(send({ body: 'hi \ud83d' }), 'invalid', 'body');
+    expect(t.transport.sent).toHaveLength(3);
   });
 
   it('stores the status the transport reports', async () => {

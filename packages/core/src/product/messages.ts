@@ -27,7 +27,11 @@ export async function sendMessage(
   input.contactPhoneNumbers.forEach((number, index) => {
     if (!E164.test(number)) throw new DomainError('invalid', 'Each contact number must be an E.164 number.', { field: `contactPhoneNumbers[${index}]` });
   });
-  if (input.body.length < 1 || input.body.length > 1600) throw new DomainError('invalid', 'body must be 1 to 1600 characters.', { field: 'body' });
+  // Characters (code points), as attribute values are counted: an emoji counts once.
+  const characters = [...input.body].length;
+  if (characters < 1 || characters > 1600) throw new DomainError('invalid', 'body must be 1 to 1600 characters.', { field: 'body' });
+  // RFC 8259 §8.2: a lone surrogate is no text; stored, it would read back as something else.
+  if (/\p{Cs}/u.test(input.body)) throw new DomainError('invalid', 'body must be well-formed Unicode (a lone surrogate is not).', { field: 'body' });
   await requireOwnNumber(deps, userKey, input.ownerPhoneNumber);
   const message: Message = {
     id: deps.ids.id(),

@@ -66,7 +66,10 @@ export type CreateAttributeResult = 'created' | 'duplicate-name' | 'limit-reache
 export type RenameAttributeResult = 'renamed' | 'not-found' | 'duplicate-name';
 
 export interface AttributeRepository {
-  /** Creates the name unless another name of the account equals it ignoring case, or the account has `maxPerAccount` names already. */
+  /**
+   * Creates the name unless another name of the account has its `attributeNameKey` (equal ignoring
+   * case, as read), or the account has `maxPerAccount` names already. `rename` compares alike.
+   */
   create(accountKey: string, attribute: AttributeName, maxPerAccount: number): Promise<CreateAttributeResult>;
   /** Names of an account in creation order. */
   list(accountKey: string, page: { offset: number; limit: number }): Promise<{ results: AttributeName[]; total: number }>;

@@ -29,6 +29,14 @@ export function describeAdminContract({ runner, repos }: ContractContext<Product
       // Case is ignored beyond ASCII too, the same in every store.
       expect(await create('Ärger', 'k5')).toBe('created');
       expect(await create('ÄRGER', 'k6')).toBe('duplicate-name');
+      // By attributeNameKey: full case folding, compatibility forms, joiners (docs/decisions/0190).
+      expect(await create('Straße', 'k7')).toBe('created');
+      expect(await create('STRASSE', 'k8')).toBe('duplicate-name');
+      expect(await create('ﬀ', 'k9')).toBe('created');
+      expect(await create('FF', 'k10')).toBe('duplicate-name');
+      expect(await create('Cafe\u0301', 'k11')).toBe('created');
+      expect(await create('CAFÉ', 'k12')).toBe('duplicate-name');
+      expect(await create('Depart\u200dment', 'k13')).toBe('duplicate-name');
     });
 
     it('refuses a name beyond the per-account limit, and reports a duplicate before the limit', async () => {

@@ -14,6 +14,7 @@ import type {
   User,
 } from '../domain/model.js';
 import { DomainError } from '../errors.js';
+import { attributeNameKey } from '../product/attributes.js';
 import type { ClientChanges, Repositories } from '../ports/repositories.js';
 import { copyRecord } from './copy.js';
 
@@ -520,7 +521,7 @@ export function createMemoryRepositories(): Repositories {
     attributes: {
       async create(accountKey, attribute, maxPerAccount) {
         const names = attributeNames.get(accountKey) ?? [];
-        if (names.some((existing) => sameName(existing.name, attribute.name))) return 'duplicate-name';
+        if (names.some((existing) => attributeNameKey(existing.name) === attributeNameKey(attribute.name))) return 'duplicate-name';
         if (names.length >= maxPerAccount) return 'limit-reached';
         names.push(copy(attribute));
         attributeNames.set(accountKey, names);
@@ -538,7 +539,7 @@ export function createMemoryRepositories(): Repositories {
         const names = attributeNames.get(accountKey) ?? [];
         const target = names.find((attribute) => attribute.key === key);
         if (!target) return 'not-found';
-        if (names.some((other) => other.key !== key && sameName(other.name, name))) return 'duplicate-name';
+        if (names.some((other) => other.key !== key && attributeNameKey(other.name) === attributeNameKey(name))) return 'duplicate-name';
         target.name = name;
         return 'renamed';
       },

@@ -1,7 +1,7 @@
-import type { AttributeRepository, CreateAttributeResult, RenameAttributeResult } from '@gatehouse/core';
+import { attributeNameKey, type AttributeRepository, type CreateAttributeResult, type RenameAttributeResult } from '@gatehouse/core';
 import type { Kysely } from 'kysely';
 import type { StorageDialect } from '../dialect.js';
-import { changed, fold } from '../encoding.js';
+import { changed } from '../encoding.js';
 import { inTransaction, param, reusableQuery } from '../reusable-query.js';
 import type { Database } from '../schema.js';
 
@@ -50,7 +50,7 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
 
   return {
     async create(accountKey, attribute, maxPerAccount): Promise<CreateAttributeResult> {
-      const folded = fold(attribute.name);
+      const folded = attributeNameKey(attribute.name);
       try {
         // Uniqueness, the limit and the insert in one transaction, under the account's write lock.
         return await inTransaction(db, async (trx): Promise<CreateAttributeResult> => {
@@ -93,7 +93,7 @@ export function createAttributeRepository(db: Kysely<Database>, dialect: Storage
     },
 
     async rename(accountKey, key, name): Promise<RenameAttributeResult> {
-      const folded = fold(name);
+      const folded = attributeNameKey(name);
       try {
         const result = await db
           .updateTable('attribute_names')
