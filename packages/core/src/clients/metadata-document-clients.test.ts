@@ -256,6 +256,7 @@ describe('Client ID Metadata Documents', () => {
       [answer(documentOf({ redirect_uris: [] })), 'lists no redirect URI Gatehouse accepts.'],
       [answer(documentOf({ redirect_uris: 'http://127.0.0.1/cb' })), 'is not valid: redirect_uris: must be an array of strings.'],
       [answer(documentOf({ client_name: 'x'.repeat(101) })), 'has a client_name that is not 1 to 100 characters without control characters.'],
+      [answer(documentOf({ client_name: 'Agent\u202e' })), 'has a client_name that must not contain invisible formatting characters.'],
     ];
     for (const [fetched, words] of cases) {
       const { t } = await setup({ fetcher: fakeFetcher(fetched) });

@@ -1,6 +1,7 @@
 import { sha256 } from '../crypto.js';
 import type { Client, GrantType } from '../domain/model.js';
 import { redirectUriProblem } from '../domain/redirect-uri.js';
+import { displayNameProblem } from '../domain/display-name.js';
 import { isCataloguedScope, parseScope } from '../domain/scopes.js';
 import { DomainError, OAuthError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
@@ -217,8 +218,11 @@ export function judgeDocument(clientId: string, fetched: FetchedClientMetadataDo
   const applicationType = applicationTypeOf(requested.metadata.applicationType, requested.redirectUris);
   const redirectUris = requested.redirectUris.filter((uri) => redirectUriProblem(uri, applicationType) === undefined);
   if (redirectUris.length === 0) return refuse('lists no redirect URI Gatehouse accepts.', `redirect_uris ${requested.redirectUris.length}`);
-  const name = requested.clientName?.trim();
-  if (name !== undefined && (name.length < 1 || name.length > 100 || /\p{Cc}/u.test(name))) return refuse('has a client_name that is not 1 to 100 characters without control characters.', 'client_name');
+  const name = requested.clientName?.normalize('NFC').trim();
+  if (name !== undefined && (name.length < 1 || [...name].length > 100)) return refuse('has a client_name that is not 1 to 100 characters without control characters.', 'client_name');
+  // The consent page names the app with it (docs/decisions/0190).
+  const nameProblem = name === undefined ? undefined : displayNameProblem(name);
+  if (nameProblem !== undefined) return refuse(`has a client_name that ${nameProblem}.`, 'client_name');
   const { anonymousScopes } = settings.registration;
   const allowed = (scope: string) => isCataloguedScope(settings.scopes, scope) && (anonymousScopes === null || anonymousScopes.includes(scope));
   const scopes = requested.scope === undefined ? settings.scopes.map((entry) => entry.scope).filter(allowed) : [...new Set(parseScope(requested.scope))].filter(allowed);

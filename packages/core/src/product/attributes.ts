@@ -1,6 +1,7 @@
 import type { AttributeName, UserAttributeValue } from '../domain/model.js';
 import type { ProductDeps } from './deps.js';
 import { DomainError } from '../errors.js';
+import { displayNameProblem, JOINERS } from '../domain/display-name.js';
 
 export const MAX_ATTRIBUTE_VALUE_LENGTH = 1024;
 export const MAX_PAGE_SIZE = 1000;
@@ -15,20 +16,16 @@ export async function requireAccountAdmin(deps: Pick<ProductDeps, 'repos'>, acto
   if (role !== 'admin') throw new DomainError('forbidden', 'Only an admin of the account may do this.');
 }
 
-/** The zero-width non-joiner and joiner: format characters that words of some scripts (Persian, emoji sequences) need. */
-const JOINERS = /[\u200C\u200D]/gu;
-
 /**
- * openapi.yaml (attribute names): composed (NFC), trimmed, 1–64 characters, well-formed Unicode,
- * no control characters and no invisible format characters (a zero-width space, a right-to-left
- * override) but the joiners (docs/decisions/0190-attribute-names-unique-as-read.md).
+ * openapi.yaml (attribute names): composed (NFC), trimmed, 1–64 characters, fit to be shown
+ * (`displayNameProblem`: well-formed, no control or invisible format characters but the joiners;
+ * docs/decisions/0190-attribute-names-unique-as-read.md).
  */
 export function normalizeAttributeName(raw: string): string {
   const name = raw.normalize('NFC').trim();
   if (name.length < 1 || [...name].length > 64) throw new DomainError('invalid', 'name must be 1 to 64 characters.', { field: 'name' });
-  if (/\p{Cs}/u.test(name)) throw new DomainError('invalid', 'name must be well-formed Unicode (a lone surrogate is not).', { field: 'name' });
-  if (/\p{Cc}/u.test(name)) throw new DomainError('invalid', 'name must not contain control characters.', { field: 'name' });
-  if (/\p{Cf}/u.test(name.replace(JOINERS, ''))) throw new DomainError('invalid', 'name must not contain invisible formatting characters.', { field: 'name' });
+  const problem = displayNameProblem(name);
+  if (problem !== undefined) throw new DomainError('invalid', `name ${problem}.`, { field: 'name' });
   return name;
 }
 

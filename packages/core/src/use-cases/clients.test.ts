@@ -82,6 +82,15 @@ describe('validateRegistration', () => {
     invalid(() => validateRegistration({ ...valid, name: 'bad\u0007name' }, DEFAULT_SCOPES), 'name');
     expect(validateRegistration({ ...valid, name: 'x'.repeat(100) }, DEFAULT_SCOPES).name).toHaveLength(100);
   });
+
+  it('wants a name the consent page can show as it is: nothing invisible, no direction override, no line separator, something visible (docs/decisions/0190)', () => {
+    expect(invalid(() => validateRegistration({ ...valid, name: '\u200b' }, DEFAULT_SCOPES), 'name').message).toBe('The name must not contain invisible formatting characters.');
+    expect(invalid(() => validateRegistration({ ...valid, name: 'Gatehouse Admin\u202e' }, DEFAULT_SCOPES), 'name').message).toBe('The name must not contain invisible formatting characters.');
+    expect(invalid(() => validateRegistration({ ...valid, name: 'a\u2028x' }, DEFAULT_SCOPES), 'name').message).toBe('The name must not contain control characters.');
+    expect(invalid(() => validateRegistration({ ...valid, name: 'App\ud800' }, DEFAULT_SCOPES), 'name').message).toBe('The name must be well-formed Unicode (a lone surrogate is not).');
+    expect(invalid(() => validateRegistration({ ...valid, name: '\u0301\u0301' }, DEFAULT_SCOPES), 'name').message).toBe('The name must contain a visible character.');
+    expect(validateRegistration({ ...valid, name: 'Cafe\u0301 app 👩\u200d💻' }, DEFAULT_SCOPES).name).toBe('Caf\u00e9 app 👩\u200d💻');
+  });
 });
 
 describe('registerClient', () => {

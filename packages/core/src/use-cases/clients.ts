@@ -1,6 +1,7 @@
 import { DEFAULT_GRANT_TYPES, GRANT_TYPES, isGrantType, isPublicClient } from '../domain/grant-types.js';
 import type { Client, GrantType } from '../domain/model.js';
 import { redirectUriProblem, type ApplicationType } from '../domain/redirect-uri.js';
+import { displayNameProblem } from '../domain/display-name.js';
 import { isCataloguedScope, type ScopeCatalogue } from '../domain/scopes.js';
 import type { Deps } from '../deps.js';
 import { DomainError, OAuthError } from '../errors.js';
@@ -64,10 +65,11 @@ export function validateRegistration(
   scopes: string[];
   grantTypes: GrantType[];
 } {
-  const name = input.name.trim();
-  if (name.length < 1 || name.length > 100 || /\p{Cc}/u.test(name)) {
-    throw new DomainError('invalid', 'The name must be 1 to 100 characters without control characters.', { field: 'name' });
-  }
+  const name = input.name.normalize('NFC').trim();
+  if (name.length < 1 || [...name].length > 100) throw new DomainError('invalid', 'The name must be 1 to 100 characters without control characters.', { field: 'name' });
+  // The consent page names the app with it: nothing invisible, nothing that reverses the text around it (docs/decisions/0190).
+  const problem = displayNameProblem(name);
+  if (problem !== undefined) throw new DomainError('invalid', `The name ${problem}.`, { field: 'name' });
   const grantTypes = validateGrantTypes(input.grantTypes ?? DEFAULT_GRANT_TYPES, input.public ?? false);
   const redirectUris = [...new Set(input.redirectUris.map((uri) => uri.trim()).filter((uri) => uri !== ''))];
   // A client without the code flow is never redirected to (RFC 6749 §4.4 has no redirection).
