@@ -136,6 +136,29 @@ describe('POST /oauth/login', () => {
     expect(page.text).toContain('Signed in as <strong>ada@example.com</strong>');
   });
 
+  it('another user signing in in a signed-in browser signs the previous one out (session ended, its grants revoked); the same user signing in again keeps it (docs/decisions/0191)', async () => {
+    const t = await createTestApp();
+    const ada = await t.seedUser({ email: 'ada@example.com' });
+    await t.seedUser({ email: 'bob@example.com' });
+    const { client, clientSecret } = await t.seedClient();
+    const { body, browser } = await t.tokensOverHttp({ client, clientSecret, email: ada.email });
+    const adas = browser.sessionToken() as string;
+    // Another user in the same browser: Ada's session ends, with the grant made under it.
+    expect((await browser.signIn('bob@example.com')).status).toBe(303);
+    expect((await t.gatehouse.resolveSession(browser.sessionToken() as string))?.user.email).toBe('bob@example.com');
+    expect(await t.gatehouse.resolveSession(adas)).toBeUndefined();
+    await expect(t.gatehouse.verifyAccessToken(body.access_token as string)).rejects.toMatchObject({ code: 'invalid_token' });
+    expect(t.audit.ofType('logout').map((event) => event.userKey)).toEqual([ada.userKey]);
+
+    // The same user again (prompt=login): a new session; the previous one, whose grants are that user's apps, is kept.
+    const again = await t.signedInBrowser('ada@example.com');
+    const first = again.sessionToken() as string;
+    expect((await again.signIn('ada@example.com')).status).toBe(303);
+    expect(again.sessionToken()).not.toBe(first);
+    expect((await t.gatehouse.resolveSession(first))?.user.userKey).toBe(ada.userKey);
+    expect(t.audit.ofType('logout')).toHaveLength(1);
+  });
+
   it('an already signed-in browser is sent straight on to return_to', async () => {
     const t = await createTestApp();
     await t.seedUser({ email: 'ada@example.com' });

@@ -9,7 +9,7 @@ import { errorPage } from '../pages/error.js';
 import { sendPage } from '../pages/send.js';
 import { CSRF_FIELD, issueCsrfToken, loginCsrfToken, loginCsrfTokenMatches } from '../security/csrf.js';
 import type { FormFields } from '../security/form-body.js';
-import { safeReturnTo, setSessionCookie } from '../security/session.js';
+import { safeReturnTo, sessionTokenOf, setSessionCookie } from '../security/session.js';
 import { clientIp, type OAuthContext } from './context.js';
 import { documentFetchLimit } from './document-fetch-limit.js';
 import { SignInForm, issueMessage } from './params.js';
@@ -121,6 +121,20 @@ export function emailHash(email: string): string {
  * token and goes to `return_to` (a same-origin path only). Failure shows the form again (401)
  * with one message whichever of e-mail or password was wrong.
  */
+/**
+ * Another user signing in in this browser signs the previous one out (product logout: the
+ * session ends, its grants are revoked): the browser loses the previous session's cookie, so
+ * nobody could end that session any more, and whoever kept a copy of the cookie would stay the
+ * previous user (docs/decisions/0191-signing-in-as-another-user-signs-out.md). The same user
+ * signing in again (`prompt=login`) keeps the previous session, whose grants are that user's apps.
+ */
+async function signOutReplacedUser(ctx: OAuthContext, res: Response, previousToken: string | undefined, userKey: string): Promise<void> {
+  if (previousToken === undefined) return;
+  const previous = await ctx.gatehouse.resolveSession(previousToken);
+  if (previous === undefined || previous.user.userKey === userKey) return;
+  await gatehouseFor(ctx.gatehouse, res).logout(previousToken);
+}
+
 export function loginSubmit(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const form = req.body as FormFields;
@@ -157,8 +171,9 @@ export function loginSubmit(ctx: OAuthContext) {
     }
 
     let sessionToken: string;
+    let userKey: string;
     try {
-      ({ sessionToken } = await gatehouseFor(ctx.gatehouse, res).signIn({ email, password }));
+      ({ sessionToken, user: { userKey } } = await gatehouseFor(ctx.gatehouse, res).signIn({ email, password }));
     } catch (error) {
       // A wrong password stays counted; anything else (an outage) was no failure of the user's.
       if (error instanceof DomainError && error.kind === 'unauthenticated') return again(401, WRONG_CREDENTIALS, email);
@@ -167,6 +182,7 @@ export function loginSubmit(ctx: OAuthContext) {
     }
     // Only failures count (docs/decisions/0023).
     await ctx.limits.signIn.withdraw(email, ip, limit.at);
+    await signOutReplacedUser(ctx, res, sessionTokenOf(req, ctx.issuer), userKey);
     setSessionCookie(res, ctx.issuer, sessionToken);
     issueCsrfToken(res, ctx.csrf);
     // One line per sign-in: the core's audit event (sign_in.succeeded, with this request's reqId).
