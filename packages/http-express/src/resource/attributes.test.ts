@@ -28,6 +28,7 @@ describe('attribute names', () => {
     const token = await h.tokenFor(h.admin);
     const response = await h.http.post(collection(h.account.accountKey)).set(bearer(token)).send({ name: '  department ' });
     expect(response.status).toBe(201);
+    expect(response.headers['cache-control']).toBe('no-store');
     expect(response.body).toEqual({ key: expect.any(String), name: 'department' });
     expect(response.headers.location).toBe(item(h.account.accountKey, response.body.key));
     expectMatchesOpenApi(response, 'post', COLLECTION);
@@ -97,6 +98,7 @@ describe('attribute names', () => {
     const department = await create(h, token, 'department');
     await h.t.product.setUserAttributes({ actorUserKey: h.admin.userKey, accountKey: h.account.accountKey, userKey: h.member.userKey, values: [{ key: department.key, value: 'Sales' }] });
     const response = await h.http.put(item(h.account.accountKey, department.key)).set(bearer(token)).send({ name: 'dept' });
+    expect(response.headers['cache-control']).toBe('no-store');
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ key: department.key, name: 'dept' });
     expectMatchesOpenApi(response, 'put', ITEM);

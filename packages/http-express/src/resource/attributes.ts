@@ -46,7 +46,7 @@ export function attributesRouter(gatehouse: Gatehouse, product: ProductApi, rout
       const accountKey = parsePathParam(req, 'accountKey');
       const attribute = await product.createAttribute({ ...actor(res), accountKey, name });
       // Under the path the router is mounted at (the issuer's, in the reference server: docs/decisions/0183).
-      res.status(201).location(`${req.baseUrl}${accountPath(accountKey)}/attributes/${encodeURIComponent(attribute.key)}`).json(attribute);
+      noStore(res).status(201).location(`${req.baseUrl}${accountPath(accountKey)}/attributes/${encodeURIComponent(attribute.key)}`).json(attribute);
     })
     .get(...canRead, async (req, res) => {
       const { offset, pageSize } = parseQuery(req, ListQuery);
@@ -74,7 +74,7 @@ export function attributesRouter(gatehouse: Gatehouse, product: ProductApi, rout
         key: parsePathParam(req, 'attributeKey'),
         name,
       });
-      res.json(attribute);
+      noStore(res).json(attribute);
     })
     .delete(...canWrite, async (req, res) => {
       await product.deleteAttribute({ ...actor(res), accountKey: parsePathParam(req, 'accountKey'), key: parsePathParam(req, 'attributeKey') });

@@ -24,6 +24,7 @@ describe('POST /messaging/v1/messages', () => {
       .set(bearer(token))
       .send({ ownerPhoneNumber: ADMIN_PHONE, contactPhoneNumbers: [CONTACT, '+442071838750'], body: 'Hello from Gatehouse' });
     expect(response.status).toBe(201);
+    expect(response.headers['cache-control']).toBe('no-store');
     expect(response.body).toEqual({
       id: expect.any(String),
       ownerPhoneNumber: ADMIN_PHONE,

@@ -45,6 +45,8 @@ export function messagingRouter(gatehouse: Gatehouse, product: ProductApi, route
     .post(bearerAuth(gatehouse), requireScope('messaging.v1.send'), jsonBody, async (req, res) => {
       const input = parseJsonBody(req, SendMessageBody);
       const message = await product.sendMessage(userKeyOf(res), input);
+      // A user's message in the answer: not for any cache (RFC 9111 §5.2.2.5).
+      res.setHeader('Cache-Control', 'no-store');
       res.status(201).json(toMessageJson(message));
     })
     .get(bearerAuth(gatehouse), requireScope('messaging.v1.read'), async (req, res) => {
