@@ -144,9 +144,13 @@ describe('gatehouse serve, end to end', () => {
     expect(replay.status).toBe(400);
     expect(await replay.json()).toMatchObject({ error: 'invalid_grant' });
 
-    // SIGTERM: a clean stop with exit code 0.
+    // SIGTERM: a clean stop with exit code 0. It is usually quick; the grace is well above the
+    // server's shutdown timeout (GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS, 10 s by default, then its
+    // storage stops), so that only a stuck stop fails, not a slow one on a loaded machine.
     server.child.kill('SIGTERM');
-    const exit = await Promise.race([server.exited, new Promise((resolve) => setTimeout(() => resolve('still running after 5 s'), 5000))]);
+    let late: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([server.exited, new Promise((resolve) => (late = setTimeout(() => resolve('still running after 30 s'), 30_000)))]);
+    clearTimeout(late);
     expect(exit).toBe(0);
 
     // The logs: JSON lines with request ids and audit events, and no secret of any kind.
@@ -169,7 +173,8 @@ describe('gatehouse serve, end to end', () => {
     for (const secret of [PASSWORD, p.clientSecret, code, tokens.access_token, tokens.refresh_token, second.access_token]) {
       expect(everything).not.toContain(secret);
     }
-  }, 60_000);
+    // The whole flow, then up to 30 s for the stop.
+  }, 120_000);
 
   it('keeps a token response valid after SIGKILL: the restarted server accepts both tokens', async () => {
     const p = await provision('durability');

@@ -63,13 +63,14 @@ describe('openSqliteStorage', () => {
       })();
       expect(statSync(file.filename).size).toBe(before);
       reader.exec('commit');
-      // …until the background thread copies it into the database file.
-      await expect.poll(() => statSync(file.filename).size, { timeout: 5000, interval: 50 }).toBeGreaterThan(before + 2_000_000);
+      // …until the background thread copies it into the database file. The thread starts with the
+      // storage (a worker: seconds on a loaded machine), hence the long poll and the test's timeout.
+      await expect.poll(() => statSync(file.filename).size, { timeout: 20_000, interval: 50 }).toBeGreaterThan(before + 2_000_000);
     } finally {
       reader.close();
       await storage.close();
     }
-  });
+  }, 60_000);
 
   it('cuts the -wal file back to 48 MiB when the WAL restarts after a burst', async () => {
     const { storage, database } = await openSqlite({ filename: file.filename });
@@ -87,21 +88,22 @@ describe('openSqliteStorage', () => {
       const walFile = `${file.filename}-wal`;
       expect(statSync(walFile).size).toBeGreaterThan(WAL_SIZE_LIMIT_BYTES);
       reader.exec('commit');
-      // Once the background thread has copied it all, the next commit restarts the WAL and cuts the file.
+      // Once the background thread has copied it all, the next commit restarts the WAL and cuts the
+      // file. The burst and the copy take seconds on a loaded machine: a long poll, a longer test timeout.
       await expect
         .poll(
           () => {
             database.prepare('delete from burst where rowid = (select min(rowid) from burst)').run();
             return statSync(walFile).size;
           },
-          { timeout: 10_000, interval: 100 },
+          { timeout: 20_000, interval: 100 },
         )
         .toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
     } finally {
       reader.close();
       await storage.close();
     }
-  });
+  }, 60_000);
 
   it('leaves the checkpoints to SQLite inside its commits with backgroundCheckpoints: false', async () => {
     const { storage, database } = await openSqlite({ filename: file.filename, backgroundCheckpoints: false });

@@ -6,10 +6,17 @@ import { api, basic, codeMinter, createWorkspace, exchange, PHONE, rssKb, tokenR
 // a bounded soak of mixed traffic (no errors, flat memory), and a SIGKILL in the middle of load
 // that loses no token response a client received (docs/security.md "Bad input, faults, concurrency and durability", decision 0010).
 
-/** How long the soak sends traffic; it stops by itself (GATEHOUSE_SOAK_MS for a longer run by hand). */
-const SOAK_MS = Number(process.env.GATEHOUSE_SOAK_MS ?? 12_000);
+/**
+ * How many requests the soak sends: a fixed amount of traffic, however fast the machine answers (a
+ * loaded one takes longer; it does not send less). GATEHOUSE_SOAK_MS makes it also go on for at
+ * least that long, for a longer run by hand.
+ */
+const SOAK_REQUESTS = 2_400;
+const SOAK_MS = Number(process.env.GATEHOUSE_SOAK_MS ?? 0);
 /** Traffic before the first memory sample (JIT, caches and pools fill up). */
-const WARM_UP_MS = 3_000;
+const WARM_UP_REQUESTS = 600;
+/** RSS is read once every this many answers: the samples follow the traffic, not the clock. */
+const SAMPLE_EVERY_REQUESTS = 20;
 /** Concurrent clients of the soak. */
 const WORKERS = 6;
 /**
@@ -19,8 +26,18 @@ const WORKERS = 6;
  * A leak also ends, sooner or later, in an out-of-memory crash: an error the soak reports.
  */
 const SOAK_OLD_SPACE_MB = 48;
-/** RSS growth allowed from the first to the last third of the soak (max of each third's samples). */
-const RSS_GROWTH_LIMIT_KB = 4 * 1024;
+/**
+ * RSS growth allowed from the first to the last third of the soak's requests after the warm-up
+ * (max of each third's samples). Even with the cap, RSS is a sawtooth: measured on a 2-core machine,
+ * idle and loaded, it creeps up by 1–2 MB per 1,000 requests, then drops by 4–7 MB when V8 collects
+ * its old space, moving by up to 9 MB within a run; which phase each third catches is chance (a
+ * limit of 4 MB failed now and then). A leak raises the whole sawtooth instead: 16 MB is well above
+ * that noise and still fails a leak of about 14 kB per request (16 MB over the 1,200 requests
+ * between the middles of the first and last thirds); a smaller leak of the JS heap ends in the
+ * capped heap's out-of-memory crash in a longer run (GATEHOUSE_SOAK_MS). The server has no hook to
+ * force a collection before each sample (it is not started with --expose-gc, nor could the test call it).
+ */
+const RSS_GROWTH_LIMIT_KB = 16 * 1024;
 
 const workspace = createWorkspace('load');
 
@@ -56,7 +73,7 @@ function mixedOps(p: Provisioned, state: { tokens: TokenResponse; mint: () => Pr
 }
 
 describe('a bounded soak of mixed traffic', () => {
-  it(`runs ${SOAK_MS / 1000} s with no unexpected answer and flat memory`, async () => {
+  it(`sends ${SOAK_REQUESTS} requests with no unexpected answer and flat memory`, async () => {
     const p = await workspace.provision('soak');
     const server = await workspace.serve(p, { NODE_OPTIONS: `--max-old-space-size=${SOAK_OLD_SPACE_MB}` });
     const pid = server.child.pid as number;
@@ -65,17 +82,17 @@ describe('a bounded soak of mixed traffic', () => {
     const ops = mixedOps(p, { tokens, mint: () => minter.mint() });
 
     const started = Date.now();
-    const deadline = started + SOAK_MS;
     const unexpected: Outcome[] = [];
     let sent = 0;
+    let answered = 0;
+    /** RSS by how many requests had been answered when it was read. */
     const samples: Array<{ at: number; kb: number }> = [];
-    const sampler = setInterval(() => {
-      if (Date.now() - started >= WARM_UP_MS) void rssKb(pid).then((kb) => samples.push({ at: Date.now() - started, kb }));
-    }, 250);
+    const reads: Array<Promise<void>> = [];
+    const more = () => sent < SOAK_REQUESTS || Date.now() - started < SOAK_MS;
 
     await Promise.all(
       Array.from({ length: WORKERS }, async (_, worker) => {
-        for (let round = worker; Date.now() < deadline; round += 1) {
+        for (let round = worker; more(); round += 1) {
           const [op, expected, send] = ops[round % ops.length] as (typeof ops)[number];
           sent += 1;
           try {
@@ -85,20 +102,24 @@ describe('a bounded soak of mixed traffic', () => {
           } catch (error) {
             unexpected.push({ op, expected: [...expected], status: String(error) });
           }
+          answered += 1;
+          const at = answered;
+          if (at > WARM_UP_REQUESTS && at % SAMPLE_EVERY_REQUESTS === 0) reads.push(rssKb(pid).then((kb) => void samples.push({ at, kb })));
         }
       }),
     );
-    clearInterval(sampler);
+    await Promise.all(reads);
 
     expect(unexpected.slice(0, 10)).toEqual([]);
-    expect(sent).toBeGreaterThan(500);
-    // Memory: the highest RSS of the last third of the run against that of the first third (after warm-up).
-    const span = SOAK_MS - WARM_UP_MS;
-    const third = (from: number, to: number) => Math.max(...samples.filter((s) => s.at >= WARM_UP_MS + from * span && s.at < WARM_UP_MS + to * span).map((s) => s.kb));
+    expect(answered).toBeGreaterThanOrEqual(SOAK_REQUESTS);
+    // Memory: the highest RSS of the last third of the requests against that of the first third
+    // (after the warm-up), by how many had been answered, not by the clock.
+    const span = answered - WARM_UP_REQUESTS;
+    const third = (from: number, to: number) => Math.max(...samples.filter((s) => s.at > WARM_UP_REQUESTS + from * span && s.at <= WARM_UP_REQUESTS + to * span).map((s) => s.kb));
     const first = third(0, 1 / 3);
-    const last = third(2 / 3, 1.01);
+    const last = third(2 / 3, 1);
     expect(Number.isFinite(first) && Number.isFinite(last)).toBe(true);
-    expect(last - first, `RSS ${first} kB → ${last} kB over ${sent} requests`).toBeLessThan(RSS_GROWTH_LIMIT_KB);
+    expect(last - first, `RSS ${first} kB → ${last} kB over ${answered} requests`).toBeLessThan(RSS_GROWTH_LIMIT_KB);
 
     // Still healthy, and no secret reached the logs under load.
     expect((await fetch(`${p.origin}/healthz`)).status).toBe(200);
@@ -106,7 +127,8 @@ describe('a bounded soak of mixed traffic', () => {
     expect(logs).not.toContain(tokens.refresh_token);
     expect(logs).not.toContain(tokens.access_token);
     expect(logs).not.toContain(p.clientSecret);
-  }, SOAK_MS + 78_000);
+    // A fixed amount of traffic takes longer on a loaded machine: the timeout only bounds a stuck soak.
+  }, SOAK_MS + 240_000);
 });
 
 describe('SIGKILL in the middle of load', () => {

@@ -75,7 +75,7 @@ describe('the consent page says who is asking (headless Chromium)', () => {
         expect(await page.locator('.first-party').count()).toBe(0);
         // The logo loaded (the CSP allowed its origin) and is drawn at its fixed size.
         const logo = page.locator('img.client-logo');
-        await expect.poll(() => page.evaluate<boolean>("(() => { const image = document.querySelector('img.client-logo'); return image.complete && image.naturalWidth > 0; })()")).toBe(true);
+        await expect.poll(() => page.evaluate<boolean>("(() => { const image = document.querySelector('img.client-logo'); return image.complete && image.naturalWidth > 0; })()"), { timeout: 10_000 }).toBe(true);
         const box = await logo.boundingBox();
         expect([box?.width, box?.height]).toEqual([48, 48]);
         expect(logoRequests).toEqual([LINKS.logoUri]);

@@ -43,5 +43,5 @@ describe('a browser-based client of another origin (headless Chromium)', () => {
     } finally {
       await context.close();
     }
-  });
+  }, 60_000);
 });

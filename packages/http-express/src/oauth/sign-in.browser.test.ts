@@ -44,7 +44,7 @@ describe('the sign-in page (headless Chromium)', () => {
         await page.getByLabel('E-mail').fill(EMAIL);
         await page.getByLabel('Password', { exact: true }).fill('secret words');
         const toggle = page.getByRole('button', { name: 'Show' });
-        await expect.poll(() => toggle.isVisible()).toBe(true);
+        await expect.poll(() => toggle.isVisible(), { timeout: 10_000 }).toBe(true);
         await toggle.click();
         expect(await page.getAttribute('#password', 'type')).toBe('text');
         expect(await page.inputValue('#password')).toBe('secret words');

@@ -60,7 +60,7 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
       } finally {
         await context.close();
       }
-    });
+    }, 60_000);
 
     it(`${viewport}: the consent page names the app in normal type, marks scopes that allow changes, and "Not you? Sign out" comes back to the request`, async () => {
       const { client, url } = await authorizeUrl('Mail helper', ['messaging.v1.read', 'messaging.v1.send']);
@@ -93,7 +93,7 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
       } finally {
         await context.close();
       }
-    });
+    }, 60_000);
 
     it(`${viewport}: the consent page of an app that registered itself says so and warns that the answer stays on this computer`, async () => {
       const clientId = `deskAgent${viewport}`;
@@ -128,7 +128,7 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
       } finally {
         await context.close();
       }
-    });
+    }, 60_000);
 
     it(`${viewport}: "/" offers Sign in, which lands on the portal; a missing page links back to the start`, async () => {
       const context = await browser.newContext({ viewport: size });
@@ -151,7 +151,7 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
       } finally {
         await context.close();
       }
-    });
+    }, 60_000);
 
     it(`${viewport}: portal: a failed form focuses the error summary; revoking an app asks first and the notice names it`, async () => {
       const { client } = await t.seedClient({ name: `Revocable ${viewport}`, scopes: ['messaging.v1.read'] });
@@ -188,7 +188,7 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
       } finally {
         await context.close();
       }
-    });
+    }, 60_000);
 
     it(`${viewport}: a page of the layout with a long code and command (the demo callback's) fits the width`, async () => {
       const long = 'Q'.repeat(120);
@@ -205,6 +205,6 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
       } finally {
         await page.context().close();
       }
-    });
+    }, 60_000);
   }
 });

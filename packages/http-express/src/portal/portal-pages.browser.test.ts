@@ -50,14 +50,14 @@ describe('portal pages (headless Chromium)', () => {
         const discovery = (await (await fetch(await page.inputValue('#discovery_url'))).json()) as Record<string, unknown>;
         expect(discovery).toMatchObject({ issuer: origin, authorization_endpoint: `${origin}/oauth/authorize`, token_endpoint: `${origin}/oauth/token` });
         const copy = page.locator('button[data-copy="client_id"]');
-        await expect.poll(() => copy.isVisible()).toBe(true);
+        await expect.poll(() => copy.isVisible(), { timeout: 10_000 }).toBe(true);
         // The picture shows fixed addresses and ID (the server's port and the client ID change from run to run).
         await showFixedValues(page, { [origin]: 'https://auth.example.com', [client.clientId]: 'kJ4vQx9TzR2mNw7pLc5sHd' });
         await page.screenshot({ path: screenshotPath(`portal-client${name === 'phone' ? '-phone' : ''}.png`), fullPage: name === 'desktop' });
         await page.reload();
-        await expect.poll(() => copy.isVisible()).toBe(true);
+        await expect.poll(() => copy.isVisible(), { timeout: 10_000 }).toBe(true);
         await copy.click();
-        await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(client.clientId);
+        await expect.poll(() => page.evaluate('navigator.clipboard.readText()'), { timeout: 10_000 }).toBe(client.clientId);
         // The icon every page links to is there (no 404 for a missing favicon).
         const icon = await page.getAttribute('link[rel="icon"]', 'href');
         const served = await fetch(new URL(icon ?? '/missing', origin));

@@ -9,7 +9,7 @@ export interface Cluster {
   instances: ServerProcess[];
   /** The environment every instance (and every CLI command) runs with. */
   env: Record<string, string>;
-  /** SIGTERM to every instance (SIGKILL after 5 s), then the load balancer closes. */
+  /** SIGTERM to every instance (SIGKILL after STOP_GRACE_MS), then the load balancer closes. */
   stop(): Promise<Array<number | string | null>>;
 }
 
@@ -49,11 +49,19 @@ export async function startCluster(options: { postgresUrl: string; schema: strin
   return { lb, instances, env, stop };
 }
 
+/**
+ * How long an instance may take to stop after SIGTERM before it is killed (and its exit is not 0):
+ * well above the server's own shutdown timeout (GATEHOUSE_SHUTDOWN_TIMEOUT_SECONDS, 10 s by
+ * default), after which it closes the connections still open and stops its storage, on a loaded
+ * machine. A clean stop is usually far quicker; this only bounds a stuck one.
+ */
+const STOP_GRACE_MS = 30_000;
+
 async function stopInstance(instance: ServerProcess): Promise<number | string | null> {
   if (instance.child.exitCode !== null || instance.child.signalCode !== null) return instance.exited;
   instance.child.kill('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 5000)));
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_GRACE_MS)));
   const exit = await Promise.race([instance.exited, late]);
   clearTimeout(timer);
   if (exit !== 'late') return exit;
