@@ -69,6 +69,28 @@ describe('CORS for browser-based clients', () => {
     expect(unauthorized.headers['www-authenticate']).toMatch(/^Basic /);
   });
 
+  it('opens the resource APIs to a page calling them with its bearer token: preflights, answers and their challenges (docs/decisions/0165)', async () => {
+    const t = await createTestApp();
+    const user = await t.seedUser();
+    const { client, clientSecret } = await t.seedClient();
+    for (const [path, method] of [['/identity/v1/Users/me', 'GET'], ['/messaging/v1/messages', 'POST'], ['/admin/rest/v1/accounts/a1/attributes/k1', 'PUT']] as const) {
+      const answer = await preflight(t.app, path, method);
+      expect(answer.status, path).toBe(204);
+      expect(answer.headers['access-control-allow-origin'], path).toBe('*');
+      expect(answer.headers['access-control-allow-methods'], path).toBe('GET, HEAD, POST, PUT, DELETE');
+      expect(answer.headers, path).not.toHaveProperty('access-control-allow-credentials');
+    }
+    // Without a token: the challenge, readable by the page.
+    const challenged = await request(t.app).get('/identity/v1/Users/me').set('Origin', ORIGIN).expect(401);
+    expect(challenged.headers['access-control-allow-origin']).toBe('*');
+    expect(challenged.headers['access-control-expose-headers']).toBe('WWW-Authenticate, Retry-After, Location');
+    expect(challenged.headers['www-authenticate']).toMatch(/^Bearer /);
+    // With one: the user's record.
+    const { body } = await t.tokensOverHttp({ client, clientSecret, email: user.email, extra: { scope: 'messaging.v1.read' } });
+    const me = await request(t.app).get('/identity/v1/Users/me').set('Origin', ORIGIN).set('Authorization', `Bearer ${body.access_token as string}`).expect(200);
+    expect(me.headers['access-control-allow-origin']).toBe('*');
+  });
+
   it('keeps the pages and introspection closed to other origins', async () => {
     const t = await createTestApp();
     for (const path of ['/oauth/authorize', '/oauth/login', '/oauth/logout']) {

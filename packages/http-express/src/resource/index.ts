@@ -3,6 +3,7 @@ import type { GatehouseHttpOptions } from '../options.js';
 import { notFoundProblem, problemErrorHandler } from '../problem/error-handler.js';
 import { attributesRouter } from './attributes.js';
 import { onlyUnder } from '../routing.js';
+import { browserClientCors } from '../security/cors.js';
 import { formBodyForBearerCheck } from './body.js';
 import { identityRouter } from './identity.js';
 import { messagingRouter } from './messaging.js';
@@ -26,6 +27,9 @@ export function createResourceRouter(options: Pick<GatehouseHttpOptions, 'gateho
   // One router holding every route (no router per area): a request walks one list of layers.
   const router = Router();
   openApiRouter(router);
+  // A single-page app or a browser-based MCP client calls the APIs with its bearer token: open to
+  // any origin, never with credentials, as the token endpoint is (docs/decisions/0165).
+  router.use(RESOURCE_PREFIXES, browserClientCors(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']));
   router.use(onlyUnder(RESOURCE_PREFIXES, formBodyForBearerCheck));
   if (options.product) {
     identityRouter(options.gatehouse, options.product, router);

@@ -13,8 +13,8 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
  * CORS for the endpoints a client running in a browser calls itself (an MCP client in a web page,
- * a single-page app with PKCE): the metadata documents, the JWKS, token, revocation, registration
- * and UserInfo (docs/decisions/0165-cors-for-browser-clients.md). Any origin, never credentials:
+ * a single-page app with PKCE): the metadata documents, the JWKS, token, revocation, registration,
+ * UserInfo and the reference app's resource APIs (docs/decisions/0165-cors-for-browser-clients.md). Any origin, never credentials:
  * these endpoints take no cookie, only what the request carries (client authentication, a code
  * with its verifier, a bearer or registration access token), so a page of another origin can do
  * nothing the same request sent from a server could not. Pages (authorize, login, consent,
