@@ -115,6 +115,7 @@ describe('POST /oauth/register (RFC 7591) and the management of a registration (
     const t = await createTestApp({ settings: { registration: { policy: 'open' } }, registrationLimits: { maxPerIp: 1000, bodyLimitBytes: 4096 } });
     const cases: Array<[request.Test, number, string, RegExp]> = [
       [request(t.app).post('/oauth/register').type('json').send('{"client_name": '), 400, 'invalid_client_metadata', /^The body is not valid JSON\.$/],
+      [request(t.app).post('/oauth/register').type('json').send('{"client_name":"Agent","redirect_uris":["https://a.example/cb"],"redirect_uris":["https://evil.example/cb"]}'), 400, 'invalid_client_metadata', /^The body names a member twice in one object\.$/],
       [request(t.app).post('/oauth/register').type('form').send({ client_name: 'x' }), 400, 'invalid_client_metadata', /Content-Type: application\/json/],
       [request(t.app).post('/oauth/register').type('json').send('[1, 2]'), 400, 'invalid_client_metadata', /must be a JSON object/],
       [request(t.app).post('/oauth/register').send({ ...AGENT, padding: 'x'.repeat(5000) }), 413, 'invalid_client_metadata', /larger than 4096 bytes/],

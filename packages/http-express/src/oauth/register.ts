@@ -4,6 +4,7 @@ import { requestLogger } from '../logger.js';
 import { gatehouseFor } from '../request-scope.js';
 import { ipBucket } from '../security/ip-bucket.js';
 import { createFailureLimiter, type FailureStore, type LimitKey } from '../security/rate-limit.js';
+import { REPEATED_MEMBER, refuseRepeatedMembers } from '../security/json-members.js';
 import { clientIp, endpointUrl, type OAuthContext } from './context.js';
 import { OAuthJsonRefusal, sendJsonFailure } from './json-errors.js';
 import { sendNoStoreJson, setNoStore } from './no-store.js';
@@ -27,6 +28,7 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 function bodyRefusal(error: { type?: string; status?: number }, limit: number): OAuthJsonRefusal {
   if (error.type === 'entity.too.large') return new OAuthJsonRefusal('invalid_client_metadata', `The body is larger than ${limit} bytes.`, 413);
   if (error.type === 'entity.parse.failed') return new OAuthJsonRefusal('invalid_client_metadata', 'The body is not valid JSON.', 400);
+  if (error.type === REPEATED_MEMBER) return new OAuthJsonRefusal('invalid_client_metadata', 'The body names a member twice in one object.', 400);
   if (error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') return new OAuthJsonRefusal('invalid_client_metadata', 'The body must be JSON in UTF-8, not compressed.', 415);
   return new OAuthJsonRefusal('invalid_client_metadata', 'The body could not be read.', error.status === 413 ? 413 : 400);
 }
@@ -65,7 +67,7 @@ export function registrationRouter(
   const limiter = createFailureLimiter(ctx.gatehouse.clock, counting.failureStore === undefined ? {} : { store: counting.failureStore });
   // IPv6 addresses count per network, as the other limits do (default /64).
   const ipKeys = (req: Request): LimitKey[] => [{ scope: 'ip', key: `register:ip:${ipBucket(clientIp(req), counting.ipv6PrefixLength)}`, max: maxPerIp }];
-  const parseJson = express.json({ limit: bodyLimitBytes, strict: true, type: JSON_TYPES });
+  const parseJson = express.json({ limit: bodyLimitBytes, strict: true, type: JSON_TYPES, verify: refuseRepeatedMembers });
   const router = Router();
 
   /** The JSON body, read here unless the host's parser already did (a declared length over the limit is refused either way). */

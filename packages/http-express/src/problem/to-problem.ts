@@ -3,6 +3,7 @@ import { bearerChallenge } from '../bearer/challenge.js';
 import { clientErrorStatus } from '../client-error.js';
 import { retryAfterSeconds } from '../storage-outages.js';
 import { HttpProblem, problem, type Problem, type ProblemKind } from './problem.js';
+import { REPEATED_MEMBER } from '../security/json-members.js';
 
 /** What an error becomes on the wire, and whether it is the server's fault (then it is logged). */
 export interface MappedProblem {
@@ -34,6 +35,7 @@ const BODY_PARSER_PROBLEMS: Record<string, [ProblemKind, string]> = {
   'entity.too.large': ['payload-too-large', 'The request body is larger than the API accepts.'],
   'entity.parse.failed': ['malformed-body', 'The request body is not valid JSON (a JSON object or array is expected).'],
   'entity.verify.failed': ['malformed-body', 'The request body could not be read.'],
+  [REPEATED_MEMBER]: ['malformed-body', 'The request body names a member twice in one object.'],
   'request.aborted': ['malformed-body', 'The request body ended early.'],
   'request.size.invalid': ['malformed-body', 'The request body does not match its Content-Length.'],
   'stream.encoding.set': ['internal', 'The request body could not be read.'],

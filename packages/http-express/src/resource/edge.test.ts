@@ -50,6 +50,21 @@ describe('request bodies at the edge', () => {
     expect((await h.t.repositories.attributes.list(h.account.accountKey, { offset: 0, limit: 10 })).total).toBe(0);
   });
 
+  it('refuses a body that names a member twice in one object (400 problem, nothing written), which a parser would have read as its last', async () => {
+    const h = await createResourceHarness();
+    const token = await h.tokenFor(h.admin);
+    const response = await h.http
+      .post(`/admin/rest/v1/accounts/${h.account.accountKey}/attributes`)
+      .set(bearer(token))
+      .set('Content-Type', 'application/json')
+      .send('{"name":"department","name":"Department"}');
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ errorCode: 'INVALID_REQUEST', detail: 'The request body names a member twice in one object.' });
+    expect(response.text).not.toContain('department');
+    expectMatchesOpenApi(response, 'post', COLLECTION);
+    expect((await h.t.repositories.attributes.list(h.account.accountKey, { offset: 0, limit: 10 })).total).toBe(0);
+  });
+
   it('authenticates before reading a JSON body: no token and a broken body is still 401', async () => {
     const h = await createResourceHarness();
     const response = await h.http
