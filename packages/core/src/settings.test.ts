@@ -11,6 +11,7 @@ describe('defineSettings', () => {
       codeTtlSeconds: 60,
       sessionTtlSeconds: 12 * 3600,
       maxAttributesPerAccount: 500,
+      maxClientsPerUser: 100,
       interactionTtlSeconds: 600,
       maxAnonymousInteractions: 10_000,
       jwksMaxAgeSeconds: 300,

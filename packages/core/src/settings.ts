@@ -32,6 +32,12 @@ export interface GatehouseSettings {
     absoluteTtlSeconds: number | null;
   };
   maxAttributesPerAccount: number;
+  /**
+   * The most clients one user may own (registered in the portal or by the host for them; the
+   * operator's clients have no owner): a further registration is refused
+   * (docs/decisions/0192-clients-per-user.md). Default 100.
+   */
+  maxClientsPerUser: number;
   /** Lifetime of a login or consent request handed to the host application (docs/decisions/0091). */
   interactionTtlSeconds: number;
   /**
@@ -156,6 +162,7 @@ export function defineSettings(
     codeTtlSeconds: 60,
     sessionTtlSeconds: 12 * 3600,
     maxAttributesPerAccount: 500,
+    maxClientsPerUser: 100,
     interactionTtlSeconds: 600,
     maxAnonymousInteractions: 10_000,
     jwksMaxAgeSeconds: 300,

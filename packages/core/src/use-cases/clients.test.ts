@@ -94,6 +94,23 @@ describe('validateRegistration', () => {
 });
 
 describe('registerClient', () => {
+  it('refuses a user a client beyond maxClientsPerUser, naming the field the portal shows it on; the operator\'s clients have no such bound (docs/decisions/0192)', async () => {
+    const t = await createTestGatehouse({ settings: { maxClientsPerUser: 2 } });
+    const owner = await t.seedUser();
+    const other = await t.seedUser({ email: 'bob@example.com' });
+    await t.gatehouse.registerClient({ ...valid, ownerUserKey: owner.userKey });
+    await t.gatehouse.registerClient({ ...valid, ownerUserKey: owner.userKey });
+    const refused = await t.gatehouse.registerClient({ ...valid, ownerUserKey: owner.userKey }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(DomainError);
+    expect(refused).toMatchObject({ kind: 'invalid', field: 'name', message: 'You have 2 clients, the most one user may register: delete one first.' });
+    expect(await t.gatehouse.listClients(owner.userKey)).toHaveLength(2);
+    await t.gatehouse.registerClient({ ...valid, ownerUserKey: other.userKey });
+    for (let index = 0; index < 3; index += 1) await t.gatehouse.registerClient({ ...valid, ownerUserKey: null });
+  });
+
   it('returns the secret once and stores only its SHA-256', async () => {
     const t = await createTestGatehouse();
     const owner = await t.seedUser();

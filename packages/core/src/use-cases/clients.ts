@@ -126,6 +126,11 @@ export async function registerClient(
   const valid = validateRegistration(input, deps.settings.scopes);
   const resourceServerFor = resourceServerResources(deps.settings, input.resourceServerFor ?? [], input.public === true);
   assertUserMayServe(deps.settings, input.ownerUserKey ?? null, resourceServerFor);
+  // A user's clients are bounded (docs/decisions/0192-clients-per-user.md): checked before the
+  // write, so a burst of one user's registrations may pass it by the few in flight.
+  if (input.ownerUserKey && (await deps.repos.clients.listByOwner(input.ownerUserKey)).length >= deps.settings.maxClientsPerUser) {
+    throw new DomainError('invalid', `You have ${deps.settings.maxClientsPerUser} clients, the most one user may register: delete one first.`, { field: 'name' });
+  }
   // OpenID Connect client metadata (docs/decisions/0136-openid-client-metadata.md).
   const openid = openIdClientMetadata(input);
   // Its home page, logo, privacy policy and terms (docs/decisions/0155).

@@ -88,6 +88,17 @@ describe('portal: the clients list', () => {
 });
 
 describe('portal: registering a client', () => {
+  it('refuses a user a client beyond their bound with the form again, saying so under the name (docs/decisions/0192)', async () => {
+    const t = await createTestApp({ settings: { maxClientsPerUser: 1 } });
+    const { user, browser } = await signedIn(t);
+    const fields = { name: 'First', redirect_uris: 'https://x.example/cb', ...scopeFields(['messaging.v1.send']) };
+    expect((await browser.postForm('/portal/clients', fields)).status).toBe(303);
+    const refused = await browser.postForm('/portal/clients', { ...fields, name: 'Second' });
+    expect(refused.status).toBe(400);
+    expect(fieldError(refused.text, 'name')).toBe('You have 1 clients, the most one user may register: delete one first.');
+    expect((await t.gatehouse.listClients(user.userKey)).map((client) => client.name)).toEqual(['First']);
+  });
+
   it('the form offers name, redirect URIs, every catalogue scope with its words, PKCE, and a CSRF token', async () => {
     const t = await createTestApp();
     const { browser } = await signedIn(t);

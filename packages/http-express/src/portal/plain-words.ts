@@ -17,11 +17,13 @@ function redirectUriAdvice(uri: string): string | undefined {
   return `Use https:// in “${uri}” (http:// only on localhost or 127.0.0.1)`;
 }
 
-function nameAdvice(name: string): string {
+/** What to do about the name; the core's own words where they already say it (an invisible character, too many clients). */
+function nameAdvice(name: string, message: string): string {
   const trimmed = name.trim();
   if (trimmed === '') return 'Enter a client name';
-  if (trimmed.length > 100) return 'Enter a client name of at most 100 characters';
-  return 'Enter a client name without line breaks or control characters';
+  if ([...trimmed].length > 100) return 'Enter a client name of at most 100 characters';
+  if (message.includes('control characters')) return 'Enter a client name without line breaks or control characters';
+  return message;
 }
 
 function redirectUrisAdvice(text: string): string | undefined {
@@ -40,7 +42,7 @@ function redirectUrisAdvice(text: string): string | undefined {
  */
 export function inPlainWords(errors: ClientFormErrors, values: ClientFormValues): ClientFormErrors {
   const plain: ClientFormErrors = { ...errors };
-  if (errors.name !== undefined) plain.name = nameAdvice(values.name);
+  if (errors.name !== undefined) plain.name = nameAdvice(values.name, errors.name);
   if (errors.redirectUris !== undefined) plain.redirectUris = redirectUrisAdvice(values.redirectUris) ?? errors.redirectUris;
   if (errors.scopes !== undefined && values.scopes.length === 0) plain.scopes = 'Choose at least one scope';
   return plain;
