@@ -129,7 +129,8 @@ export async function registerClient(
   // A user's clients are bounded (docs/decisions/0192-clients-per-user.md): checked before the
   // write, so a burst of one user's registrations may pass it by the few in flight.
   if (input.ownerUserKey && (await deps.repos.clients.listByOwner(input.ownerUserKey)).length >= deps.settings.maxClientsPerUser) {
-    throw new DomainError('invalid', `You have ${deps.settings.maxClientsPerUser} clients, the most one user may register: delete one first.`, { field: 'name' });
+    const most = deps.settings.maxClientsPerUser;
+    throw new DomainError('invalid', `You have ${most} client${most === 1 ? '' : 's'}, the most one user may register: delete one first.`, { field: 'name' });
   }
   // OpenID Connect client metadata (docs/decisions/0136-openid-client-metadata.md).
   const openid = openIdClientMetadata(input);

@@ -95,7 +95,7 @@ describe('portal: registering a client', () => {
     expect((await browser.postForm('/portal/clients', fields)).status).toBe(303);
     const refused = await browser.postForm('/portal/clients', { ...fields, name: 'Second' });
     expect(refused.status).toBe(400);
-    expect(fieldError(refused.text, 'name')).toBe('You have 1 clients, the most one user may register: delete one first.');
+    expect(fieldError(refused.text, 'name')).toBe('You have 1 client, the most one user may register: delete one first.');
     expect((await t.gatehouse.listClients(user.userKey)).map((client) => client.name)).toEqual(['First']);
   });
 
