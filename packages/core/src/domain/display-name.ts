@@ -1,3 +1,6 @@
+/** A lone UTF-16 surrogate (RFC 8259 §8.2): no text; stored, it would read back as something else. */
+export const LONE_SURROGATE = /\p{Cs}/u;
+
 /** The zero-width non-joiner and joiner: format characters that words of some scripts (Persian) and emoji sequences need. */
 export const JOINERS = /[\u200C\u200D]/gu;
 
@@ -13,7 +16,7 @@ export const JOINERS = /[\u200C\u200D]/gu;
  * displayNameProblem('\u200b'); // 'must not contain invisible formatting characters'
  */
 export function displayNameProblem(name: string): string | undefined {
-  if (/\p{Cs}/u.test(name)) return 'must be well-formed Unicode (a lone surrogate is not)';
+  if (LONE_SURROGATE.test(name)) return 'must be well-formed Unicode (a lone surrogate is not)';
   if (/[\p{Cc}\p{Zl}\p{Zp}]/u.test(name)) return 'must not contain control characters';
   if (/\p{Cf}/u.test(name.replace(JOINERS, ''))) return 'must not contain invisible formatting characters';
   if (!/[\p{L}\p{N}\p{P}\p{S}]/u.test(name)) return 'must contain a visible character';

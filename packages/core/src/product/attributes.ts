@@ -1,7 +1,7 @@
 import type { AttributeName, UserAttributeValue } from '../domain/model.js';
 import type { ProductDeps } from './deps.js';
 import { DomainError } from '../errors.js';
-import { displayNameProblem, JOINERS } from '../domain/display-name.js';
+import { displayNameProblem, JOINERS, LONE_SURROGATE } from '../domain/display-name.js';
 
 export const MAX_ATTRIBUTE_VALUE_LENGTH = 1024;
 export const MAX_PAGE_SIZE = 1000;
@@ -121,8 +121,7 @@ export async function setUserAttributes(
   input.values.forEach((entry, index) => {
     if (seen.has(entry.key)) throw new DomainError('invalid', `The key ${entry.key} is listed twice.`, { field: `[${index}].key` });
     seen.add(entry.key);
-    // RFC 8259 §8.2: a lone surrogate is no text; stored, it would read back as something else.
-    if (entry.value !== null && /\p{Cs}/u.test(entry.value)) {
+    if (entry.value !== null && LONE_SURROGATE.test(entry.value)) {
       throw new DomainError('invalid', 'value must be well-formed Unicode (a lone surrogate is not).', { field: `[${index}].value` });
     }
     // Characters (code points), as for names: an emoji counts once.

@@ -1,3 +1,4 @@
+import { LONE_SURROGATE } from '../domain/display-name.js';
 import type { Message } from '../domain/model.js';
 import type { ProductDeps } from './deps.js';
 import { DomainError } from '../errors.js';
@@ -30,8 +31,7 @@ export async function sendMessage(
   // Characters (code points), as attribute values are counted: an emoji counts once.
   const characters = [...input.body].length;
   if (characters < 1 || characters > 1600) throw new DomainError('invalid', 'body must be 1 to 1600 characters.', { field: 'body' });
-  // RFC 8259 §8.2: a lone surrogate is no text; stored, it would read back as something else.
-  if (/\p{Cs}/u.test(input.body)) throw new DomainError('invalid', 'body must be well-formed Unicode (a lone surrogate is not).', { field: 'body' });
+  if (LONE_SURROGATE.test(input.body)) throw new DomainError('invalid', 'body must be well-formed Unicode (a lone surrogate is not).', { field: 'body' });
   await requireOwnNumber(deps, userKey, input.ownerPhoneNumber);
   const message: Message = {
     id: deps.ids.id(),
