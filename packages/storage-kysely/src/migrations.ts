@@ -38,6 +38,7 @@ export function createMigrationProvider(dialect: StorageDialect, parts: SchemaPa
     '0013_client_presentation': { up: (db) => addClientPresentation(db) },
     '0014_sessions_and_interactions_by_user': { up: (db) => addUserKeyIndexes(db) },
     '0016_redirect_uri_included': { up: (db) => addRedirectUriIncluded(db) },
+    '0018_grants_without_refresh_tokens': { up: (db) => markGrantsWithoutRefreshTokens(db) },
   };
   return { getMigrations: async () => migrations };
 }
@@ -568,4 +569,21 @@ async function addClientPresentation(db: SchemaDb): Promise<void> {
  */
 async function addRedirectUriIncluded(db: SchemaDb): Promise<void> {
   await db.schema.alterTable('authorization_codes').addColumn('redirect_uri_included', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+}
+
+/**
+ * Whether a grant was made with a refresh token (0/1), so that the purge finds by index the grants
+ * made without one, dead once their one access token has expired
+ * (docs/decisions/0193-grants-without-refresh-tokens-purged.md). Existing grants with no refresh token
+ * (decision 0188's, and client-credentials grants) say 0; a grant an older version writes during a
+ * rolling update says 1, and is kept as it was before.
+ */
+async function markGrantsWithoutRefreshTokens(db: SchemaDb): Promise<void> {
+  await db.schema.alterTable('grants').addColumn('refreshable', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+  await db
+    .updateTable('grants')
+    .set({ refreshable: 0 })
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('refresh_tokens').select('refresh_tokens.grant_id').whereRef('refresh_tokens.grant_id', '=', 'grants.grant_id'))))
+    .execute();
+  await db.schema.createIndex('grants_without_refresh_tokens').on('grants').column('created_at').where(sql.ref('refreshable'), '=', 0).execute();
 }

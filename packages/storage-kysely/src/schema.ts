@@ -129,6 +129,11 @@ export interface GrantTable {
   openid: JsonText | null;
   created_at: EpochMs;
   revoked_at: EpochMs | null;
+  /**
+   * 1 when the grant was made with a refresh token, 0 when it can mint no access token after its
+   * first (a client not registered for the refresh_token grant; migration 0018, docs/decisions/0193).
+   */
+  refreshable: 0 | 1;
 }
 
 export interface RefreshTokenTable {

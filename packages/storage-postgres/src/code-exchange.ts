@@ -44,7 +44,7 @@ const exchangeInOneStatement = reusableQuery((db: Kysely<Database>) =>
     .with('new_grant', (db) =>
       db
         .insertInto('grants')
-        .columns(['grant_id', 'client_id', 'user_key', 'scopes', 'resources', 'session_id', 'openid', 'created_at', 'revoked_at'])
+        .columns(['grant_id', 'client_id', 'user_key', 'scopes', 'resources', 'session_id', 'openid', 'created_at', 'revoked_at', 'refreshable'])
         .expression((eb) =>
           eb
             .selectFrom('consumed')
@@ -58,6 +58,7 @@ const exchangeInOneStatement = reusableQuery((db: Kysely<Database>) =>
               eb.cast<string | null>(eb.val(param<string | null>('openid')), 'text').as('openid'),
               eb.cast<number>(eb.val(param<number>('created_at')), 'bigint').as('created_at'),
               eb.cast<number | null>(eb.val(param<number | null>('revoked_at')), 'bigint').as('revoked_at'),
+              eb.cast<0 | 1>(eb.val(param<0 | 1>('refreshable')), 'integer').as('refreshable'),
             ]),
         ),
     )
@@ -106,6 +107,7 @@ const exchangesInOneStatement = reusableQuery((db: Kysely<Database>) =>
         sql<string | null>`unnest(${param<Array<string | null>>('openids')}::text[])`.as('openid'),
         sql<number>`unnest(${param<number[]>('createdAts')}::bigint[])`.as('created_at'),
         sql<number | null>`unnest(${param<Array<number | null>>('revokedAts')}::bigint[])`.as('revoked_at'),
+        sql<0 | 1>`unnest(${param<Array<0 | 1>>('refreshables')}::integer[])`.as('refreshable'),
         sql<string>`unnest(${param<Array<string | null>>('tokenHashes')}::text[])`.as('token_hash'),
         sql<number>`unnest(${param<Array<number | null>>('tokenCreatedAts')}::bigint[])`.as('token_created_at'),
         sql<number>`unnest(${param<Array<number | null>>('lastUsedAts')}::bigint[])`.as('last_used_at'),
@@ -134,12 +136,12 @@ const exchangesInOneStatement = reusableQuery((db: Kysely<Database>) =>
     .with('new_grant', (db) =>
       db
         .insertInto('grants')
-        .columns(['grant_id', 'client_id', 'user_key', 'scopes', 'resources', 'session_id', 'openid', 'created_at', 'revoked_at'])
+        .columns(['grant_id', 'client_id', 'user_key', 'scopes', 'resources', 'session_id', 'openid', 'created_at', 'revoked_at', 'refreshable'])
         .expression((eb) =>
           eb
             .selectFrom('exchange')
             .innerJoin('consumed', 'consumed.grant_id', 'exchange.grant_id')
-            .select(['exchange.grant_id', 'exchange.client_id', 'exchange.user_key', 'exchange.scopes', 'exchange.resources', 'exchange.session_id', 'exchange.openid', 'exchange.created_at', 'exchange.revoked_at']),
+            .select(['exchange.grant_id', 'exchange.client_id', 'exchange.user_key', 'exchange.scopes', 'exchange.resources', 'exchange.session_id', 'exchange.openid', 'exchange.created_at', 'exchange.revoked_at', 'exchange.refreshable']),
         ),
     )
     .with('new_refresh_token', (db) =>
@@ -173,6 +175,7 @@ function exchangeArrays(exchanges: readonly CodeExchange[]) {
     openids: values.map(({ grant }) => grant.openid),
     createdAts: values.map(({ grant }) => grant.created_at),
     revokedAts: values.map(({ grant }) => grant.revoked_at),
+    refreshables: values.map(({ grant }) => grant.refreshable),
     tokenHashes: values.map(({ refreshToken }) => refreshToken?.tokenHash ?? null),
     tokenCreatedAts: values.map(({ refreshToken }) => refreshToken?.createdAt ?? null),
     lastUsedAts: values.map(({ refreshToken }) => refreshToken?.lastUsedAt ?? null),

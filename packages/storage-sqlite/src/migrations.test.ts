@@ -263,3 +263,41 @@ describe('migration 0017: attribute names unique as read (docs/decisions/0190-at
     expect(await attributes.create('a1', { key: 'k9', name: 'Division' }, 100)).toBe('created');
   });
 });
+
+describe('migration 0018: grants made without a refresh token (docs/decisions/0193-grants-without-refresh-tokens-purged.md)', () => {
+  let file: ReturnType<typeof tempDatabaseFile>;
+  let opened: Awaited<ReturnType<typeof openSqlite>>;
+
+  beforeEach(async () => {
+    file = tempDatabaseFile();
+    opened = await openSqlite({ filename: file.filename });
+    await migrateTo(opened.db, '0016_redirect_uri_included');
+  });
+
+  afterEach(async () => {
+    await opened.storage.close();
+    file.remove();
+  });
+
+  it('marks the grants written before it that have no refresh token, which the purge then takes once old; a grant with one stays', async () => {
+    const { db, storage } = opened;
+    await db
+      .insertInto('clients')
+      .values({ client_id: 'c', client_secret_hash: 'h', name: 'C', redirect_uris: '["https://a.example/cb"]', scopes: '["messaging.v1.read"]', grant_types: '["authorization_code"]', pkce_required: 0, owner_user_key: null, created_at: 1 } as never)
+      .execute();
+    // The rows as an older Gatehouse wrote them: no refreshable column yet.
+    for (const [grantId, userKey] of [['with-token', 'u'], ['without-token', 'u'], ['machine', '']] as const) {
+      await db.insertInto('grants').values({ grant_id: grantId, client_id: 'c', user_key: userKey, scopes: '["messaging.v1.read"]', resources: '[]', session_id: null, openid: null, created_at: 2, revoked_at: null } as never).execute();
+    }
+    await db.insertInto('refresh_tokens').values({ token_hash: 'rt', grant_id: 'with-token', created_at: 2, last_used_at: 2, rotated_at: null, superseded_at: null }).execute();
+    await storage.migrate();
+    expect(opened.database.prepare('select grant_id, refreshable from grants order by grant_id').all()).toEqual([
+      { grant_id: 'machine', refreshable: 0 },
+      { grant_id: 'with-token', refreshable: 1 },
+      { grant_id: 'without-token', refreshable: 0 },
+    ]);
+    expect(await storage.repositories.grants.purge(new Date(1000))).toBe(2);
+    expect((await storage.repositories.grants.findById('with-token'))?.grantId).toBe('with-token');
+    expect((await storage.repositories.refreshTokens.findByHash('rt'))?.grantId).toBe('with-token');
+  });
+});

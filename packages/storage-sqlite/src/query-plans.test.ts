@@ -18,7 +18,7 @@ const T = 1_700_000_000_000;
 
 /**
  * Fills the file the way a busy deployment would: 100,000 grants, half of them with their consumed
- * code and refresh token, with users, sessions, attributes and messages around them. One transaction
+ * code and refresh token (the other half made without one), with users, sessions, attributes and messages around them. One transaction
  * of prepared inserts keeps it to a second or two.
  */
 function fill(raw: BetterSqlite3.Database): void {
@@ -26,7 +26,7 @@ function fill(raw: BetterSqlite3.Database): void {
   const users = insert('insert into users values (?, ?, ?, ?, ?, ?, ?, null)');
   const clients = insert('insert into clients (client_id, client_secret_hash, name, redirect_uris, scopes, pkce_required, owner_user_key, created_at, grant_types, resource_server_for) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const sessions = insert('insert into sessions (session_id, user_key, created_at, expires_at, ended_at) values (?, ?, ?, ?, ?)');
-  const grants = insert('insert into grants values (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const grants = insert('insert into grants values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const codes = insert('insert into authorization_codes (code_hash, client_id, user_key, redirect_uri, scopes, code_challenge, session_id, created_at, expires_at, consumed_at, grant_id, resources, openid) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const tokens = insert('insert into refresh_tokens (token_hash, grant_id, created_at, last_used_at, rotated_at) values (?, ?, ?, ?, ?)');
   const accounts = insert('insert into accounts values (?, ?)');
@@ -40,7 +40,8 @@ function fill(raw: BetterSqlite3.Database): void {
     for (let g = 0; g < GRANTS; g += 1) {
       const session = `s${g % 20_000}`;
       if (g < 20_000) sessions.run(session, `u${g % USERS}`, T, T + 3_600_000, g % 3 === 0 ? T + 1000 : null);
-      grants.run(`g${g}`, `c${g % CLIENTS}`, `u${g % USERS}`, '["messaging.v1.send"]', session, T + g, g % 4 === 0 ? T + g : null, '[]', null);
+      // The odd grants were made without a refresh token (docs/decisions/0193).
+      grants.run(`g${g}`, `c${g % CLIENTS}`, `u${g % USERS}`, '["messaging.v1.send"]', session, T + g, g % 4 === 0 ? T + g : null, '[]', null, g % 2 === 0 ? 1 : 0);
       if (g % 2 === 1) continue;
       codes.run(`code${g}`, `c${g % CLIENTS}`, `u${g % USERS}`, 'https://a.example/cb', '["messaging.v1.send"]', null, session, T + g, T + g + 60_000, T + g + 1, `g${g}`, '[]', null);
       tokens.run(`rt${g}`, `g${g}`, T + g, T + g, null);
@@ -138,7 +139,7 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
     ['delete the sessions of a user (forgetUser)', (s) => s.repositories.sessions.deleteByUser('u779')],
     ['delete the login and consent requests of a user (forgetUser)', (s) => s.repositories.interactions.deleteByUser('u779')],
     ['delete a user with their records (users delete)', (s) => s.repositories.users.delete('u1999')],
-    ['purge revoked grants', (s) => s.repositories.grants.purge(new Date(T - 1))],
+    ['purge revoked grants and those made without a refresh token', (s) => s.repositories.grants.purge(new Date(T + 5))],
     ['purge expired codes', (s) => s.repositories.codes.purge(new Date(T - 1))],
     ['purge sessions', (s) => s.repositories.sessions.purge(new Date(T - 1))],
     ['purge never-used self-registered clients', (s) => s.repositories.clients.purgeUnused(new Date(T - 1))],
@@ -206,13 +207,15 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
     expect(unindexed).toEqual([]);
   });
 
-  it('purges revoked grants with their refresh tokens and codes in one pass', async () => {
+  it('purges revoked grants and those made without a refresh token, with their refresh tokens and codes, in one pass', async () => {
     const count = (query: string): number => (raw.prepare(query).get() as { n: number }).n;
-    const ofRevoked = (table: string): string => `select count(*) as n from ${table} where grant_id in (select grant_id from grants where revoked_at is not null)`;
-    const revoked = count('select count(*) as n from grants where revoked_at is not null');
-    const revokedTokens = count(ofRevoked('refresh_tokens'));
-    const revokedCodes = count(ofRevoked('authorization_codes'));
-    expect(revokedTokens).toBeGreaterThan(GRANTS / 5);
+    const dead = 'select grant_id from grants where revoked_at is not null or refreshable = 0';
+    const ofDead = (table: string): string => `select count(*) as n from ${table} where grant_id in (${dead})`;
+    const deadGrants = count(`select count(*) as n from (${dead})`);
+    const deadTokens = count(ofDead('refresh_tokens'));
+    const deadCodes = count(ofDead('authorization_codes'));
+    expect(deadGrants).toBeGreaterThan(GRANTS / 2);
+    expect(deadTokens).toBeGreaterThan(GRANTS / 5);
     const before = {
       grants: count('select count(*) as n from grants'),
       tokens: count('select count(*) as n from refresh_tokens'),
@@ -221,12 +224,13 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
 
     const purged = await storage.repositories.grants.purge(new Date(T + GRANTS + 10_000));
 
-    expect(purged).toBe(revoked);
-    expect(count('select count(*) as n from grants')).toBe(before.grants - revoked);
-    expect(count('select count(*) as n from refresh_tokens')).toBe(before.tokens - revokedTokens);
-    expect(count('select count(*) as n from authorization_codes')).toBe(before.codes - revokedCodes);
-    expect(count(ofRevoked('refresh_tokens'))).toBe(0);
+    expect(purged).toBe(deadGrants);
+    expect(count('select count(*) as n from grants')).toBe(before.grants - deadGrants);
+    expect(count('select count(*) as n from refresh_tokens')).toBe(before.tokens - deadTokens);
+    expect(count('select count(*) as n from authorization_codes')).toBe(before.codes - deadCodes);
+    expect(count(ofDead('refresh_tokens'))).toBe(0);
     expect(await storage.repositories.refreshTokens.findByHash('rt4')).toBeUndefined();
     expect((await storage.repositories.refreshTokens.findByHash('rt2'))?.grantId).toBe('g2');
+    expect(await storage.repositories.grants.findById('g3')).toBeUndefined();
   }, 60_000);
 });

@@ -126,8 +126,10 @@ export interface GrantRepository {
    */
   deleteByUser(userKey: string): Promise<string[]>;
   /**
-   * Deletes grants revoked before `before`, and client-credentials grants (no user) created
-   * before it (their one access token has expired), with their refresh tokens and codes.
+   * Deletes grants revoked before `before`, and the grants made without a refresh token created
+   * before it (their one access token has expired): client-credentials grants (no user) and those
+   * `createFromCode` made without one (docs/decisions/0193-grants-without-refresh-tokens-purged.md);
+   * with their refresh tokens and codes.
    */
   purge(before: Date): Promise<number>;
 }

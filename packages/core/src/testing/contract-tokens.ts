@@ -96,6 +96,10 @@ export function describeTokenContract({ runner, repos }: ContractContext<OAuthCo
         expect((await repos().codes.findByHash(`mixed${index}`))?.grantId).toBe(`gm${index}`);
         expect(await repos().refreshTokens.findByHash(`rm${index}`)).toEqual(index % 2 === 0 ? aRefreshToken(`rm${index}`, `gm${index}`) : undefined);
       }
+      // Each grant is written knowing which kind it is: past its access token's life, the purge takes
+      // those made without a refresh token and keeps the others (docs/decisions/0193).
+      expect(await repos().grants.purge(at(200))).toBe(4);
+      for (const index of indexes) expect((await repos().grants.findById(`gm${index}`))?.grantId).toBe(index % 2 === 0 ? `gm${index}` : undefined);
     });
 
     it('creates nothing from a consumed or an unknown code', async () => {
@@ -332,6 +336,25 @@ export function describeTokenContract({ runner, repos }: ContractContext<OAuthCo
       expect((await repos().grants.findById('cc1'))?.revokedAt).toBe(null);
       expect(await repos().grants.revoke('cc1', at(31))).toBe(true);
       expect((await repos().grants.findById('cc1'))?.revokedAt).toEqual(at(31));
+    });
+
+    it('purges the grants made from a code without a refresh token once created before the cutoff, with their codes, and keeps those with one (docs/decisions/0193)', async () => {
+      for (const id of ['old-alone', 'new-alone', 'old-refreshable']) await repos().codes.save(aCode(`c-${id}`));
+      const exchange = (id: string, seconds: number, refreshToken?: string) =>
+        repos().grants.createFromCode({ grant: aGrant(id, { createdAt: at(seconds) }), codeHash: `c-${id}`, ...(refreshToken === undefined ? {} : { refreshToken: aRefreshToken(refreshToken, id) }) });
+      expect(await exchange('old-alone', 10)).toBe(true);
+      expect(await exchange('new-alone', 300)).toBe(true);
+      expect(await exchange('old-refreshable', 10, 'r-old-refreshable')).toBe(true);
+
+      expect(await repos().grants.purge(at(200))).toBe(1);
+
+      expect(await repos().grants.findById('old-alone')).toBeUndefined();
+      expect(await repos().codes.findByHash('c-old-alone')).toBeUndefined();
+      expect((await repos().grants.findById('new-alone'))?.grantId).toBe('new-alone');
+      expect((await repos().codes.findByHash('c-new-alone'))?.grantId).toBe('new-alone');
+      expect((await repos().grants.findById('old-refreshable'))?.grantId).toBe('old-refreshable');
+      expect((await repos().refreshTokens.findByHash('r-old-refreshable'))?.grantId).toBe('old-refreshable');
+      expect(await repos().grants.purge(at(200))).toBe(0);
     });
 
     it('purges client-credentials grants created before the cutoff, revoked or not, and keeps users\' live grants', async () => {

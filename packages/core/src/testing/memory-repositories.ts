@@ -81,6 +81,8 @@ export function createMemoryRepositories(): Repositories {
   const codes = new Map<string, AuthorizationCode>();
   const grants = new Map<string, Grant>();
   const refreshTokens = new Map<string, RefreshToken>();
+  /** The grants made from a code without a refresh token (docs/decisions/0193). */
+  const withoutRefreshTokens = new Set<string>();
   const sessions = new Map<string, Session>();
   const interactions = new Map<string, Interaction>();
   const consents = new Map<string, Consent>(); // `${userKey}\n${clientId}` → consent
@@ -98,6 +100,7 @@ export function createMemoryRepositories(): Repositories {
     });
   const deleteGrant = (grantId: string): void => {
     grants.delete(grantId);
+    withoutRefreshTokens.delete(grantId);
     for (const [hash, token] of refreshTokens) if (token.grantId === grantId) refreshTokens.delete(hash);
     for (const [hash, code] of codes) if (code.grantId === grantId) codes.delete(hash);
   };
@@ -337,6 +340,7 @@ export function createMemoryRepositories(): Repositories {
         code.consumedAt = grant.createdAt;
         code.grantId = grant.grantId;
         if (refreshToken !== undefined) refreshTokens.set(refreshToken.tokenHash, copy(refreshToken));
+        else withoutRefreshTokens.add(grant.grantId);
         return true;
       },
       async findById(grantId) {
@@ -374,8 +378,10 @@ export function createMemoryRepositories(): Repositories {
         return ids;
       },
       async purge(before) {
-        // Revoked grants, and client-credentials grants (no user) whose token has expired.
-        const dead = [...grants.values()].filter((grant) => (grant.revokedAt ?? (grant.userKey === null ? grant.createdAt : null)) !== null && (grant.revokedAt ?? grant.createdAt) < before);
+        // Revoked grants, and grants made without a refresh token (client credentials, a client
+        // that may not refresh) whose one access token has expired (docs/decisions/0193).
+        const madeWithoutRefreshToken = (grant: Grant) => grant.userKey === null || withoutRefreshTokens.has(grant.grantId);
+        const dead = [...grants.values()].filter((grant) => (grant.revokedAt !== null ? grant.revokedAt : madeWithoutRefreshToken(grant) ? grant.createdAt : before) < before);
         dead.forEach((grant) => deleteGrant(grant.grantId));
         return dead.length;
       },

@@ -37,6 +37,30 @@ describe('purgeExpired', () => {
     await expect(t.gatehouse.verifyAccessToken(tokens.access_token)).rejects.toMatchObject({ code: 'invalid_token' });
   });
 
+  it('removes the grant of a client that may not refresh with its code once its access token expired and a day passed (docs/decisions/0193)', async () => {
+    const t = await createTestGatehouse();
+    const user = await t.seedUser();
+    const { client } = await t.seedClient({ grantTypes: ['authorization_code'] });
+    const code = await approve(t, client.clientId, user.userKey);
+    const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: client.redirectUris[0], codeVerifier: undefined });
+    expect(tokens.refresh_token).toBeUndefined();
+    const { grantId } = await t.gatehouse.verifyAccessToken(tokens.access_token);
+    const { client: refreshClient } = await t.seedClient();
+    const refreshable = await t.obtainTokens({ client: refreshClient, user });
+
+    t.clock.advance(3600 + REVOKED_RETENTION_SECONDS);
+    expect(await t.gatehouse.purgeExpired()).toMatchObject({ grants: 0 });
+    // A day after its token expired, its code's replay is still recognized.
+    expect(await t.repositories.codes.findByHash(storedSecretHash(code))).toBeDefined();
+
+    t.clock.advance(1);
+    expect(await t.gatehouse.purgeExpired()).toMatchObject({ grants: 1 });
+    expect(await t.repositories.grants.findById(grantId)).toBeUndefined();
+    expect(await t.repositories.codes.findByHash(storedSecretHash(code))).toBeUndefined();
+    // A grant with a refresh token, as old, stays and refreshes.
+    expect((await t.gatehouse.refresh({ client: refreshClient, refreshToken: refreshable.refresh_token as string, scope: undefined })).token_type).toBe('Bearer');
+  });
+
   it('removes a revoked grant with its refresh token and code once its access tokens expired and a day passed', async () => {
     const t = await createTestGatehouse();
     const user = await t.seedUser();

@@ -21,6 +21,7 @@ export const insertGrant = reusableQuery((db: Kysely<Database>) =>
     openid: param<string | null>('openid'),
     created_at: param<number>('created_at'),
     revoked_at: param<number | null>('revoked_at'),
+    refreshable: param<0 | 1>('refreshable'),
   }),
 );
 /** The code's sign-in session, if it has not ended (product logout). */
@@ -73,5 +74,6 @@ export interface CodeExchangeValues {
 
 /** The values of `codeExchangeQueries` for one exchange. */
 export function codeExchangeValues({ grant, codeHash, refreshToken }: CodeExchange): CodeExchangeValues {
-  return { grant: toRow(grant), consume: { at: toMs(grant.createdAt), grantId: grant.grantId, codeHash }, refreshToken: refreshToken === undefined ? null : refreshTokenValues(refreshToken) };
+  // A grant made without a refresh token is found by the purge once its access token has expired (docs/decisions/0193).
+  return { grant: { ...toRow(grant), refreshable: refreshToken === undefined ? 0 : 1 }, consume: { at: toMs(grant.createdAt), grantId: grant.grantId, codeHash }, refreshToken: refreshToken === undefined ? null : refreshTokenValues(refreshToken) };
 }

@@ -17,10 +17,13 @@ export function toRow(grant: Grant): GrantTable {
     openid: toOpenIdJson(grant.openid),
     created_at: toMs(grant.createdAt),
     revoked_at: toMsOrNull(grant.revokedAt),
+    // A client-credentials grant never has a refresh token (RFC 6749 §4.4.3); a code's grant says
+    // which it is in `codeExchangeValues` (docs/decisions/0193).
+    refreshable: grant.userKey === null ? 0 : 1,
   };
 }
 
-export function fromRow(row: Selectable<GrantTable>): Grant {
+export function fromRow(row: Omit<Selectable<GrantTable>, 'refreshable'>): Grant {
   return {
     grantId: row.grant_id,
     clientId: row.client_id,

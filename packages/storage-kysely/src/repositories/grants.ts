@@ -1,5 +1,5 @@
 import type { GrantRepository } from '@gatehouse/core';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { affected, toMs } from '../encoding.js';
 import { inTransaction } from '../reusable-query.js';
 import { pointRead } from '../point-reads.js';
@@ -107,12 +107,21 @@ export function createGrantRepository(db: Kysely<Database>, dialect: StorageDial
     },
 
     async purge(before) {
-      // Refresh tokens and consumed codes of the purged grants go by ON DELETE CASCADE. A
-      // client-credentials grant (no user) is dead once its one access token has expired.
+      // Refresh tokens and consumed codes of the purged grants go by ON DELETE CASCADE. A grant made
+      // without a refresh token (a client-credentials grant, a client that may not refresh) is dead
+      // once its one access token has expired (docs/decisions/0193). Each condition has its index:
+      // `grants_revoked`, `grants_by_user` ('' first), `grants_without_refresh_tokens` (whose
+      // condition SQLite must read literally in the query: `sql.lit`).
       const cutoff = toMs(before);
       const result = await db
         .deleteFrom('grants')
-        .where((eb) => eb.or([eb('revoked_at', '<', cutoff), eb.and([eb('user_key', '=', NO_USER), eb('created_at', '<', cutoff)])]))
+        .where((eb) =>
+          eb.or([
+            eb('revoked_at', '<', cutoff),
+            eb.and([eb('user_key', '=', NO_USER), eb('created_at', '<', cutoff)]),
+            eb.and([eb('refreshable', '=', sql.lit(0)), eb('created_at', '<', cutoff)]),
+          ]),
+        )
         .executeTakeFirst();
       return affected(result.numDeletedRows);
     },
