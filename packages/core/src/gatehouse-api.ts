@@ -140,6 +140,12 @@ export interface RequestScopedGatehouse {
   resolveSession(sessionToken: string): Promise<{ session: Session; user: UserProfile } | undefined>;
   /** Product logout: ends the session and revokes every grant made under it (`clientId`: the relying party of an RP-initiated logout, for the audit). */
   logout(sessionToken: string, options?: { clientId?: string }): Promise<{ revokedGrantIds: string[] }>;
+  /**
+   * The login form signed a browser in again: ends the session of `previousToken` (the cookie it
+   * held) — product logout for another user's (decision 0191), a hand-over to `next` for the same
+   * user's, its live grants and unused codes moved (decision 0194).
+   */
+  replaceSession(previousToken: string, next: Pick<Session, 'sessionId' | 'userKey'>): Promise<{ revokedGrantIds: string[]; movedGrantIds: string[] }>;
   /** The host's sign-out: ends every session of the user and revokes the grants made under them (docs/decisions/0091). */
   logoutUser(userKey: string): Promise<{ endedSessionIds: string[]; revokedGrantIds: string[] }>;
   /**

@@ -210,6 +210,7 @@ const USE_CASES: UseCaseBinders = {
   signIn: (deps) => bind(deps, sessions.signIn),
   resolveSession: (deps) => bind(deps, sessions.resolveSession),
   logout: (deps) => bind(deps, sessions.logout),
+  replaceSession: (deps) => bind(deps, sessions.replaceSession),
   logoutUser: (deps) => bind(deps, sessions.logoutUser),
   forgetUser: (deps) => bind(deps, forgetUser),
   endUserAccess: (deps) => bind(deps, sessions.endUserAccess),

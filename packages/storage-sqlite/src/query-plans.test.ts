@@ -116,6 +116,7 @@ describe(`query plans with ${GRANTS.toLocaleString('en')} grants`, () => {
     ['end a session', (s) => s.repositories.sessions.end('s778', at)],
     ['grants by session (logout)', (s) => s.repositories.grants.revokeBySession('s777', at)],
     ['end a session with its grants (logout)', (s) => s.repositories.sessions.endWithGrants('s776', at)],
+    ['hand a session over with its grants (signing in again)', (s) => s.repositories.sessions.handOver?.('s775', 's774', at) ?? Promise.reject(new Error('no handOver'))],
     ['grants by user (password change)', (s) => s.repositories.grants.revokeByUser('u777', at)],
     ['grants by user and client (authorized apps)', (s) => s.repositories.grants.revokeByUserAndClient('u778', 'c28', at)],
     ['live grants of a user, newest first', (s) => s.repositories.grants.listActiveByUser('u779')],

@@ -180,6 +180,18 @@ export interface SessionRepository {
    * under an ended session, whichever of a logout and an exchange commits first.
    */
   endWithGrants(sessionId: string, at: Date): Promise<{ ended: boolean; revokedGrantIds: string[] }>;
+  /**
+   * The same user signed in again in the browser that held `sessionId` (`prompt=login`,
+   * `max_age`), all or nothing in one transaction: ends `sessionId` and moves its live grants to
+   * `nextSessionId`, the user's new session, returning the moved grants' ids (none, and `ended`
+   * false, when this call did not end it): the new session's sign-out then ends them, and nobody
+   * holds a live session this browser can no longer end
+   * (docs/decisions/0194-signing-in-again-hands-the-session-over.md). Its unused codes die with it,
+   * as with `endWithGrants`, in the same order: an exchange of a code of `sessionId` either commits
+   * first (its grant is moved) or writes nothing.
+   * Optional: without it, the previous session stays live until it expires.
+   */
+  handOver?(sessionId: string, nextSessionId: string, at: Date): Promise<{ ended: boolean; movedGrantIds: string[] }>;
   /** Deletes every session of the user, live or ended, returning how many (`forgetUser`). */
   deleteByUser(userKey: string): Promise<number>;
   /** Deletes sessions that expired or ended before `before`. */

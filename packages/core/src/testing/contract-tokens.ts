@@ -496,6 +496,60 @@ export function describeTokenContract({ runner, repos }: ContractContext<OAuthCo
       expect(await repos().sessions.endWithGrants('unknown', at(61))).toEqual({ ended: false, revokedGrantIds: [] });
     });
 
+    it('is handed over to a new session of its user in one step (signing in again): ended, its live grants moved, once; its codes die with it (docs/decisions/0194)', async () => {
+      const sessions = repos().sessions;
+      // Optional in the port: a store without it keeps the previous session live until it expires.
+      if (sessions.handOver === undefined) return;
+      for (const id of ['old', 'new', 'other']) await sessions.create(aSession(id));
+      await repos().grants.create(aGrant('a', { sessionId: 'old' }));
+      await repos().grants.create(aGrant('b', { sessionId: 'old', clientId: 'clientB' }));
+      await repos().grants.create(aGrant('revoked', { sessionId: 'old' }));
+      await repos().grants.revoke('revoked', at(30));
+      await repos().grants.create(aGrant('of-other', { sessionId: 'other' }));
+      await repos().codes.save(aCode('unused', { sessionId: 'old' }));
+      await repos().codes.save(aCode('of-other', { sessionId: 'other' }));
+
+      const first = await sessions.handOver('old', 'new', at(60, 6));
+      expect({ ...first, movedGrantIds: sorted(first.movedGrantIds) }).toEqual({ ended: true, movedGrantIds: ['a', 'b'] });
+      expect((await sessions.findById('old'))?.endedAt).toEqual(at(60, 6));
+      expect((await sessions.findById('new'))?.endedAt).toBe(null);
+      for (const id of ['a', 'b']) expect(await repos().grants.findById(id)).toMatchObject({ sessionId: 'new', revokedAt: null });
+      expect(await repos().grants.findById('revoked')).toMatchObject({ sessionId: 'old', revokedAt: at(30) });
+      expect((await repos().grants.findById('of-other'))?.sessionId).toBe('other');
+      // A code of the ended session is not exchanged (product logout's rule); the other session's is.
+      expect(await repos().grants.createFromCode({ grant: aGrant('from-old', { sessionId: 'old' }), codeHash: 'unused', refreshToken: aRefreshToken('r-old', 'from-old') })).toBe(false);
+      expect(await repos().codes.findByHash('unused')).toEqual(aCode('unused', { sessionId: 'old' }));
+      expect(await repos().grants.createFromCode({ grant: aGrant('from-other', { sessionId: 'other' }), codeHash: 'of-other', refreshToken: aRefreshToken('r-other', 'from-other') })).toBe(true);
+      // The new session's logout ends the moved grants.
+      expect(sorted((await sessions.endWithGrants('new', at(70))).revokedGrantIds)).toEqual(['a', 'b']);
+
+      expect(await sessions.handOver('old', 'other', at(80))).toEqual({ ended: false, movedGrantIds: [] });
+      expect(await sessions.handOver('unknown', 'other', at(80))).toEqual({ ended: false, movedGrantIds: [] });
+    });
+
+    it(`never leaves a live grant under a handed-over session when ${CONCURRENT_CALLS / 2} hand-overs race the exchanges of their sessions' codes`, async () => {
+      const sessions = repos().sessions;
+      if (sessions.handOver === undefined) return;
+      const pairs = Array.from({ length: CONCURRENT_CALLS / 2 }, (_, index) => index);
+      for (const index of pairs) {
+        await sessions.create(aSession(`s${index}`));
+        await sessions.create(aSession(`next${index}`));
+        await repos().codes.save(aCode(`c${index}`, { sessionId: `s${index}` }));
+      }
+      const exchange = (index: number) =>
+        repos().grants.createFromCode({ grant: aGrant(`g${index}`, { sessionId: `s${index}` }), codeHash: `c${index}`, refreshToken: aRefreshToken(`r${index}`, `g${index}`) });
+      const handOver = (index: number) => sessions.handOver?.(`s${index}`, `next${index}`, at(40));
+      await Promise.all(pairs.flatMap((index) => (index % 2 === 0 ? [handOver(index), exchange(index)] : [exchange(index), handOver(index)])));
+
+      for (const index of pairs) {
+        expect((await sessions.findById(`s${index}`))?.endedAt).toEqual(at(40));
+        const grant = await repos().grants.findById(`g${index}`);
+        // Whichever won: no grant (the code died with its session), or a live grant under the new session.
+        if (grant) expect(grant).toMatchObject({ sessionId: `next${index}`, revokedAt: null });
+        else expect(await repos().refreshTokens.findByHash(`r${index}`)).toBeUndefined();
+      }
+    }, 30_000);
+
     it('purges sessions that expired or ended before the cutoff', async () => {
       await repos().sessions.create(aSession('expired', { expiresAt: at(100) }));
       await repos().sessions.create(aSession('ended', { expiresAt: at(900) }));

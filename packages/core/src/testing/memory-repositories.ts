@@ -463,6 +463,14 @@ export function createMemoryRepositories(): Repositories {
         if (session && ended) session.endedAt = at;
         return { ended, revokedGrantIds: revokeAll(liveGrants((grant) => grant.sessionId === sessionId), at) };
       },
+      async handOver(sessionId, nextSessionId, at) {
+        const session = sessions.get(sessionId);
+        if (session === undefined || session.endedAt !== null) return { ended: false, movedGrantIds: [] };
+        session.endedAt = at;
+        const moved = liveGrants((grant) => grant.sessionId === sessionId);
+        for (const grant of moved) grant.sessionId = nextSessionId;
+        return { ended: true, movedGrantIds: moved.map((grant) => grant.grantId) };
+      },
       async deleteByUser(userKey) {
         return deleteWhere(sessions, (session) => session.userKey === userKey);
       },

@@ -223,3 +223,41 @@ describe('logout (product logout)', () => {
     expect(t.audit.ofType('logout')).toEqual([]);
   });
 });
+
+describe('replaceSession (the login form signed a browser in again)', () => {
+  it("signs another user's session out (docs/decisions/0191) and hands the same user's over to the new one (docs/decisions/0194)", async () => {
+    const { t, user } = await setup();
+    const bob = await t.seedUser({ email: 'bob@example.com', password: 'correct horse' });
+    const { client } = await t.seedClient();
+    const first = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    const tokens = await t.obtainTokens({ client, user, sessionId: first.session.sessionId });
+
+    // The same user: the previous session ends, its grant moves and keeps working.
+    const second = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    const { grantId } = await t.gatehouse.verifyAccessToken(tokens.access_token);
+    expect(await t.gatehouse.replaceSession(first.sessionToken, second.session)).toEqual({ revokedGrantIds: [], movedGrantIds: [grantId] });
+    expect(await t.gatehouse.resolveSession(first.sessionToken)).toBeUndefined();
+    expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).userKey).toBe(user.userKey);
+    // Nothing to do for an ended session, an unknown token or the new session itself.
+    for (const token of [first.sessionToken, 'unknown', '', second.sessionToken]) expect(await t.gatehouse.replaceSession(token, second.session)).toEqual({ revokedGrantIds: [], movedGrantIds: [] });
+    expect(t.audit.ofType('logout')).toEqual([]);
+
+    // Another user: product logout of the previous session, its grant revoked.
+    const bobs = await t.gatehouse.signIn({ email: 'bob@example.com', password: 'correct horse' });
+    expect(await t.gatehouse.replaceSession(second.sessionToken, bobs.session)).toEqual({ revokedGrantIds: [grantId], movedGrantIds: [] });
+    await expect(t.gatehouse.verifyAccessToken(tokens.access_token)).rejects.toMatchObject({ code: 'invalid_token' });
+    expect(t.audit.ofType('logout').map((event) => event.userKey)).toEqual([user.userKey]);
+    expect((await t.gatehouse.resolveSession(bobs.sessionToken))?.user.userKey).toBe(bob.userKey);
+  });
+
+  it('keeps the previous session of the same user live when the store cannot hand it over (handOver is optional)', async () => {
+    const repositories = createMemoryRepositories();
+    const { handOver: _unused, ...sessions } = repositories.sessions;
+    const t = await createTestGatehouse({ repositories: { ...repositories, sessions } });
+    await t.seedUser({ email: 'ada@example.com', password: 'correct horse' });
+    const first = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    const second = await t.gatehouse.signIn({ email: 'ada@example.com', password: 'correct horse' });
+    expect(await t.gatehouse.replaceSession(first.sessionToken, second.session)).toEqual({ revokedGrantIds: [], movedGrantIds: [] });
+    expect(await t.gatehouse.resolveSession(first.sessionToken)).toBeDefined();
+  });
+});

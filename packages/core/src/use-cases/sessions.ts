@@ -164,6 +164,37 @@ export async function logout(
 }
 
 /**
+ * A browser that held a live sign-in session signed in again (the login form): the previous session
+ * must not stay live with nobody able to end it. Another user's gets product logout (ended, its
+ * grants revoked; docs/decisions/0191-signing-in-as-another-user-signs-out.md); the same user's is
+ * handed over to `next` (ended, its live grants and unused codes moved to it), so the user keeps
+ * their apps and the new session's sign-out ends them
+ * (docs/decisions/0194-signing-in-again-hands-the-session-over.md). Nothing is done for a token of
+ * no live session, or of `next` itself; nor, for the same user, when the store has no `handOver`
+ * (the previous session then stays live until it expires).
+ *
+ * @example
+ * const signedIn = await gatehouse.signIn({ email, password });
+ * if (previousCookie !== undefined) await gatehouse.replaceSession(previousCookie, signedIn.session);
+ */
+export async function replaceSession(
+  deps: Pick<Deps, 'repos' | 'clock' | 'audit'>,
+  previousToken: string,
+  next: Pick<Session, 'sessionId' | 'userKey'>,
+): Promise<{ revokedGrantIds: string[]; movedGrantIds: string[] }> {
+  const nothing = { revokedGrantIds: [], movedGrantIds: [] };
+  const previousId = sha256(previousToken);
+  if (previousToken === '' || previousId === next.sessionId) return nothing;
+  const previous = await deps.repos.sessions.findById(previousId);
+  const now = deps.clock.now();
+  if (!previous || previous.endedAt !== null || previous.expiresAt.getTime() <= now.getTime()) return nothing;
+  if (previous.userKey !== next.userKey) return { revokedGrantIds: (await logout(deps, previousToken)).revokedGrantIds, movedGrantIds: [] };
+  if (deps.repos.sessions.handOver === undefined) return nothing;
+  const { movedGrantIds } = await deps.repos.sessions.handOver(previousId, next.sessionId, now);
+  return { revokedGrantIds: [], movedGrantIds };
+}
+
+/**
  * Signs a user out everywhere, for a host application whose own sign-out should end Gatehouse's
  * too (docs/decisions/0091): ends every live sign-in session of the user and revokes every grant
  * made under them, as product logout does for one session.

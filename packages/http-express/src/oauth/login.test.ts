@@ -136,7 +136,7 @@ describe('POST /oauth/login', () => {
     expect(page.text).toContain('Signed in as <strong>ada@example.com</strong>');
   });
 
-  it('another user signing in in a signed-in browser signs the previous one out (session ended, its grants revoked); the same user signing in again keeps it (docs/decisions/0191)', async () => {
+  it('another user signing in in a signed-in browser signs the previous one out (session ended, its grants revoked) (docs/decisions/0191)', async () => {
     const t = await createTestApp();
     const ada = await t.seedUser({ email: 'ada@example.com' });
     await t.seedUser({ email: 'bob@example.com' });
@@ -149,14 +149,29 @@ describe('POST /oauth/login', () => {
     expect(await t.gatehouse.resolveSession(adas)).toBeUndefined();
     await expect(t.gatehouse.verifyAccessToken(body.access_token as string)).rejects.toMatchObject({ code: 'invalid_token' });
     expect(t.audit.ofType('logout').map((event) => event.userKey)).toEqual([ada.userKey]);
+  });
 
-    // The same user again (prompt=login): a new session; the previous one, whose grants are that user's apps, is kept.
-    const again = await t.signedInBrowser('ada@example.com');
-    const first = again.sessionToken() as string;
-    expect((await again.signIn('ada@example.com')).status).toBe(303);
-    expect(again.sessionToken()).not.toBe(first);
-    expect((await t.gatehouse.resolveSession(first))?.user.userKey).toBe(ada.userKey);
-    expect(t.audit.ofType('logout')).toHaveLength(1);
+  it('the same user signing in again hands the previous session over: it ends, its grants live on under the new one, whose sign-out ends them (docs/decisions/0194)', async () => {
+    const t = await createTestApp();
+    const ada = await t.seedUser({ email: 'ada@example.com' });
+    const { client, clientSecret } = await t.seedClient();
+    const { body, browser } = await t.tokensOverHttp({ client, clientSecret, email: ada.email });
+    const first = browser.sessionToken() as string;
+
+    // prompt=login: a new session; the previous one ends (nobody could end it from this browser any more).
+    expect((await browser.signIn('ada@example.com')).status).toBe(303);
+    const second = browser.sessionToken() as string;
+    expect(second).not.toBe(first);
+    expect(await t.gatehouse.resolveSession(first)).toBeUndefined();
+    expect((await t.gatehouse.resolveSession(second))?.user.userKey).toBe(ada.userKey);
+    // The grant made under it is the user's app: it still works, now under the new session.
+    const { grantId } = await t.gatehouse.verifyAccessToken(body.access_token as string);
+    expect((await t.repositories.grants.findById(grantId))?.sessionId).toBe((await t.gatehouse.resolveSession(second))?.session.sessionId);
+    expect(t.audit.ofType('logout')).toEqual([]);
+
+    // Signing out of this browser now ends it.
+    await t.gatehouse.logout(second);
+    await expect(t.gatehouse.verifyAccessToken(body.access_token as string)).rejects.toMatchObject({ code: 'invalid_token' });
   });
 
   it('an already signed-in browser is sent straight on to return_to', async () => {

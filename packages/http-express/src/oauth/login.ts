@@ -1,4 +1,4 @@
-import { DomainError, type RawParameters } from '@gatehouse/core';
+import { DomainError, type RawParameters, type Session } from '@gatehouse/core';
 import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { parse as parseQueryString } from 'node:querystring';
@@ -118,23 +118,10 @@ export function emailHash(email: string): string {
 /**
  * POST /oauth/login: checks the CSRF token, the rate limit (failed sign-ins per e-mail and per
  * IP; only failures count), then the password. Success sets the session cookie, rotates the CSRF
- * token and goes to `return_to` (a same-origin path only). Failure shows the form again (401)
- * with one message whichever of e-mail or password was wrong.
+ * token and goes to `return_to` (a same-origin path only); a session the browser held is ended
+ * (`replaceSession`). Failure shows the form again (401) with one message whichever of e-mail or
+ * password was wrong.
  */
-/**
- * Another user signing in in this browser signs the previous one out (product logout: the
- * session ends, its grants are revoked): the browser loses the previous session's cookie, so
- * nobody could end that session any more, and whoever kept a copy of the cookie would stay the
- * previous user (docs/decisions/0191-signing-in-as-another-user-signs-out.md). The same user
- * signing in again (`prompt=login`) keeps the previous session, whose grants are that user's apps.
- */
-async function signOutReplacedUser(ctx: OAuthContext, res: Response, previousToken: string | undefined, userKey: string): Promise<void> {
-  if (previousToken === undefined) return;
-  const previous = await ctx.gatehouse.resolveSession(previousToken);
-  if (previous === undefined || previous.user.userKey === userKey) return;
-  await gatehouseFor(ctx.gatehouse, res).logout(previousToken);
-}
-
 export function loginSubmit(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const form = req.body as FormFields;
@@ -171,9 +158,9 @@ export function loginSubmit(ctx: OAuthContext) {
     }
 
     let sessionToken: string;
-    let userKey: string;
+    let session: Session;
     try {
-      ({ sessionToken, user: { userKey } } = await gatehouseFor(ctx.gatehouse, res).signIn({ email, password }));
+      ({ sessionToken, session } = await gatehouseFor(ctx.gatehouse, res).signIn({ email, password }));
     } catch (error) {
       // A wrong password stays counted; anything else (an outage) was no failure of the user's.
       if (error instanceof DomainError && error.kind === 'unauthenticated') return again(401, WRONG_CREDENTIALS, email);
@@ -182,7 +169,10 @@ export function loginSubmit(ctx: OAuthContext) {
     }
     // Only failures count (docs/decisions/0023).
     await ctx.limits.signIn.withdraw(email, ip, limit.at);
-    await signOutReplacedUser(ctx, res, sessionTokenOf(req, ctx.issuer), userKey);
+    // The session this browser held must not outlive its cookie: another user's is signed out, the
+    // same user's handed over to the new one (docs/decisions/0191, 0194).
+    const previousToken = sessionTokenOf(req, ctx.issuer);
+    if (previousToken !== undefined) await gatehouseFor(ctx.gatehouse, res).replaceSession(previousToken, session);
     setSessionCookie(res, ctx.issuer, sessionToken);
     issueCsrfToken(res, ctx.csrf);
     // One line per sign-in: the core's audit event (sign_in.succeeded, with this request's reqId).

@@ -85,6 +85,32 @@ export function createSessionRepository(db: Kysely<Database>): SessionRepository
       });
     },
 
+    async handOver(sessionId, nextSessionId, at) {
+      const when = toMs(at);
+      return db.transaction().execute(async (trx) => {
+        // The session row first, as in endWithGrants: on PostgreSQL it waits for an exchange that
+        // holds the session, whose grant the move below then sees; an exchange that comes after finds
+        // the session ended and writes nothing: its codes die with it (docs/decisions/0194). A
+        // session this call did not end (a logout came first) has no live grant left to move.
+        const ended = await trx
+          .updateTable('sessions')
+          .set({ ended_at: when })
+          .where('session_id', '=', sessionId)
+          .where('ended_at', 'is', null)
+          .returning('session_id')
+          .executeTakeFirst();
+        if (ended === undefined) return { ended: false, movedGrantIds: [] };
+        const moved = await trx
+          .updateTable('grants')
+          .set({ session_id: nextSessionId })
+          .where('session_id', '=', sessionId)
+          .where('revoked_at', 'is', null)
+          .returning('grant_id')
+          .execute();
+        return { ended: true, movedGrantIds: moved.map((row) => row.grant_id) };
+      });
+    },
+
     async deleteByUser(userKey) {
       const result = await db.deleteFrom('sessions').where('user_key', '=', userKey).executeTakeFirst();
       return affected(result.numDeletedRows);
