@@ -15,6 +15,7 @@ for (const [network, prefix] of [
   ['169.254.0.0', 16], // link-local, cloud metadata services among them
   ['192.0.0.0', 24], // IETF protocol assignments
   ['192.0.2.0', 24], // documentation
+  ['192.88.99.0', 24], // 6to4 relay anycast (deprecated, RFC 7526)
   ['198.18.0.0', 15], // benchmarking
   ['198.51.100.0', 24], // documentation
   ['203.0.113.0', 24], // documentation
@@ -29,7 +30,12 @@ for (const [network, prefix] of [
   ['64:ff9b::', 96], // NAT64: an IPv4 address behind a translator
   ['64:ff9b:1::', 48], // local NAT64
   ['100::', 64], // discard-only
+  // IETF protocol assignments: Teredo 2001::/32 (RFC 4380: carries an IPv4 server and client address),
+  // benchmarking 2001:2::/48, ORCHID, and anycast services (PCP, TURN, AMT, AS112) that host no documents.
+  ['2001::', 23],
   ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4 (RFC 3056): an IPv4 address in bits 16-47 (2002:a9fe:a9fe:: is 169.254.169.254)
+  ['3fff::', 20], // documentation (RFC 9637)
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
   ['ff00::', 8], // multicast
@@ -56,7 +62,8 @@ PRIVATE.addSubnet('fc00::', 7, 'ipv6');
  * Why a document may not be fetched from `address` (an IP address as DNS answered it), or
  * undefined when it may: a special-purpose address (unspecified, link-local, multicast,
  * documentation, translated…) never; loopback and private networks only when allowed. An
- * IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is judged as the IPv4 address it carries
+ * IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is judged as the IPv4 address it carries; the other
+ * forms that carry one (IPv4-compatible, NAT64, 6to4, Teredo) are never fetched from
  * (docs/decisions/0118-guarded-document-fetcher.md).
  *
  * @example

@@ -143,4 +143,22 @@ describe('addressRefusal', () => {
     expect(['172.15.255.255', '172.32.0.1', '100.128.0.1', '11.0.0.1'].map((address) => addressRefusal(address, {}))).toEqual([undefined, undefined, undefined, undefined]);
     expect(addressRefusal('agent.test', {})).toBe('not an IP address');
   });
+
+  it('never fetches from an IPv6 address that carries an IPv4 one (6to4, Teredo) or from another special-purpose IPv6 range (RFC 6890)', () => {
+    for (const address of [
+      '2002:a9fe:a9fe::1', // 6to4 around 169.254.169.254
+      '2002:7f00:1::1', // 6to4 around 127.0.0.1
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2', // Teredo (RFC 4380 §4's example)
+      '2001:2::1', // benchmarking
+      '2001:10::1', // ORCHID
+      '3fff::1', // documentation (RFC 9637)
+      '64:ff9b:1::a9fe:a9fe', // local-use NAT64
+      '100::1', // discard-only
+      '192.88.99.1', // 6to4 relay anycast
+    ]) {
+      expect(addressRefusal(address, { allowLoopback: true, allowPrivateNetworks: true })).toBe('link-local or another special-purpose address');
+    }
+    // The ranges end where they should: the next allocations are ordinary public addresses.
+    expect(['2001:200::1', '2003::1', '2001:4860:4860::8888', '2a00:1450::1'].map((address) => addressRefusal(address, {}))).toEqual([undefined, undefined, undefined, undefined]);
+  });
 });
