@@ -20,25 +20,46 @@ async function setup() {
 }
 
 describe('OpenID Connect request parameters', SLOW, () => {
-  it('refuses request, request_uri and registration with their own errors, and claims as invalid_request', async () => {
+  it('refuses request, request_uri and registration with their own errors', async () => {
     const { check } = await setup();
     const refused = async (params: RawParameters) => {
       const result = await check({ scope: 'openid', ...params });
       if (result.kind !== 'redirect-error') throw new Error(`expected an error redirect, got ${result.kind}`);
       return { code: result.error.code, redirect: new URL(result.redirectTo) };
     };
-    expect((await refused({ request: 'eyJhbGciOiJub25lIn0.e30.' })).code).toBe('request_not_supported');
+    const request = await refused({ request: 'eyJhbGciOiJub25lIn0.e30.' });
+    expect(request.code).toBe('request_not_supported');
+    expect(request.redirect.searchParams.get('state')).toBe('s-1');
     expect((await refused({ request_uri: 'https://client.example/request.jwt' })).code).toBe('request_uri_not_supported');
     expect((await refused({ registration: '{}' })).code).toBe('registration_not_supported');
-    const claims = await refused({ claims: '{"userinfo":{"email":null}}' });
-    expect(claims.code).toBe('invalid_request');
-    expect(claims.redirect.searchParams.get('error_description')).toMatch(/claims parameter is not supported/);
-    expect(claims.redirect.searchParams.get('state')).toBe('s-1');
+    // A claims parameter beside them changes nothing: still their errors.
+    expect((await refused({ request: 'eyJhbGciOiJub25lIn0.e30.', claims: '{}' })).code).toBe('request_not_supported');
+    expect((await refused({ request_uri: 'https://client.example/request.jwt', claims: '{}' })).code).toBe('request_uri_not_supported');
     expect((await refused({ response_mode: 'form_post' })).code).toBe('invalid_request');
     expect((await refused({ display: 'fullscreen' })).code).toBe('invalid_request');
     expect((await refused({ nonce: 'n'.repeat(513) })).code).toBe('invalid_request');
     expect((await refused({ nonce: ['a', 'b'] })).code).toBe('invalid_request');
     expect((await refused({ ui_locales: 'en-US <script>' })).code).toBe('invalid_request');
+  });
+
+  it('ignores claims (OIDC Core §5.5, unsupported), well-formed, malformed or repeated: the request goes on and the ID token carries the claims of its scopes', async () => {
+    const { t, user, client, check } = await setup();
+    const plain = await check({ scope: 'openid profile', nonce: 'n-1' });
+    expect(plain.kind).toBe('valid');
+    for (const claims of ['{"id_token":{"email":{"essential":true}},"userinfo":{"phone_number":null}}', 'not JSON', ['{}', '{"userinfo":{}}']]) {
+      expect(await check({ scope: 'openid profile', nonce: 'n-1', claims })).toEqual(plain);
+    }
+    const asked = await check({ scope: 'openid profile', nonce: 'n-1', claims: '{"id_token":{"email":{"essential":true}}}' });
+    if (asked.kind !== 'valid') throw new Error(`expected a valid request, got ${asked.kind}`);
+    const { redirectTo } = await t.gatehouse.approveAuthorization({ request: asked.request, userKey: user.userKey, sessionId: null });
+    const code = new URL(redirectTo).searchParams.get('code') as string;
+    const tokens = await t.gatehouse.exchangeCode({ client, code, redirectUri: asked.request.redirectUri, codeVerifier: undefined });
+    const without = await t.obtainTokens({ client, user, scope: 'openid profile', nonce: 'n-1' });
+    expect(tokens.scope).toBe(without.scope);
+    const idToken = await t.checkIdToken(tokens.id_token, { client, nonce: 'n-1', accessToken: tokens.access_token });
+    const plainIdToken = await t.checkIdToken(without.id_token, { client, nonce: 'n-1', accessToken: without.access_token });
+    expect(Object.keys(idToken).sort()).toEqual(Object.keys(plainIdToken).sort());
+    expect(idToken).not.toHaveProperty('email');
   });
 
   it('prompt=select_account is account_selection_required for an OpenID request, invalid_request (as before) for an OAuth one', async () => {

@@ -7,8 +7,12 @@ import type { OpenIdRequest } from './authorization-request.js';
 /** Query parameters as the HTTP adapter parsed them; a repeated parameter arrives as an array. */
 type Parameters = Record<string, string | string[] | undefined>;
 
-/** The OpenID Connect parameters of an authorization request (OIDC Core §3.1.2.1, §6); each may be sent once. */
-const OPENID_PARAMETERS = ['nonce', 'display', 'ui_locales', 'id_token_hint', 'acr_values', 'claims_locales', 'response_mode', 'claims', 'request', 'request_uri', 'registration'] as const;
+/**
+ * The OpenID Connect parameters of an authorization request that Gatehouse reads (OIDC Core
+ * §3.1.2.1, §6); each may be sent once. `claims` (§5.5) is not one: it is ignored, repeated or
+ * not, as an unrecognized parameter is (RFC 6749 §3.1; docs/decisions/0134-openid-request-parameters.md).
+ */
+const OPENID_PARAMETERS = ['nonce', 'display', 'ui_locales', 'id_token_hint', 'acr_values', 'claims_locales', 'response_mode', 'request', 'request_uri', 'registration'] as const;
 
 /**
  * OIDC Core §3.1.2.6: `prompt=select_account` in an OpenID Connect request, which Gatehouse cannot
@@ -35,7 +39,10 @@ export type OpenIdRequestCheck = { openid: OpenIdRequest; maxAge: number | undef
  * Checks the OpenID Connect parameters of a request whose `scope` has `openid` (OIDC Core §3.1.2.1;
  * docs/decisions/0134-openid-request-parameters.md):
  * - `request`, `request_uri`, `registration` (§6, §7.2.1) are not supported: their own errors;
- *   `claims` (§5.5) neither: `invalid_request`, claims are asked for with scopes;
+ * - `claims` (§5.5) is not supported either, and ignored, well-formed or not (RFC 6749 §3.1:
+ *   unrecognized parameters are ignored; Discovery §3: `claims_parameter_supported` false): the ID
+ *   token and UserInfo carry the claims of the scopes, as without it (§5.5.1: a claim asked for but
+ *   not returned is no error);
  * - `response_mode` only `query`; `display` one of §3.1.2.1's values (every one shows the page);
  * - `nonce` at most 512 characters; `ui_locales` a list of language tags (passed to the host's
  *   login page; Gatehouse's pages are in English);
@@ -63,7 +70,6 @@ export async function checkOpenIdRequest(
   if (value('request') !== undefined) return { error: 'request_not_supported', problem: 'Request objects (the request parameter) are not supported.' };
   if (value('request_uri') !== undefined) return { error: 'request_uri_not_supported', problem: 'The request_uri parameter is not supported.' };
   if (value('registration') !== undefined) return { error: 'registration_not_supported', problem: 'The registration parameter is not supported.' };
-  if (value('claims') !== undefined) return { error: 'invalid_request', problem: 'The claims parameter is not supported: ask for claims with the scopes profile, email, phone and address.' };
   const responseMode = value('response_mode');
   if (responseMode !== undefined && responseMode !== 'query') return { error: 'invalid_request', problem: 'Only response_mode=query is supported.' };
   const display = value('display');
