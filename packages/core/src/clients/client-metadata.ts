@@ -131,7 +131,8 @@ export function readClientMetadata(document: unknown): RequestedClientMetadata {
  */
 export function applicationTypeOf(declared: ApplicationType | undefined, redirectUris: readonly string[]): ApplicationType {
   if (declared !== undefined) return declared;
-  return redirectUris.every((uri) => uri.trim().startsWith('https://')) ? 'web' : 'native';
+  // The scheme as a URL parser reads it: `HTTPS://` is https (RFC 3986 §3.1: schemes are case-insensitive).
+  return redirectUris.every((uri) => URL.canParse(uri.trim()) && new URL(uri.trim()).protocol === 'https:') ? 'web' : 'native';
 }
 
 /**

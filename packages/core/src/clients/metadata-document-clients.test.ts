@@ -254,6 +254,8 @@ describe('Client ID Metadata Documents', () => {
       [answer(documentOf({ token_endpoint_auth_method: 'client_secret_basic' })), 'uses token_endpoint_auth_method client_secret_basic; only none (a public client) is accepted.'],
       [answer(documentOf({ redirect_uris: ['http://agent.example/cb'] })), 'lists no redirect URI Gatehouse accepts.'],
       [answer(documentOf({ redirect_uris: [] })), 'lists no redirect URI Gatehouse accepts.'],
+      // Not written as a URL parser writes it back (docs/decisions/0197).
+      [answer(documentOf({ redirect_uris: ['http://127.1/cb', 'HTTPS://agent.example/cb'] })), 'lists no redirect URI Gatehouse accepts.'],
       [answer(documentOf({ redirect_uris: 'http://127.0.0.1/cb' })), 'is not valid: redirect_uris: must be an array of strings.'],
       [answer(documentOf({ client_name: 'x'.repeat(101) })), 'has a client_name that is not 1 to 100 characters without control characters.'],
       [answer(documentOf({ client_name: 'Agent\u202e' })), 'has a client_name that must not contain invisible formatting characters.'],

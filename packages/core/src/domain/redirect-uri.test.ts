@@ -50,6 +50,40 @@ describe('redirectUriProblem with an application type (docs/decisions/0116-nativ
   });
 });
 
+describe('redirectUriProblem: written as a URL parser writes it back (docs/decisions/0197-redirect-uris-canonical.md)', () => {
+  it('refuses another spelling of a redirect URI, naming the one to write, and accepts the one the parser writes back', () => {
+    for (const [uri, canonical] of [
+      ['http://127.1/cb', 'http://127.0.0.1/cb'], // RFC 8252 §7.3's any port would not apply to it
+      ['http://2130706433/cb', 'http://127.0.0.1/cb'],
+      ['http://0x7f.0.0.1/cb', 'http://127.0.0.1/cb'],
+      ['http://[0:0:0:0:0:0:0:1]/cb', 'http://[::1]/cb'],
+      ['HTTPS://a.example/cb', 'https://a.example/cb'],
+      ['https://A.example/cb', 'https://a.example/cb'],
+      ['https://a.example:443/cb', 'https://a.example/cb'],
+      ['http://localhost:80/cb', 'http://localhost/cb'],
+      ['https://a.example/x/../cb', 'https://a.example/cb'],
+      ['https://a.example/caf\u00e9', 'https://a.example/caf%C3%A9'],
+      ['https://a.example/c\tb', 'https://a.example/cb'],
+      ['https://a.example\\cb', 'https://a.example/cb'],
+      ['https://a.example:443', 'https://a.example/'],
+    ] as const) {
+      expect(redirectUriProblem(uri), uri).toBe(`is not written as a URL parser writes it back: write it as ${canonical}`);
+    }
+    expect(redirectUriProblem('Com.Example.App:/cb', 'native')).toBe('is not written as a URL parser writes it back: write it as com.example.app:/cb');
+    expect(redirectUriProblem('com.example.app:/a b', 'native')).toBe('is not written as a URL parser writes it back: write it as com.example.app:/a%20b');
+    // The other rules come first: the reason is the one that matters.
+    expect(redirectUriProblem('HTTP://app.example/cb')).toBe('must use https (http is allowed on loopback only)');
+    expect(redirectUriProblem('http://127.1/cb', 'web')).toBe('must use https (a web application)');
+    // What the parser writes back unchanged is accepted, and an http(s) URI without a path (RFC 3986 §6.2.3).
+    for (const uri of ['https://app.example/cb', 'https://app.example:8443/cb?x=1&y=%2F', 'http://localhost:8080/cb', 'http://127.0.0.1:9000/cb', 'http://[::1]:3000/cb', 'https://app.example/', 'http://localhost:3000', 'https://app.example?x=1', 'https://xn--caf-dma.example/cb']) {
+      expect(redirectUriProblem(uri), uri).toBeUndefined();
+    }
+    for (const uri of ['com.example.app:/cb', 'com.example.app://callback', 'com.example.app:callback', 'io.github.tool-x:/cb']) {
+      expect(redirectUriProblem(uri, 'native'), uri).toBeUndefined();
+    }
+  });
+});
+
 describe('isLoopbackHost', () => {
   it('knows localhost, 127.0.0.0/8 and [::1], and nothing that merely starts like them', () => {
     expect(['localhost', '127.0.0.1', '127.255.0.9', '[::1]'].map(isLoopbackHost)).toEqual([true, true, true, true]);

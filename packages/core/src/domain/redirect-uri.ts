@@ -10,12 +10,16 @@ export type ApplicationType = 'web' | 'native';
  * (or `http` on a loopback host), and carries no fragment (RFC 6749 §3.1.2).
  * With an application type (a client that registered itself, docs/decisions/0116-native-redirect-uris.md):
  * `web` needs `https`; `native` may also use a private-use URI scheme (RFC 8252 §7.1).
+ * It is written as a URL parser writes it back (`http://127.0.0.1/cb`, not `http://127.1/cb`), since
+ * an authorization request must repeat it character for character
+ * (docs/decisions/0197-redirect-uris-canonical.md).
  * Returns the reason it is refused, or undefined when it is acceptable.
  *
  * @example
  * redirectUriProblem('http://127.0.0.1/cb'); // undefined
  * redirectUriProblem('http://127.0.0.1/cb', 'web'); // 'must use https (a web application)'
  * redirectUriProblem('com.example.app:/cb', 'native'); // undefined
+ * redirectUriProblem('http://127.1/cb'); // 'is not written as a URL parser writes it back: write it as http://127.0.0.1/cb'
  */
 export function redirectUriProblem(uri: string, applicationType?: ApplicationType): string | undefined {
   let url: URL;
@@ -26,6 +30,14 @@ export function redirectUriProblem(uri: string, applicationType?: ApplicationTyp
   }
   if (uri.includes('#')) return 'must not contain a fragment';
   if (url.username || url.password) return 'must not contain user information';
+  const problem = schemeProblem(url, applicationType);
+  if (problem !== undefined) return problem;
+  if (!isWrittenAsParsed(uri, url)) return `is not written as a URL parser writes it back: write it as ${url.href}`;
+  return undefined;
+}
+
+/** The scheme and host rules of `redirectUriProblem`. */
+function schemeProblem(url: URL, applicationType: ApplicationType | undefined): string | undefined {
   if (url.protocol === 'https:') return undefined;
   if (applicationType === 'web') return 'must use https (a web application)';
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
@@ -35,6 +47,21 @@ export function redirectUriProblem(uri: string, applicationType?: ApplicationTyp
     return undefined;
   }
   return 'must use https (http is allowed on loopback only)';
+}
+
+/**
+ * True when `uri` is its own URL serialization (WHATWG URL, `url.href`): no upper case in the
+ * scheme or host, no default port, an IPv4 address in dotted decimal (`127.1` is `127.0.0.1`), an
+ * IPv6 address compressed, no dot segment, no character the parser percent-encodes or drops. The
+ * one spelling allowed besides: an `http(s)` URI without a path may leave out the `/` the parser
+ * adds (`http://localhost:3000`; RFC 3986 §6.2.3: the same URI), since no rule reads the path
+ * (docs/decisions/0197-redirect-uris-canonical.md).
+ */
+function isWrittenAsParsed(uri: string, url: URL): boolean {
+  if (uri === url.href) return true;
+  if (url.pathname !== '/' || (url.protocol !== 'https:' && url.protocol !== 'http:')) return false;
+  // No user information (refused before), so the serialization is the origin, `/`, then query.
+  return uri === url.origin + url.href.slice(url.origin.length + 1);
 }
 
 /**

@@ -57,6 +57,13 @@ describe('validateRegistration', () => {
     }
   });
 
+  it('refuses a redirect URI not written as a URL parser writes it back, naming the form to write (docs/decisions/0197)', () => {
+    const error = invalid(() => validateRegistration({ ...valid, redirectUris: ['https://app.example/cb', 'http://127.1/cb'] }, DEFAULT_SCOPES), 'redirectUris');
+    expect(error.message).toBe('The redirect URI http://127.1/cb is not written as a URL parser writes it back: write it as http://127.0.0.1/cb.');
+    invalid(() => validateRegistration({ ...valid, redirectUris: ['HTTPS://app.example/cb'] }, DEFAULT_SCOPES), 'redirectUris');
+    expect(validateRegistration({ ...valid, redirectUris: [' http://127.0.0.1/cb ', 'http://localhost:3000'] }, DEFAULT_SCOPES).redirectUris).toEqual(['http://127.0.0.1/cb', 'http://localhost:3000']);
+  });
+
   it('refuses no redirect URI and more than 20', () => {
     invalid(() => validateRegistration({ ...valid, redirectUris: [] }, DEFAULT_SCOPES), 'redirectUris');
     invalid(() => validateRegistration({ ...valid, redirectUris: ['  '] }, DEFAULT_SCOPES), 'redirectUris');

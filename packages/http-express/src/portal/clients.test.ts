@@ -167,6 +167,7 @@ describe('portal: registering a client', () => {
     ['http on a host that is not loopback', 'http://app.example/callback', 'Use https:// in “http://app.example/callback” (http:// only on localhost or 127.0.0.1)'],
     ['a fragment', 'https://app.example/callback#top', 'Remove the # part from “https://app.example/callback#top”'],
     ['one bad line among good ones', 'https://app.example/ok\nftp://app.example/cb', 'Use https:// in “ftp://app.example/cb”'],
+    ['another spelling of a loopback URI (docs/decisions/0197)', 'http://127.1/callback', 'Write “http://127.1/callback” as “http://127.0.0.1/callback”'],
   ])('refuses %s: the error sits under the redirect URIs field, the form keeps what was typed, nothing is saved', async (_label, uris, message) => {
     const t = await createTestApp();
     const { browser } = await signedIn(t);

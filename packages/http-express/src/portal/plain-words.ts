@@ -14,6 +14,9 @@ function redirectUriAdvice(uri: string): string | undefined {
   if (problem.includes('absolute')) return `“${uri}” is not a full address: start it with https://`;
   if (problem.includes('fragment')) return `Remove the # part from “${uri}”`;
   if (problem.includes('user information')) return `Remove the user name or password from “${uri}”`;
+  // The core names the spelling to use (docs/decisions/0197-redirect-uris-canonical.md).
+  const canonical = /write it as (\S+)$/.exec(problem)?.[1];
+  if (canonical !== undefined) return `Write “${uri}” as “${canonical}”`;
   return `Use https:// in “${uri}” (http:// only on localhost or 127.0.0.1)`;
 }
 
