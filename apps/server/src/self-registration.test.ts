@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createControllableClock } from '@gatehouse/core/testing';
+import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, registerClient, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config.js';
@@ -23,6 +25,21 @@ async function withServer(env: Record<string, string>, body: (services: Awaited<
   } finally {
     await resolve(services, TOKENS.storage).close();
   }
+}
+
+/** `withServer` listening on a free loopback port: `fetchAt` fetches the issuer's URLs (`http://localhost:3000`) from it. */
+async function withListeningServer(env: Record<string, string>, body: (fetchAt: typeof fetch) => Promise<void>): Promise<void> {
+  await withServer(env, async (services) => {
+    const server = resolve(services, TOKENS.httpApp).listen(0, '127.0.0.1');
+    await new Promise<void>((done) => server.once('listening', done));
+    const local = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const fetchAt: typeof fetch = (input, init) => fetch(String(input instanceof Request ? input.url : input).replace('http://localhost:3000', local), init);
+    try {
+      await body(fetchAt);
+    } finally {
+      await new Promise<void>((done) => server.close(() => done()));
+    }
+  });
 }
 
 describe('the reference server with GATEHOUSE_REGISTRATION and GATEHOUSE_CLIENT_METADATA_DOCUMENTS', () => {
@@ -62,6 +79,34 @@ describe('the reference server with GATEHOUSE_REGISTRATION and GATEHOUSE_CLIENT_
       expect(await gatehouse.listClients()).toEqual([]);
       const gone = await request(app).get(`/oauth/register/${first.body.client_id as string}`).set('Authorization', `Bearer ${first.body.registration_access_token as string}`);
       expect(gone.status).toBe(401);
+    });
+  });
+
+  it('registers the MCP SDK’s client, which asks for every scope the protected resource lists, with the scopes GATEHOUSE_REGISTRATION_SCOPES allows (docs/decisions/0196)', async () => {
+    await withListeningServer({ GATEHOUSE_REGISTRATION: 'open', GATEHOUSE_REGISTRATION_SCOPES: 'messaging.v1.read' }, async (fetchAt) => {
+      const resource = await discoverOAuthProtectedResourceMetadata('http://localhost:3000', undefined, fetchAt);
+      expect(resource.scopes_supported).toEqual(expect.arrayContaining(['messaging.v1.read', 'messaging.v1.send', 'admin.v1.attributes.read']));
+      const metadata = await discoverAuthorizationServerMetadata(resource.authorization_servers?.[0] as string, { fetchFn: fetchAt });
+      // What the SDK's auth() registers with (SEP-835): the scopes the resource metadata lists.
+      const information = await registerClient('http://localhost:3000', {
+        metadata,
+        clientMetadata: { client_name: 'MCP agent', redirect_uris: ['http://127.0.0.1:33418/callback'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+        scope: resource.scopes_supported?.join(' '),
+        fetchFn: fetchAt,
+      });
+      expect(information).toMatchObject({ client_id: expect.any(String), scope: 'messaging.v1.read' });
+      // Its authorization request asks for the same scopes again: narrowed the same way, a valid
+      // request that goes on to sign in (not the error page).
+      const { authorizationUrl } = await startAuthorization('http://localhost:3000', {
+        metadata,
+        clientInformation: information,
+        redirectUrl: 'http://127.0.0.1:33418/callback',
+        scope: resource.scopes_supported?.join(' '),
+        resource: new URL(resource.resource),
+      });
+      const authorize = await fetchAt(authorizationUrl, { redirect: 'manual' });
+      expect(authorize.status).toBe(302);
+      expect(authorize.headers.get('location')).toMatch(/^\/oauth\/login\?/);
     });
   });
 });

@@ -20,7 +20,9 @@ export interface RegistrationSettings {
   initialAccessTokenHashes: readonly string[];
   /**
    * The scopes a client may have when nobody vouched for it: registered without an initial access
-   * token, or named by a Client ID Metadata Document. `null`: the whole catalogue.
+   * token, or named by a Client ID Metadata Document. `null`: the whole catalogue. A registration or
+   * update that asks for other scopes of the catalogue gets only these, and is refused only when
+   * none of them is left (docs/decisions/0196-registration-narrows-scope.md).
    */
   anonymousScopes: readonly string[] | null;
   /**

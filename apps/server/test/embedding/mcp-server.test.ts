@@ -230,8 +230,10 @@ describe('examples/mcp-server, installed from the npm pack tarballs, driven by t
     const authorizationUrl = new URL(provider.authorizationUrl as URL);
     authorizationUrl.searchParams.set('resource', `${origin}/api`);
     const answer = await browser.request('GET', authorizationUrl.toString());
-    expect(answer.status).toBe(302);
-    expect(new URL(answer.headers.get('location') as string).searchParams.get('error')).toBe('invalid_target');
+    // The error page, not a redirect: the client registered itself (docs/decisions/0198).
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get('location')).toBeNull();
+    expect(await answer.text()).toContain('invalid_target');
   });
 
   it('stops on SIGTERM with exit code 0', async () => {

@@ -19,6 +19,13 @@ export interface RegistrationAccessTokenRotation {
    * the registration's new metadata (its other details are kept).
    */
   changes?: ClientChanges & { metadata: ClientMetadata };
+  /**
+   * With an update's `changes`: every user's remembered consent to the client is deleted in the
+   * same write, so that the next authorization asks again — the update changed what the consent
+   * page showed or where codes go (docs/decisions/0195-client-updates-forget-remembered-consent.md).
+   * Nothing is deleted when the write does not happen.
+   */
+  forgetConsents?: boolean;
 }
 
 export interface ClientRepository {
@@ -43,7 +50,8 @@ export interface ClientRepository {
   /**
    * RFC 7592 §2.1, §2.2: replaces a dynamic client's registration access token, in one conditional
    * write (compare-and-set): only while its token's hash is still `currentHash`, it becomes
-   * `nextHash`, `previous` is kept beside it, and an update's `changes` are made in the same write.
+   * `nextHash`, `previous` is kept beside it, and an update's `changes` are made in the same write
+   * (with `forgetConsents`, the client's remembered consents deleted in it too).
    * Of concurrent calls with the same `currentHash`, exactly one wins; false, with nothing written,
    * for every other, and for an unknown client or one that did not register itself by RFC 7591
    * (docs/decisions/0185-registration-access-token-rotated.md).
@@ -223,7 +231,9 @@ export interface InteractionRepository {
 
 /**
  * Remembered consent per user and client (docs/decisions/0095-remembered-consent.md). A client's
- * consents are deleted with it (`clients.delete`).
+ * consents are deleted with it (`clients.delete`), and when what the user allowed changed: a changed
+ * metadata document (`clients.saveMetadataDocumentClient`, docs/decisions/0117) or an RFC 7592 update
+ * (`clients.rotateRegistrationAccessToken` with `forgetConsents`, docs/decisions/0195).
  */
 export interface ConsentRepository {
   /**

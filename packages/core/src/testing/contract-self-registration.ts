@@ -97,6 +97,31 @@ export function describeSelfRegistrationContract({ runner, repos }: ContractCont
       expect(await repos().clients.findById(DOCUMENT_URL)).toEqual(aDocumentClient('hash1'));
     });
 
+    it('forgets every user’s remembered consent to a dynamic client with an update that asks it to, in the same write, and nothing when the write does not happen', async () => {
+      await repos().clients.create(aDynamicClient('dyn1'));
+      await repos().clients.create(aDynamicClient('dyn2'));
+      for (const [userKey, clientId] of [['user1', 'dyn1'], ['user2', 'dyn1'], ['user1', 'dyn2']] as const) {
+        await repos().consents.remember({ userKey, clientId, scopes: ['messaging.v1.read'], grantedAt: at(6) });
+      }
+      const previous = { hash: 'rat-hash-of-dyn1', replacedAt: at(60) };
+      const metadata = { applicationType: 'web' as const, tokenEndpointAuthMethod: 'none' as const };
+      const fields = { name: 'Totally Different App', redirectUris: ['https://attacker.example/cb'], scopes: ['messaging.v1.read'], grantTypes: ['authorization_code' as const], pkceRequired: true };
+
+      // A write that loses the compare-and-set forgets nothing.
+      expect(await repos().clients.rotateRegistrationAccessToken({ clientId: 'dyn1', currentHash: 'stale', nextHash: 'rat-x', previous, changes: { ...fields, metadata }, forgetConsents: true })).toBe(false);
+      expect((await repos().consents.find('user1', 'dyn1'))?.scopes).toEqual(['messaging.v1.read']);
+      // An update without it keeps them (docs/decisions/0195: it changed nothing the users were shown).
+      expect(await repos().clients.rotateRegistrationAccessToken({ clientId: 'dyn1', currentHash: 'rat-hash-of-dyn1', nextHash: 'rat-2', previous, changes: { ...fields, metadata } })).toBe(true);
+      expect((await repos().consents.listByUser('user1')).map((consent) => consent.clientId)).toEqual(['dyn1', 'dyn2']);
+
+      expect(await repos().clients.rotateRegistrationAccessToken({ clientId: 'dyn1', currentHash: 'rat-2', nextHash: 'rat-3', previous, changes: { ...fields, metadata }, forgetConsents: true })).toBe(true);
+      expect(await repos().clients.findById('dyn1')).toMatchObject({ ...fields, registration: { registrationAccessTokenHash: 'rat-3', metadata } });
+      expect(await repos().consents.find('user1', 'dyn1')).toBeUndefined();
+      expect(await repos().consents.find('user2', 'dyn1')).toBeUndefined();
+      // Another client's stay.
+      expect((await repos().consents.listByUser('user1')).map((consent) => consent.clientId)).toEqual(['dyn2']);
+    });
+
     it(`gives exactly one winner among ${CONCURRENT_ROTATIONS} concurrent rotations from one registration access token`, async () => {
       await repos().clients.create(aDynamicClient('dyn1'));
       const previous = { hash: 'rat-hash-of-dyn1', replacedAt: at(60) };

@@ -146,7 +146,7 @@ export function createMemoryRepositories(): Repositories {
       async update(clientId, changes) {
         return updateClient(clientId, changes);
       },
-      async rotateRegistrationAccessToken({ clientId, currentHash, nextHash, previous, changes }) {
+      async rotateRegistrationAccessToken({ clientId, currentHash, nextHash, previous, changes, forgetConsents }) {
         // No await before the write: the check and the write are one step, as one conditional write is.
         const registration = clients.get(clientId)?.registration;
         if (registration?.kind !== 'dynamic' || registration.registrationAccessTokenHash !== currentHash) return false;
@@ -161,6 +161,8 @@ export function createMemoryRepositories(): Repositories {
           registrationAccessTokenHash: nextHash,
           previousRegistrationAccessToken: { hash: previous.hash, replacedAt: new Date(previous.replacedAt.getTime()) },
         };
+        // In the same step: the update changed what its users allowed (docs/decisions/0195).
+        if (forgetConsents === true) for (const [id, consent] of consents) if (consent.clientId === clientId) consents.delete(id);
         return true;
       },
       async updateSecretHash(clientId, clientSecretHash) {

@@ -6,6 +6,7 @@ import { secondsAfter } from '../domain/time.js';
 import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import { authorizationResponseUrl } from './authorization-response.js';
+import { OAuthError } from '../errors.js';
 
 interface Approval {
   request: AuthorizationRequest;
@@ -20,18 +21,14 @@ export async function rememberConsent(deps: Pick<Deps, 'repos' | 'clock'>, input
 
 /**
  * OIDC Core §3.1.2.1 `id_token_hint`: the redirect that refuses a request which expects another
- * user than the one signed in (`login_required`), or undefined when it expects nobody or this one.
+ * user than the one signed in (`login_required`), with its error, or undefined when it expects
+ * nobody or this one.
  */
-export function unexpectedUser(deps: Pick<Deps, 'settings'>, request: AuthorizationRequest, userKey: string): { redirectTo: string } | undefined {
+export function unexpectedUser(deps: Pick<Deps, 'settings'>, request: AuthorizationRequest, userKey: string): { redirectTo: string; error: OAuthError } | undefined {
   const expected = request.openid?.expectedUserKey;
   if (expected === undefined || expected === userKey) return undefined;
-  return {
-    redirectTo: authorizationResponseUrl(deps.settings.issuer, request.redirectUri, {
-      error: 'login_required',
-      error_description: 'The signed-in user is not the one the app expected (id_token_hint).',
-      state: request.state,
-    }),
-  };
+  const error = new OAuthError('login_required', 'The signed-in user is not the one the app expected (id_token_hint).');
+  return { redirectTo: authorizationResponseUrl(deps.settings.issuer, request.redirectUri, { error: error.code, error_description: error.description, state: request.state }), error };
 }
 
 /**
@@ -63,7 +60,7 @@ export async function issueAuthorizationCode(
 ): Promise<{ redirectTo: string }> {
   const { request } = input;
   const refused = unexpectedUser(deps, request, input.userKey);
-  if (refused) return refused;
+  if (refused) return { redirectTo: refused.redirectTo };
   const now = deps.clock.now();
   const openid = request.openid === undefined ? undefined : { ...(await authenticationFor(deps, input.sessionId, now)), ...(request.openid.nonce === undefined ? {} : { nonce: request.openid.nonce }) };
   const code = timeOrderedSecret(now, deps.ids);

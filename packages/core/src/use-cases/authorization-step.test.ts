@@ -137,6 +137,33 @@ describe('nextAuthorizationStep: prompt=none', () => {
     expect(redirectOf(await operators.gatehouse.nextAuthorizationStep({ request: await checked({ prompt: 'none' }), user: undefined, returnTo: returnTo() })).searchParams.get('error')).toBe('login_required');
   });
 
+  it('a client that registered itself, signed in: its errors go back only once the user has allowed it; before, the error page (docs/decisions/0198)', async () => {
+    const t = await createTestGatehouse({ settings: { registration: { policy: 'open' } } });
+    const user = await t.seedUser();
+    const { client } = await t.gatehouse.registerDynamicClient({
+      metadata: { client_name: 'Phish', redirect_uris: ['https://evil.example/cb'], token_endpoint_auth_method: 'none', scope: 'messaging.v1.read messaging.v1.send' },
+      initialAccessToken: undefined,
+    });
+    const checked = async (params: RawParameters) => {
+      const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', state: 'st', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', ...params });
+      if (check.kind !== 'valid') throw check.error;
+      return check.request;
+    };
+    const signedIn: AuthorizingUser = { userKey: user.userKey, sessionId: 'session-1', authenticatedAt: t.clock.now() };
+    const step = async (params: RawParameters) => t.gatehouse.nextAuthorizationStep({ request: await checked(params), user: signedIn, returnTo: '/oauth/authorize' });
+    // Never allowed: a silent request's errors are shown, not sent to a site anyone could register.
+    expect(await step({ prompt: 'none', scope: 'messaging.v1.read' })).toMatchObject({ kind: 'error-page', error: { code: 'consent_required' } });
+    t.clock.advance(5);
+    expect(await step({ prompt: 'none', scope: 'messaging.v1.read', max_age: '1' })).toMatchObject({ kind: 'error-page', error: { code: 'login_required' } });
+    // A request that fails its checks is shown too, signed in or not: nothing redirects to it.
+    expect(await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', state: 'st', scope: 'no.such.scope' })).toMatchObject({ kind: 'show-error', error: { code: 'invalid_scope' } });
+    // Once the user allowed it, it is the user's app: OIDC Core §3.1.2.6's errors go back to it.
+    await t.gatehouse.approveAuthorization({ request: await checked({ scope: 'messaging.v1.read' }), userKey: user.userKey, sessionId: 'session-1' });
+    const more = await step({ prompt: 'none', scope: 'messaging.v1.read messaging.v1.send' });
+    expect(more.kind).toBe('redirect');
+    expect(new URL((more as { redirectTo: string }).redirectTo).searchParams.get('error')).toBe('consent_required');
+  });
+
   it('answers consent_required when nothing, or fewer scopes, were allowed', async () => {
     const { t, signedIn, checked, returnTo, allow } = await setup();
     const first = redirectOf(await t.gatehouse.nextAuthorizationStep({ request: await checked({ prompt: 'none' }), user: signedIn(), returnTo: returnTo() }));

@@ -32,8 +32,9 @@ export type AuthorizationStep =
   /** Send the browser back to the client: a code (consent remembered) or, for `prompt=none`, an error. */
   | { kind: 'redirect'; redirectTo: string }
   /**
-   * Show `error` on an error page, and send nothing to the client: `prompt=none` (no sign-in page)
-   * for a signed-out user of a client that registered itself (docs/decisions/0184).
+   * Show `error` on an error page, and send nothing to the client: a redirect URI nobody vouches
+   * for (a client that registered itself) gets no error before the user signed in and allowed it
+   * (docs/decisions/0184, 0198).
    */
   | { kind: 'error-page'; error: OAuthError };
 
@@ -78,11 +79,11 @@ export async function nextAuthorizationStep(deps: StepDeps, input: StepInput): P
     return { kind: 'sign-in', returnTo: withQueryParameter(input.returnTo, REAUTHENTICATION_PARAMETER, marker), reauthenticate: true };
   }
   if (!user) return { kind: 'sign-in', returnTo: input.returnTo, reauthenticate: false };
+  const consent = await deps.repos.consents.find(user.userKey, request.clientId);
   // OIDC Core §3.1.2.1: a request whose id_token_hint names another user than the signed-in one.
   const refused = unexpectedUser(deps, request, user.userKey);
-  if (refused) return { kind: 'redirect', ...refused };
+  if (refused) return errorStep(request, consent, refused);
 
-  const consent = await deps.repos.consents.find(user.userKey, request.clientId);
   if (!prompts.includes('consent') && request.consentMayBeRemembered !== false && covers(consent, request.scopes)) {
     return { kind: 'redirect', ...(await issueAuthorizationCode(deps, { request, userKey: user.userKey, sessionId: user.sessionId }, 'remembered')) };
   }
@@ -128,9 +129,9 @@ export function withinMaxAge(user: Pick<AuthorizingUser, 'authenticatedAt'>, max
 
 /** `prompt=none`: never a page (OIDC Core §3.1.2.1); the errors are those of OIDC Core §3.1.2.6. */
 async function silentStep(deps: StepDeps, request: AuthorizationRequest, user: AuthorizingUser | undefined): Promise<AuthorizationStep> {
-  const error = (code: 'login_required' | 'consent_required', description: string): AuthorizationStep => ({
-    kind: 'redirect',
+  const refusal = (code: 'login_required' | 'consent_required', description: string): Refusal => ({
     redirectTo: authorizationResponseUrl(deps.settings.issuer, request.redirectUri, { error: code, error_description: description, state: request.state }),
+    error: new OAuthError(code, description),
   });
   if (!user) {
     // RFC 9700 §4.11.2: a redirect URI nothing vouches for gets nothing before the user has signed
@@ -138,12 +139,13 @@ async function silentStep(deps: StepDeps, request: AuthorizationRequest, user: A
     if (request.redirectUriVouched === false) {
       return { kind: 'error-page', error: new OAuthError('login_required', 'The user is not signed in, and this app registered itself: nothing is sent back to it before the user signs in.') };
     }
-    return error('login_required', 'The user is not signed in.');
+    return { kind: 'redirect', redirectTo: refusal('login_required', 'The user is not signed in.').redirectTo };
   }
-  const refused = unexpectedUser(deps, request, user.userKey);
-  if (refused) return { kind: 'redirect', ...refused };
-  if (request.maxAge !== undefined && !withinMaxAge(user, request.maxAge, deps.clock.now())) return error('login_required', 'The user signed in too long ago for max_age.');
   const consent = await deps.repos.consents.find(user.userKey, request.clientId);
+  const error = (code: 'login_required' | 'consent_required', description: string): AuthorizationStep => errorStep(request, consent, refusal(code, description));
+  const refused = unexpectedUser(deps, request, user.userKey);
+  if (refused) return errorStep(request, consent, refused);
+  if (request.maxAge !== undefined && !withinMaxAge(user, request.maxAge, deps.clock.now())) return error('login_required', 'The user signed in too long ago for max_age.');
   // RFC 8252 §8.6: a public client whose redirect URI any local program could take gets no code
   // without the user's interaction (docs/decisions/0109-no-silent-consent-for-loopback-public-clients.md).
   if (request.consentMayBeRemembered === false) return error('consent_required', 'This app must be allowed by the user each time.');
@@ -157,6 +159,22 @@ async function silentStep(deps: StepDeps, request: AuthorizationRequest, user: A
  */
 export function newScopesOf(consent: Consent | undefined, scopes: readonly string[]): string[] {
   return consent ? scopes.filter((scope) => !consent.scopes.includes(scope)) : [];
+}
+
+/** An error of a checked request: where it goes back to the client, and what the error page says. */
+type Refusal = { redirectTo: string; error: OAuthError };
+
+/**
+ * RFC 9700 §4.11.2: the user agent is redirected automatically only to a redirect URI the server
+ * trusts. A client the operator or a portal user registered is vouched for (docs/decisions/0184);
+ * a client that registered itself is trusted once this user has allowed it, and until then its
+ * errors are shown on the error page, signed in or not, or anyone who registers a client could
+ * send every signed-in user to its site from Gatehouse's origin
+ * (docs/decisions/0198-no-error-redirects-to-unvouched-clients.md).
+ */
+function errorStep(request: AuthorizationRequest, consent: Consent | undefined, refusal: Refusal): AuthorizationStep {
+  if (request.redirectUriVouched === false && consent === undefined) return { kind: 'error-page', error: refusal.error };
+  return { kind: 'redirect', redirectTo: refusal.redirectTo };
 }
 
 function covers(consent: Consent | undefined, scopes: readonly string[]): boolean {

@@ -24,7 +24,10 @@ export type { AuthorizationRequest };
 
 export type AuthorizationRequestCheck =
   | { kind: 'valid'; request: AuthorizationRequest; client: Client }
-  /** The client or redirect URI cannot be trusted: show an error page, never redirect (RFC 6749 §4.1.2.1). */
+  /**
+   * The client or redirect URI cannot be trusted, or nobody vouches for it (a client that
+   * registered itself: docs/decisions/0198): show an error page, never redirect (RFC 6749 §4.1.2.1).
+   */
   | { kind: 'show-error'; error: OAuthError }
   /**
    * Any other error goes back to the client's redirect URI, but only once the user is
@@ -133,6 +136,10 @@ export async function checkAuthorizationRequest(
   const state = typeof params.state === 'string' ? params.state : undefined;
   const fail = (code: ConstructorParameters<typeof OAuthError>[0], description: string): AuthorizationRequestCheck => {
     const error = new OAuthError(code, description);
+    // RFC 9700 §4.11.2: nothing goes back automatically to a redirect URI nobody vouches for (a
+    // client that registered itself), signed in or not: the error page says it
+    // (docs/decisions/0198-no-error-redirects-to-unvouched-clients.md).
+    if (clientOrigin(client).registration !== 'static') return { kind: 'show-error', error };
     return { kind: 'redirect-error', error, redirectTo: authorizationResponseUrl(deps.settings.issuer, redirectUri, { error: code, error_description: error.description, state }), client, redirectUri, state };
   };
 
@@ -165,8 +172,16 @@ export async function checkAuthorizationRequest(
     // without openid in its scope parameter is an OAuth request (docs/decisions/0130).
     scopes = client.scopes.filter((scope) => isCataloguedScope(deps.settings.scopes, scope) && !isOpenIdConnectScope(scope));
   } else {
-    scopes = parseScope(scopeParameter);
-    const bad = scopes.find((scope) => !isValidScopeToken(scope) || !isCataloguedScope(deps.settings.scopes, scope) || !client.scopes.includes(scope));
+    const requested = parseScope(scopeParameter);
+    const unknown = requested.find((scope) => !isValidScopeToken(scope) || !isCataloguedScope(deps.settings.scopes, scope));
+    if (unknown !== undefined) return fail('invalid_scope', `The scope ${JSON.stringify(unknown)} is not available to this client.`);
+    // RFC 6749 §3.3: the server may grant fewer scopes than asked. A client nobody vouched for had
+    // its registration's scopes narrowed to those it may have (docs/decisions/0196, 0117), and asks
+    // again for what it asked at registration (an MCP client: every scope the resource lists): its
+    // request is narrowed the same way, and the token response's `scope` says what it got. Any
+    // other client asking for a scope it is not registered for is refused, a mistake to see at once.
+    scopes = isUnvouchedClient(client) ? requested.filter((scope) => client.scopes.includes(scope)) : requested;
+    const bad = scopes.length === 0 ? requested[0] : scopes.find((scope) => !client.scopes.includes(scope));
     if (bad !== undefined) return fail('invalid_scope', `The scope ${JSON.stringify(bad)} is not available to this client.`);
   }
   if (scopes.length === 0) return fail('invalid_scope', 'The client has no scopes to request.');

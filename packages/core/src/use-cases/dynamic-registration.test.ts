@@ -125,9 +125,10 @@ describe('registerDynamicClient (RFC 7591)', () => {
     const { redirectTo, tokens } = await tokensFor(t, client, user.userKey);
     expect(redirectTo.startsWith('com.example.agent:/callback?code=')).toBe(true);
     expect(tokens.refresh_token).toBeDefined();
-    // Without PKCE, never: every dynamic client must send a challenge.
+    // Without PKCE, never: every dynamic client must send a challenge. Its error is shown, never
+    // sent back: nobody vouches for its redirect URI (docs/decisions/0198).
     const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: 'com.example.agent:/callback' });
-    expect(check).toMatchObject({ kind: 'redirect-error', error: { code: 'invalid_request' } });
+    expect(check).toMatchObject({ kind: 'show-error', error: { code: 'invalid_request' } });
   });
 
   it('refuses each field that cannot be accepted, naming it, and stores nothing', async () => {
@@ -160,6 +161,14 @@ describe('registerDynamicClient (RFC 7591)', () => {
     expect(await t.repositories.clients.listAll()).toEqual([]);
   });
 
+  it('refuses a redirect URI not written as a URL parser writes it back, HTTPS:// among them, naming the form to write (RFC 7591 §3.2.2, docs/decisions/0197)', async () => {
+    const t = await gatehouseWith();
+    const loopback = await refused(t, { ...AGENT, redirect_uris: ['http://127.1:33418/callback'] }, 'invalid_redirect_uri', 'redirect_uris');
+    expect(loopback.description).toContain('write it as http://127.0.0.1:33418/callback');
+    const upper = await refused(t, { ...AGENT, redirect_uris: ['HTTPS://app.example/cb'] }, 'invalid_redirect_uri', 'redirect_uris');
+    expect(upper.description).toContain('write it as https://app.example/cb');
+  });
+
   it('keeps an anonymous client within the open limits: the allowed scopes (by default all of them), never client_credentials', async () => {
     const t = await gatehouseWith({ policy: 'open', anonymousScopes: ['messaging.v1.read', 'admin.v1.attributes.read'] });
     const error = await refused(t, { ...AGENT, scope: 'messaging.v1.send' }, 'invalid_client_metadata', 'scope');
@@ -169,6 +178,41 @@ describe('registerDynamicClient (RFC 7591)', () => {
     expect(credentials.description).toContain('needs an initial access token');
     const { information } = await t.gatehouse.registerDynamicClient({ metadata: AGENT, initialAccessToken: undefined });
     expect(information.scope).toBe('messaging.v1.read admin.v1.attributes.read');
+  });
+
+  it('narrows the scope an anonymous client asks for to those it may have, and answers the scope registered; an update too (docs/decisions/0196)', async () => {
+    const t = await gatehouseWith({ policy: 'open', anonymousScopes: ['messaging.v1.read', 'admin.v1.attributes.read'] });
+    // As the MCP SDK registers: every scope the protected resource lists.
+    const every = 'messaging.v1.send messaging.v1.read admin.v1.attributes.read admin.v1.attributes.write';
+    const { client, information } = await t.gatehouse.registerDynamicClient({ metadata: { ...AGENT, scope: every }, initialAccessToken: undefined });
+    expect(information.scope).toBe('messaging.v1.read admin.v1.attributes.read');
+    expect((await t.repositories.clients.findById(client.clientId))?.scopes).toEqual(['messaging.v1.read', 'admin.v1.attributes.read']);
+    const updated = await t.gatehouse.updateDynamicClient({
+      clientId: client.clientId,
+      registrationAccessToken: information.registration_access_token as string,
+      metadata: { ...AGENT, client_id: client.clientId, scope: 'messaging.v1.send admin.v1.attributes.read' },
+    });
+    expect(updated.scope).toBe('admin.v1.attributes.read');
+    expect((await t.repositories.clients.findById(client.clientId))?.scopes).toEqual(['admin.v1.attributes.read']);
+    // Nothing allowed left: refused, as is a scope the server does not have, allowed ones beside it or not.
+    const none = await refused(t, { ...AGENT, scope: 'messaging.v1.send admin.v1.attributes.write' }, 'invalid_client_metadata', 'scope');
+    expect(none.description).toBe('scope: none of messaging.v1.send, admin.v1.attributes.write is available to clients that register themselves.');
+    const unknown = await refused(t, { ...AGENT, scope: 'messaging.v1.read messaging.v1.send orders.v1.read' }, 'invalid_client_metadata', 'scope');
+    expect(unknown.description).toBe('scope: The scope orders.v1.read is not in the catalogue.');
+  });
+
+  it('narrows an anonymous client\'s authorization request the same way: its registered scopes of those asked; none of them, invalid_scope; a vouched client is refused a scope it lacks (docs/decisions/0196)', async () => {
+    const t = await gatehouseWith({ policy: 'open', anonymousScopes: ['messaging.v1.read'], initialAccessTokenHashes: [sha256(INITIAL_TOKEN)] });
+    const every = 'messaging.v1.send messaging.v1.read admin.v1.attributes.read';
+    const { client } = await t.gatehouse.registerDynamicClient({ metadata: { ...AGENT, scope: every }, initialAccessToken: undefined });
+    const check = (clientId: string, redirectUri: string, scope: string) =>
+      t.gatehouse.checkAuthorizationRequest({ client_id: clientId, response_type: 'code', redirect_uri: redirectUri, scope, code_challenge: s256Challenge('v'.repeat(50)), code_challenge_method: 'S256' });
+    const narrowed = await check(client.clientId, client.redirectUris[0] as string, every);
+    expect(narrowed.kind === 'valid' && narrowed.request.scopes).toEqual(['messaging.v1.read']);
+    expect(await check(client.clientId, client.redirectUris[0] as string, 'messaging.v1.send')).toMatchObject({ error: { code: 'invalid_scope' } });
+    expect(await check(client.clientId, client.redirectUris[0] as string, 'messaging.v1.read orders.v1.read')).toMatchObject({ error: { code: 'invalid_scope' } });
+    const vouched = await t.gatehouse.registerDynamicClient({ metadata: { ...AGENT, scope: 'messaging.v1.read' }, initialAccessToken: INITIAL_TOKEN });
+    expect(await check(vouched.client.clientId, vouched.client.redirectUris[0] as string, every)).toMatchObject({ error: { code: 'invalid_scope' } });
   });
 
   it('is off by default: no one registers', async () => {
@@ -345,6 +389,86 @@ describe('managing a dynamic client (RFC 7592)', () => {
   });
 });
 
+describe('an RFC 7592 update and remembered consent (docs/decisions/0195)', () => {
+  const ORIGINAL = {
+    client_name: 'Original',
+    redirect_uris: ['https://d.example/cb', 'https://d.example/other'],
+    token_endpoint_auth_method: 'none',
+    scope: 'messaging.v1.read messaging.v1.send',
+    client_uri: 'https://d.example',
+    logo_uri: 'https://d.example/logo.png',
+    policy_uri: 'https://d.example/privacy',
+    tos_uri: 'https://d.example/terms',
+    contacts: ['ops@d.example'],
+    software_version: '1.0',
+  };
+
+  /** A public client with `https` redirects (whose consent may be remembered), allowed by two users; `update` replaces its metadata with `ORIGINAL` and the changes (RFC 7592 §2.2). */
+  async function allowedByTwo() {
+    const t = await gatehouseWith();
+    const { client, information } = await t.gatehouse.registerDynamicClient({ metadata: ORIGINAL, initialAccessToken: undefined });
+    const users = [await t.seedUser({ email: 'ada@example.com' }), await t.seedUser({ email: 'bob@example.com' })];
+    const step = async (userKey: string, redirectUri = ORIGINAL.redirect_uris[0] as string) => {
+      const check = await t.gatehouse.checkAuthorizationRequest({ client_id: client.clientId, response_type: 'code', redirect_uri: redirectUri, scope: 'messaging.v1.read', code_challenge: s256Challenge('v'.repeat(50)), code_challenge_method: 'S256' });
+      if (check.kind !== 'valid') throw new Error(`refused: ${JSON.stringify(check)}`);
+      return { check, step: await t.gatehouse.nextAuthorizationStep({ request: check.request, user: { userKey, sessionId: 'session-1', authenticatedAt: t.clock.now() }, returnTo: '/oauth/authorize' }) };
+    };
+    for (const user of users) {
+      const { check } = await step(user.userKey);
+      await t.gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId: 'session-1' });
+      expect((await step(user.userKey)).step.kind).toBe('redirect');
+    }
+    let token = information.registration_access_token as string;
+    const update = async (changes: Record<string, unknown>) => {
+      const answer = await t.gatehouse.updateDynamicClient({ clientId: client.clientId, registrationAccessToken: token, metadata: { ...ORIGINAL, ...changes, client_id: client.clientId } });
+      token = answer.registration_access_token as string;
+      return answer;
+    };
+    return { t, client, users, step, update };
+  }
+
+  it('keeps it through an update that changes nothing the users were shown, then forgets every user’s when the name and the redirect URIs change: the next authorization asks again', async () => {
+    const { t, client, users, step, update } = await allowedByTwo();
+    // Refused updates change nothing, the consents included.
+    await expectOAuthError(update({ client_name: 'Other', redirect_uris: ['ftp://x.example/cb'] }), 'invalid_redirect_uri');
+    await expectOAuthError(t.gatehouse.updateDynamicClient({ clientId: client.clientId, registrationAccessToken: 'wrong', metadata: { ...ORIGINAL, client_id: client.clientId, client_name: 'Other' } }), 'invalid_token');
+    await update({ redirect_uris: ['https://d.example/other', 'https://d.example/cb'], scope: 'messaging.v1.read', contacts: ['someone@else.example'], software_version: '2.0' });
+    for (const user of users) expect((await step(user.userKey)).step.kind).toBe('redirect');
+
+    await update({ client_name: 'Totally Different App', redirect_uris: ['https://attacker.example/cb'] });
+    for (const user of users) {
+      expect(await t.repositories.consents.find(user.userKey, client.clientId)).toBeUndefined();
+      expect((await step(user.userKey, 'https://attacker.example/cb')).step).toEqual({ kind: 'consent', newScopes: [] });
+    }
+    expect(t.audit.ofType('client.updated')).toMatchObject([
+      { clientId: client.clientId, reason: 'dynamic registration update' },
+      { clientId: client.clientId, reason: 'dynamic registration update, remembered consents forgotten' },
+    ]);
+  });
+
+  it('forgets it for each change of what the consent page showed or where codes go, and for wider scopes; keeps it for the rest', async () => {
+    const cases: Array<[Record<string, unknown>, 'consent' | 'redirect']> = [
+      [{ client_name: 'Totally Different App' }, 'consent'],
+      [{ redirect_uris: ['https://d.example/cb', 'https://d.example/other', 'https://attacker.example/cb'] }, 'consent'],
+      [{ redirect_uris: ['https://d.example/cb'] }, 'consent'],
+      [{ client_uri: 'https://attacker.example' }, 'consent'],
+      [{ logo_uri: 'https://attacker.example/logo.png' }, 'consent'],
+      [{ policy_uri: undefined }, 'consent'],
+      [{ tos_uri: 'https://attacker.example/terms' }, 'consent'],
+      [{ scope: 'messaging.v1.read messaging.v1.send admin.v1.attributes.read' }, 'consent'],
+      [{}, 'redirect'],
+      [{ scope: 'messaging.v1.read' }, 'redirect'],
+      [{ redirect_uris: ['https://d.example/other', 'https://d.example/cb'] }, 'redirect'],
+      [{ contacts: ['someone@else.example'], software_version: '2.0', grant_types: ['authorization_code', 'refresh_token'] }, 'redirect'],
+    ];
+    for (const [change, expected] of cases) {
+      const { users, step, update } = await allowedByTwo();
+      await update(change);
+      for (const user of users) expect({ change, step: (await step(user.userKey)).step.kind }).toEqual({ change, step: expected });
+    }
+  });
+});
+
 describe('the resources a client nobody vouched for may get tokens for (registration.anonymousResources)', () => {
   const MCP = 'https://mcp.example.com/mcp';
   const OTHER = 'https://other.example.com/api';
@@ -370,7 +494,7 @@ describe('the resources a client nobody vouched for may get tokens for (registra
       });
     return { t, check };
   }
-  const errorOf = (check: Awaited<ReturnType<Awaited<ReturnType<typeof withResources>>['check']>>) => (check.kind === 'redirect-error' ? check.error.code : check.kind);
+  const errorOf = (check: Awaited<ReturnType<Awaited<ReturnType<typeof withResources>>['check']>>) => (check.kind === 'valid' ? check.kind : check.error.code);
 
   it('limits an anonymous dynamic client to the offered resources, named at authorization', async () => {
     const { t, check } = await withResources(['https://MCP.example.com/mcp']);

@@ -1,4 +1,5 @@
 import { applicationTypeOf, clientInformation, metadataError, readClientMetadata, type RequestedClientMetadata } from '../clients/client-metadata.js';
+import { CLIENT_LINK_FIELDS } from '../clients/client-presentation.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
 import { isPublicClient } from '../domain/grant-types.js';
 import type { Client, ClientMetadata, SelfRegistration } from '../domain/model.js';
@@ -30,7 +31,8 @@ export const UNNAMED_CLIENT = 'Unnamed app';
  * RFC 7591 §3: registers a client from its metadata (the parsed JSON body), under the host's
  * policy (`settings.registration`; docs/decisions/0115-dynamic-client-registration.md):
  * - `off`: nobody registers (`access_denied`);
- * - `open`: anyone, within the anonymous limits — scopes of `anonymousScopes` only, no
+ * - `open`: anyone, within the anonymous limits — scopes of `anonymousScopes` only (the others a
+ *   request asks for are dropped, and the answer says which it got; docs/decisions/0196), no
  *   `client_credentials`; an initial access token, when one is presented, must be valid and lifts them;
  * - `token`: only with a valid initial access token (else `invalid_token`).
  * Every dynamic client uses PKCE. The client secret (a confidential client) and the registration
@@ -113,7 +115,9 @@ export async function readDynamicClient(
  * default again), under the limits it registered with, and its registration access token with a
  * new one, in one write (docs/decisions/0185). The body's `client_id` must be the client's; a
  * `client_secret`, when sent, must be its secret. A public client stays public and a confidential
- * one confidential. Nothing changes when anything is refused.
+ * one confidential. An update that changes what the consent page showed, where codes go or widens
+ * the scopes forgets every user's remembered consent to the client in the same write, so the next
+ * authorization asks again (docs/decisions/0195). Nothing changes when anything is refused.
  *
  * @example
  * const information = await updateDynamicClient(deps, { clientId, registrationAccessToken, metadata: { client_id: clientId, redirect_uris: [...], … } });
@@ -152,8 +156,16 @@ export async function updateDynamicClient(
     defaultMaxAge: openid.defaultMaxAge,
     requireAuthTime: openid.requireAuthTime ?? false,
   };
-  const registrationAccessToken = await rotateRegistrationAccessToken(deps, authenticated, changes);
-  deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId, reason: 'dynamic registration update' });
+  // docs/decisions/0195: what the users allowed is no longer what they would be asked about, so
+  // their remembered consents go in the same write as the update (never one without the other).
+  const forgetConsents = changesWhatUsersAllowed(existing, registration, { ...fields, metadata });
+  const registrationAccessToken = await rotateRegistrationAccessToken(deps, authenticated, changes, forgetConsents);
+  deps.audit.record({
+    type: 'client.updated',
+    at: deps.clock.now(),
+    clientId: existing.clientId,
+    reason: forgetConsents ? 'dynamic registration update, remembered consents forgotten' : 'dynamic registration update',
+  });
   const { resourceServerFor: _served, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, ...kept } = existing;
   const updated = { ...kept, ...fields, pkceRequired: true, registration: { ...registration, metadata }, ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }), ...openid };
   return managementAnswer(clientInformation(updated), existing, registrationAccessToken);
@@ -238,6 +250,7 @@ async function rotateRegistrationAccessToken(
   deps: Pick<Deps, 'repos' | 'clock' | 'ids'>,
   { client, registration, retried }: AuthenticatedRegistration,
   changes?: RegistrationAccessTokenRotation['changes'],
+  forgetConsents = false,
 ): Promise<string> {
   const token = deps.ids.secret();
   const previous = retried && registration.previousRegistrationAccessToken !== undefined ? registration.previousRegistrationAccessToken : { hash: registration.registrationAccessTokenHash, replacedAt: deps.clock.now() };
@@ -247,9 +260,29 @@ async function rotateRegistrationAccessToken(
     nextHash: sha256(token),
     previous,
     ...(changes === undefined ? {} : { changes }),
+    ...(forgetConsents ? { forgetConsents } : {}),
   });
   if (!rotated) throw registrationTokenRefused();
   return token;
+}
+
+/**
+ * Whether an RFC 7592 update changes what the users who allowed the client allowed
+ * (docs/decisions/0195-client-updates-forget-remembered-consent.md): what the consent page showed —
+ * the name, the links (`client_uri`, `logo_uri`, `policy_uri`, `tos_uri`; docs/decisions/0155) and
+ * whether every redirect URI is loopback (docs/decisions/0117) — where codes go (the redirect URIs,
+ * compared as a set), or scopes the client did not have. Narrower scopes, another order of the same
+ * redirect URIs, contacts, software version, grant types or OpenID fields change none of that.
+ */
+function changesWhatUsersAllowed(existing: Client, registration: DynamicRegistration, next: { name: string; redirectUris: string[]; scopes: string[]; metadata: ClientMetadata }): boolean {
+  if (next.name !== existing.name) return true;
+  if (!sameSet(next.redirectUris, existing.redirectUris)) return true;
+  if (next.scopes.some((scope) => !existing.scopes.includes(scope))) return true;
+  return CLIENT_LINK_FIELDS.some((field) => next.metadata[field] !== registration.metadata[field]);
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((entry) => b.includes(entry)) && b.every((entry) => a.includes(entry));
 }
 
 /**
@@ -288,13 +321,7 @@ function validated(deps: Pick<Deps, 'settings'>, requested: RequestedClientMetad
   if (options.anonymous && grantTypes.includes('client_credentials')) {
     throw metadataError('grant_types', 'client_credentials needs an initial access token: a client that registered itself acts for users only.');
   }
-  const { anonymousScopes } = deps.settings.registration;
-  const allowed = options.anonymous && anonymousScopes !== null ? anonymousScopes : deps.settings.scopes.map((entry) => entry.scope);
-  const scopes = requested.scope === undefined ? [...allowed] : parseScope(requested.scope);
-  if (options.anonymous) {
-    const refused = scopes.find((scope) => !allowed.includes(scope));
-    if (refused !== undefined) throw metadataError('scope', `${refused} is not available to clients that register themselves.`);
-  }
+  const scopes = registeredScopes(deps, requested.scope, options.anonymous);
   const applicationType = applicationTypeOf(requested.metadata.applicationType, requested.redirectUris);
   let valid: ReturnType<typeof validateRegistration>;
   try {
@@ -311,6 +338,30 @@ function validated(deps: Pick<Deps, 'settings'>, requested: RequestedClientMetad
     throw metadataError('response_types', 'code goes with the authorization_code grant type, and only with it.');
   }
   return { ...valid, applicationType };
+}
+
+/**
+ * The scopes a registration gets (docs/decisions/0196-registration-narrows-scope.md): without
+ * `scope`, every scope it may have; with one, those it asked for. An anonymous client may have
+ * `registration.anonymousScopes` only (default: the whole catalogue), so the scopes of the catalogue
+ * outside them are dropped from its request — RFC 7591 §3.2.1 lets the server replace a requested
+ * value, and the answer's `scope` says what was registered (an MCP client asks for every scope the
+ * protected resource lists). A request left with none of them is refused; a scope the catalogue does
+ * not have is kept, for `validateRegistration` to refuse as before.
+ */
+function registeredScopes(deps: Pick<Deps, 'settings'>, scope: string | undefined, anonymous: boolean): string[] {
+  const { anonymousScopes } = deps.settings.registration;
+  const catalogue = deps.settings.scopes.map((entry) => entry.scope);
+  const allowed = anonymous && anonymousScopes !== null ? anonymousScopes : catalogue;
+  if (scope === undefined) return [...allowed];
+  const asked = parseScope(scope);
+  if (!anonymous) return asked;
+  const kept = asked.filter((entry) => allowed.includes(entry) || !catalogue.includes(entry));
+  if (asked.length > 0 && kept.length === 0) {
+    const refused = asked.length === 1 ? `${asked[0]} is not available` : `none of ${asked.join(', ')} is available`;
+    throw metadataError('scope', `${refused} to clients that register themselves.`);
+  }
+  return kept;
 }
 
 /**

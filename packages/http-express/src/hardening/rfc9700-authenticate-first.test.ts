@@ -114,6 +114,27 @@ describe('RFC 9700 §4.11.2: no redirect to the client before the user is authen
     expect(res.text).not.toContain('type="password"');
   });
 
+  it('a client that registered itself gets nothing redirected, signed in or not, until the user has allowed it (docs/decisions/0198)', async () => {
+    const t = await createTestApp({ settings: { registration: { policy: 'open' } } });
+    await t.seedUser({ email: 'ada@example.com' });
+    const registered = await request(t.app)
+      .post('/oauth/register')
+      .send({ redirect_uris: [ATTACKER_URI], token_endpoint_auth_method: 'none', scope: 'messaging.v1.read' })
+      .expect(201);
+    const phish = { clientId: registered.body.client_id as string, redirectUris: [ATTACKER_URI] };
+    const browser = await t.signedInBrowser('ada@example.com');
+    const pkce = { code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' };
+    for (const [label, path] of [
+      ...redirectErrorCases({ ...phish } as Client),
+      ['prompt=none, never allowed', authorizePath(phish, { scope: 'messaging.v1.read', prompt: 'none', ...pkce })],
+    ] as Array<[string, string]>) {
+      const res = await browser.get(path);
+      expect(res.status, label).toBe(400);
+      expect(res.headers.location, label).toBeUndefined();
+      expect(res.text, label).not.toContain('evil.example');
+    }
+  });
+
   it('after sign-in the request is evaluated again, and only then its error goes to the client', async () => {
     for (const [label, path] of redirectErrorCases(attacker)) {
       const anonymous = h.browser();

@@ -277,3 +277,32 @@ describe('GET /oauth/authorize: sign-in, then consent', () => {
     expect(without.body.error).toBe('invalid_grant');
   });
 });
+
+describe('POST /oauth/authorize (OIDC Core §3.1.2.1: GET and POST; docs/decisions/0199)', () => {
+  it('is the same request as the GET with the body’s parameters: a 303 there, which goes on as a GET does', async () => {
+    const { t, client } = await setup();
+    const params = { response_type: 'code', client_id: client.clientId, redirect_uri: 'https://client.example/callback', scope: 'messaging.v1.read', state: 'a b&c=d' };
+    const res = await request(t.app).post('/oauth/authorize').type('form').send(params).expect(303);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const location = new URL(res.headers.location as string, ISSUER);
+    expect(location.pathname).toBe('/oauth/authorize');
+    expect(Object.fromEntries(location.searchParams)).toEqual(params);
+    // Signed in, the GET it leads to is the consent page for exactly those parameters.
+    const browser = await t.signedInBrowser('ada@example.com');
+    const consent = await browser.get(res.headers.location as string).expect(200);
+    expect(consent.text).toContain('Demo App');
+    const decision = new URL(formAction(consent.text) as string, ISSUER);
+    expect(Object.fromEntries(decision.searchParams)).toEqual(params);
+  });
+
+  it('refuses parameters in the URL as well as the body, and a repeated one, with the error page; never a redirect to the client', async () => {
+    const { t, client } = await setup();
+    const both = await request(t.app).post(`/oauth/authorize?client_id=${client.clientId}`).type('form').send({ response_type: 'code', client_id: client.clientId });
+    expectErrorPage(both);
+    expect(both.text).toContain('in the body only');
+    const repeated = await request(t.app).post('/oauth/authorize').type('form').send(`response_type=code&client_id=${client.clientId}&scope=a&scope=b`);
+    expectErrorPage(repeated);
+    const notForm = await request(t.app).post('/oauth/authorize').set('Content-Type', 'application/json').send(JSON.stringify({ client_id: client.clientId }));
+    expectErrorPage(notForm, 415);
+  });
+});

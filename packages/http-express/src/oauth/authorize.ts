@@ -197,6 +197,27 @@ export function authorizeEndpoint(ctx: OAuthContext) {
   };
 }
 
+/**
+ * POST /oauth/authorize: OIDC Core §3.1.2.1 says the authorization endpoint MUST accept POST, its
+ * parameters form-encoded in the body. It is the same request as a GET with those parameters, so it
+ * is answered with a 303 to that GET: one home for every rule of the request, and a top-level GET
+ * carries the session cookie (SameSite=Lax) that a cross-site POST does not. The body is read as every
+ * form is (UTF-8, at most 16 kB, a repeated parameter refused); parameters in the URL as well are
+ * refused, since which of the two would count is anybody's guess
+ * (docs/decisions/0199-authorization-requests-by-post.md).
+ */
+export function authorizeByPost(ctx: OAuthContext) {
+  return (req: Request, res: Response): void => {
+    if (rawQuery(req) !== '') {
+      sendRefusalPage(ctx, res, new OAuthError('invalid_request', 'An authorization request sent with POST carries its parameters in the body only, not in the URL.'));
+      return;
+    }
+    const query = new URLSearchParams(req.body as FormFields).toString();
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(303, query === '' ? ctx.paths.authorize : `${ctx.paths.authorize}?${query}`);
+  };
+}
+
 async function answerAuthorization(ctx: OAuthContext, req: Request, res: Response, check: AuthorizationRequestCheck): Promise<void> {
   if ((await answerFailedCheck(ctx, req, res, check, 302)) || check.kind !== 'valid') return;
   const signedIn = res.locals.signedIn;

@@ -1,11 +1,11 @@
 import { sha256 } from '@gatehouse/core';
-import { createTestGatehouse } from '@gatehouse/core/testing';
+import { createTestGatehouse, s256Challenge } from '@gatehouse/core/testing';
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { authorizationServerMetadataRouter, createGatehouseRouter } from '../embed/router.js';
 import { expectMatchesOpenApi } from '../resource/test-support/openapi.js';
-import { createTestApp } from '../test-support/index.js';
+import { createTestApp, formAction } from '../test-support/index.js';
 
 const AGENT = {
   client_name: 'Agent',
@@ -16,6 +16,7 @@ const AGENT = {
 };
 
 const INITIAL_TOKEN = 'initial-token-0123456789abcdefghijklmnop';
+const PKCE = { code_challenge: s256Challenge('v'.repeat(50)), code_challenge_method: 'S256' };
 
 describe('the registration endpoint in the metadata (RFC 8414 §2, RFC 7591 §3)', () => {
   it('is absent while registration is off, and the endpoint answers 404', async () => {
@@ -96,6 +97,64 @@ describe('POST /oauth/register (RFC 7591) and the management of a registration (
     expect(stale.status).toBe(401);
     expect(stale.headers['www-authenticate']).toMatch(/^Bearer realm="gatehouse", error="invalid_token"/);
     expect((await request(t.app).get(path).set('Authorization', `Bearer ${replaced.body.registration_access_token as string}`)).status).toBe(200);
+  });
+
+  it('asks for consent again after a PUT that changes the name and the redirect URIs: the remembered consent is forgotten (docs/decisions/0195)', async () => {
+    const t = await createTestApp({ settings: { registration: { policy: 'open' } } });
+    const user = await t.seedUser();
+    const original = { client_name: 'Original', redirect_uris: ['https://d.example/cb'], token_endpoint_auth_method: 'none' };
+    const created = await request(t.app).post('/oauth/register').send(original);
+    const clientId = created.body.client_id as string;
+    const authorize = (redirectUri: string) => `/oauth/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: redirectUri, ...PKCE })}`;
+    const browser = await t.signedInBrowser(user.email);
+    const consent = await browser.get(authorize('https://d.example/cb'));
+    expect(consent.status).toBe(200);
+    expect(consent.text).toContain('Original wants to access your account');
+    const allowed = await browser.postForm(formAction(consent.text, '/oauth/authorize/decision') as string, { decision: 'allow' });
+    expect(allowed.headers.location).toMatch(/^https:\/\/d\.example\/cb\?code=/);
+    // Remembered: the next authorization is a code at once.
+    expect((await browser.get(authorize('https://d.example/cb'))).headers.location).toMatch(/^https:\/\/d\.example\/cb\?code=/);
+
+    const replaced = await request(t.app)
+      .put(`/oauth/register/${clientId}`)
+      .set('Authorization', `Bearer ${created.body.registration_access_token as string}`)
+      .send({ ...original, client_id: clientId, client_name: 'Totally Different App', redirect_uris: ['https://attacker.example/cb'] });
+    expect(replaced.status).toBe(200);
+    const asked = await browser.get(authorize('https://attacker.example/cb'));
+    expect(asked.status).toBe(200);
+    expect(asked.headers.location).toBeUndefined();
+    expect(asked.text).toContain('Totally Different App wants to access your account');
+    expect(formAction(asked.text, '/oauth/authorize/decision')).toBeDefined();
+  });
+
+  it('registers and updates an anonymous client with the scopes it may have out of those it asks for, and says so; refuses one left with none, or naming a scope the server does not have (docs/decisions/0196)', async () => {
+    const t = await createTestApp({ settings: { registration: { policy: 'open', anonymousScopes: ['messaging.v1.read'] } } });
+    const every = 'messaging.v1.send messaging.v1.read admin.v1.attributes.read admin.v1.attributes.write';
+    const created = await request(t.app).post('/oauth/register').send({ ...AGENT, scope: every });
+    expect(created.status).toBe(201);
+    expectMatchesOpenApi(created, 'post', '/oauth/register');
+    // RFC 7591 §3.2.1: the answer's scope is the one registered.
+    expect(created.body.scope).toBe('messaging.v1.read');
+    const clientId = created.body.client_id as string;
+    expect((await t.repositories.clients.findById(clientId))?.scopes).toEqual(['messaging.v1.read']);
+    const replaced = await request(t.app)
+      .put(`/oauth/register/${clientId}`)
+      .set('Authorization', `Bearer ${created.body.registration_access_token as string}`)
+      .send({ ...AGENT, client_id: clientId, scope: every });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.scope).toBe('messaging.v1.read');
+
+    const cases: Array<[string, RegExp]> = [
+      ['messaging.v1.send', /^scope: messaging\.v1\.send is not available to clients that register themselves\.$/],
+      ['messaging.v1.send admin.v1.attributes.read', /^scope: none of messaging\.v1\.send, admin\.v1\.attributes\.read is available to clients that register themselves\.$/],
+      ['messaging.v1.read orders.v1.read', /^scope: The scope orders\.v1\.read is not in the catalogue\.$/],
+    ];
+    for (const [scope, description] of cases) {
+      const response = await request(t.app).post('/oauth/register').send({ ...AGENT, scope });
+      expect({ scope, status: response.status, error: response.body.error }).toEqual({ scope, status: 400, error: 'invalid_client_metadata' });
+      expect(response.body.error_description).toMatch(description);
+    }
+    expect(await t.repositories.clients.listAll()).toHaveLength(1);
   });
 
   it('answers 401 with a Bearer challenge for a wrong, missing or malformed registration access token, and changes nothing', async () => {

@@ -8,7 +8,7 @@ import { leanFormBody } from '../security/lean-form.js';
 import { createAttemptLimits, DEFAULT_RATE_LIMIT } from '../security/rate-limit.js';
 import { loadSignedIn, safeReturnTo } from '../security/session.js';
 import { sharedWiring } from '../security/shared-storage.js';
-import { authorizeEndpoint, decisionEndpoint } from './authorize.js';
+import { authorizeByPost, authorizeEndpoint, decisionEndpoint } from './authorize.js';
 import type { OAuthContext } from './context.js';
 import { introspectionEndpoint } from './introspect.js';
 import { OAuthJsonRefusal, sendJsonFailure } from './json-errors.js';
@@ -111,6 +111,8 @@ export function createOAuthRouter(options: GatehouseRouterOptions): Router {
   router.use([...OAUTH_JSON_PATHS], (error: unknown, _req: Request, res: Response, _next: NextFunction) => sendJsonFailure(res, ctx.logger, error, ctx.storageOutages));
 
   router.get(OAUTH_PATHS.authorize, ...page, authorizeEndpoint(ctx));
+  // OIDC Core §3.1.2.1: GET and POST (docs/decisions/0199-authorization-requests-by-post.md).
+  router.post(OAUTH_PATHS.authorize, pageFormBody, ...page, authorizeByPost(ctx));
   router.post(OAUTH_PATHS.decision, pageFormBody, ...page, decisionEndpoint(ctx));
   router.get(OAUTH_PATHS.login, ...page, loginForm(ctx));
   router.post(OAUTH_PATHS.login, pageFormBody, ...page, loginSubmit(ctx));

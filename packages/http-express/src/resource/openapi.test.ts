@@ -55,6 +55,7 @@ describe('openapi.yaml', () => {
     expect(documentedOperations().sort()).toEqual(
       [
         'GET /oauth/authorize',
+        'POST /oauth/authorize',
         'POST /oauth/token',
         'POST /oauth/revoke',
         'POST /oauth/introspect',

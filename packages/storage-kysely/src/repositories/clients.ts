@@ -33,7 +33,7 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
       return changed(result.numUpdatedRows);
     },
 
-    async rotateRegistrationAccessToken({ clientId, currentHash, nextHash, previous, changes }) {
+    async rotateRegistrationAccessToken({ clientId, currentHash, nextHash, previous, changes, forgetConsents }) {
       const row = await db.selectFrom('clients').select(['registration', 'registration_details']).where('client_id', '=', clientId).executeTakeFirst();
       if (row === undefined || row.registration !== 'dynamic' || row.registration_details === null) return false;
       const details = fromJson<StoredDetails>(row.registration_details);
@@ -45,16 +45,23 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
         previousRegistrationAccessTokenHash: previous.hash,
         registrationAccessTokenReplacedAt: toMs(previous.replacedAt),
       };
-      // The compare-and-set (docs/decisions/0185): the details hold the token's hash, so a write
-      // that changed them since the read above — a concurrent rotation — leaves this one no row.
-      // On PostgreSQL the second of two waits for the first's row lock, then finds new details.
-      const result = await db
-        .updateTable('clients')
-        .set({ ...(changes === undefined ? {} : changedColumnsOf(changes)), registration_details: toJson(next) })
-        .where('client_id', '=', clientId)
-        .where('registration_details', '=', row.registration_details)
-        .executeTakeFirst();
-      return changed(result.numUpdatedRows);
+      const write = async (executor: Kysely<Database>): Promise<boolean> => {
+        // The compare-and-set (docs/decisions/0185): the details hold the token's hash, so a write
+        // that changed them since the read above — a concurrent rotation — leaves this one no row.
+        // On PostgreSQL the second of two waits for the first's row lock, then finds new details.
+        const result = await executor
+          .updateTable('clients')
+          .set({ ...(changes === undefined ? {} : changedColumnsOf(changes)), registration_details: toJson(next) })
+          .where('client_id', '=', clientId)
+          .where('registration_details', '=', row.registration_details)
+          .executeTakeFirst();
+        if (!changed(result.numUpdatedRows)) return false;
+        // The update changed what its users allowed: asked again (docs/decisions/0195).
+        if (forgetConsents === true) await executor.deleteFrom('consents').where('client_id', '=', clientId).execute();
+        return true;
+      };
+      // Forgetting goes with the update or not at all: one transaction.
+      return forgetConsents === true ? db.transaction().execute(write) : write(db);
     },
 
     async updateSecretHash(clientId, clientSecretHash) {
