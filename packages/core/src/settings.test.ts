@@ -49,6 +49,13 @@ describe('defineSettings', () => {
     expect(defineSettings({ issuer: 'https://orders.example/auth' }).issuer).toBe('https://orders.example/auth');
   });
 
+  it('refuses an issuer not written as a URL parser writes it back, naming the one to write (docs/decisions/0197)', () => {
+    expect(() => defineSettings({ issuer: 'http://LOCALHOST:3000' })).toThrow('defineSettings: the issuer "http://LOCALHOST:3000" is not written as a URL parser writes it back; write "http://localhost:3000".');
+    expect(() => defineSettings({ issuer: 'HTTPS://auth.example.com' })).toThrow('write "https://auth.example.com"');
+    expect(() => defineSettings({ issuer: 'https://auth.example.com:443/a/../b' })).toThrow('write "https://auth.example.com/b"');
+    expect(defineSettings({ issuer: 'http://127.0.0.1:3000' }).issuer).toBe('http://127.0.0.1:3000');
+  });
+
   it('refuses an http issuer on a host that is not loopback, naming the https one (RFC 8414 §2; docs/decisions/0187)', () => {
     expect(() => defineSettings({ issuer: 'http://auth.example.com/tenant' })).toThrow(
       'defineSettings: the issuer "http://auth.example.com/tenant" is http on a host that is not loopback; write "https://auth.example.com/tenant" (RFC 8414 §2; http is for development on localhost, 127.0.0.1 or [::1]).',

@@ -101,6 +101,10 @@ function issuerProblem(issuer: string): string | undefined {
   if (issuer.endsWith('/')) {
     return `the issuer ${JSON.stringify(issuer)} ends with a slash; write ${JSON.stringify(plain)}: the metadata's issuer and every token's iss must be the same string (RFC 8414 §3.3, RFC 9207 §2)`;
   }
+  // Written as a URL parser writes it back (lower-case scheme and host, no default port): clients
+  // compare the issuer as a string, and the URLs made from it (the demo client's redirect URI
+  // among them) must be too (docs/decisions/0197-redirect-uris-canonical.md).
+  if (plain !== issuer) return `the issuer ${JSON.stringify(issuer)} is not written as a URL parser writes it back; write ${JSON.stringify(plain)}`;
   return undefined;
 }
 

@@ -227,8 +227,15 @@ export interface RefreshToken {
 export interface Consent {
   userKey: string;
   clientId: string;
-  /** Every scope the user allowed the client, sorted. */
+  /** Every scope the user allowed the client for its default audience (a request without `resource`), sorted. */
   scopes: string[];
+  /**
+   * RFC 8707: the scopes the user allowed the client at each resource the consent page named
+   * (canonical resource → scopes, sorted), for requests that name resources: a consent to one
+   * MCP server is not one to another (docs/decisions/0200-consent-remembered-per-resource.md).
+   * Absent when there is none; a store that keeps none asks again for every such request.
+   */
+  resourceScopes?: Record<string, string[]>;
   /** When the user last allowed the client something. */
   grantedAt: Date;
 }

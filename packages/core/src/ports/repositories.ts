@@ -237,8 +237,9 @@ export interface InteractionRepository {
  */
 export interface ConsentRepository {
   /**
-   * Remembers that `userKey` allowed `clientId` the `scopes` at `grantedAt`, adding them to the
-   * scopes already remembered, in one write (no read first): two Allows at once both count.
+   * Remembers that `userKey` allowed `clientId` the `scopes` (and, per resource, `resourceScopes`)
+   * at `grantedAt`, adding them to those already remembered, in one write (no read first): two
+   * Allows at once both count.
    */
   remember(consent: Consent): Promise<void>;
   /** The consent the user gave the client (every scope, sorted; the latest `grantedAt`); undefined when none. */

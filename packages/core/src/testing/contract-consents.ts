@@ -30,6 +30,20 @@ export function describeConsentContract({ runner, repos }: ContractContext<OAuth
       );
     });
 
+    it('remembers scopes per resource apart from those of the default audience, adding later ones, and lists them (RFC 8707; docs/decisions/0200)', async () => {
+      const orders = 'https://orders.example.com/mcp';
+      const local = 'http://127.0.0.1:4799/mcp';
+      await repos().consents.remember(aConsent({ scopes: [], resourceScopes: { [orders]: ['messaging.v1.read'] }, grantedAt: at(20) }));
+      expect(await repos().consents.find('user1', 'clientA')).toEqual(aConsent({ scopes: [], resourceScopes: { [orders]: ['messaging.v1.read'] }, grantedAt: at(20) }));
+      await repos().consents.remember(aConsent({ scopes: [], resourceScopes: { [orders]: ['messaging.v1.send'], [local]: ['messaging.v1.read'] }, grantedAt: at(30) }));
+      await repos().consents.remember(aConsent({ scopes: ['identity.v1.read'], grantedAt: at(25) }));
+      const expected = aConsent({ scopes: ['identity.v1.read'], resourceScopes: { [orders]: ['messaging.v1.read', 'messaging.v1.send'], [local]: ['messaging.v1.read'] }, grantedAt: at(30) });
+      expect(await repos().consents.find('user1', 'clientA')).toEqual(expected);
+      expect(await repos().consents.listByUser('user1')).toEqual([expected]);
+      expect(await repos().consents.forget('user1', 'clientA')).toBe(true);
+      expect(await repos().consents.find('user1', 'clientA')).toBeUndefined();
+    });
+
     it('counts both of two consents remembered at once', async () => {
       await Promise.all([
         repos().consents.remember(aConsent({ scopes: ['messaging.v1.read'], grantedAt: at(30) })),

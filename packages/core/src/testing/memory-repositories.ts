@@ -512,9 +512,14 @@ export function createMemoryRepositories(): Repositories {
       async remember(consent) {
         const id = `${consent.userKey}\n${consent.clientId}`;
         const existing = consents.get(id);
-        const scopes = [...new Set([...(existing?.scopes ?? []), ...consent.scopes])].sort();
+        const merged = (a: readonly string[] = [], b: readonly string[] = []) => [...new Set([...a, ...b])].sort();
+        const scopes = merged(existing?.scopes, consent.scopes);
+        // Per resource (docs/decisions/0200): the scopes allowed at each, added to those before.
+        const resourceScopes: Record<string, string[]> = { ...existing?.resourceScopes };
+        for (const [resource, allowed] of Object.entries(consent.resourceScopes ?? {})) resourceScopes[resource] = merged(resourceScopes[resource], allowed);
         const grantedAt = existing && existing.grantedAt > consent.grantedAt ? existing.grantedAt : consent.grantedAt;
-        consents.set(id, copy({ ...consent, scopes, grantedAt }));
+        const { resourceScopes: _given, ...rest } = consent;
+        consents.set(id, copy({ ...rest, scopes, ...(Object.keys(resourceScopes).length === 0 ? {} : { resourceScopes }), grantedAt }));
       },
       async find(userKey, clientId) {
         const consent = consents.get(`${userKey}\n${clientId}`);

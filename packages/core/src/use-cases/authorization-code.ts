@@ -14,9 +14,16 @@ interface Approval {
   sessionId: string | null;
 }
 
-/** Remembers that the user allowed the client the request's scopes (docs/decisions/0095-remembered-consent.md). */
+/**
+ * Remembers that the user allowed the client the request's scopes (docs/decisions/0095-remembered-consent.md):
+ * at each resource the request named, or for the default audience when it named none
+ * (docs/decisions/0200-consent-remembered-per-resource.md).
+ */
 export async function rememberConsent(deps: Pick<Deps, 'repos' | 'clock'>, input: Approval): Promise<void> {
-  await deps.repos.consents.remember({ userKey: input.userKey, clientId: input.request.clientId, scopes: [...input.request.scopes], grantedAt: deps.clock.now() });
+  const { clientId, scopes, resources = [] } = input.request;
+  const grantedAt = deps.clock.now();
+  if (resources.length === 0) return deps.repos.consents.remember({ userKey: input.userKey, clientId, scopes: [...scopes], grantedAt });
+  await deps.repos.consents.remember({ userKey: input.userKey, clientId, scopes: [], resourceScopes: Object.fromEntries(resources.map((resource) => [resource, [...scopes]])), grantedAt });
 }
 
 /**

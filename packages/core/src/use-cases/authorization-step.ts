@@ -84,10 +84,10 @@ export async function nextAuthorizationStep(deps: StepDeps, input: StepInput): P
   const refused = unexpectedUser(deps, request, user.userKey);
   if (refused) return errorStep(request, consent, refused);
 
-  if (!prompts.includes('consent') && request.consentMayBeRemembered !== false && covers(consent, request.scopes)) {
+  if (!prompts.includes('consent') && request.consentMayBeRemembered !== false && covers(consent, request)) {
     return { kind: 'redirect', ...(await issueAuthorizationCode(deps, { request, userKey: user.userKey, sessionId: user.sessionId }, 'remembered')) };
   }
-  return { kind: 'consent', newScopes: newScopesOf(consent, request.scopes) };
+  return { kind: 'consent', newScopes: newScopesOf(consent, request.scopes, request.resources) };
 }
 
 /**
@@ -149,16 +149,30 @@ async function silentStep(deps: StepDeps, request: AuthorizationRequest, user: A
   // RFC 8252 §8.6: a public client whose redirect URI any local program could take gets no code
   // without the user's interaction (docs/decisions/0109-no-silent-consent-for-loopback-public-clients.md).
   if (request.consentMayBeRemembered === false) return error('consent_required', 'This app must be allowed by the user each time.');
-  if (!covers(consent, request.scopes)) return error('consent_required', 'The user has not allowed this client these scopes.');
+  if (!covers(consent, request)) return error('consent_required', 'The user has not allowed this client these scopes.');
   return { kind: 'redirect', ...(await issueAuthorizationCode(deps, { request, userKey: user.userKey, sessionId: user.sessionId }, 'remembered')) };
 }
 
 /**
- * The scopes the user has not allowed the client before. Without a remembered consent the whole
+ * The scopes the user has not allowed the client before, at every resource the request names
+ * (docs/decisions/0200-consent-remembered-per-resource.md). Without a remembered consent the whole
  * request is asked for the first time, and no scope is marked new.
  */
-export function newScopesOf(consent: Consent | undefined, scopes: readonly string[]): string[] {
-  return consent ? scopes.filter((scope) => !consent.scopes.includes(scope)) : [];
+export function newScopesOf(consent: Consent | undefined, scopes: readonly string[], resources?: readonly string[]): string[] {
+  if (!consent) return [];
+  const allowed = allowedScopes(consent, resources);
+  return scopes.filter((scope) => !allowed.includes(scope));
+}
+
+/**
+ * The scopes a remembered consent allows for a request's resources: for the default audience (no
+ * resource), its `scopes`; for resources, those allowed at every one of them (RFC 8707: a token for
+ * a resource the user was never shown is never issued silently).
+ */
+function allowedScopes(consent: Consent, resources: readonly string[] | undefined): string[] {
+  if (resources === undefined || resources.length === 0) return consent.scopes;
+  const [first, ...rest] = resources.map((resource) => consent.resourceScopes?.[resource] ?? []);
+  return (first ?? []).filter((scope) => rest.every((list) => list.includes(scope)));
 }
 
 /** An error of a checked request: where it goes back to the client, and what the error page says. */
@@ -177,8 +191,10 @@ function errorStep(request: AuthorizationRequest, consent: Consent | undefined, 
   return { kind: 'redirect', redirectTo: refusal.redirectTo };
 }
 
-function covers(consent: Consent | undefined, scopes: readonly string[]): boolean {
-  return consent !== undefined && scopes.every((scope) => consent.scopes.includes(scope));
+function covers(consent: Consent | undefined, request: Pick<AuthorizationRequest, 'scopes' | 'resources'>): boolean {
+  if (consent === undefined) return false;
+  const allowed = allowedScopes(consent, request.resources);
+  return request.scopes.every((scope) => allowed.includes(scope));
 }
 
 function queryParameter(path: string, name: string): string | undefined {

@@ -37,14 +37,16 @@ export async function listAuthorizedApps(deps: Pick<Deps, 'repos'>, userKey: str
     apps.set(grant.clientId, { clientId: client.clientId, clientName: client.name, scopes: [...grant.scopes], firstGrantedAt: grant.createdAt, grantCount: 1, origin: clientOrigin(client) });
   }
   for (const consent of await deps.repos.consents.listByUser(userKey)) {
+    // Every scope allowed, for the default audience or at a resource (docs/decisions/0200).
+    const allowed = [...new Set([...consent.scopes, ...Object.values(consent.resourceScopes ?? {}).flat()])];
     const app = apps.get(consent.clientId);
     if (app) {
-      app.scopes = [...new Set([...app.scopes, ...consent.scopes])];
+      app.scopes = [...new Set([...app.scopes, ...allowed])];
       continue;
     }
     const client = await deps.repos.clients.findById(consent.clientId);
     if (!client) continue;
-    apps.set(consent.clientId, { clientId: client.clientId, clientName: client.name, scopes: [...consent.scopes], firstGrantedAt: consent.grantedAt, grantCount: 0, origin: clientOrigin(client) });
+    apps.set(consent.clientId, { clientId: client.clientId, clientName: client.name, scopes: allowed, firstGrantedAt: consent.grantedAt, grantCount: 0, origin: clientOrigin(client) });
   }
   return [...apps.values()];
 }

@@ -241,7 +241,7 @@ export async function describeConsentRequest(
     clientId: check.client.clientId,
     clientName: check.client.name,
     scopes: check.request.scopes,
-    newScopes: newScopesOf(consent, check.request.scopes),
+    newScopes: newScopesOf(consent, check.request.scopes, check.request.resources),
     redirectUri: check.request.redirectUri,
     userKey: interaction.userKey,
     origin: clientOrigin(check.client),

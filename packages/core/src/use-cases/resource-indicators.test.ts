@@ -234,3 +234,30 @@ describe("who may make a client the resource server of Gatehouse's own APIs (doc
     expect(() => assertUserMayServe(settings, 'user-1', ['https://auth.example.com'], ['https://auth.example.com'])).not.toThrow();
   });
 });
+
+describe('remembered consent per resource (docs/decisions/0200)', () => {
+  it('a consent given for one resource is not one for another, nor for the default audience; each asks once, then is remembered', async () => {
+    const s = await setup();
+    const { t, user } = s;
+    const step = async (params: Record<string, string | string[]>) => {
+      const check = await t.gatehouse.checkAuthorizationRequest({ client_id: s.client.clientId, response_type: 'code', redirect_uri: s.client.redirectUris[0], ...params });
+      if (check.kind !== 'valid') throw check.error;
+      return t.gatehouse.nextAuthorizationStep({ request: check.request, user: { userKey: user.userKey, sessionId: null, authenticatedAt: t.clock.now() }, returnTo: '/oauth/authorize' });
+    };
+    await authorize(s, { scope: 'messaging.v1.read', resource: MCP });
+    // The same scope at the same resource: remembered.
+    expect((await step({ scope: 'messaging.v1.read', resource: MCP })).kind).toBe('redirect');
+    // Elsewhere: asked, the scope not marked new (the user allowed it, but not there).
+    expect(await step({ scope: 'reports.v1.read', resource: REPORTS })).toEqual({ kind: 'consent', newScopes: ['reports.v1.read'] });
+    expect(await step({ scope: 'messaging.v1.read' })).toEqual({ kind: 'consent', newScopes: ['messaging.v1.read'] });
+    // Both resources at once: only what was allowed at both counts as allowed; once allowed, remembered.
+    await authorize(s, { scope: 'reports.v1.read', resource: REPORTS });
+    expect((await step({ scope: 'reports.v1.read', resource: REPORTS })).kind).toBe('redirect');
+    const both = { scope: 'messaging.v1.read reports.v1.read', resource: [MCP, REPORTS] };
+    expect(await step(both)).toEqual({ kind: 'consent', newScopes: ['messaging.v1.read', 'reports.v1.read'] });
+    await authorize(s, both);
+    expect((await step(both)).kind).toBe('redirect');
+    // The user's Authorized apps list every scope allowed, wherever.
+    expect((await t.gatehouse.listAuthorizedApps(user.userKey))[0]?.scopes.sort()).toEqual(['messaging.v1.read', 'reports.v1.read']);
+  });
+});
