@@ -163,7 +163,8 @@ export interface RefreshTokenRepository {
    * (docs/decisions/0106-one-live-refresh-token-under-rotation.md):
    * - `'rotated'`: the token was live (neither rotated nor superseded); it is marked rotated at `at`
    *   (one conditional write: of concurrent rotations exactly one wins) and `next` is saved;
-   * - `'replaced'`: the token was rotated at or after `graceSince` and not superseded (a retry after a
+   * - `'replaced'`: the token was rotated at or after `graceSince`, not superseded, and no other token
+   *   of the grant has rotated since (the one it was rotated to was never used: a retry after a
    *   lost response): every live token of the grant is superseded at `at` and `next` is saved;
    * - `'reused'`: anything else (rotated before the grace, superseded, unknown): nothing is written,
    *   and the caller revokes the grant.

@@ -433,6 +433,16 @@ export function describeTokenContract({ runner, repos }: ContractContext<OAuthCo
       expect(await rotation('r3', 'r6', 62)).toBe('rotated');
     });
 
+    it('takes a rotated token back within the grace only while the token it was rotated to is unused: after, a replay (RFC 9700 §4.14.2)', async () => {
+      await repos().refreshTokens.save(aRefreshToken('r1', 'g1'));
+      expect(await rotation('r1', 'r2', 50)).toBe('rotated');
+      // The client used r2, so it got r1's answer: r1 again is a replay, even in the same second.
+      expect(await rotation('r2', 'r3', 50)).toBe('rotated');
+      expect(await rotation('r1', 'r4', 52)).toBe('reused');
+      expect(await repos().refreshTokens.findByHash('r4')).toBeUndefined();
+      expect((await repos().refreshTokens.findByHash('r3'))?.supersededAt).toBe(null);
+    });
+
     it(`gives exactly one winner among ${CONCURRENT_CALLS} concurrent rotations of one token, and leaves the grant one live token`, async () => {
       await repos().refreshTokens.save(aRefreshToken('contested', 'g1'));
       const results = await Promise.all(Array.from({ length: CONCURRENT_CALLS }, (_, index) => rotation('contested', `next-${index}`, 50)));

@@ -418,6 +418,9 @@ export function createMemoryRepositories(): Repositories {
           return 'rotated';
         }
         if (token.rotatedAt < graceSince) return 'reused';
+        // Once the token it was rotated to was used, the response was not lost: a replay (RFC 9700 §4.14.2).
+        const rotatedAt = token.rotatedAt;
+        if ([...refreshTokens.values()].some((other) => other.grantId === token.grantId && other.tokenHash !== tokenHash && other.rotatedAt !== null && other.rotatedAt >= rotatedAt)) return 'reused';
         for (const other of refreshTokens.values()) {
           if (other.grantId === token.grantId && other.rotatedAt === null && other.supersededAt === null) other.supersededAt = at;
         }

@@ -107,3 +107,19 @@ describe('POST /oauth/introspect (RFC 7662)', () => {
     expect(missing.body.error).toBe('invalid_request');
   });
 });
+
+describe('a credential too long to be one Gatehouse issued is the wrong credential, not a malformed request', () => {
+  it('revoke: 200 (RFC 7009 §2.2); introspect: inactive (RFC 7662 §2.2); token endpoint: invalid_grant for a code, a verifier or a refresh token', async () => {
+    const { t, client, clientSecret } = await setup();
+    const long = 'x'.repeat(5000);
+    const revoked = await request(t.app).post('/oauth/revoke').auth(client.clientId, clientSecret).type('form').send({ token: long });
+    expect(revoked.status).toBe(200);
+    const introspected = await request(t.app).post('/oauth/introspect').auth(client.clientId, clientSecret).type('form').send({ token: long });
+    expect(introspected.status).toBe(200);
+    expect(introspected.body).toEqual({ active: false });
+    const refresh = await request(t.app).post('/oauth/token').auth(client.clientId, clientSecret).type('form').send({ grant_type: 'refresh_token', refresh_token: long });
+    expect([refresh.status, refresh.body.error]).toEqual([400, 'invalid_grant']);
+    const code = await request(t.app).post('/oauth/token').auth(client.clientId, clientSecret).type('form').send({ grant_type: 'authorization_code', code: long, redirect_uri: client.redirectUris[0], code_verifier: 'v'.repeat(129) });
+    expect([code.status, code.body.error]).toEqual([400, 'invalid_grant']);
+  });
+});

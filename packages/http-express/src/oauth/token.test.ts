@@ -366,10 +366,12 @@ describe('POST /oauth/token: grant types and request shape', () => {
     expectOAuthError(res, 413, 'invalid_request');
   });
 
-  it('an over-long parameter → invalid_request', async () => {
+  it('an over-long parameter → invalid_request; an over-long credential is the wrong one → invalid_grant', async () => {
     const { t, client, clientSecret } = await setup();
+    const scope = await token(t).auth(client.clientId, clientSecret).type('form').send({ grant_type: 'refresh_token', refresh_token: 'a'.repeat(20), scope: 'a'.repeat(1100) });
+    expectOAuthError(scope, 400, 'invalid_request');
     const res = await token(t).auth(client.clientId, clientSecret).type('form').send({ grant_type: 'refresh_token', refresh_token: 'a'.repeat(600) });
-    expectOAuthError(res, 400, 'invalid_request');
+    expectOAuthError(res, 400, 'invalid_grant');
   });
 
   it('invalid UTF-8 in the body → invalid_request', async () => {

@@ -97,6 +97,20 @@ export function createRefreshTokenRepository(db: Kysely<Database>, dialect: Stor
           .where('token_hash', '=', tokenHash)
           .where('superseded_at', 'is', null)
           .where('rotated_at', '>=', toMs(graceSince))
+          // Its response was lost only if the token it was rotated to was never used: once another
+          // token of the grant rotated, the client had it, and this is a replay (RFC 9700 §4.14.2;
+          // docs/decisions/0106).
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('refresh_tokens as later')
+                  .select('later.token_hash')
+                  .whereRef('later.grant_id', '=', 'refresh_tokens.grant_id')
+                  .whereRef('later.token_hash', '<>', 'refresh_tokens.token_hash')
+                  .whereRef('later.rotated_at', '>=', 'refresh_tokens.rotated_at'),
+              ),
+            ),
+          )
           .executeTakeFirst();
         if (!retried) return 'reused';
         // A retry within the grace: the token it replaces (the live one of the grant) is superseded,
