@@ -3,6 +3,17 @@ import type { Kysely, Selectable } from 'kysely';
 import { affected, fromMs, fromMsOrNull, optionalList, toMs, toMsOrNull, toOptionalListJson } from '../encoding.js';
 import type { Database, SessionTable } from '../schema.js';
 
+/** Ends the session if it is live, in `trx`; true when this call ended it. */
+async function endLiveSession(trx: Kysely<Database>, sessionId: string, when: number): Promise<boolean> {
+  const ended = await trx.updateTable('sessions').set({ ended_at: when }).where('session_id', '=', sessionId).where('ended_at', 'is', null).returning('session_id').executeTakeFirst();
+  return ended !== undefined;
+}
+
+/** An update of the session's live grants, in `trx` (its `set` is the caller's). */
+function liveGrantsOf(trx: Kysely<Database>, sessionId: string) {
+  return trx.updateTable('grants').where('session_id', '=', sessionId).where('revoked_at', 'is', null);
+}
+
 export function createSessionRepository(db: Kysely<Database>): SessionRepository {
   return {
     async create(session) {
@@ -67,46 +78,20 @@ export function createSessionRepository(db: Kysely<Database>): SessionRepository
         // The session row first: on PostgreSQL its row lock waits for an exchange that holds the
         // session (FOR SHARE, grants.ts), so the revocation below, a later statement with a fresh
         // snapshot, sees that exchange's grant (docs/decisions/0005-codes-die-with-their-session.md).
-        const ended = await trx
-          .updateTable('sessions')
-          .set({ ended_at: when })
-          .where('session_id', '=', sessionId)
-          .where('ended_at', 'is', null)
-          .returning('session_id')
-          .executeTakeFirst();
-        const revoked = await trx
-          .updateTable('grants')
-          .set({ revoked_at: when })
-          .where('session_id', '=', sessionId)
-          .where('revoked_at', 'is', null)
-          .returning('grant_id')
-          .execute();
-        return { ended: ended !== undefined, revokedGrantIds: revoked.map((row) => row.grant_id) };
+        const ended = await endLiveSession(trx, sessionId, when);
+        const revoked = await liveGrantsOf(trx, sessionId).set({ revoked_at: when }).returning('grant_id').execute();
+        return { ended, revokedGrantIds: revoked.map((row) => row.grant_id) };
       });
     },
 
     async handOver(sessionId, nextSessionId, at) {
-      const when = toMs(at);
       return db.transaction().execute(async (trx) => {
-        // The session row first, as in endWithGrants: on PostgreSQL it waits for an exchange that
-        // holds the session, whose grant the move below then sees; an exchange that comes after finds
-        // the session ended and writes nothing: its codes die with it (docs/decisions/0194). A
-        // session this call did not end (a logout came first) has no live grant left to move.
-        const ended = await trx
-          .updateTable('sessions')
-          .set({ ended_at: when })
-          .where('session_id', '=', sessionId)
-          .where('ended_at', 'is', null)
-          .returning('session_id')
-          .executeTakeFirst();
-        if (ended === undefined) return { ended: false, movedGrantIds: [] };
-        const moved = await trx
-          .updateTable('grants')
-          .set({ session_id: nextSessionId })
-          .where('session_id', '=', sessionId)
-          .where('revoked_at', 'is', null)
-          .returning('grant_id')
-          .execute();
+        // The session row first, as in endWithGrants: an exchange that holds the session commits
+        // first and its grant is moved; one that comes after finds the session ended and writes
+        // nothing: its codes die with it (docs/decisions/0194). A session this call did not end
+        // (a logout came first) has no live grant left to move.
+        if (!(await endLiveSession(trx, sessionId, toMs(at)))) return { ended: false, movedGrantIds: [] };
+        const moved = await liveGrantsOf(trx, sessionId).set({ session_id: nextSessionId }).returning('grant_id').execute();
         return { ended: true, movedGrantIds: moved.map((row) => row.grant_id) };
       });
     },
