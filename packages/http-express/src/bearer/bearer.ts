@@ -204,10 +204,19 @@ export function accessTokenOf(res: Response): VerifiedAccessToken {
  */
 export function userKeyOf(res: Response): string {
   const token = accessTokenOf(res);
-  if (token.subjectType === 'client') {
-    throw new HttpProblem(problem('forbidden', 'This API acts for a user; a client-credentials token has no user. Use a token from the authorization code flow.'));
-  }
+  if (token.subjectType === 'client') throw new UserlessTokenProblem();
   return token.userKey;
+}
+
+/**
+ * `userKeyOf`'s refusal of a client-credentials token: a 403 problem, which `bearerErrorHandler()`
+ * answers as it answers the other refusals of a bearer route (and `problemErrorHandler()` too).
+ */
+export class UserlessTokenProblem extends HttpProblem {
+  constructor() {
+    super(problem('forbidden', 'This API acts for a user; a client-credentials token has no user. Use a token from the authorization code flow.'));
+    this.name = 'UserlessTokenProblem';
+  }
 }
 
 function refuseTokenOutsideHeader(req: Request, res: Response, challenge: { realm: string; resourceMetadata?: string }): void {

@@ -2,18 +2,20 @@ import { OAuthError, StorageUnavailableError } from '@gatehouse/core';
 import type { ErrorRequestHandler } from 'express';
 import type { StorageOutages } from '../storage-outages.js';
 import { HttpProblem } from '../problem/problem.js';
+import { UserlessTokenProblem } from './bearer.js';
 import { sendProblem } from '../problem/send.js';
 import { toProblem } from '../problem/to-problem.js';
 
-/** A refusal of `bearerAuth` / `requireScope`, or a bearer error of the core's `verifyAccessToken`. */
+/** A refusal of `bearerAuth` / `requireScope` / `userKeyOf`, or a bearer error of the core's `verifyAccessToken`. */
 function isBearerFailure(error: unknown): boolean {
+  if (error instanceof UserlessTokenProblem) return true;
   if (error instanceof HttpProblem) return error.headers['WWW-Authenticate']?.startsWith('Bearer ') ?? false;
   return error instanceof OAuthError && (error.code === 'invalid_token' || error.code === 'insufficient_scope');
 }
 
 /**
  * Express error middleware for a host's own bearer-protected routes: answers the refusals of
- * `bearerAuth` and `requireScope` (and an `invalid_token` / `insufficient_scope` `OAuthError` of
+ * `bearerAuth`, `requireScope` and `userKeyOf` (and an `invalid_token` / `insufficient_scope` `OAuthError` of
  * `gatehouse.verifyAccessToken`) as RFC 6750 §3 demands — 400, 401 or 403 with
  * `WWW-Authenticate: Bearer realm="…", error="…"` — and an RFC 9457 problem JSON body. A token that
  * could not be checked because Gatehouse's storage is unavailable is a 503 problem with

@@ -61,6 +61,12 @@ describe('bearer middleware on a host’s own routes', () => {
     expect(refused.text).not.toContain(user.userKey);
     const all = await request(app).get('/orders/all').set('Authorization', `Bearer ${machineToken}`).expect(200);
     expect(all.body).toEqual({ subjectType: 'client', clientId: machine.clientId, userKey: null });
+    // With bearerErrorHandler(), the refusal is a problem like the other refusals of the route, not Express's HTML page.
+    app.use(bearerErrorHandler());
+    const answered = await request(app).get('/orders/mine').set('Authorization', `Bearer ${machineToken}`);
+    expect(answered.status).toBe(403);
+    expect(answered.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(answered.body).toMatchObject({ type: 'urn:gatehouse:problem:forbidden', status: 403, detail: expect.stringContaining('client-credentials token has no user') });
   });
 
   it('lets a token with the scope through and hands the verified token to the route', async () => {
