@@ -1,4 +1,5 @@
 import type { Deps } from './deps.js';
+import { isAbsentRepository } from './ports/absent-repository.js';
 import type { Gatehouse, RequestScopedGatehouse } from './gatehouse-api.js';
 import type { Clock } from './ports/clock.js';
 import type { IdGenerator } from './ports/ids.js';
@@ -127,7 +128,8 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
   if (options.settings.clientMetadataDocuments.enabled && options.clientMetadataDocumentFetcher === undefined) {
     throw new Error('createGatehouse: settings.clientMetadataDocuments.enabled needs a clientMetadataDocumentFetcher (createClientMetadataDocumentFetcher() from @gatehouse/http-express).');
   }
-  if (options.userDirectory === undefined && options.repositories.users === undefined) {
+  // A placeholder of a storage without Gatehouse's user tables counts as none (docs/decisions/0201).
+  if (options.userDirectory === undefined && isAbsentRepository(options.repositories.users)) {
     throw new Error(
       'createGatehouse: no users to sign in. Give a userDirectory of your own users (docs/embedding.md), or repositories.users for Gatehouse\'s own users (a storage opened with userTables).',
     );

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createControllableClock, createMemoryRepositories, createMemoryUserDirectory } from './testing/index.js';
 import { createGatehouse } from './gatehouse.js';
+import { ABSENT_REPOSITORY } from './ports/absent-repository.js';
 import type { OAuthRepositories } from './ports/repositories.js';
 import { defineSettings } from './settings.js';
 
@@ -38,6 +39,9 @@ describe('createGatehouse on the OAuth part of the storage (docs/decisions/0161)
 
   it('refuses, at setup, a gatehouse with neither a user directory nor a users repository, naming both ways out', () => {
     expect(() => createGatehouse({ repositories: oauthPart(), settings, clock: createControllableClock() })).toThrow(/userDirectory.*repositories\.users/);
+    // A placeholder marked absent (a storage without user tables) is no users repository (docs/decisions/0201).
+    const absent = new Proxy({}, { get: (_target, name) => (name === ABSENT_REPOSITORY ? true : () => Promise.reject(new Error('no user tables'))) }) as never;
+    expect(() => createGatehouse({ repositories: { ...oauthPart(), users: absent }, settings, clock: createControllableClock() })).toThrow(/userDirectory.*repositories\.users/);
   });
 
   it('takes a whole Repositories as before', () => {

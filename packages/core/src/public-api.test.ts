@@ -5,6 +5,7 @@ import * as core from './index.js';
 // their signatures): a name added here is a decision about the public surface, with its JSDoc and
 // an @example. What the core's own modules share stays out of the index.
 const VALUES = [
+  'ABSENT_REPOSITORY',
   'attributeNameKey',
   'cachedClientRepository',
   'cachedUserRepositories',

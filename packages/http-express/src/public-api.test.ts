@@ -1,5 +1,5 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { StorageUnavailableError } from '@gatehouse/core';
+import { ABSENT_REPOSITORY, createGatehouse, StorageUnavailableError } from '@gatehouse/core';
 import { createMemoryUserDirectory, createTestGatehouse } from '@gatehouse/core/testing';
 import express, { Router } from 'express';
 import request from 'supertest';
@@ -216,6 +216,11 @@ describe('the whole server and its running', () => {
     await repositories.accounts.create({ accountKey: 'acc-1', name: 'Orders' });
     expect(outages.current).toBeUndefined();
     expect(changes).toEqual(['unreachable', undefined]);
+    // A placeholder of tables the storage does not have passes through as it is, still marked absent (docs/decisions/0201).
+    const absent = new Proxy({}, { get: (_target, name) => (name === ABSENT_REPOSITORY ? true : () => Promise.reject(new Error('no user tables'))) }) as never;
+    const watched = gatehouseHttp.watchStorage({ ...t.repositories, users: absent }, outages);
+    expect(watched.users).toBe(absent);
+    expect(() => createGatehouse({ repositories: watched, settings: t.gatehouse.settings, clock: t.clock })).toThrow(/no users to sign in/);
   });
 
   it('purgeExpiredRecords and startMaintenance purge, report what they removed and stop', async () => {

@@ -1,4 +1,4 @@
-import type { Repositories, StorageFailureReason, StorageUnavailableError } from '@gatehouse/core';
+import { ABSENT_REPOSITORY, type Repositories, type StorageFailureReason, type StorageUnavailableError } from '@gatehouse/core';
 
 /** A logger's method, as pino's and the HTTP adapter's loggers have it. */
 type LogMethod = (obj: object, msg: string) => void;
@@ -114,6 +114,11 @@ export function watchStorage(repositories: Repositories, outages: StorageOutages
   };
   const watched: Record<string, unknown> = {};
   for (const [name, repository] of Object.entries(repositories) as Array<[string, Record<string, unknown>]>) {
+    // A placeholder of tables the storage does not have stays as it is: nothing to watch (docs/decisions/0201).
+    if ((repository as Record<symbol, unknown>)[ABSENT_REPOSITORY] === true) {
+      watched[name] = repository;
+      continue;
+    }
     const methods: Record<string, unknown> = {};
     for (const method of memberNames(repository)) {
       const member = repository[method];

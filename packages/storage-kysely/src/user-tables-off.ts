@@ -1,3 +1,5 @@
+import { ABSENT_REPOSITORY } from '@gatehouse/core';
+
 /**
  * Thrown by the user repositories of a storage opened without `userTables`: the call needs
  * Gatehouse-owned users (its login page without a `userDirectory`, the portal, the product APIs),
@@ -21,6 +23,8 @@ export class UserTablesOffError extends Error {
 export function userTablesOff<T extends object>(repository: string): T {
   return new Proxy({} as T, {
     get(_target, method) {
+      // Marked absent: createGatehouse counts it as no repository (docs/decisions/0201).
+      if (method === ABSENT_REPOSITORY) return true;
       // Not a thenable, and not a method of Object.prototype by mistake.
       if (typeof method !== 'string' || method === 'then' || method === 'toJSON') return undefined;
       return () => Promise.reject(new UserTablesOffError(repository, method));

@@ -2,6 +2,8 @@ import { createMigrationProvider, MIGRATION_LOCK_TABLE, MIGRATION_TABLE, OAUTH_T
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createGatehouse, defineSettings } from '@gatehouse/core';
+import { createMemoryUserDirectory } from '@gatehouse/core/testing';
 import { sqliteDialect } from './sqlite-dialect.js';
 import { openSqliteStorage } from './sqlite-storage.js';
 import { tempDatabaseFile } from './test-support/temp-file.js';
@@ -52,6 +54,13 @@ describe('only the tables a host uses, under names that cannot clash', () => {
       // No join of a users table it does not have: a code exchange reads the code alone, then the host's directory (decision 0172).
       expect(storage.repositories.codes.findByHashWithOwnerEmail).toBeUndefined();
       expect(storage.repositories.refreshTokens.findWithGrantAndOwnerEmail).toBeUndefined();
+      // A gatehouse on it without a userDirectory would have nobody to sign in: refused at start-up;
+      // with the host's directory it starts (docs/decisions/0201).
+      const settings = defineSettings({ issuer: 'http://localhost:3000' });
+      const clock = { now: () => new Date() };
+      const noUsers = /createGatehouse: no users to sign in/;
+      expect(() => createGatehouse({ repositories: storage.repositories, settings, clock })).toThrow(noUsers);
+      expect(() => createGatehouse({ repositories: storage.repositories, settings, clock, userDirectory: createMemoryUserDirectory([]) })).not.toThrow();
     } finally {
       await storage.close();
     }
