@@ -142,7 +142,7 @@ describe("Gatehouse's storage in the service's database", () => {
   it("refuses to start Gatehouse's router on a storage several instances share without a csrfKey", async () => {
     const db = openOrdersDatabase(':memory:');
     const storage = await openSqliteStorage({ database: db, sharedByInstances: true });
-    const gatehouse = createGatehouse({ repositories: storage.repositories, settings: ordersSettings(ISSUER), clock: { now: () => new Date() } });
+    const gatehouse = createGatehouse({ repositories: storage.repositories, settings: ordersSettings(ISSUER), clock: { now: () => new Date() }, userDirectory: createUserDirectory(db) });
     assert.throws(() => createGatehouseRouter({ gatehouse, storage }), (error) => error instanceof GatehouseSetupError && /no csrfKey was given/.test(error.message));
     await storage.close();
   });

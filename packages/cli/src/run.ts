@@ -1,4 +1,4 @@
-import { createGatehouse, createProductApi, DomainError, OAuthError } from '@gatehouse/core';
+import { ABSENT_REPOSITORY, createGatehouse, createProductApi, DomainError, OAuthError, ownUserDirectory } from '@gatehouse/core';
 import type { Command, OptionSpec } from './command.js';
 import { CLI_COMMANDS } from './commands/index.js';
 import { ConfigFileError, loadConfigFile, openConfiguredStorage } from './config-file.js';
@@ -107,7 +107,17 @@ export async function runGatehouseCli(argv: string[], io: GatehouseCliIo): Promi
         const pending = (await storage.migrationStatus()).filter((migration) => migration.executedAt === null).length;
         if (pending > 0) throw new ConfigFileError(`The database has ${pending} pending migration(s): run gatehouse migrate first.`);
       }
-      const gatehouse = createGatehouse({ ...config.gatehouse, repositories: storage.repositories, settings: config.settings, clock: { now: () => new Date() } });
+      // The CLI signs nobody in: on a storage without Gatehouse's user tables, and no directory of
+      // the host's, its commands' gatehouse reads users through the storage's placeholder, whose
+      // calls say what is missing (docs/decisions/0201; createGatehouse refuses it for serving).
+      const usersAbsent = config.gatehouse?.userDirectory === undefined && (storage.repositories.users as unknown as Record<symbol, unknown>)[ABSENT_REPOSITORY] === true;
+      const gatehouse = createGatehouse({
+        ...config.gatehouse,
+        ...(usersAbsent ? { userDirectory: ownUserDirectory(storage.repositories.users) } : {}),
+        repositories: storage.repositories,
+        settings: config.settings,
+        clock: { now: () => new Date() },
+      });
       const product = createProductApi({ gatehouse, repositories: storage.repositories, ...(config.gatehouse?.passwords === undefined ? {} : { passwords: config.gatehouse.passwords }) });
       const output = await command.run({ gatehouse, product, storage, storageLabel, readStdin: () => readAll(io.stdin ?? process.stdin) }, values, rest);
       io.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
