@@ -184,6 +184,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ GATEHOUSE_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ GATEHOUSE_TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ GATEHOUSE_TRUST_PROXY: 'loopback' }).trustProxy).toBe('loopback');
+    expect(loadConfig({ GATEHOUSE_TRUST_PROXY: 'loopback, 10.0.0.0/8, 192.168.0.0/255.255.0.0, fc00::/7, 203.0.113.9' }).trustProxy).toBe('loopback, 10.0.0.0/8, 192.168.0.0/255.255.0.0, fc00::/7, 203.0.113.9');
+    // Refused at start-up with one line naming the variable, as Express would refuse it only at serve.
+    for (const value of ['bogus', '10.0.0.0/99', '-1', '10.0.0.1/8/8', '::1/129', 'loopback,'])
+      expect(() => loadConfig({ GATEHOUSE_TRUST_PROXY: value }), value).toThrow(/GATEHOUSE_TRUST_PROXY must be true, false, a hop count/);
   });
 
   it('allows five times the per-key failures per IP unless told otherwise', () => {

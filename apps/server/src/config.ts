@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { DEFAULT_SCOPES, DEFAULT_UNUSED_CLIENT_TTL_SECONDS, findResource, isCataloguedScope, isHostPattern, isLoopbackHost, parseScope, sha256, type RegistrationPolicy, type ResourceCatalogue, type ScopeCatalogue } from '@gatehouse/core';
@@ -164,7 +165,21 @@ const trustProxy = v.pipe(
     if (/^\d+$/.test(trimmed)) return Number(trimmed);
     return trimmed;
   }),
+  // Every entry of a list as Express reads it (proxy-addr): checked here, so that a typo stops the
+  // server with one line naming the variable, not a line of Express's own at `serve` only.
+  v.check((value) => typeof value !== 'string' || value.split(',').every((entry) => isTrustedProxyEntry(entry.trim())), 'must be true, false, a hop count, or a comma-separated list of addresses, subnets (address/prefix) or loopback/linklocal/uniquelocal'),
 );
+
+/** An entry of Express's `trust proxy` list: a name proxy-addr knows, an IP address, or one with a prefix length or IPv4 netmask. */
+function isTrustedProxyEntry(entry: string): boolean {
+  if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') return true;
+  const [address = '', prefix, ...more] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || more.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (/^\d{1,3}$/.test(prefix)) return Number(prefix) <= (family === 4 ? 32 : 128);
+  return family === 4 && isIP(prefix) === 4;
+}
 
 /** Comma-separated host names or `*.domain` patterns (Client ID Metadata Document hosts). */
 const hostList = v.pipe(

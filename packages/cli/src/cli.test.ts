@@ -80,6 +80,8 @@ describe('gatehouse (@gatehouse/cli) on a host’s config file', () => {
     const refused = await cli('clients', 'update', created.clientId, '--scope', 'messaging.v1.send');
     expect(refused.code).toBe(1);
     expect(await json('clients', 'show', created.clientId)).toMatchObject({ scopes: ['orders.v1.read'] });
+    // Nothing to change is wrong usage, not a success that writes an audit event.
+    expect(await cli('clients', 'update', created.clientId)).toMatchObject({ code: 2, stderr: 'gatehouse clients update: nothing to update: give at least one of --name, --redirect-uri, --scope, --grant-type, --pkce-required\n' });
     expect(await cli('clients', 'delete', created.clientId)).toMatchObject({ code: 0 });
     expect(await cli('clients', 'show', created.clientId)).toMatchObject({ code: 1, stderr: `gatehouse clients show: No such client.\n` });
     expect(await json('clients', 'list')).toEqual({ clients: [] });

@@ -176,6 +176,8 @@ Examples:
   gatehouse clients update 3fT9kQ2mLx8VbN4pR7sWzA --redirect-uri https://a.example/cb --redirect-uri https://b.example/cb`,
   async run({ gatehouse }, values, [clientId]) {
     // What is given changes, the rest stays; the core checks the result as at registration.
+    const changes = ['name', 'redirect-uri', 'scope', 'grant-type', 'pkce-required', 'no-pkce-required'];
+    if (changes.every((option) => values[option] === undefined)) throw new UsageError('nothing to update: give at least one of --name, --redirect-uri, --scope, --grant-type, --pkce-required');
     const existing = await clientNamed(gatehouse, clientId as string);
     if (values['pkce-required'] === true && values['no-pkce-required'] === true) throw new UsageError('give --pkce-required or --no-pkce-required, not both');
     const name = optionalOption(values, 'name');
