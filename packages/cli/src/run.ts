@@ -1,4 +1,4 @@
-import { ABSENT_REPOSITORY, createGatehouse, createProductApi, DomainError, OAuthError, ownUserDirectory } from '@gatehouse/core';
+import { createGatehouse, createProductApi, DomainError, isAbsentRepository, OAuthError, ownUserDirectory } from '@gatehouse/core';
 import type { Command, OptionSpec } from './command.js';
 import { CLI_COMMANDS } from './commands/index.js';
 import { ConfigFileError, loadConfigFile, openConfiguredStorage } from './config-file.js';
@@ -110,7 +110,7 @@ export async function runGatehouseCli(argv: string[], io: GatehouseCliIo): Promi
       // The CLI signs nobody in: on a storage without Gatehouse's user tables, and no directory of
       // the host's, its commands' gatehouse reads users through the storage's placeholder, whose
       // calls say what is missing (docs/decisions/0201; createGatehouse refuses it for serving).
-      const usersAbsent = config.gatehouse?.userDirectory === undefined && (storage.repositories.users as unknown as Record<symbol, unknown>)[ABSENT_REPOSITORY] === true;
+      const usersAbsent = config.gatehouse?.userDirectory === undefined && isAbsentRepository(storage.repositories.users);
       const gatehouse = createGatehouse({
         ...config.gatehouse,
         ...(usersAbsent ? { userDirectory: ownUserDirectory(storage.repositories.users) } : {}),

@@ -42,7 +42,7 @@ export {
   type ResourceUriCheck,
 } from './domain/resources.js';
 export { SUPPORTED_CLAIMS, isOpenIdConnectScope } from './domain/openid-scopes.js';
-export { ABSENT_REPOSITORY } from './ports/absent-repository.js';
+export { ABSENT_REPOSITORY, isAbsentRepository } from './ports/absent-repository.js';
 export { redirectUriProblem, isLoopbackHost, type ApplicationType } from './domain/redirect-uri.js';
 export { GRANT_TYPES, DEFAULT_GRANT_TYPES, isGrantType, isPublicClient, tokenEndpointAuthMethod } from './domain/grant-types.js';
 export { timeOrderedId } from './domain/time-ordered-id.js';

@@ -35,6 +35,7 @@ const VALUES = [
   'findResource',
   'GRANT_TYPES',
   'ID_TOKEN_SIGNING_ALGORITHMS',
+  'isAbsentRepository',
   'isCataloguedScope',
   'isClientIdUrl',
   'isEndSessionRequest',

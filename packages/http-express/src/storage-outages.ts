@@ -1,4 +1,4 @@
-import { ABSENT_REPOSITORY, type Repositories, type StorageFailureReason, type StorageUnavailableError } from '@gatehouse/core';
+import { isAbsentRepository, type Repositories, type StorageFailureReason, type StorageUnavailableError } from '@gatehouse/core';
 
 /** A logger's method, as pino's and the HTTP adapter's loggers have it. */
 type LogMethod = (obj: object, msg: string) => void;
@@ -115,7 +115,7 @@ export function watchStorage(repositories: Repositories, outages: StorageOutages
   const watched: Record<string, unknown> = {};
   for (const [name, repository] of Object.entries(repositories) as Array<[string, Record<string, unknown>]>) {
     // A placeholder of tables the storage does not have stays as it is: nothing to watch (docs/decisions/0201).
-    if ((repository as Record<symbol, unknown>)[ABSENT_REPOSITORY] === true) {
+    if (isAbsentRepository(repository)) {
       watched[name] = repository;
       continue;
     }

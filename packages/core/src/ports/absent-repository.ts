@@ -11,7 +11,12 @@
  */
 export const ABSENT_REPOSITORY: unique symbol = Symbol.for('@gatehouse/absent-repository');
 
-/** Whether `repository` is missing, or a placeholder marked `ABSENT_REPOSITORY`. */
+/**
+ * Whether `repository` is missing, or a placeholder marked `ABSENT_REPOSITORY`.
+ *
+ * @example
+ * if (isAbsentRepository(storage.repositories.users)) console.warn('no user tables: give createGatehouse a userDirectory');
+ */
 export function isAbsentRepository(repository: object | undefined): boolean {
   return repository === undefined || (repository as Record<symbol, unknown>)[ABSENT_REPOSITORY] === true;
 }
