@@ -44,6 +44,9 @@ const USAGE = `npm run bench -- [options]
   --workers N          gatehouse serve --workers N (default 1): CPU and peak RSS are summed over the primary and its workers
   --load-threads N     autocannon's worker threads (default 1): with several server workers one load generator's thread
                        can be the bound; targets that mint a value per request (code exchange) stay on one thread
+  --server-node-options=FLAGS
+                       NODE_OPTIONS for the Gatehouse server (its primary and workers) only, e.g. V8's heap flags;
+                       the load generator, the bare route and the peer keep the defaults
   --keep               keep the temporary directory (database, server logs)
   --cpu-prof           run the server and the peer with --cpu-prof (profiles in the temporary directory; implies --keep)
 `;
@@ -68,6 +71,7 @@ function options() {
       keep: { type: 'boolean', default: false },
       workers: { type: 'string' },
       'load-threads': { type: 'string' },
+      'server-node-options': { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -103,6 +107,7 @@ function options() {
     quick: values.quick,
     workers: number('workers', 1, 1),
     loadThreads: number('load-threads', 1, 1),
+    serverNodeOptions: values['server-node-options']?.trim() || undefined,
   };
 }
 
@@ -155,6 +160,7 @@ async function main() {
       connections: opts.connections,
       workers: opts.workers,
       loadThreads: opts.loadThreads,
+      serverNodeOptions: opts.serverNodeOptions ?? null,
       durationSeconds: opts.durationSeconds,
       warmupSeconds: opts.warmupSeconds,
       rounds: opts.rounds,
@@ -185,6 +191,7 @@ async function main() {
       // limits are set above the burst, as for a load test; every other setting is the default.
       const signInBurst = { GATEHOUSE_RATE_LIMIT_MAX_FAILURES: '1000', GATEHOUSE_RATE_LIMIT_MAX_FAILURES_PER_IP: '1000' };
       store.serverEnv = { HOST: '127.0.0.1', GATEHOUSE_DEMO: 'false', GATEHOUSE_WORKERS: String(opts.workers), ...signInBurst, ...store.env };
+      if (opts.serverNodeOptions) store.serverEnv.NODE_OPTIONS = opts.serverNodeOptions;
       store.identity = await provisionWithCli(CLI, { ...store.serverEnv, GATEHOUSE_LOG_LEVEL: 'warn' });
       store.attributeKeys = [];
     }
