@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/processes.js';
-import { api, basic, codeMinter, createWorkspace, exchange, type Provisioned, type TokenResponse } from '../support/fixture.js';
+import { api, basic, codeMinter, createWorkspace, exchange, tokenRequest, type Provisioned, type TokenResponse } from '../support/fixture.js';
 
 // docs/security.md "Bad input, faults, concurrency and durability", against the real server process on a SQLite file:
-// single use of a code is decided by the database, and concurrent writes of attribute names and
-// user values never leave a half-state; with one process and with two workers sharing the file
-// (`serve --workers 2`, docs/decisions/0171-serve-workers.md), whose connections race each other.
+// single use of a code and of a rotated refresh token is decided by the database, and concurrent
+// writes of attribute names and user values never leave a half-state; with one process and with two
+// workers sharing the file (`serve --workers 2`, docs/decisions/0171-serve-workers.md), whose
+// connections race each other. Refresh tokens rotate, with no grace for a retry (decision 0106), so
+// that a second use of a token is a reuse whenever it arrives.
 
 describe.each([1, 2])('gatehouse serve with %i worker(s)', (workers) => {
   const workspace = createWorkspace(`concurrency-${workers}`);
@@ -15,7 +17,7 @@ describe.each([1, 2])('gatehouse serve with %i worker(s)', (workers) => {
   beforeAll(async () => {
     await ensureBuilt();
     p = await workspace.provision('concurrency');
-    await workspace.serve(p, { GATEHOUSE_WORKERS: String(workers) });
+    await workspace.serve(p, { GATEHOUSE_WORKERS: String(workers), GATEHOUSE_REFRESH_ROTATION: 'true', GATEHOUSE_REFRESH_REUSE_GRACE_SECONDS: '0' });
     const minter = await codeMinter(p);
     const res = await exchange(p, await minter.mint());
     token = ((await res.json()) as TokenResponse).access_token;
@@ -56,6 +58,47 @@ describe.each([1, 2])('gatehouse serve with %i worker(s)', (workers) => {
         body: new URLSearchParams({ token: winner.refresh_token as string }).toString(),
       });
       expect(await introspection.json()).toEqual({ active: false });
+    }, 60_000);
+  });
+
+  describe('one refresh token under rotation, 50 parallel refreshes over HTTP', () => {
+    it('gives exactly one successor; the 49 others are invalid_grant, and the replays revoke the grant', async () => {
+      const minter = await codeMinter(p);
+      const issued = (await (await exchange(p, await minter.mint())).json()) as TokenResponse;
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const res = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: issued.refresh_token as string });
+          return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+        }),
+      );
+      const won = answers.filter((a) => a.status === 200);
+      const lost = answers.filter((a) => a.status !== 200);
+      expect(won).toHaveLength(1);
+      for (const answer of lost) expect(answer).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: expect.any(String) } });
+
+      // RFC 9700 §4.14.2 (decision 0106): a rotated token presented again revokes the grant, the
+      // winner's successor and every access token of it included, whichever worker answered.
+      const successor = won[0]?.body as unknown as TokenResponse;
+      expect(successor.refresh_token).not.toBe(issued.refresh_token);
+      const next = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: successor.refresh_token as string });
+      expect(next.status).toBe(400);
+      for (const access of [issued.access_token, successor.access_token]) expect((await api(p, access, 'GET', '/identity/v1/Users/me')).status).toBe(401);
+    }, 60_000);
+
+    it('a chain of six refreshes: each successor refreshes once; the first token presented again revokes the chain', async () => {
+      const minter = await codeMinter(p);
+      const first = (await (await exchange(p, await minter.mint())).json()) as TokenResponse;
+      let current = first;
+      for (let step = 0; step < 6; step += 1) {
+        const res = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: current.refresh_token as string });
+        expect(res.status).toBe(200);
+        current = (await res.json()) as TokenResponse;
+        expect((await api(p, current.access_token, 'GET', '/identity/v1/Users/me')).status).toBe(200);
+      }
+      const replay = await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: first.refresh_token as string });
+      expect(replay.status).toBe(400);
+      expect((await api(p, current.access_token, 'GET', '/identity/v1/Users/me')).status).toBe(401);
+      expect((await tokenRequest(p, { grant_type: 'refresh_token', refresh_token: current.refresh_token as string })).status).toBe(400);
     }, 60_000);
   });
 
