@@ -51,8 +51,14 @@ export interface RequestScopedGatehouse {
    * or a redirect to the client (a code when the consent is remembered; `prompt=none`'s errors).
    */
   nextAuthorizationStep(input: { request: AuthorizationRequest; user: AuthorizingUser | undefined; returnTo: string }): Promise<AuthorizationStep>;
-  /** With `prompt=login`, whether the user signed in after the request asked (always true without it). */
+  /** With `prompt=login` (or a sign-in older than `max_age`), whether the user signed in after the request asked (always true without them). */
   reauthenticated(input: { request: AuthorizationRequest; user: AuthorizingUser | undefined; returnTo: string }): Promise<boolean>;
+  /**
+   * `reauthenticated`, and the request's marker spent: the fresh sign-in issues one code
+   * (docs/decisions/0202). Call it where a code is issued or a consent handed to the host; false
+   * sends the browser back to the request, which asks for a sign-in again.
+   */
+  claimReauthentication(input: { request: AuthorizationRequest; user: AuthorizingUser | undefined; returnTo: string }): Promise<boolean>;
   /** The user allowed: remembers the consent, issues a code and returns the redirect to the client (with `code`, `state`, `iss`). */
   approveAuthorization(input: { request: AuthorizationRequest; userKey: string; sessionId: string | null }): Promise<{ redirectTo: string }>;
   /** The user denied: the `access_denied` redirect (RFC 6749 §4.1.2.1). */

@@ -190,6 +190,7 @@ const USE_CASES: UseCaseBinders = {
   approveAuthorization: (deps) => bind(deps, authorize.approveAuthorization),
   nextAuthorizationStep: (deps) => bind(deps, steps.nextAuthorizationStep),
   reauthenticated: (deps) => bind(deps, steps.reauthenticated),
+  claimReauthentication: (deps) => bind(deps, steps.claimReauthentication),
   denyAuthorization: (deps) => bind(deps, authorize.denyAuthorization),
   cancelAuthorization: (deps) => bind(deps, authorize.cancelAuthorization),
   // Token endpoint, revocation, introspection

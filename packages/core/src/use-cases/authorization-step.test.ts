@@ -246,6 +246,63 @@ describe('nextAuthorizationStep: prompt=login', () => {
   });
 });
 
+describe('a fresh sign-in issues one code (docs/decisions/0202)', () => {
+  async function freshSignIn(params: RawParameters, query: string) {
+    const context = await setup();
+    const { t, signedIn, checked, returnTo, allow } = context;
+    await allow('messaging.v1.read');
+    const request = await checked({ scope: 'messaging.v1.read', ...params });
+    const earlier = signedIn();
+    t.clock.advance(120);
+    const step = await t.gatehouse.nextAuthorizationStep({ request, user: earlier, returnTo: returnTo(query) });
+    expect(step).toMatchObject({ kind: 'sign-in', reauthenticate: true });
+    const back = step.kind === 'sign-in' ? step.returnTo : '';
+    t.clock.advance(5);
+    const fresh = signedIn({ sessionId: 'session-2', authenticatedAt: t.clock.now() });
+    return { ...context, request, back, fresh };
+  }
+
+  it('prompt=login with a remembered consent: the request issues one code; the same URL again asks for a sign-in with a new marker', async () => {
+    const { t, request, back, fresh } = await freshSignIn({ prompt: 'login' }, '&prompt=login');
+    expect(redirectOf(await t.gatehouse.nextAuthorizationStep({ request, user: fresh, returnTo: back })).searchParams.get('code')).not.toBeNull();
+    const again = await t.gatehouse.nextAuthorizationStep({ request, user: fresh, returnTo: back });
+    expect(again).toMatchObject({ kind: 'sign-in', reauthenticate: true });
+    expect(again.kind === 'sign-in' ? again.returnTo : '').not.toBe(back);
+    expect(await t.gatehouse.reauthenticated({ request, user: fresh, returnTo: back })).toBe(false);
+  });
+
+  it('max_age: a reload of the request long after the sign-in asks again instead of issuing a code with an auth_time older than max_age', async () => {
+    for (const maxAge of ['0', '60']) {
+      const { t, request, back, fresh } = await freshSignIn({ max_age: maxAge }, `&max_age=${maxAge}`);
+      // The sign-in is 5 s old: within max_age=60 on its own, for max_age=0 by the marker.
+      expect(redirectOf(await t.gatehouse.nextAuthorizationStep({ request, user: fresh, returnTo: back })).searchParams.get('code')).not.toBeNull();
+      t.clock.advance(300);
+      expect(await t.gatehouse.nextAuthorizationStep({ request, user: fresh, returnTo: back })).toMatchObject({ kind: 'sign-in', reauthenticate: true });
+    }
+  });
+
+  it('claimReauthentication (the consent form\'s Allow, the host\'s consent): true once; of two at once, one', async () => {
+    const { t, request, back, fresh } = await freshSignIn({ prompt: 'login' }, '&prompt=login');
+    // Showing the consent page spends nothing: the page and its Allow are two requests.
+    expect(await t.gatehouse.nextAuthorizationStep({ request: { ...request, prompts: ['login', 'consent'] }, user: fresh, returnTo: back })).toMatchObject({ kind: 'consent' });
+    expect(await t.gatehouse.reauthenticated({ request, user: fresh, returnTo: back })).toBe(true);
+    const claims = await Promise.all([1, 2, 3].map(() => t.gatehouse.claimReauthentication({ request, user: fresh, returnTo: back })));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await t.gatehouse.claimReauthentication({ request, user: fresh, returnTo: back })).toBe(false);
+  });
+
+  it('claimReauthentication spends nothing where no marker was needed: without prompt=login, or within max_age', async () => {
+    const { t, signedIn, checked, returnTo } = await setup();
+    const plain = await checked({ scope: 'messaging.v1.read' });
+    const withinMaxAge = await checked({ scope: 'messaging.v1.read', max_age: '600' });
+    for (let round = 0; round < 2; round += 1) {
+      expect(await t.gatehouse.claimReauthentication({ request: plain, user: signedIn(), returnTo: returnTo() })).toBe(true);
+      expect(await t.gatehouse.claimReauthentication({ request: withinMaxAge, user: signedIn(), returnTo: returnTo('&max_age=600') })).toBe(true);
+    }
+    expect(await t.gatehouse.claimReauthentication({ request: plain, user: undefined, returnTo: returnTo() })).toBe(false);
+  });
+});
+
 describe('nextAuthorizationStep: a marker belongs to its request (docs/decisions/0107)', () => {
   it('a prompt=login marker made for one client\'s request does not satisfy another client\'s', async () => {
     const { t, signedIn, checked, returnTo } = await setup();

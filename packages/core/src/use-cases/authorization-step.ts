@@ -74,10 +74,7 @@ export async function nextAuthorizationStep(deps: StepDeps, input: StepInput): P
   const prompts = request.prompts ?? [];
   if (prompts.includes('none')) return silentStep(deps, request, user);
 
-  if (!(await reauthenticated(deps, input))) {
-    const marker = await createInteraction(deps, { kind: 'reauthentication', returnTo: input.returnTo, userKey: user?.userKey ?? null, sessionId: user?.sessionId ?? null });
-    return { kind: 'sign-in', returnTo: withQueryParameter(input.returnTo, REAUTHENTICATION_PARAMETER, marker), reauthenticate: true };
-  }
+  if (!(await reauthenticated(deps, input))) return signInAgain(deps, input);
   if (!user) return { kind: 'sign-in', returnTo: input.returnTo, reauthenticate: false };
   const consent = await deps.repos.consents.find(user.userKey, request.clientId);
   // OIDC Core §3.1.2.1: a request whose id_token_hint names another user than the signed-in one.
@@ -85,6 +82,9 @@ export async function nextAuthorizationStep(deps: StepDeps, input: StepInput): P
   if (refused) return errorStep(request, consent, refused);
 
   if (!prompts.includes('consent') && request.consentMayBeRemembered !== false && covers(consent, request)) {
+    // docs/decisions/0202: the fresh sign-in a marker stands for issues one code; a request that
+    // lost the marker to another (a reload racing it) asks again.
+    if (!(await spendMarker(deps, { ...input, user }))) return signInAgain(deps, input);
     return { kind: 'redirect', ...(await issueAuthorizationCode(deps, { request, userKey: user.userKey, sessionId: user.sessionId }, 'remembered')) };
   }
   return { kind: 'consent', newScopes: newScopesOf(consent, request.scopes, request.resources) };
@@ -96,8 +96,9 @@ export async function nextAuthorizationStep(deps: StepDeps, input: StepInput): P
  * seconds ago (OIDC Core §3.1.2.1). Otherwise, and for `prompt=login` always, only after the
  * request asked: the request carries a live marker (`REAUTHENTICATION_PARAMETER` in `returnTo`)
  * made for this very request, and the user authenticated at or after the marker was made, in
- * another session than the one signed in then (docs/decisions/0096-prompt-login-marker.md). The
- * consent form's answer checks it again, so a form posted straight past the login page issues no code.
+ * another session than the one signed in then (docs/decisions/0096-prompt-login-marker.md), and
+ * not spent by an earlier code (docs/decisions/0202). The consent form's answer checks it again
+ * (`claimReauthentication`), so a form posted straight past the login page issues no code.
  *
  * @example
  * if (!(await reauthenticated(deps, { request, user, returnTo }))) redirectToAuthorize();
@@ -114,12 +115,57 @@ export async function reauthenticated(
   const marker = queryParameter(input.returnTo, REAUTHENTICATION_PARAMETER);
   if (marker === undefined || !INTERACTION_ID.test(marker)) return false;
   const interaction = await deps.repos.interactions.findByHash(sha256(marker));
-  if (!interaction || interaction.kind !== 'reauthentication') return false;
+  // A spent marker stood for a sign-in that already issued its code (docs/decisions/0202).
+  if (!interaction || interaction.kind !== 'reauthentication' || interaction.consumedAt) return false;
   if (interaction.expiresAt.getTime() <= deps.clock.now().getTime()) return false;
   // The marker of one request never satisfies another (another client's, say): it was made for
   // this authorize URL, the marker parameter aside.
   if (withoutQueryParameter(interaction.returnTo, REAUTHENTICATION_PARAMETER) !== withoutQueryParameter(input.returnTo, REAUTHENTICATION_PARAMETER)) return false;
   return user.sessionId !== interaction.sessionId && user.authenticatedAt.getTime() >= interaction.createdAt.getTime();
+}
+
+/**
+ * `reauthenticated`, and if it took the request's marker, spends it: a marker stands for one
+ * sign-in, and that sign-in issues one code (docs/decisions/0202-a-fresh-sign-in-issues-one-code.md).
+ * False when the request is not re-authenticated, or when another request spent the marker first;
+ * either way the request then asks for a sign-in again. Called where a code is issued (the consent
+ * form's Allow) or handed to the host's consent page; `nextAuthorizationStep` spends it itself when
+ * a remembered consent issues the code at once.
+ *
+ * @example
+ * if (!(await claimReauthentication(deps, { request, user, returnTo }))) res.redirect(303, returnTo);
+ * else await approveAuthorization(deps, { request, userKey: user.userKey, sessionId: user.sessionId });
+ */
+export async function claimReauthentication(
+  deps: Pick<Deps, 'repos' | 'clock'>,
+  input: { request: AuthorizationRequest; user: AuthorizingUser | undefined; returnTo: string },
+): Promise<boolean> {
+  if (!(await reauthenticated(deps, input))) return false;
+  return input.user !== undefined && (await spendMarker(deps, { ...input, user: input.user }));
+}
+
+/**
+ * After `reauthenticated` said yes: spends the request's marker, if it carries one, by a conditional
+ * write (of two requests racing with it, one wins). A `max_age` request's marker is spent even while
+ * the fresh sign-in is within `max_age`, or reloading the request after `max_age` would find it
+ * unspent and issue a code with an older `auth_time`. True when the request is satisfied: the marker
+ * spent now, or no marker needed (no `prompt=login`, and no `max_age` or a sign-in within it).
+ */
+async function spendMarker(deps: Pick<Deps, 'repos' | 'clock'>, input: { request: AuthorizationRequest; user: AuthorizingUser; returnTo: string }): Promise<boolean> {
+  const { request, user } = input;
+  const now = deps.clock.now();
+  const promptLogin = (request.prompts ?? []).includes('login');
+  if (!promptLogin && request.maxAge === undefined) return true;
+  const marker = queryParameter(input.returnTo, REAUTHENTICATION_PARAMETER);
+  const spent = marker !== undefined && INTERACTION_ID.test(marker) && (await deps.repos.interactions.consume(sha256(marker), 'reauthentication', now)) !== undefined;
+  return spent || (!promptLogin && request.maxAge !== undefined && withinMaxAge(user, request.maxAge, now));
+}
+
+/** A new marker for this request, and the sign-in that comes back to it (docs/decisions/0096). */
+async function signInAgain(deps: StepDeps, input: StepInput): Promise<AuthorizationStep> {
+  const { user } = input;
+  const marker = await createInteraction(deps, { kind: 'reauthentication', returnTo: input.returnTo, userKey: user?.userKey ?? null, sessionId: user?.sessionId ?? null });
+  return { kind: 'sign-in', returnTo: withQueryParameter(input.returnTo, REAUTHENTICATION_PARAMETER, marker), reauthenticate: true };
 }
 
 /** OIDC Core §3.1.2.1: `max_age` is the allowable time in seconds since the user last authenticated. */

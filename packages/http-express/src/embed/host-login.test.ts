@@ -267,4 +267,17 @@ describe('remembered consent and prompt=login with the host\'s pages (docs/decis
     expect(`${back.origin}${back.pathname}`).toBe(client.redirectUris[0]);
     expect(back.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
   });
+
+  it('prompt=login and prompt=consent: the fresh sign-in goes to the host\'s consent page once; the same URL again asks for a sign-in (docs/decisions/0202)', async () => {
+    const { browser, query } = await signedInAndAllowed();
+    const first = await browser.get(`/auth/oauth/authorize?${query}&prompt=login%20consent`);
+    const loginRequest = loginRequestOf(first.headers.location as string);
+    const returnTo = onwardOf(await browser.post('/login').type('form').send({ username: 'ada@orders.example', password: 'orders-secret', login_request: loginRequest }));
+    const toConsent = await browser.get(returnTo);
+    expect(toConsent.status).toBe(302);
+    expect(new URL(toConsent.headers.location as string, 'http://127.0.0.1').pathname).toBe('/consent');
+    const reloaded = await browser.get(returnTo);
+    expect(reloaded.status).toBe(302);
+    expect(new URL(reloaded.headers.location as string, 'http://127.0.0.1').pathname).toBe('/login');
+  });
 });

@@ -240,7 +240,14 @@ async function answerAuthorization(ctx: OAuthContext, req: Request, res: Respons
     return;
   }
   if (ctx.consentUrl !== undefined) {
-    // The host asks for consent (docs/decisions/0091): a single-use consent request goes with the browser.
+    // The host asks for consent (docs/decisions/0091): a single-use consent request goes with the
+    // browser. A fresh sign-in that the request asked for is spent on it (docs/decisions/0202): a
+    // reload of the request signs in again.
+    if (!(await ctx.gatehouse.claimReauthentication({ request: check.request, user: authorizingUser(signedIn), returnTo: authorizeUrl(ctx, req) }))) {
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(302, authorizeUrl(ctx, req));
+      return;
+    }
     const { consentRequest } = await gatehouseFor(ctx.gatehouse, res).startConsent({
       returnTo: authorizeUrl(ctx, req),
       userKey: signedIn.user.userKey,
@@ -307,8 +314,9 @@ export function decisionEndpoint(ctx: OAuthContext) {
       }
       return;
     }
-    if (!(await ctx.gatehouse.reauthenticated({ request: check.request, user: authorizingUser(signedIn), returnTo: backToAuthorize }))) {
-      // prompt=login, and the form was posted without signing in again: back to the request, which asks for it.
+    if (!(await ctx.gatehouse.claimReauthentication({ request: check.request, user: authorizingUser(signedIn), returnTo: backToAuthorize }))) {
+      // prompt=login, and the form was posted without signing in again, or with a sign-in that
+      // already issued its code (docs/decisions/0202): back to the request, which asks for it.
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(303, backToAuthorize);
       return;

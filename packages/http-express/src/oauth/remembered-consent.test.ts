@@ -161,6 +161,30 @@ describe('prompt', () => {
     const done = clientRedirect(await browser.get(returnTo));
     expect(done.get('code')).toMatch(/^[0-9A-Za-z]{8}_[A-Za-z0-9]{43,}$/);
     expect(done.get('state')).toBe('l');
+
+    // That sign-in issued its code (docs/decisions/0202): the same URL again asks for another.
+    const reloaded = await browser.get(returnTo);
+    expect(reloaded.status).toBe(302);
+    expect(new URL(reloaded.headers.location as string, 'http://x').pathname).toBe('/oauth/login');
+  });
+
+  it('prompt=login through the consent page: Allow issues one code; the same form posted again (the back button) goes back to the request and asks for a sign-in', async () => {
+    const { t, client } = await setup();
+    const browser = t.browser();
+    const first = await browser.get(authorizePath(client, { prompt: 'login' }));
+    const returnTo = new URL(first.headers.location as string, 'http://x').searchParams.get('return_to') as string;
+    t.clock.advance(1);
+    expect((await browser.signIn('ada@example.com', 'password123', returnTo)).status).toBe(303);
+    const page = await browser.get(returnTo);
+    expectConsentPage(page);
+    const action = formAction(page.text, '/oauth/authorize/decision') as string;
+    expect(clientRedirect(await browser.postForm(action, { decision: 'allow' })).get('code')).not.toBeNull();
+    const again = await browser.postForm(action, { decision: 'allow' });
+    expect(again.status).toBe(303);
+    expect(again.headers.location).toMatch(/^\/oauth\/authorize\?/);
+    const asked = await browser.get(again.headers.location as string);
+    expect(new URL(asked.headers.location as string, 'http://x').pathname).toBe('/oauth/login');
+    expect([...t.audit.ofType('consent.granted'), ...t.audit.ofType('consent.remembered')]).toHaveLength(1);
   });
 
   it('prompt=login for a signed-out browser: one sign-in is enough', async () => {
