@@ -1,4 +1,4 @@
-import { createServer, type RequestListener } from 'node:http';
+import { createServer, type RequestListener, type ServerResponse } from 'node:http';
 import { startMaintenance, type ExpressServerOptions } from '@gatehouse/http-express';
 import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { Logger } from './logger.js';
@@ -40,15 +40,16 @@ export interface ServerOptions {
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { logger } = options;
   let stopping = false;
-  let inFlight = 0;
+  /** The answers not finished yet: the stop waits for them, and tells each to close its connection. */
+  const inFlight = new Set<ServerResponse>();
   let onDrained = () => undefined as void;
   const handler: RequestListener = (req, res) => {
-    // Keep-alive connections are not reused once the server stops.
+    // Keep-alive connections are not reused once the server stops (docs/operations.md, "Stopping").
     if (stopping) res.setHeader('Connection', 'close');
-    inFlight += 1;
+    inFlight.add(res);
     res.once('close', () => {
-      inFlight -= 1;
-      if (stopping && inFlight === 0) onDrained();
+      inFlight.delete(res);
+      if (stopping && inFlight.size === 0) onDrained();
     });
     options.handler(req, res);
   };
@@ -77,6 +78,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     stop() {
       stopped ??= (async () => {
         stopping = true;
+        // A request already in flight is answered with Connection: close too (its headers are not
+        // sent yet), so that its client does not send another request on a connection about to go.
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
         options.shutdown?.begin();
         const maintenanceStopped = maintenance?.stop();
         const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
@@ -87,7 +91,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         NetServer.prototype.close.call(server);
         // Once nothing is in flight, the idle connections go too (http.Server's close).
         onDrained = () => server.close();
-        if (inFlight === 0) onDrained();
+        if (inFlight.size === 0) onDrained();
         const force = setTimeout(() => {
           logger.warn({ afterSeconds: options.shutdownTimeoutSeconds }, 'closing connections still open');
           server.closeAllConnections();

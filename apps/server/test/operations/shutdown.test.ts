@@ -62,6 +62,8 @@ describe('graceful shutdown on SIGTERM', () => {
     slow.write(body.slice(20));
     const tokens = await slow.response();
     expect(tokens.status).toBe(200);
+    // Taken in before the signal, answered after it: its client is told not to reuse the connection.
+    expect(tokens.headers.connection).toBe('close');
     expect(JSON.parse(tokens.body)).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String) });
 
     expect(await server.exited).toBe(0);
