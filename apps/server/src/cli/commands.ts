@@ -26,6 +26,7 @@ import {
   type OptionValues,
 } from '@gatehouse/cli';
 import type { Config } from '../config.js';
+import { userByEmail } from './lookups.js';
 import { UsageError } from './usage.js';
 
 export type { CommandOutput, OptionSpec, OptionValues };
@@ -140,8 +141,8 @@ export const COMMANDS: readonly Command[] = [
     async run({ product, readStdin }, values) {
       const email = required(values, 'email');
       const password = await passwordFrom(values, readStdin);
-      const user = await product.findUserByEmail(email);
-      if (!user) throw new UsageError(`--email ${email}: no user with this e-mail`);
+      // An unknown e-mail is `not_found` (exit 1), as in every command (docs/operations.md, "Command line for operators").
+      const user = await userByEmail(product, email);
       // The user is signed out everywhere: sessions ended, grants revoked (docs/decisions/0074-password-reset-by-the-operator.md).
       const { endedSessionIds, revokedGrantIds } = await product.changePassword({ userKey: user.userKey, newPassword: password });
       return {

@@ -78,7 +78,7 @@ describe('gatehouse users list|show', () => {
     const { sessionId } = await withGatehouse((gatehouse) => grantUnderSession(gatehouse, 'ada@example.com', clientId, REDIRECT));
     const shown = await json('users', 'show', '--email', 'ADA@example.com');
     expect(shown).toMatchObject({ userKey: adaKey, email: 'ada@example.com', activeSessions: 1, activeGrants: 1, accounts: [], phoneNumbers: [] });
-    expect((await cli('users', 'show', '--email', 'nobody@example.com'))).toMatchObject({ code: 2, stderr: 'gatehouse users show: --email nobody@example.com: no user with this e-mail\n' });
+    expect((await cli('users', 'show', '--email', 'nobody@example.com'))).toMatchObject({ code: 1, stderr: 'gatehouse users show: --email nobody@example.com: no user with this e-mail\n' });
     await json('sessions', 'end', '--session', sessionId);
   });
 });
@@ -121,7 +121,7 @@ describe('gatehouse sessions list|end and grants list|revoke', () => {
     });
     expect((await cli('grants', 'list', '--client', clientId)).stdout).toBe('No live grants.\n');
     expect(await cli('grants', 'revoke', '--grant', one.grantId)).toMatchObject({ code: 1, stderr: 'gatehouse grants revoke: No such live grant.\n' });
-    expect(await cli('grants', 'revoke', '--client', 'no-such-client')).toMatchObject({ code: 2, stderr: 'gatehouse grants revoke: --client no-such-client: no such client\n' });
+    expect(await cli('grants', 'revoke', '--client', 'no-such-client')).toMatchObject({ code: 1, stderr: 'gatehouse grants revoke: --client no-such-client: no such client\n' });
     expect(await cli('grants', 'list')).toMatchObject({ code: 2, stderr: 'gatehouse grants list: give --email or --client (one of them)\n' });
   });
 });
@@ -174,8 +174,70 @@ describe('gatehouse users delete', () => {
       await expect(gatehouse.signIn({ email: 'erin@example.com', password: 'correct horse battery' })).rejects.toMatchObject({ kind: 'unauthenticated' });
       expect((await gatehouse.listClients()).some((client) => client.clientId === owned.client.clientId)).toBe(false);
     });
-    expect(await cli('users', 'delete', '--email', 'erin@example.com', '--yes')).toMatchObject({ code: 2, stderr: 'gatehouse users delete: --email erin@example.com: no user with this e-mail\n' });
+    expect(await cli('users', 'delete', '--email', 'erin@example.com', '--yes')).toMatchObject({ code: 1, stderr: 'gatehouse users delete: --email erin@example.com: no user with this e-mail\n' });
     expect((await cli('users', 'delete', '--help')).stdout).toContain('gatehouse users delete --email mallory@example.com --yes');
+  });
+});
+
+describe('what does not exist', () => {
+  // docs/operations.md, "Command line for operators": no such user, client, session or grant is not_found, exit code 1.
+  const missing: ReadonlyArray<readonly string[]> = [
+    ['users', 'show', '--email', 'nobody@example.com'],
+    ['users', 'set-password', '--email', 'nobody@example.com', '--password', 'long enough'],
+    ['users', 'disable', '--email', 'nobody@example.com'],
+    ['users', 'enable', '--email', 'nobody@example.com'],
+    ['users', 'delete', '--email', 'nobody@example.com', '--yes'],
+    ['sessions', 'list', '--email', 'nobody@example.com'],
+    ['sessions', 'end', '--email', 'nobody@example.com'],
+    ['sessions', 'end', '--session', 'no-such-session'],
+    ['grants', 'list', '--email', 'nobody@example.com'],
+    ['grants', 'list', '--client', 'no-such-client'],
+    ['grants', 'revoke', '--email', 'nobody@example.com'],
+    ['grants', 'revoke', '--client', 'no-such-client'],
+    ['grants', 'revoke', '--grant', 'no-such-grant'],
+    ['clients', 'show', 'no-such-client'],
+    ['clients', 'update', 'no-such-client', '--name', 'X'],
+    ['clients', 'set-resource-server', 'no-such-client'],
+    ['clients', 'set-openid', 'no-such-client', '--require-auth-time'],
+    ['clients', 'set-links', 'no-such-client', '--client-uri', 'https://app.example'],
+    ['clients', 'set-first-party', 'no-such-client'],
+    ['clients', 'rotate-secret', 'no-such-client'],
+    ['clients', 'delete', 'no-such-client'],
+  ];
+
+  it.each(missing.map((argv) => [argv.join(' '), argv] as const))('gatehouse %s: not_found, exit code 1, for users as for clients', async (_name, argv) => {
+    const result = await cli(...argv, '--json');
+    expect(result.code, result.stderr).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'not_found' } });
+  });
+});
+
+describe('gatehouse clients show', () => {
+  it('prints the owner: the user key its JSON gives as ownerUserKey, or none', async () => {
+    const shown = await cli('clients', 'show', clientId);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`^${clientId} .*\n {2}owner: none\n {2}redirect URIs: `));
+    const owned = await withGatehouse((gatehouse) => gatehouse.registerClient({ name: "Ada's app", redirectUris: [REDIRECT], scopes: ['messaging.v1.read'], ownerUserKey: adaKey }));
+    const ownedId = owned.client.clientId;
+    expect(await json('clients', 'show', ownedId)).toMatchObject({ ownerUserKey: adaKey });
+    expect((await cli('clients', 'show', ownedId)).stdout).toMatch(new RegExp(`\n {2}owner: ${adaKey}\n`));
+    await json('clients', 'delete', ownedId);
+  });
+});
+
+describe('--limit', () => {
+  // Every command that takes it, found in the command table: one range, one message.
+  const limited = [...COMMANDS, ...OPERATOR_COMMANDS].filter((command) => 'limit' in command.options);
+
+  it.each(limited.map((command) => [command.path.join(' '), command] as const))('gatehouse %s --limit takes 1 to 1000, and says so the same way for every wrong value', async (_name, command) => {
+    for (const wrong of ['0', '1001', 'ten', '-1', '2.5']) {
+      expect(await cli(...command.path, '--limit', wrong)).toMatchObject({ code: 2, stderr: `gatehouse ${command.path.join(' ')}: --limit must be a whole number from 1 to 1000\n` });
+    }
+    for (const right of ['1', '1000']) expect((await cli(...command.path, '--limit', right)).code).toBe(0);
+  });
+
+  it('is taken by users list at least', () => {
+    expect(limited.map((command) => command.path.join(' '))).toContain('users list');
   });
 });
 

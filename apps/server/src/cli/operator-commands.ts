@@ -1,42 +1,19 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { DomainError, type Gatehouse, type Grant, type ProductApi, type Session } from '@gatehouse/core';
+import { DomainError, type Grant, type ProductApi, type Session } from '@gatehouse/core';
 import type { Command, OptionValues } from './commands.js';
+import { knownClient, userByEmail } from './lookups.js';
+import { given, limitOption, wholeNumber } from './options.js';
 import { UsageError } from './usage.js';
 
 // The operator's commands on users, sessions and grants, and `health` (issue 33; docs/operations.md
 // "Command line for operators"). Users are named by e-mail, as everywhere on the command line.
-
-function given(values: OptionValues, name: string): string | undefined {
-  const value = values[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} needs a value`);
-  return value.trim();
-}
-
-function wholeNumber(values: OptionValues, name: string, fallback: number, max: number): number {
-  const value = given(values, name);
-  if (value === undefined) return fallback;
-  if (!/^\d{1,9}$/.test(value) || Number(value) > max) throw new UsageError(`--${name} must be a whole number from 0 to ${max}`);
-  return Number(value);
-}
-
-/** The user an `--email` names; a usage error when there is none. */
-async function userByEmail(product: ProductApi, email: string) {
-  const user = await product.findUserByEmail(email);
-  if (!user) throw new UsageError(`--email ${email}: no user with this e-mail`);
-  return user;
-}
 
 /** The user the required `--email` names (the commands that act on one user). */
 async function userOfEmailOption(product: ProductApi, values: OptionValues) {
   const email = given(values, 'email');
   if (email === undefined) throw new UsageError('--email is required');
   return userByEmail(product, email);
-}
-
-async function knownClient(gatehouse: Gatehouse, clientId: string): Promise<void> {
-  if (!(await gatehouse.listClients()).some((client) => client.clientId === clientId)) throw new UsageError(`--client ${clientId}: no such client`);
 }
 
 const sessionJson = (session: Session) => ({
@@ -102,9 +79,7 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     options: { limit: { type: 'string' }, offset: { type: 'string' } },
     positionals: [],
     async run({ product }, values) {
-      const limit = wholeNumber(values, 'limit', 100, 1000);
-      if (limit === 0) throw new UsageError('--limit must be a whole number from 1 to 1000');
-      const users = await product.listUsers({ limit, offset: wholeNumber(values, 'offset', 0, 1_000_000_000) });
+      const users = await product.listUsers({ limit: limitOption(values), offset: wholeNumber(values, 'offset', { min: 0, max: 1_000_000_000, fallback: 0 }) });
       return {
         json: { users: users.map((user) => ({ userKey: user.userKey, email: user.email, givenName: user.givenName, familyName: user.familyName, disabled: user.disabledAt !== undefined })) },
         text:
@@ -278,7 +253,7 @@ export const OPERATOR_COMMANDS: readonly Command[] = [
     async run({ config }, values) {
       const url = given(values, 'url') ?? readinessUrl(config.host, config.port);
       if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new UsageError('--url must be an http(s) URL, such as http://127.0.0.1:3000/readyz');
-      const seconds = wholeNumber(values, 'timeout', 5, 300);
+      const seconds = wholeNumber(values, 'timeout', { min: 0, max: 300, fallback: 5 });
       let status: number;
       let body: unknown;
       try {

@@ -9,7 +9,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createContainer, resolve, TOKENS } from '../container.js';
-import { runCli } from './run.js';
+import { DISPATCHED_COMMANDS, runCli } from './run.js';
 import { serve } from './serve.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'));
@@ -100,6 +100,14 @@ describe('gatehouse CLI', () => {
     expect(sub).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: gatehouse users create --email E --password P') });
   });
 
+  it('--help lists every command the CLI dispatches, each on a line of its own, so none is left out again', async () => {
+    const { stdout } = await cli('--help');
+    expect(DISPATCHED_COMMANDS).toEqual(expect.arrayContaining(['serve', 'users enable', 'clients set-links', 'clients set-first-party']));
+    // At the start of a line of the command list: a mention in another command's description does not count.
+    const listed = (command: string) => new RegExp(`^ {2}${command}(?: |$)`, 'm').test(stdout);
+    expect(DISPATCHED_COMMANDS.filter((command) => !listed(command))).toEqual([]);
+  });
+
   it('serve --workers takes auto or 1 to 256, and more than one needs a database the workers can share (docs/decisions/0171)', async () => {
     for (const wrong of ['0', 'lots']) {
       expect(await cli('serve', '--workers', wrong)).toMatchObject({ code: 2, stderr: 'gatehouse serve: --workers must be auto or a whole number from 1 to 256\n' });
@@ -154,9 +162,9 @@ describe('gatehouse CLI', () => {
     // Five password hashes at the production cost (scrypt N=2^17, docs/decisions/0045).
   }, 60_000);
 
-  it('users set-password refuses an unknown e-mail (exit 2) and a short password (exit 1), changing nothing', async () => {
+  it('users set-password refuses an unknown e-mail (not_found, exit 1) and a short password (exit 1), changing nothing', async () => {
     expect(await cli('users', 'set-password', '--email', 'nobody@example.com', '--password', 'long enough')).toEqual({
-      code: 2,
+      code: 1,
       stdout: '',
       stderr: 'gatehouse users set-password: --email nobody@example.com: no user with this e-mail\n',
     });
@@ -495,6 +503,17 @@ describe('gatehouse CLI', () => {
       /^New signing key [A-Za-z0-9]+ \(with RS256 key [A-Za-z0-9]+ for ID tokens\)\. Running servers publish it within 5 s and sign with it from \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z \(in 310 s: the JWKS may be cached 300 s\); /,
     );
   });
+
+  it('keys rotate on an empty signing-key table says it created the first key and retired none', async () => {
+    const first = await cli('keys', 'rotate');
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(
+      /^First signing key [A-Za-z0-9]+ \(with RS256 key [A-Za-z0-9]+ for ID tokens\) created; there was no previous key, so none was retired\. It signs at once: there is no other key to hand over from\.\n$/,
+    );
+    expect(first.stdout).not.toContain('previous key signs');
+    // The next rotation has a key to retire, and says so as before.
+    expect((await cli('keys', 'rotate')).stdout).toMatch(/^New signing key [\s\S]*; the previous key signs until then and stays in the JWKS /);
+  }, 60_000);
 
   it('writes logs (audit events too) to stderr, never to stdout', async () => {
     const result = await cli('clients', 'create', '--name', 'App', '--redirect-uri', 'https://app.example/cb', '--scope', 'messaging.v1.send', '--json');

@@ -51,6 +51,9 @@ const SERVE: Pick<Command, 'path' | 'usage' | 'options' | 'positionals'> = {
   positionals: [],
 };
 
+/** Every command `runCli` dispatches, as typed (`serve`, `users list`, …): `gatehouse --help` lists each. */
+export const DISPATCHED_COMMANDS: readonly string[] = [SERVE, ...COMMANDS].map((command) => command.path.join(' '));
+
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
 /** What a command that opens no database gets for the gatehouse and the storage: any use is a bug, said at once. */

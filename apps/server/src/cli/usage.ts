@@ -34,13 +34,18 @@ Commands:
   clients set-openid CLIENT_ID [--id-token-signed-response-alg RS256|ES256] [--post-logout-redirect-uri U …]
       [--no-post-logout-redirect-uris] [--default-max-age SECONDS|none] [--require-auth-time|--no-require-auth-time]
                                           change a client's OpenID Connect metadata (the rest stays)
+  clients set-links CLIENT_ID [--client-uri U] [--logo-uri U] [--policy-uri U] [--tos-uri U]
+                                          the links the consent page shows ('' removes one; the rest stays)
+  clients set-first-party CLIENT_ID [--off]
+                                          mark the client as the operator's own app on the consent page
   clients rotate-secret CLIENT_ID         issue a new secret; the old one stops working (confidential clients)
   clients delete CLIENT_ID                delete a client with its grants and tokens
   keys list                               the published signing keys (kid, algorithm)
   keys rotate                             new signing key; the old one stays published until its tokens expire
-  users list [--limit N] [--offset N]     users by e-mail, 100 at a time
+  users list [--limit N] [--offset N]     users by e-mail, 100 at a time (--limit 1 to 1000)
   users show --email E                    a user's names, phones, accounts, live sessions and grants
-  users disable --email E                 no sign-in from now on: sessions ended, grants revoked (users enable: undo)
+  users disable --email E                 no sign-in from now on: sessions ended, grants revoked
+  users enable --email E                  a disabled user may sign in again
   users delete --email E [--with-clients] --yes
                                           delete a user for good, with their records, sessions and grants
   sessions list --email E                 a user's live sign-in sessions
@@ -60,4 +65,5 @@ $GATEHOUSE_DATABASE_URL (postgres://…) when set, else the SQLite file $GATEHOU
 (default ./data/gatehouse.db). Configuration variables: see docs/configuration.md; a secret
 variable can also be read from a file named by <NAME>_FILE (GATEHOUSE_KEY_SECRET_FILE, GATEHOUSE_DATABASE_URL_FILE).
 
-Exit codes: 0 success, 1 failure (bad configuration, refused by the server's rules), 2 wrong usage.`;
+Exit codes: 0 success, 1 failure (bad configuration, refused by the server's rules, no such user, client,
+session or grant), 2 wrong usage.`;

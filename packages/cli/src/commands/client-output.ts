@@ -133,5 +133,6 @@ export function clientMarks(client: Client): string {
 
 /** The readable lines of one client in `clients list` and `clients show`. */
 export function clientText(client: Client): string {
-  return `${client.clientId}  ${client.name}${clientMarks(client)}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}${linkLines(client, '  ')}`;
+  // The owner is the user key the JSON gives as `ownerUserKey`; "none" for a client of the operator (docs/operations.md).
+  return `${client.clientId}  ${client.name}${clientMarks(client)}\n  owner: ${client.ownerUserKey ?? 'none'}\n  redirect URIs: ${client.redirectUris.join(' ')}\n  scopes: ${client.scopes.join(' ')}\n  grant types: ${client.grantTypes.join(' ')}${resourceServerLine(client, '  ')}${openIdLines(client, '  ')}${linkLines(client, '  ')}`;
 }

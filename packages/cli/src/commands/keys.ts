@@ -38,15 +38,25 @@ Examples:
   gatehouse keys rotate
   gatehouse keys rotate --json`,
   async run({ gatehouse }) {
+    // Every active key is published: an empty JWKS means there is none to hand over from or retire.
+    const first = (await gatehouse.jwks()).keys.length === 0;
     // With OpenID Connect, an RS256 key (ID tokens) is rotated with the ES256 one (docs/decisions/0131).
     const { kid, signsFrom, keys } = await gatehouse.rotateSigningKey();
+    const companions = keys.length > 1 ? ` (with ${keys.filter((key) => key.kid !== kid).map((key) => `${key.alg} key ${key.kid}`).join(', ')} for ID tokens)` : '';
+    if (first) {
+      // The key ring signs with the oldest active key while none is settled: the only one, at once.
+      return {
+        json: { kid, signsFrom: signsFrom.toISOString(), keys },
+        text: `First signing key ${kid}${companions} created; there was no previous key, so none was retired. It signs at once: there is no other key to hand over from.`,
+      };
+    }
     // docs/operations.md (key rotation): a new key signs only once every cached JWKS lists it.
     const waitSeconds = Math.round((signsFrom.getTime() - gatehouse.clock.now().getTime()) / 1000);
     const { jwksMaxAgeSeconds, accessTokenTtlSeconds } = gatehouse.settings;
     return {
       json: { kid, signsFrom: signsFrom.toISOString(), keys },
       text:
-        `New signing key ${kid}${keys.length > 1 ? ` (with ${keys.filter((key) => key.kid !== kid).map((key) => `${key.alg} key ${key.kid}`).join(', ')} for ID tokens)` : ''}. ` +
+        `New signing key ${kid}${companions}. ` +
         `Running servers publish it within 5 s and sign with it from ${signsFrom.toISOString()} ` +
         `(in ${waitSeconds} s: the JWKS may be cached ${jwksMaxAgeSeconds} s); the previous key signs until then and stays in the JWKS ` +
         `until its tokens expire (${accessTokenTtlSeconds} s after the hand-over).`,
