@@ -44,7 +44,10 @@ describe('attribute names', () => {
   it('composes a name (NFC) and refuses lone surrogates and invisible format characters, but not the joiners (docs/decisions/0190)', async () => {
     const { t, scope } = await setup();
     expect((await t.product.createAttribute({ ...scope, name: 'Cafe\u0301' })).name).toBe('Caf\u00e9');
-    for (const name of ['a\ud800', 'a\udc00', 'department\u200b', '\u200b', '\u202edepartment', 'soft\u00adhyphen', 'b\ufeffom']) {
+    // …and what draws nothing although Unicode counts it a letter, mark or symbol (Hangul fillers,
+    // the combining grapheme joiner, variation selectors, the Braille blank), and private use.
+    const drawNothing = ['department\u3164', 'department\u034f', 'department\ufe00', '\u3164', '\u115f', '\u2800', 'department\u2800', 'x\ue000'];
+    for (const name of ['a\ud800', 'a\udc00', 'department\u200b', '\u200b', '\u202edepartment', 'soft\u00adhyphen', 'b\ufeffom', ...drawNothing]) {
       await expectDomainError(t.product.createAttribute({ ...scope, name }), 'invalid', 'name');
     }
     // Persian needs the zero-width non-joiner, emoji sequences the joiner.

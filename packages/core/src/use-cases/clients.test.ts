@@ -97,6 +97,14 @@ describe('validateRegistration', () => {
     expect(invalid(() => validateRegistration({ ...valid, name: 'App\ud800' }, DEFAULT_SCOPES), 'name').message).toBe('The name must be well-formed Unicode (a lone surrogate is not).');
     expect(invalid(() => validateRegistration({ ...valid, name: '\u0301\u0301' }, DEFAULT_SCOPES), 'name').message).toBe('The name must contain a visible character.');
     expect(validateRegistration({ ...valid, name: 'Cafe\u0301 app 👩\u200d💻' }, DEFAULT_SCOPES).name).toBe('Caf\u00e9 app 👩\u200d💻');
+    // Characters Unicode counts as letters, marks or symbols that draw nothing: a Hangul filler,
+    // the combining grapheme joiner, a variation selector after a letter, the Braille blank.
+    for (const name of ['Orders\u3164', 'Orders\u034f', 'Orders\ufe00', 'Orders\ufe0f', 'Orders\u2800', '\u3164', '\u115f', '\u2800', '\uffa0']) {
+      expect(invalid(() => validateRegistration({ ...valid, name }, DEFAULT_SCOPES), 'name').message, JSON.stringify(name)).toBe('The name must not contain invisible formatting characters.');
+    }
+    expect(invalid(() => validateRegistration({ ...valid, name: 'x\ue000' }, DEFAULT_SCOPES), 'name').message).toBe('The name must not contain private-use characters.');
+    // An emoji's presentation selector is part of how it is drawn.
+    expect(validateRegistration({ ...valid, name: 'Orders \u2764\ufe0f' }, DEFAULT_SCOPES).name).toBe('Orders \u2764\ufe0f');
   });
 });
 
