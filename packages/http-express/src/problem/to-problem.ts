@@ -78,6 +78,7 @@ export function toProblem(error: unknown): MappedProblem {
   const bodyParserType = typeof (error as { type?: unknown } | null)?.type === 'string' ? (error as { type: string }).type : undefined;
   const known = bodyParserType === undefined ? undefined : BODY_PARSER_PROBLEMS[bodyParserType];
   if (known) return mapped(problem(known[0], known[1]), {});
+  if (undecompressable(error)) return mapped(problem('malformed-body', 'The request body could not be decompressed as its Content-Encoding says.'), {});
   const status = clientErrorStatus(error);
   if (status !== undefined) {
     // A 4xx without a kind of its own (416 of a range, 431 …) keeps its status (docs/decisions/0180).
@@ -85,6 +86,15 @@ export function toProblem(error: unknown): MappedProblem {
     return byStatus ? mapped(problem(byStatus, genericDetail(byStatus)), {}) : mapped({ ...problem('invalid-request', genericDetail('invalid-request')), status }, {});
   }
   return mapped(problem('internal', 'The server failed to answer this request; the failure is logged.'), {});
+}
+
+/**
+ * body-parser passes zlib's own error on, with no `type`, when a body is not what its
+ * Content-Encoding says (gzip and deflate: `Z_DATA_ERROR`, `Z_BUF_ERROR`; brotli: `ERR__ERROR_…`).
+ */
+function undecompressable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(Z_|ERR__)/.test(code) && clientErrorStatus(error) === 400;
 }
 
 function fromOAuthError(error: OAuthError): MappedProblem {

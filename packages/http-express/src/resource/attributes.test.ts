@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { bearer, createResourceHarness, type ResourceHarness } from './test-support/harness.js';
 import { expectMatchesOpenApi } from './test-support/openapi.js';
@@ -144,6 +145,35 @@ describe('attribute names', () => {
       expectMatchesOpenApi(response, 'post', COLLECTION);
     }
     expect(await namesIn(h)).toEqual([]);
+  });
+
+  it('says why: a missing field is required, an unknown one is not a known field, an array is not the object the body must be', async () => {
+    const h = await createResourceHarness();
+    const token = await h.tokenFor(h.admin);
+    const reasons = async (body: unknown) => {
+      const response = await h.http.post(collection(h.account.accountKey)).set(bearer(token)).send(body as object);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expectMatchesOpenApi(response, 'post', COLLECTION);
+      return response.body.invalidParams as Array<{ name: string; reason: string }>;
+    };
+    expect(await reasons({})).toEqual([{ name: 'name', reason: 'is required' }]);
+    expect(await reasons({ name: 'ok', extra: 1 })).toEqual([{ name: 'extra', reason: 'is not a known field' }]);
+    expect(await reasons([{ name: 'a' }])).toEqual([{ name: 'body', reason: 'must be a JSON object' }]);
+    expect(await namesIn(h)).toEqual([]);
+  });
+
+  it('a body that is not what its Content-Encoding says is a malformed body, and a real gzip body is read', async () => {
+    const h = await createResourceHarness();
+    const token = await h.tokenFor(h.admin);
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const response = await h.http.post(collection(h.account.accountKey)).set(bearer(token)).set('Content-Type', 'application/json').set('Content-Encoding', encoding).send('{"name":"department"}');
+      expect(response.status, encoding).toBe(400);
+      expect(response.body, encoding).toMatchObject({ type: expect.stringMatching(/malformed-body$/), detail: 'The request body could not be decompressed as its Content-Encoding says.' });
+    }
+    expect(await namesIn(h)).toEqual([]);
+    const gzipped = gzipSync(Buffer.from('{"name":"department"}'));
+    const response = await h.http.post(collection(h.account.accountKey)).set(bearer(token)).set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').serialize((body: Buffer) => body).send(gzipped);
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
   });
 
   it('accepts a name of exactly 64 characters', async () => {

@@ -10,8 +10,12 @@ export function parseJsonBody<TSchema extends v.GenericSchema>(req: Request, sch
   if (!isJsonRequest(req)) {
     throw new HttpProblem(problem('unsupported-media-type', 'The request body must be JSON, sent with Content-Type: application/json.'));
   }
+  // valibot takes an array for an object (its keys "0", "1" … would be unknown fields): say what is wrong.
+  if (OBJECT_SCHEMAS.has(schema.type) && Array.isArray(req.body)) throw invalidRequest([{ name: 'body', reason: 'must be a JSON object' }]);
   return parseWith(schema, req.body);
 }
+
+const OBJECT_SCHEMAS = new Set(['object', 'strict_object', 'loose_object', 'object_with_rest']);
 
 /**
  * Parses the query string. Every parameter may appear once: a repeated one (`?pageSize=1&pageSize=2`)
@@ -61,8 +65,10 @@ function toInvalidParam(issue: v.BaseIssue<unknown>): InvalidParam {
   const path = issue.path ?? [];
   const name = pathName(path);
   const last = path[path.length - 1];
-  if (last && last.type === 'object' && last.origin === 'key') return { name: name || 'body', reason: 'is not a known field' };
+  // A missing key and an unknown one both come with the key as the path's last item (origin
+  // "key"); only the missing one has no input.
   if (last && last.type === 'object' && issue.input === undefined) return { name, reason: 'is required' };
+  if (last && last.type === 'object' && last.origin === 'key') return { name: name || 'body', reason: 'is not a known field' };
   return { name: name || 'body', reason: issue.message };
 }
 
