@@ -45,9 +45,13 @@ export const notFoundProblem: RequestHandler = (req, _res, next) => {
   next(new HttpProblem(problem('not-found', `No resource matches ${req.method} on this path.`)));
 };
 
-/** `.all()` of a route: the path exists, the method does not (RFC 9110 §15.5.6 wants `Allow`). */
+/**
+ * `.all()` of a route: the path exists, the method does not (RFC 9110 §15.5.6 wants `Allow`). A
+ * route that answers GET answers HEAD too (Express does; RFC 9110 §9.3.2), so `Allow` names it.
+ */
 export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
+  const methods = allowed.includes('GET') && !allowed.includes('HEAD') ? [...allowed.slice(0, allowed.indexOf('GET') + 1), 'HEAD', ...allowed.slice(allowed.indexOf('GET') + 1)] : [...allowed];
   return (req, _res, next) => {
-    next(new HttpProblem(problem('method-not-allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`), { Allow: allowed.join(', ') }));
+    next(new HttpProblem(problem('method-not-allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`), { Allow: methods.join(', ') }));
   };
 }

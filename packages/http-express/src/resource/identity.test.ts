@@ -69,7 +69,7 @@ describe('GET /identity/v1/Users/me', () => {
     const h = await createResourceHarness();
     const response = await h.http.delete(ME).set(bearer(await h.tokenFor(h.member)));
     expect(response.status).toBe(405);
-    expect(response.headers.allow).toBe('GET');
+    expect(response.headers.allow).toBe('GET, HEAD');
     expect(response.body).toMatchObject({ errorCode: 'INVALID_REQUEST', status: 405 });
     expectMatchesSchema(response.body, 'Problem');
   });
