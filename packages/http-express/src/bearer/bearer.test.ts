@@ -57,6 +57,18 @@ describe('bearer authentication (RFC 6750)', () => {
     }
   });
 
+  it('refuses the Authorization header sent twice with 400 invalid_request, whichever of the two is the valid token', async () => {
+    const h = await createResourceHarness();
+    const token = await h.tokenFor(h.admin);
+    for (const pair of [[`Bearer ${token}`, 'Bearer garbage'], ['Bearer garbage', `Bearer ${token}`], [`Bearer ${token}`, `Bearer ${token}`]]) {
+      const response = await h.http.get(ME).set('Authorization', pair);
+      expect(response.status, pair.join(' | ')).toBe(400);
+      expect(response.headers['www-authenticate']).toBe('Bearer realm="gatehouse", error="invalid_request"');
+      expect(response.body).toMatchObject({ errorCode: 'INVALID_REQUEST', detail: 'The Authorization header must be sent once.' });
+    }
+    expect((await h.http.get(ME).set(bearer(token))).status).toBe(200);
+  });
+
   it('refuses a token in the query string (§2.3), even alongside a valid header', async () => {
     const h = await createResourceHarness();
     const token = await h.tokenFor(h.admin);

@@ -5,6 +5,7 @@ import { HttpProblem, problem, type Problem } from '../problem/problem.js';
 import { protectedResourceMetadataUrl } from '../protected-resource/metadata.js';
 import { leanFormBody } from '../security/lean-form.js';
 import { BEARER_REALM, bearerChallenge, checkedRealm, type BearerErrorCode } from './challenge.js';
+import { authorizationSentTwice } from '../security/authorization-header.js';
 
 /** RFC 6750 §2.1: `Bearer` (any case), one or more spaces, then a token68. */
 const BEARER_HEADER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -89,6 +90,10 @@ export function bearerAuth(gatehouse: Pick<Gatehouse, 'verifyAccessToken'> & Par
     locals.bearerRealm = realm;
     if (resourceMetadata !== undefined) locals.bearerResourceMetadata = resourceMetadata;
     refuseTokenOutsideHeader(req, res, challenge);
+    if (authorizationSentTwice(req)) {
+      // RFC 6750 §3.1: a malformed request is invalid_request (400).
+      throw refusal(res, problem('invalid-request', 'The Authorization header must be sent once.'), { ...challenge, error: 'invalid_request' });
+    }
     const header = req.headers.authorization;
     const scheme = header === undefined ? undefined : SCHEME.exec(header.trim())?.[1];
     if (scheme === undefined || scheme.toLowerCase() !== 'bearer') {

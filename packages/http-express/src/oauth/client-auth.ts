@@ -5,6 +5,7 @@ import type { FormFields } from '../security/form-body.js';
 import { clientIp, type OAuthContext } from './context.js';
 import { OAuthJsonRefusal } from './json-errors.js';
 import { gatehouseFor } from '../request-scope.js';
+import { authorizationSentTwice } from '../security/authorization-header.js';
 
 export type ClientCredentials =
   | { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; clientSecret: string }
@@ -45,6 +46,7 @@ export function readClientCredentials(req: Request, form: FormFields): Credentia
   const postedSecret = form.client_secret;
 
   if (header !== undefined) {
+    if (authorizationSentTwice(req)) return refuse('The Authorization header must be sent once.', postedId, 'invalid_request');
     const match = /^([A-Za-z]+) +(\S*) *$/.exec(header);
     if (!match || match[1]?.toLowerCase() !== 'basic') {
       return refuse('Client authentication must use HTTP Basic or client_secret_post.', postedId);

@@ -38,6 +38,17 @@ describe('POST /oauth/token, grant_type=client_credentials (RFC 6749 §4.4)', ()
     expect(claims).not.toHaveProperty('principal');
   });
 
+  it('refuses the Authorization header sent twice: invalid_request, whichever of the two holds the right secret', async () => {
+    const { h, machine, clientSecret } = await setup();
+    const right = basicAuth(machine.clientId, clientSecret);
+    const wrong = basicAuth(machine.clientId, 'not-the-secret');
+    for (const pair of [[right, wrong], [wrong, right]]) {
+      const res = await request(h.app).post('/oauth/token').set('Authorization', pair).type('form').send({ grant_type: 'client_credentials' });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'invalid_request', error_description: 'The Authorization header must be sent once.' });
+    }
+  });
+
   it('works with client_secret_post, narrows the scope on request, and refuses an unregistered one', async () => {
     const { h, machine, clientSecret } = await setup();
     const res = await request(h.app)

@@ -167,6 +167,12 @@ describe('POST /oauth/register (RFC 7591) and the management of a registration (
       expect({ authorization, status: response.status, error: response.body.error }).toEqual({ authorization, status: 401, error: 'invalid_token' });
       expectMatchesOpenApi(response, 'delete', '/oauth/register/{clientId}');
     }
+    // The header twice, the right token in either place: refused as well.
+    const right = `Bearer ${created.body.registration_access_token as string}`;
+    for (const pair of [[right, 'Bearer wrong'], ['Bearer wrong', right]]) {
+      const response = await request(t.app).delete(path).set('Authorization', pair);
+      expect({ status: response.status, error: response.body.error, description: response.body.error_description }).toEqual({ status: 401, error: 'invalid_token', description: 'The Authorization header must be sent once.' });
+    }
     expect(await t.repositories.clients.findById(created.body.client_id as string)).toBeDefined();
   });
 

@@ -9,6 +9,7 @@ import { clientIp, endpointUrl, type OAuthContext } from './context.js';
 import { OAuthJsonRefusal, sendJsonFailure } from './json-errors.js';
 import { sendNoStoreJson, setNoStore } from './no-store.js';
 import { OAUTH_PATHS } from './paths.js';
+import { authorizationSentTwice } from '../security/authorization-header.js';
 
 /** The limits of the registration endpoint (docs/decisions/0115-dynamic-client-registration.md). */
 export interface RegistrationLimits {
@@ -40,6 +41,7 @@ function bodyRefusal(error: { type?: string; status?: number }, limit: number): 
 function bearerToken(req: Request): string | undefined {
   const header = req.get('authorization');
   if (header === undefined) return undefined;
+  if (authorizationSentTwice(req)) throw new OAuthError('invalid_token', 'The Authorization header must be sent once.');
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
   if (!match) throw new OAuthError('invalid_token', 'The Authorization header must be "Bearer" and a token.');
   return match[1];
