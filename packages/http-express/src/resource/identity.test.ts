@@ -61,6 +61,7 @@ describe('GET /identity/v1/Users/me', () => {
     const response = await h.http.get(ME).set(bearer(await h.tokenFor(h.member))).set('Accept', 'application/scim+json');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/scim+json; charset=utf-8');
+    expect(response.headers.vary).toMatch(/\bAccept\b/);
     expect(JSON.parse(response.text).id).toBe(h.member.userKey);
     expectMatchesOpenApi(response, 'get', ME);
   });

@@ -46,7 +46,8 @@ export function identityRouter(gatehouse: Gatehouse, product: ProductApi, router
       const body = toScimUser(await product.currentUser(userKeyOf(res)));
       // application/json unless the client prefers the SCIM type (decision 0033).
       const type = req.accepts(['application/json', SCIM_MEDIA_TYPE]) === SCIM_MEDIA_TYPE ? SCIM_MEDIA_TYPE : 'application/json';
-      sendJsonAnswer(res, 200, body, { 'Cache-Control': 'no-store' }, type);
+      // The type follows Accept: a cache (were it allowed one) must key on it (RFC 9110 §12.5.5).
+      sendJsonAnswer(res, 200, body, { 'Cache-Control': 'no-store', Vary: 'Accept' }, type);
     })
     .all(methodNotAllowed(['GET']));
   return router;
