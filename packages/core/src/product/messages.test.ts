@@ -62,6 +62,17 @@ describe('sendMessage', () => {
     expect(t.transport.sent).toHaveLength(3);
   });
 
+  it('refuses a contact listed twice, a body of spaces only and control characters other than line breaks and tabs', async () => {
+    const { t, user } = await setup();
+    const send = (input: Partial<{ contactPhoneNumbers: string[]; body: string }>) =>
+      t.product.sendMessage(user.userKey, { ownerPhoneNumber: OWN, contactPhoneNumbers: [CONTACT], body: 'Hi', ...input });
+    await expectDomainError(send({ contactPhoneNumbers: [CONTACT, '+15550001111', CONTACT] }), 'invalid', 'contactPhoneNumbers[2]');
+    for (const body of ['   ', '\n\t ', 'a\u0000b', 'bell\u0007', 'del\u007f', 'c1\u0085']) await expectDomainError(send({ body }), 'invalid', 'body');
+    expect(t.transport.sent).toEqual([]);
+    expect((await send({ body: 'Line one\r\nline two\tend' })).body).toBe('Line one\r\nline two\tend');
+    expect(t.transport.sent).toHaveLength(1);
+  });
+
   it('stores the status the transport reports', async () => {
     const transport = createRecordingTransport('FAILED');
     const repositories = createMemoryRepositories();

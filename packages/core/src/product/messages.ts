@@ -27,11 +27,16 @@ export async function sendMessage(
   }
   input.contactPhoneNumbers.forEach((number, index) => {
     if (!E164.test(number)) throw new DomainError('invalid', 'Each contact number must be an E.164 number.', { field: `contactPhoneNumbers[${index}]` });
+    // One message per contact: a number listed twice would be sent twice.
+    if (input.contactPhoneNumbers.indexOf(number) !== index) throw new DomainError('invalid', 'Each contact number must be listed once.', { field: `contactPhoneNumbers[${index}]` });
   });
   // Characters (code points), as attribute values are counted: an emoji counts once.
   const characters = [...input.body].length;
   if (characters < 1 || characters > 1600) throw new DomainError('invalid', 'body must be 1 to 1600 characters.', { field: 'body' });
   if (LONE_SURROGATE.test(input.body)) throw new DomainError('invalid', 'body must be well-formed Unicode (a lone surrogate is not).', { field: 'body' });
+  // Text for a phone: line breaks and tabs, but no other control character (a NUL ends the text on many devices).
+  if (/[\p{Cc}]/u.test(input.body.replace(/[\n\r\t]/g, ''))) throw new DomainError('invalid', 'body must not contain control characters other than line breaks and tabs.', { field: 'body' });
+  if (input.body.trim() === '') throw new DomainError('invalid', 'body must contain something other than spaces.', { field: 'body' });
   await requireOwnNumber(deps, userKey, input.ownerPhoneNumber);
   const message: Message = {
     id: deps.ids.id(),
