@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { expectMatchesOpenApi } from '../resource/test-support/openapi.js';
 import { ADMIN_PHONE, bearer, createResourceHarness } from '../resource/test-support/harness.js';
 
+/** Two values of one header: superagent hands an array to Node's setHeader, which sends each on a line of its own. */
+const twice = (values: string[]) => values as unknown as string;
+
 const ME = '/identity/v1/Users/me';
 const INVALID_TOKEN = 'Bearer realm="gatehouse", error="invalid_token"';
 
@@ -61,7 +64,7 @@ describe('bearer authentication (RFC 6750)', () => {
     const h = await createResourceHarness();
     const token = await h.tokenFor(h.admin);
     for (const pair of [[`Bearer ${token}`, 'Bearer garbage'], ['Bearer garbage', `Bearer ${token}`], [`Bearer ${token}`, `Bearer ${token}`]]) {
-      const response = await h.http.get(ME).set('Authorization', pair);
+      const response = await h.http.get(ME).set('Authorization', twice(pair));
       expect(response.status, pair.join(' | ')).toBe(400);
       expect(response.headers['www-authenticate']).toBe('Bearer realm="gatehouse", error="invalid_request"');
       expect(response.body).toMatchObject({ errorCode: 'INVALID_REQUEST', detail: 'The Authorization header must be sent once.' });

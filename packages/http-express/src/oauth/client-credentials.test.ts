@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { createResourceHarness, bearer, ADMIN_PHONE } from '../resource/test-support/harness.js';
 import { basicAuth, createTestApp } from '../test-support/index.js';
 
+/** Two values of one header: superagent hands an array to Node's setHeader, which sends each on a line of its own. */
+const twice = (values: string[]) => values as unknown as string;
+
 async function setup() {
   const h = await createResourceHarness();
   const { client: machine, clientSecret } = await h.t.seedClient({
@@ -43,7 +46,7 @@ describe('POST /oauth/token, grant_type=client_credentials (RFC 6749 §4.4)', ()
     const right = basicAuth(machine.clientId, clientSecret);
     const wrong = basicAuth(machine.clientId, 'not-the-secret');
     for (const pair of [[right, wrong], [wrong, right]]) {
-      const res = await request(h.app).post('/oauth/token').set('Authorization', pair).type('form').send({ grant_type: 'client_credentials' });
+      const res = await request(h.app).post('/oauth/token').set('Authorization', twice(pair)).type('form').send({ grant_type: 'client_credentials' });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: 'invalid_request', error_description: 'The Authorization header must be sent once.' });
     }

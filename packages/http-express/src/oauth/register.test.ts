@@ -7,6 +7,9 @@ import { authorizationServerMetadataRouter, createGatehouseRouter } from '../emb
 import { expectMatchesOpenApi } from '../resource/test-support/openapi.js';
 import { createTestApp, formAction } from '../test-support/index.js';
 
+/** Two values of one header: superagent hands an array to Node's setHeader, which sends each on a line of its own. */
+const twice = (values: string[]) => values as unknown as string;
+
 const AGENT = {
   client_name: 'Agent',
   redirect_uris: ['http://127.0.0.1:33418/callback'],
@@ -170,7 +173,7 @@ describe('POST /oauth/register (RFC 7591) and the management of a registration (
     // The header twice, the right token in either place: refused as well.
     const right = `Bearer ${created.body.registration_access_token as string}`;
     for (const pair of [[right, 'Bearer wrong'], ['Bearer wrong', right]]) {
-      const response = await request(t.app).delete(path).set('Authorization', pair);
+      const response = await request(t.app).delete(path).set('Authorization', twice(pair));
       expect({ status: response.status, error: response.body.error, description: response.body.error_description }).toEqual({ status: 401, error: 'invalid_token', description: 'The Authorization header must be sent once.' });
     }
     expect(await t.repositories.clients.findById(created.body.client_id as string)).toBeDefined();

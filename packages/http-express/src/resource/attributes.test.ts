@@ -172,7 +172,7 @@ describe('attribute names', () => {
     }
     expect(await namesIn(h)).toEqual([]);
     const gzipped = gzipSync(Buffer.from('{"name":"department"}'));
-    const response = await h.http.post(collection(h.account.accountKey)).set(bearer(token)).set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').serialize((body: Buffer) => body).send(gzipped);
+    const response = await h.http.post(collection(h.account.accountKey)).set(bearer(token)).set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').serialize((body: Buffer) => body as unknown as string).send(gzipped);
     expect(response.status, JSON.stringify(response.body)).toBe(201);
   });
 
