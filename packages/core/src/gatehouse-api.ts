@@ -102,7 +102,11 @@ export interface RequestScopedGatehouse {
   readRefreshTokenAhead(refreshToken: string): RefreshReadAhead;
   /** RFC 6749 §4.4: a token for a confidential client itself (`sub` = its id, no refresh token), optionally narrowed, optionally for a configured resource (RFC 8707). */
   clientCredentials(input: { client: Client; scope: string | undefined; resource?: string | undefined }): Promise<ClientCredentialsTokenResponse>;
-  /** RFC 7009: revokes a token of the client (a refresh token revokes its grant); unknown tokens are ignored. */
+  /**
+   * RFC 7009: revokes the grant behind a refresh token or an access token of the client, with every
+   * token issued under it: revoking either kind of token revokes the whole grant (docs/decisions/0002).
+   * An empty token is `invalid_request`; unknown tokens and other clients' tokens are ignored.
+   */
   revokeToken(input: { client: Client; token: string; tokenTypeHint: string | undefined }): Promise<void>;
   /**
    * RFC 7662: whether a token of the client is active, with its claims; a resource server

@@ -13,7 +13,10 @@ import type {
 import type { OAuthRepositories, Repositories } from '../ports/repositories.js';
 import type { ProductRepositories } from '../product/ports.js';
 
-/** The few matchers the contract uses; Vitest's and Jest's `expect` both provide them. */
+/**
+ * The few matchers the contract uses; Vitest's and Jest's `expect` both provide them. `not` gives
+ * the same matchers without a `not` of their own, as Jest's types (`@jest/globals`) have it.
+ */
 export interface ContractMatchers {
   toBe(expected: unknown): void;
   toEqual(expected: unknown): void;
@@ -21,7 +24,7 @@ export interface ContractMatchers {
   toHaveLength(length: number): void;
   toBeInstanceOf(expected: unknown): void;
   toMatchObject(expected: object): void;
-  not: ContractMatchers;
+  not: Omit<ContractMatchers, 'not'>;
 }
 
 /** The test runner's API: Jest's globals, or Vitest's functions passed explicitly. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { Client, Role, User } from '../domain/model.js';
+import { isPublicClient } from '../domain/grant-types.js';
 import { createGatehouse, type Gatehouse } from '../gatehouse.js';
 import { createProductApi } from '../product/create-product-api.js';
 import type { ProductApi } from '../product/product-api.js';
@@ -15,6 +16,32 @@ import { createControllableClock, type ControllableClock } from './clock.js';
 import { createFastPasswordHasher, createRecordingAuditLog, createRecordingTransport, createSequentialIds, type RecordingAuditLog, type RecordingTransport } from './doubles.js';
 import { createMemoryRepositories } from './memory-repositories.js';
 
+/** What `authorize` and `obtainTokens` take: whose code, for which client, asking what. */
+export interface TestAuthorizationInput {
+  client: Client;
+  /** The user who approves: only the key counts, so a `userDirectory` profile fits as it is. */
+  user: Pick<User, 'userKey'>;
+  scope?: string;
+  sessionId?: string | null;
+  /** RFC 8707, one or several, sent at authorize. */
+  resource?: string | string[];
+  nonce?: string;
+  /**
+   * The PKCE verifier (RFC 7636) whose S256 challenge is sent. Default: a challenge is sent only for a
+   * client that requires PKCE or is public, of a verifier the kit makes (`test-code-verifier-…`, 43 characters).
+   */
+  codeVerifier?: string;
+}
+
+/** A code issued by `authorize`, not exchanged yet. */
+export interface TestAuthorizationCode {
+  code: string;
+  /** The redirect URI it was issued for: the client's first; `exchangeCode`'s `redirectUri`. */
+  redirectUri: string;
+  /** The PKCE verifier to send at the exchange, when a challenge was sent. */
+  codeVerifier?: string;
+}
+
 export interface TestGatehouse {
   gatehouse: Gatehouse;
   /** The product APIs beside it (users, accounts, attributes, messages; docs/decisions/0161), on the same repositories, hasher, audit and transport. */
@@ -24,7 +51,16 @@ export interface TestGatehouse {
   audit: RecordingAuditLog;
   transport: RecordingTransport;
   settings: GatehouseSettings;
-  /** A user with a password (`password123` unless given), optionally in an account with a role and with a phone number. */
+  /**
+   * A user with a password (`password123` unless given; e-mail `user<n>@example.com`, names `Test`
+   * `User<n>` unless given), optionally in an account with a role and with a phone number.
+   *
+   * With a `userDirectory` (docs/decisions/0091) Gatehouse finds users there, not among its own: a
+   * directory of `createMemoryUserDirectory` gets the new user's profile (key, e-mail, names) added
+   * too, so tokens and sessions find it (Gatehouse's login page still checks passwords only with the
+   * `passwordCheck` given); any other directory makes `seedUser` throw, since the user would be one
+   * the directory never sees: add the user to your directory and pass `{ userKey }` as the `user`.
+   */
   seedUser(input?: Partial<Pick<User, 'email' | 'givenName' | 'familyName'>> & { password?: string; accountKey?: string; role?: Role; phone?: string }): Promise<User>;
   seedAccount(name?: string): Promise<{ accountKey: string; name: string }>;
   /** A confidential client (a public one: `gatehouse.registerClient({ …, public: true })`). */
@@ -32,16 +68,27 @@ export interface TestGatehouse {
     input?: Partial<Pick<Client, 'name' | 'redirectUris' | 'scopes' | 'pkceRequired' | 'ownerUserKey' | 'grantTypes' | 'resourceServerFor' | 'idTokenSignedResponseAlg' | 'postLogoutRedirectUris' | 'defaultMaxAge' | 'requireAuthTime'>>,
   ): Promise<{ client: Client; clientSecret: string }>;
   /**
-   * Runs authorize → consent → code exchange for a user and returns the token response. `resource`
-   * (RFC 8707, one or several) is sent at authorize; the exchange names none, so a single resource
-   * is the token's audience.
+   * Runs authorize → consent (Allow) for a user and stops before the exchange: returns the code, the
+   * redirect URI and the PKCE verifier (sent for a client that requires PKCE or is public, or when
+   * `codeVerifier` is given), for a test of the exchange itself (a code that expired, a replay).
+   *
+   * @example
+   * const { code, redirectUri, codeVerifier } = await t.authorize({ client, user });
+   * t.clock.advance(61); // past the code's lifetime (60 seconds by default)
+   * await t.gatehouse.exchangeCode({ client, code, redirectUri, codeVerifier }); // rejects: invalid_grant
    */
-  obtainTokens(input: { client: Client; user: User; scope?: string; sessionId?: string | null; resource?: string | string[]; nonce?: string }): Promise<TokenResponse>;
+  authorize(input: TestAuthorizationInput): Promise<TestAuthorizationCode>;
+  /**
+   * Runs authorize → consent → code exchange for a user (`authorize`, then `exchangeCode` with its
+   * verifier) and returns the token response. `resource` (RFC 8707, one or several) is sent at
+   * authorize; the exchange names none, so a single resource is the token's audience.
+   */
+  obtainTokens(input: TestAuthorizationInput): Promise<TokenResponse>;
   /**
    * The flow of a login handed to the host application (docs/decisions/0091): authorize →
    * `startLogin` → the host's `completeLogin` for `userKey`, who signed in to the host at
    * `authenticatedAt` (default: the clock's now) → consent (Allow) under the new session → code
-   * exchange. Returns the tokens and the sign-in session token.
+   * exchange, with PKCE for a client that requires it or is public. Returns the tokens and the sign-in session token.
    */
   obtainTokensViaHostLogin(input: { client: Client; userKey: string; scope?: string; authenticatedAt?: Date; nonce?: string; amr?: string[] }): Promise<{ tokens: TokenResponse; sessionToken: string }>;
   /**
@@ -66,6 +113,13 @@ export interface MemoryUserDirectory extends UserDirectory {
   remove(userKey: string): void;
 }
 
+/** The directories `createMemoryUserDirectory` made: `seedUser` adds its users to these. */
+const memoryUserDirectories = new WeakSet<UserDirectory>();
+
+function isMemoryUserDirectory(directory: UserDirectory): directory is MemoryUserDirectory {
+  return memoryUserDirectories.has(directory);
+}
+
 /**
  * A `UserDirectory` over a list of users; logins (the `email` field) compare ignoring case.
  *
@@ -75,7 +129,7 @@ export interface MemoryUserDirectory extends UserDirectory {
  */
 export function createMemoryUserDirectory(initial: readonly UserProfile[] = []): MemoryUserDirectory {
   const users = new Map<string, UserProfile>(initial.map((user) => [user.userKey, { ...user }]));
-  return {
+  const directory: MemoryUserDirectory = {
     add: (user) => void users.set(user.userKey, { ...user }),
     remove: (userKey) => void users.delete(userKey),
     findByKey: async (userKey) => {
@@ -87,6 +141,8 @@ export function createMemoryUserDirectory(initial: readonly UserProfile[] = []):
       return user && { ...user };
     },
   };
+  memoryUserDirectories.add(directory);
+  return directory;
 }
 
 /**
@@ -137,6 +193,13 @@ export async function createTestGatehouse(
   });
   const product = createProductApi({ gatehouse, repositories, ids, passwords, transport, audit });
   let users = 0;
+  let verifiers = 0;
+  /** The PKCE parameters of an authorization request: none unless asked for or the client needs them. */
+  const pkceFor = (client: Client, codeVerifier: string | undefined): { codeVerifier?: string; params: Record<string, string> } => {
+    if (codeVerifier === undefined && !client.pkceRequired && !isPublicClient(client)) return { params: {} };
+    const verifier = codeVerifier ?? `test-code-verifier-${String((verifiers += 1)).padStart(24, '0')}`;
+    return { codeVerifier: verifier, params: { code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' } };
+  };
 
   const t: TestGatehouse = {
     gatehouse,
@@ -147,6 +210,13 @@ export async function createTestGatehouse(
     transport,
     settings,
     async seedUser(input = {}) {
+      const directory = options.userDirectory;
+      if (directory !== undefined && !isMemoryUserDirectory(directory)) {
+        throw new Error(
+          'seedUser cannot add a user to the userDirectory given to createTestGatehouse: Gatehouse finds users only there, so the user would never sign in or get tokens. ' +
+            'Add the user to your directory instead and pass { userKey } as the user (obtainTokens({ client, user: { userKey } })), or use createMemoryUserDirectory, to which seedUser adds its users.',
+        );
+      }
       users += 1;
       const user = await product.createUser({
         email: input.email ?? `user${users}@example.com`,
@@ -156,6 +226,7 @@ export async function createTestGatehouse(
       });
       if (input.accountKey) await product.setMembership({ accountKey: input.accountKey, userKey: user.userKey, role: input.role ?? 'member' });
       if (input.phone) await product.addPhoneNumber({ userKey: user.userKey, phoneNumber: input.phone });
+      directory?.add({ userKey: user.userKey, email: user.email, givenName: user.givenName, familyName: user.familyName });
       return user;
     },
     seedAccount: (name = 'Test account') => product.createAccount({ name }),
@@ -176,7 +247,8 @@ export async function createTestGatehouse(
       if (clientSecret === null) throw new Error('a confidential client has a secret');
       return { client, clientSecret };
     },
-    async obtainTokens({ client, user, scope, sessionId = null, resource, nonce }) {
+    async authorize({ client, user, scope, sessionId = null, resource, nonce, codeVerifier }) {
+      const pkce = pkceFor(client, codeVerifier);
       const check = await gatehouse.checkAuthorizationRequest({
         client_id: client.clientId,
         response_type: 'code',
@@ -184,19 +256,26 @@ export async function createTestGatehouse(
         ...(scope === undefined ? {} : { scope }),
         ...(resource === undefined ? {} : { resource }),
         ...(nonce === undefined ? {} : { nonce }),
+        ...pkce.params,
       });
       if (check.kind !== 'valid') throw check.error;
       const { redirectTo } = await gatehouse.approveAuthorization({ request: check.request, userKey: user.userKey, sessionId });
       const code = new URL(redirectTo).searchParams.get('code') as string;
-      return gatehouse.exchangeCode({ client, code, redirectUri: check.request.redirectUri, codeVerifier: undefined });
+      return { code, redirectUri: check.request.redirectUri, ...(pkce.codeVerifier === undefined ? {} : { codeVerifier: pkce.codeVerifier }) };
+    },
+    async obtainTokens(input) {
+      const { code, redirectUri, codeVerifier } = await t.authorize(input);
+      return gatehouse.exchangeCode({ client: input.client, code, redirectUri, codeVerifier });
     },
     async obtainTokensViaHostLogin({ client, userKey, scope, authenticatedAt = gatehouse.clock.now(), nonce, amr }) {
+      const pkce = pkceFor(client, undefined);
       const query = new URLSearchParams({
         client_id: client.clientId,
         response_type: 'code',
         redirect_uri: client.redirectUris[0] as string,
         ...(scope === undefined ? {} : { scope }),
         ...(nonce === undefined ? {} : { nonce }),
+        ...pkce.params,
       });
       // The authorize endpoint is under the issuer's path, where the router is mounted (docs/decisions/0090).
       const authorizePath = `${new URL(settings.issuer).pathname.replace(/\/+$/, '')}/oauth/authorize`;
@@ -206,7 +285,7 @@ export async function createTestGatehouse(
       if (check.kind !== 'valid') throw check.error;
       const approved = await gatehouse.approveAuthorization({ request: check.request, userKey, sessionId: session.sessionId });
       const code = new URL(approved.redirectTo).searchParams.get('code') as string;
-      const tokens = await gatehouse.exchangeCode({ client, code, redirectUri: check.request.redirectUri, codeVerifier: undefined });
+      const tokens = await gatehouse.exchangeCode({ client, code, redirectUri: check.request.redirectUri, codeVerifier: pkce.codeVerifier });
       return { tokens, sessionToken };
     },
     async checkIdToken(idToken, expected) {

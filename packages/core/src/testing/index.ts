@@ -8,7 +8,15 @@ export {
   type RecordingAuditLog,
   type RecordingTransport,
 } from './doubles.js';
-export { createTestGatehouse, createMemoryUserDirectory, s256Challenge, type TestGatehouse, type MemoryUserDirectory } from './fixtures.js';
+export {
+  createTestGatehouse,
+  createMemoryUserDirectory,
+  s256Challenge,
+  type TestGatehouse,
+  type TestAuthorizationInput,
+  type TestAuthorizationCode,
+  type MemoryUserDirectory,
+} from './fixtures.js';
 export {
   describeRepositoryContract,
   describeOAuthRepositoryContract,
