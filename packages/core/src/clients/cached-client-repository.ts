@@ -35,7 +35,7 @@ export function cachedClientRepository(repository: ClientRepository, clock: Cloc
       return client && frozen(client);
     },
     create: (client) => cache.change(client.clientId, () => repository.create(client)),
-    update: (clientId, changed) => cache.change(clientId, () => repository.update(clientId, changed)),
+    update: (clientId, changed, options) => cache.change(clientId, () => repository.update(clientId, changed, options)),
     rotateRegistrationAccessToken: (rotation) => cache.change(rotation.clientId, () => repository.rotateRegistrationAccessToken(rotation)),
     updateSecretHash: (clientId, hash) => cache.change(clientId, () => repository.updateSecretHash(clientId, hash)),
     delete: (clientId) => cache.change(clientId, () => repository.delete(clientId)),

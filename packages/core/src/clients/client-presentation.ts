@@ -125,3 +125,28 @@ export function clientPresentation(client: Client, ownerEmail: string | undefine
   // A self-registered client cannot be first-party: the flag is the operator's, for clients the operator registered.
   return { origin, registeredBy, links: shownClientLinks(client), firstParty: client.firstParty === true && origin.registration === 'static' };
 }
+
+/** What a user allowed a client, as the consent page showed it and as codes go: its name, links, redirect URIs and scopes. */
+export type WhatUsersAllowed = Pick<Client, 'name' | 'redirectUris' | 'scopes'> & Partial<ClientLinks>;
+
+/**
+ * Whether a change of a client changes what the users who allowed it allowed
+ * (docs/decisions/0195-client-updates-forget-remembered-consent.md): what the consent page showed —
+ * the name, the links (docs/decisions/0155) and whether every redirect URI is loopback
+ * (docs/decisions/0117) — where codes go (the redirect URIs, compared as a set), or scopes the client
+ * did not have. Narrower scopes or another order of the same redirect URIs change none of that. One
+ * rule for an RFC 7592 update and for an edit in the portal or the CLI.
+ *
+ * @example
+ * changesWhatUsersAllowed(client, { ...client, redirectUris: ['https://elsewhere.example/cb'] }); // true
+ */
+export function changesWhatUsersAllowed(before: WhatUsersAllowed, after: WhatUsersAllowed): boolean {
+  if (after.name !== before.name) return true;
+  if (!sameSet(after.redirectUris, before.redirectUris)) return true;
+  if (after.scopes.some((scope) => !before.scopes.includes(scope))) return true;
+  return CLIENT_LINK_FIELDS.some((field) => after[field] !== before[field]);
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((entry) => b.includes(entry)) && b.every((entry) => a.includes(entry));
+}

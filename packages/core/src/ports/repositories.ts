@@ -44,9 +44,13 @@ export interface ClientRepository {
    * through `rotateRegistrationAccessToken`, conditional on its token. Each OpenID Connect field (`idTokenSignedResponseAlg`,
    * `postLogoutRedirectUris`, `defaultMaxAge`, `requireAuthTime`) is changed only when its key is
    * given; present with `undefined`, `[]` or `false`, it is removed. So is each link (`clientUri`,
-   * `logoUri`, `policyUri`, `tosUri`) and `firstParty` (docs/decisions/0155).
+   * `logoUri`, `policyUri`, `tosUri`) and `firstParty` (docs/decisions/0155). With
+   * `forgetConsents`, every user's remembered consent to the client is deleted in the same write
+   * (an edit in the portal or the CLI that changed what the consent page showed or where codes go;
+   * docs/decisions/0195-client-updates-forget-remembered-consent.md); nothing is deleted when there
+   * is no such client.
    */
-  update(clientId: string, changes: ClientChanges): Promise<boolean>;
+  update(clientId: string, changes: ClientChanges, options?: { forgetConsents?: boolean }): Promise<boolean>;
   /**
    * RFC 7592 §2.1, §2.2: replaces a dynamic client's registration access token, in one conditional
    * write (compare-and-set): only while its token's hash is still `currentHash`, it becomes

@@ -67,6 +67,29 @@ export function describeIdentityContract({ runner, repos }: ContractContext<OAut
       expect(await repos().clients.findById('unknown')).toBeUndefined();
     });
 
+    it('forgets every user’s remembered consent to the client with an update that asks it to, in the same write, and nothing for an unknown client (docs/decisions/0195)', async () => {
+      await repos().users?.create(aUser(1));
+      await repos().users?.create(aUser(2));
+      await repos().clients.create(aClient('c1'));
+      await repos().clients.create(aClient('c2'));
+      const grantedAt = new Date('2030-01-01T00:00:00.000Z');
+      for (const [userKey, clientId] of [['user1', 'c1'], ['user2', 'c1'], ['user1', 'c2']] as const) {
+        await repos().consents.remember({ userKey, clientId, scopes: ['messaging.v1.read'], grantedAt });
+      }
+      const changes = { name: 'Totally Different App', redirectUris: ['https://attacker.example/cb'], scopes: ['messaging.v1.read'], grantTypes: ['authorization_code'] as Client['grantTypes'], pkceRequired: false };
+      expect(await repos().clients.update('unknown', changes, { forgetConsents: true })).toBe(false);
+      // Without it, an update keeps them.
+      expect(await repos().clients.update('c1', changes)).toBe(true);
+      expect((await repos().consents.listByUser('user1')).map((consent) => consent.clientId)).toEqual(['c1', 'c2']);
+
+      expect(await repos().clients.update('c1', changes, { forgetConsents: true })).toBe(true);
+      expect(await repos().clients.findById('c1')).toMatchObject(changes);
+      expect(await repos().consents.find('user1', 'c1')).toBeUndefined();
+      expect(await repos().consents.find('user2', 'c1')).toBeUndefined();
+      // Another client's stay.
+      expect((await repos().consents.listByUser('user1')).map((consent) => consent.clientId)).toEqual(['c2']);
+    });
+
     it('replaces the secret hash', async () => {
       await repos().clients.create(aClient('c1'));
       expect(await repos().clients.updateSecretHash('c1', 'new-hash')).toBe(true);

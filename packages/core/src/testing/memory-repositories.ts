@@ -143,8 +143,11 @@ export function createMemoryRepositories(): Repositories {
         const client = clients.get(clientId);
         return client && copy(client);
       },
-      async update(clientId, changes) {
-        return updateClient(clientId, changes);
+      async update(clientId, changes, options) {
+        const updated = updateClient(clientId, changes);
+        // In the same step (docs/decisions/0195).
+        if (updated && options?.forgetConsents === true) for (const [id, consent] of consents) if (consent.clientId === clientId) consents.delete(id);
+        return updated;
       },
       async rotateRegistrationAccessToken({ clientId, currentHash, nextHash, previous, changes, forgetConsents }) {
         // No await before the write: the check and the write are one step, as one conditional write is.

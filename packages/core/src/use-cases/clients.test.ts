@@ -280,6 +280,36 @@ describe('updateClient', () => {
     expect((await t.repositories.clients.findById(client.clientId))?.name).toBe('Renamed');
   });
 
+  it('an edit of the name, redirect URIs, links or to wider scopes forgets every user’s remembered consent; narrower scopes, the same URIs in another order or PKCE keep it (docs/decisions/0195)', async () => {
+    const t = await createTestGatehouse();
+    const owner = await t.seedUser();
+    const users = [await t.seedUser(), await t.seedUser()];
+    const { client } = await t.seedClient({ ownerUserKey: owner.userKey, name: 'Nice Calendar', redirectUris: ['https://nice.example/cb', 'https://nice.example/cb2'], scopes: ['messaging.v1.read', 'messaging.v1.send'] });
+    const base = { ownerUserKey: owner.userKey, clientId: client.clientId, name: 'Nice Calendar', redirectUris: ['https://nice.example/cb', 'https://nice.example/cb2'], scopes: ['messaging.v1.read', 'messaging.v1.send'] };
+    const allowAll = async () => {
+      for (const user of users) await t.repositories.consents.remember({ userKey: user.userKey, clientId: client.clientId, scopes: ['messaging.v1.read'], grantedAt: t.clock.now() });
+    };
+    const remembered = async () => (await Promise.all(users.map((user) => t.repositories.consents.find(user.userKey, client.clientId)))).filter(Boolean).length;
+
+    await allowAll();
+    for (const keeps of [{ ...base, redirectUris: ['https://nice.example/cb2', 'https://nice.example/cb'] }, { ...base, scopes: ['messaging.v1.read'] }, { ...base, scopes: ['messaging.v1.read'], pkceRequired: true }]) {
+      await t.gatehouse.updateClient(keeps);
+      expect(await remembered(), JSON.stringify(keeps)).toBe(2);
+    }
+    const forgets = [
+      { ...base, scopes: ['messaging.v1.read'], name: 'Totally Different App' },
+      { ...base, scopes: ['messaging.v1.read'], name: 'Totally Different App', redirectUris: ['https://attacker.example/steal'] },
+      { ...base, scopes: ['messaging.v1.read'], name: 'Totally Different App', redirectUris: ['https://attacker.example/steal'], clientUri: 'https://attacker.example/' },
+      { ...base, scopes: ['messaging.v1.read', 'messaging.v1.send'], name: 'Totally Different App', redirectUris: ['https://attacker.example/steal'], clientUri: 'https://attacker.example/' },
+    ];
+    for (const edit of forgets) {
+      await allowAll();
+      await t.gatehouse.updateClient(edit);
+      expect(await remembered(), JSON.stringify(edit)).toBe(0);
+    }
+    expect(t.audit.ofType('client.updated').at(-1)).toMatchObject({ clientId: client.clientId, reason: 'remembered consents forgotten' });
+  });
+
   it('keeps pkceRequired when not given, and refuses another owner', async () => {
     const t = await createTestGatehouse();
     const owner = await t.seedUser();

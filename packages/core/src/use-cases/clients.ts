@@ -7,7 +7,7 @@ import type { Deps } from '../deps.js';
 import { DomainError, OAuthError } from '../errors.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
 import { openIdClientMetadata, type OpenIdClientMetadata, type OpenIdClientRegistration } from './openid-client-metadata.js';
-import { clientLinks, clientPresentation, type ClientLinks, type ClientLinksRegistration, type ClientPresentation } from '../clients/client-presentation.js';
+import { changesWhatUsersAllowed, clientLinks, clientPresentation, type ClientLinks, type ClientLinksRegistration, type ClientPresentation } from '../clients/client-presentation.js';
 import { assertUserMayServe, resourceServerResources } from './resource-indicators.js';
 
 export interface ClientRegistration extends OpenIdClientRegistration, ClientLinksRegistration {
@@ -221,8 +221,12 @@ export async function updateClient(deps: Pick<Deps, 'repos' | 'clock' | 'audit' 
     tosUri: links.tosUri,
     firstParty,
   };
-  await deps.repos.clients.update(existing.clientId, changes);
-  deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId });
+  // An edit that changes what the users who allowed the client allowed (its name, links, where codes
+  // go, scopes it did not have) forgets their remembered consent in the same write, as an RFC 7592
+  // update does: the next request asks again (docs/decisions/0195).
+  const forgetConsents = changesWhatUsersAllowed(existing, { name: valid.name, redirectUris: valid.redirectUris, scopes: valid.scopes, ...links });
+  await deps.repos.clients.update(existing.clientId, changes, forgetConsents ? { forgetConsents } : undefined);
+  deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId, ...(forgetConsents ? { reason: 'remembered consents forgotten' } : {}) });
   const { resourceServerFor: _previous, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, clientUri: _home, logoUri: _logo, policyUri: _policy, tosUri: _terms, firstParty: _firstParty, ...unchanged } =
     existing;
   return { ...unchanged, ...valid, pkceRequired: changes.pkceRequired, ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }), ...openid, ...links, ...(firstParty ? { firstParty } : {}) };

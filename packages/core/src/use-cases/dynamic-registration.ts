@@ -1,5 +1,5 @@
 import { applicationTypeOf, clientInformation, metadataError, readClientMetadata, type RequestedClientMetadata } from '../clients/client-metadata.js';
-import { CLIENT_LINK_FIELDS } from '../clients/client-presentation.js';
+import { changesWhatUsersAllowed, CLIENT_LINK_FIELDS } from '../clients/client-presentation.js';
 import { constantTimeEqual, sha256 } from '../crypto.js';
 import { isPublicClient } from '../domain/grant-types.js';
 import type { Client, ClientMetadata, SelfRegistration } from '../domain/model.js';
@@ -158,7 +158,7 @@ export async function updateDynamicClient(
   };
   // docs/decisions/0195: what the users allowed is no longer what they would be asked about, so
   // their remembered consents go in the same write as the update (never one without the other).
-  const forgetConsents = changesWhatUsersAllowed(existing, registration, { ...fields, metadata });
+  const forgetConsents = updateChangesWhatUsersAllowed(existing, registration, { ...fields, metadata });
   const registrationAccessToken = await rotateRegistrationAccessToken(deps, authenticated, changes, forgetConsents);
   deps.audit.record({
     type: 'client.updated',
@@ -266,23 +266,10 @@ async function rotateRegistrationAccessToken(
   return token;
 }
 
-/**
- * Whether an RFC 7592 update changes what the users who allowed the client allowed
- * (docs/decisions/0195-client-updates-forget-remembered-consent.md): what the consent page showed —
- * the name, the links (`client_uri`, `logo_uri`, `policy_uri`, `tos_uri`; docs/decisions/0155) and
- * whether every redirect URI is loopback (docs/decisions/0117) — where codes go (the redirect URIs,
- * compared as a set), or scopes the client did not have. Narrower scopes, another order of the same
- * redirect URIs, contacts, software version, grant types or OpenID fields change none of that.
- */
-function changesWhatUsersAllowed(existing: Client, registration: DynamicRegistration, next: { name: string; redirectUris: string[]; scopes: string[]; metadata: ClientMetadata }): boolean {
-  if (next.name !== existing.name) return true;
-  if (!sameSet(next.redirectUris, existing.redirectUris)) return true;
-  if (next.scopes.some((scope) => !existing.scopes.includes(scope))) return true;
-  return CLIENT_LINK_FIELDS.some((field) => next.metadata[field] !== registration.metadata[field]);
-}
-
-function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((entry) => b.includes(entry)) && b.every((entry) => a.includes(entry));
+/** An RFC 7592 update's side of `changesWhatUsersAllowed`: the links are the registration's metadata. */
+function updateChangesWhatUsersAllowed(existing: Client, registration: DynamicRegistration, next: { name: string; redirectUris: string[]; scopes: string[]; metadata: ClientMetadata }): boolean {
+  const links = (metadata: ClientMetadata) => Object.fromEntries(CLIENT_LINK_FIELDS.map((field) => [field, metadata[field]]));
+  return changesWhatUsersAllowed({ ...existing, ...links(registration.metadata) }, { name: next.name, redirectUris: next.redirectUris, scopes: next.scopes, ...links(next.metadata) });
 }
 
 /**

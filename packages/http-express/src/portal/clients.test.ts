@@ -1,7 +1,7 @@
 import { OAuthError } from '@gatehouse/core';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { createTestApp, inputValue, type TestApp } from '../test-support/index.js';
+import { authorizePath, createTestApp, formAction, inputValue, type TestApp } from '../test-support/index.js';
 import { fieldError, registerThroughPortal, scopeFields } from './test-support/portal-helpers.js';
 
 async function signedIn(t: TestApp, email = 'ada@example.com') {
@@ -287,6 +287,28 @@ describe('portal: one client', () => {
     // Unchecking PKCE turns it off again.
     await browser.postForm(`/portal/clients/${clientId}`, { name: 'Billing app v2', redirect_uris: 'https://billing.example/callback', ...scopeFields(['messaging.v1.read']) }).expect(303);
     expect((await t.gatehouse.findOwnedClient(user.userKey, clientId)).pkceRequired).toBe(false);
+  });
+
+  it('edit that moves the redirect URI and renames the client: a user who allowed it is asked again, never sent a code at once (docs/decisions/0195)', async () => {
+    const t = await createTestApp();
+    const { user, browser } = await signedIn(t);
+    const { clientId } = await registerThroughPortal(browser, { scopes: ['messaging.v1.read'] });
+    await t.seedUser({ email: 'bob@example.com' });
+    const bob = await t.signedInBrowser('bob@example.com');
+    const before = await t.gatehouse.findOwnedClient(user.userKey, clientId);
+    const consent = await bob.get(authorizePath(before, { scope: 'messaging.v1.read', state: 's' })).expect(200);
+    const allowed = await bob.postForm(formAction(consent.text, '/oauth/authorize/decision') as string, { decision: 'allow' });
+    expect(allowed.status).toBe(302);
+    // Remembered: the next request gets a code at once.
+    expect((await bob.get(authorizePath(before, { scope: 'messaging.v1.read', state: 's' }))).status).toBe(302);
+
+    await browser.postForm(`/portal/clients/${clientId}`, { name: 'Totally Different App', redirect_uris: 'https://attacker.example/steal', ...scopeFields(['messaging.v1.read', 'messaging.v1.send']) }).expect(303);
+    const after = await t.gatehouse.findOwnedClient(user.userKey, clientId);
+    const asked = await bob.get(authorizePath(after, { scope: 'messaging.v1.read', state: 's' }));
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('Totally Different App');
+    const silent = await bob.get(authorizePath(after, { scope: 'messaging.v1.read', state: 's', prompt: 'none' }));
+    expect(new URL(silent.headers.location as string).searchParams.get('error')).toBe('consent_required');
   });
 
   it('edit with a bad redirect URI shows the error next to the field and changes nothing', async () => {

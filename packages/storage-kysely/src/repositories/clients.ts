@@ -24,13 +24,16 @@ export function createClientRepository(db: Kysely<Database>, dialect: StorageDia
       return row && fromRow(row);
     },
 
-    async update(clientId, changes) {
-      const result = await db
-        .updateTable('clients')
-        .set(changedColumnsOf(changes))
-        .where('client_id', '=', clientId)
-        .executeTakeFirst();
-      return changed(result.numUpdatedRows);
+    async update(clientId, changes, options) {
+      const write = async (executor: Kysely<Database>): Promise<boolean> => {
+        const result = await executor.updateTable('clients').set(changedColumnsOf(changes)).where('client_id', '=', clientId).executeTakeFirst();
+        if (!changed(result.numUpdatedRows)) return false;
+        // The edit changed what its users allowed: asked again (docs/decisions/0195).
+        if (options?.forgetConsents === true) await executor.deleteFrom('consents').where('client_id', '=', clientId).execute();
+        return true;
+      };
+      // Forgetting goes with the update or not at all: one transaction.
+      return options?.forgetConsents === true ? db.transaction().execute(write) : write(db);
     },
 
     async rotateRegistrationAccessToken({ clientId, currentHash, nextHash, previous, changes, forgetConsents }) {
