@@ -117,6 +117,22 @@ describe('exchangeCode', () => {
     expect(tokens.token_type).toBe('Bearer');
   });
 
+  it('grants only the scopes the client still has: a scope taken from it since the code is left out; with none left, invalid_grant (docs/decisions/0204)', async () => {
+    const { t, user, client } = await setup();
+    const edit = { ownerUserKey: null, clientId: client.clientId, name: client.name, redirectUris: client.redirectUris };
+    const code = await issueCode(t, client, user);
+    const other = await issueCode(t, client, user);
+    await t.gatehouse.updateClient({ ...edit, scopes: ['messaging.v1.read'] });
+    const edited = (await t.repositories.clients.findById(client.clientId)) as Client;
+    const tokens = await t.gatehouse.exchangeCode({ client: edited, code, redirectUri: REDIRECT, codeVerifier: undefined });
+    expect(tokens.scope).toBe('messaging.v1.read');
+    expect((await t.gatehouse.verifyAccessToken(tokens.access_token)).scopes).toEqual(['messaging.v1.read']);
+    expect((await t.gatehouse.refresh({ client: edited, refreshToken: tokens.refresh_token as string, scope: undefined })).scope).toBe('messaging.v1.read');
+
+    await t.gatehouse.updateClient({ ...edit, scopes: ['admin.v1.attributes.read'] });
+    await expectOAuthError(t.gatehouse.exchangeCode({ client: (await t.repositories.clients.findById(client.clientId)) as Client, code: other, redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');
+  });
+
   it('refuses an unknown code', async () => {
     const { t, client } = await setup();
     const error = await expectOAuthError(t.gatehouse.exchangeCode({ client, code: 'not-a-code', redirectUri: REDIRECT, codeVerifier: undefined }), 'invalid_grant');

@@ -1,4 +1,5 @@
 import { assertGrantType, isPublicClient } from '../domain/grant-types.js';
+import { OPENID_SCOPE } from '../domain/openid-scopes.js';
 import type { AuthorizationCode, Client, Grant, OpenIdAuthentication } from '../domain/model.js';
 import { timeOrderedId } from '../domain/time-ordered-id.js';
 import { storedSecretHash, timeOrderedSecret } from '../domain/time-ordered-secret.js';
@@ -66,8 +67,11 @@ export async function exchangeCode(
   // RFC 9700 §2.1.1: a public client's code is bound to nothing but its PKCE challenge.
   if (isPublicClient(input.client) && code.codeChallenge === null) throw new OAuthError('invalid_grant', 'A public client must use PKCE.');
   verifyPkce(code.codeChallenge, input.codeVerifier);
+  // A scope taken from the client since the code was issued is not granted (docs/decisions/0204).
+  const scopes = code.scopes.filter((scope) => input.client.scopes.includes(scope));
+  if (scopes.length === 0) throw new OAuthError('invalid_grant', INVALID_CODE, { detail: `client ${input.client.clientId} may no longer have any scope of the code` });
   // RFC 8707 §2.2: the token's audience, one of the resources asked for at authorize.
-  const target = tokenTarget(deps.settings, code.resources ?? [], input.resource, code.scopes);
+  const target = tokenTarget(deps.settings, code.resources ?? [], input.resource, scopes);
 
   // The grant, the code consumed by it (one conditional update) and the refresh token (if any) are
   // written in one transaction: a replay that loses the race always finds the grant to revoke.
@@ -75,7 +79,7 @@ export async function exchangeCode(
     grantId: timeOrderedId(now, deps.ids),
     clientId: code.clientId,
     userKey: code.userKey,
-    scopes: code.scopes,
+    scopes,
     ...(code.resources === undefined || code.resources.length === 0 ? {} : { resources: code.resources }),
     sessionId: code.sessionId,
     // An OpenID Connect grant keeps the sign-in its ID tokens describe, those of a refresh too (OIDC Core §12.2).
@@ -91,7 +95,7 @@ export async function exchangeCode(
   // otherwise (docs/decisions/0078-exchange-response-prepared-during-the-write.md).
   const principal = owner === undefined ? await principalOf(deps, grant) : principalOrGone(owner.email, grant);
   // OIDC Core §3.1.3.3: a code of an OpenID Connect request (`openid` granted) gets an ID token, with its nonce.
-  const idToken = code.openid === undefined ? undefined : { client: input.client, nonce: code.openid.nonce };
+  const idToken = code.openid === undefined || !scopes.includes(OPENID_SCOPE) ? undefined : { client: input.client, nonce: code.openid.nonce };
   const response = mayBeDropped(tokenResponseFor(deps, grant, target.scopes, refreshToken, principal, target.resource, idToken));
   const won = await writeOnceMore(() =>
     deps.repos.grants.createFromCode({

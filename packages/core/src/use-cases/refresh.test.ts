@@ -57,6 +57,21 @@ describe('refresh without rotation (the default)', () => {
     expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: 'admin.v1.attributes.read' }))).code).toBe('invalid_scope');
   });
 
+  it('leaves out a scope taken from the client since the grant; with none left, invalid_grant (docs/decisions/0204)', async () => {
+    const { t, client, tokens } = await setup();
+    const edit = { ownerUserKey: null, clientId: client.clientId, name: client.name, redirectUris: client.redirectUris };
+    await t.gatehouse.updateClient({ ...edit, scopes: ['messaging.v1.read'] });
+    const narrowed = await t.gatehouse.refresh({ client: (await t.repositories.clients.findById(client.clientId)) as typeof client, refreshToken: tokens.refresh_token as string, scope: undefined });
+    expect(narrowed.scope).toBe('messaging.v1.read');
+    expect((await t.gatehouse.verifyAccessToken(narrowed.access_token)).scopes).toEqual(['messaging.v1.read']);
+    const asked = await expectOAuthError(t.gatehouse.refresh({ client: (await t.repositories.clients.findById(client.clientId)) as typeof client, refreshToken: tokens.refresh_token as string, scope: 'messaging.v1.send' }));
+    expect(asked.code).toBe('invalid_scope');
+
+    await t.gatehouse.updateClient({ ...edit, scopes: ['admin.v1.attributes.read'] });
+    const none = await expectOAuthError(t.gatehouse.refresh({ client: (await t.repositories.clients.findById(client.clientId)) as typeof client, refreshToken: tokens.refresh_token as string, scope: undefined }));
+    expect(none.code).toBe('invalid_grant');
+  });
+
   it('narrows only to scopes the configured catalogue offers', async () => {
     const orders = { scope: 'orders.v1.read', description: 'See your orders' };
     const t = await createTestGatehouse({ settings: { scopes: [...DEFAULT_SCOPES, orders] } });

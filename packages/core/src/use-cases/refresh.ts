@@ -44,7 +44,12 @@ export async function refresh(
   // rotation setting is now; its state only moves on, so the rotation's write would say the same.
   if (verdict.kind === 'reused') return revokeForReuse(deps, grant, now, verdict.detail);
 
-  const narrowed = narrowScopes(deps.settings.scopes, grant.scopes, input.scope);
+  // The client's registration bounds every token it gets: a scope taken from the client since the
+  // grant (an edit in the portal, RFC 7592) is left out (RFC 6749 §6 lets a refresh narrow;
+  // docs/decisions/0204-a-clients-scopes-bound-its-next-tokens.md).
+  const stillAllowed = grant.scopes.filter((scope) => input.client.scopes.includes(scope));
+  if (stillAllowed.length === 0) throw new OAuthError('invalid_grant', INVALID_REFRESH, { detail: `client ${input.client.clientId} may no longer have any scope of grant ${grant.grantId}` });
+  const narrowed = narrowScopes(deps.settings.scopes, stillAllowed, input.scope);
   const { scopes, resource } = tokenTarget(deps.settings, grant.resources ?? [], input.resource, narrowed);
   // OIDC Core §12.2: an OpenID Connect grant refreshed with `openid` gets a new ID token (same
   // sub, the original auth_time, no nonce); the access token's resource does not matter.

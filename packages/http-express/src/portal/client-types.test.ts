@@ -64,6 +64,9 @@ describe('portal: client types and grant types', () => {
     });
     expect(res.status).toBe(400);
     expect(fieldError(res.text, 'grant_types')).toContain('confidential clients only');
+    // The error summary links to the fieldset, whose id it is.
+    expect(res.text).toContain('<fieldset id="grant_types"');
+    expect(res.text).toMatch(/<li><a href="#grant_types">[^<]*confidential clients only/);
     expect(await t.gatehouse.listClients(user.userKey)).toEqual([]);
   });
 

@@ -152,6 +152,7 @@ const FIELD_IDS: Record<string, string> = {
   name: 'name',
   redirectUris: 'redirect_uris',
   scopes: 'scopes',
+  grantTypes: 'grant_types',
   resourceServerFor: 'resource_servers',
   idTokenSignedResponseAlg: 'id_token_signed_response_alg',
   postLogoutRedirectUris: 'post_logout_redirect_uris',
@@ -223,7 +224,7 @@ ${linkFields(input)}
 </div><div class="form-column">
 <fieldset id="scopes"${errors.scopes === undefined ? '' : html` class="invalid" aria-describedby="scopes-error"`}>
 <legend>Scopes</legend>
-<p class="field-hint">Users are asked for exactly these; a token can never carry more.</p>
+<p class="field-hint">Users are asked for exactly these; a token can never carry more. A scope you take away here is left out of every token issued from then on.</p>
 ${input.catalogue.map(
   (entry) => html`<label class="check"><input type="checkbox" name="${SCOPE_FIELD_PREFIX}${entry.scope}" value="on"${values.scopes.includes(entry.scope) ? html` checked` : ''}><span>${entry.description}<code>${entry.scope}</code></span></label>`,
 )}
