@@ -22,6 +22,8 @@ export type ApplicationType = 'web' | 'native';
  * redirectUriProblem('http://127.1/cb'); // 'is not written as a URL parser writes it back: write it as http://127.0.0.1/cb'
  */
 export function redirectUriProblem(uri: string, applicationType?: ApplicationType): string | undefined {
+  // As long as the other URIs a client registers (RFC 7591 fields, `METADATA_LIMITS.uri`).
+  if (uri.length > MAX_REDIRECT_URI_LENGTH) return `must be at most ${MAX_REDIRECT_URI_LENGTH} characters`;
   let url: URL;
   try {
     url = new URL(uri);
@@ -30,11 +32,17 @@ export function redirectUriProblem(uri: string, applicationType?: ApplicationTyp
   }
   if (uri.includes('#')) return 'must not contain a fragment';
   if (url.username || url.password) return 'must not contain user information';
+  // RFC 9700 §4.1.3: redirect URIs are compared exactly, so a pattern would never match; a host
+  // name has no `*` (RFC 1123), and the parser keeps one there.
+  if (url.hostname.includes('*')) return 'must name one host: redirect URIs are compared exactly, with no wildcards';
   const problem = schemeProblem(url, applicationType);
   if (problem !== undefined) return problem;
   if (!isWrittenAsParsed(uri, url)) return `is not written as a URL parser writes it back: write it as ${url.href}`;
   return undefined;
 }
+
+/** The longest redirect URI accepted. */
+const MAX_REDIRECT_URI_LENGTH = 1000;
 
 /** The scheme and host rules of `redirectUriProblem`. */
 function schemeProblem(url: URL, applicationType: ApplicationType | undefined): string | undefined {

@@ -51,10 +51,14 @@ describe('validateRegistration', () => {
       'https://app.example/cb#fragment',
       'https://app.example/cb#',
       'https://user:pass@app.example/cb',
+      // Compared exactly: a wildcard host would never match (RFC 9700 §4.1.3).
+      'https://*.app.example/cb',
+      `https://app.example/${'x'.repeat(1000)}`,
     ]) {
       const error = invalid(() => validateRegistration({ ...valid, redirectUris: [uri] }, DEFAULT_SCOPES), 'redirectUris');
-      expect(error.message).toContain(uri);
+      expect(error.message).toContain(uri.length > 1000 ? 'at most 1000 characters' : uri);
     }
+    expect(validateRegistration({ ...valid, redirectUris: [`https://app.example/${'x'.repeat(980)}`] }, DEFAULT_SCOPES).redirectUris).toHaveLength(1);
   });
 
   it('refuses a redirect URI not written as a URL parser writes it back, naming the form to write (docs/decisions/0197)', () => {

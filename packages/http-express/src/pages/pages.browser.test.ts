@@ -171,7 +171,7 @@ describe('Gatehouse pages in a real browser (headless Chromium)', () => {
         expect(await page.evaluate<string>('document.activeElement.className')).toBe('error-summary');
         expect(await page.locator('.error-summary li').allTextContents()).toEqual([
           'Enter a client name',
-          `Use https:// in “http://${'very-long-host-name.'.repeat(6)}example/callback” (http:// only on localhost or 127.0.0.1)`,
+          `Use https:// in “http://${'very-long-host-name.'.repeat(6)}example/callback” (http:// only on localhost, 127.0.0.1 or [::1])`,
           '“not a uri” is not a full address: start it with https://',
           'Choose at least one scope',
         ]);

@@ -164,10 +164,12 @@ describe('portal: registering a client', () => {
 
   it.each([
     ['a relative URI', '/callback', '“/callback” is not a full address: start it with https://'],
-    ['http on a host that is not loopback', 'http://app.example/callback', 'Use https:// in “http://app.example/callback” (http:// only on localhost or 127.0.0.1)'],
+    ['http on a host that is not loopback', 'http://app.example/callback', 'Use https:// in “http://app.example/callback” (http:// only on localhost, 127.0.0.1 or [::1])'],
     ['a fragment', 'https://app.example/callback#top', 'Remove the # part from “https://app.example/callback#top”'],
     ['one bad line among good ones', 'https://app.example/ok\nftp://app.example/cb', 'Use https:// in “ftp://app.example/cb”'],
     ['another spelling of a loopback URI (docs/decisions/0197)', 'http://127.1/callback', 'Write “http://127.1/callback” as “http://127.0.0.1/callback”'],
+    ['a wildcard host', 'https://*.app.example/callback', 'Name one host in “https://*.app.example/callback”: redirect URIs are compared exactly, so * matches nothing'],
+    ['a URI over 1000 characters', `https://app.example/${'x'.repeat(1000)}`, `Shorten “https://app.example/${'x'.repeat(40)}…”: a redirect URI has at most 1000 characters`],
   ])('refuses %s: the error sits under the redirect URIs field, the form keeps what was typed, nothing is saved', async (_label, uris, message) => {
     const t = await createTestApp();
     const { browser } = await signedIn(t);
@@ -209,7 +211,7 @@ describe('portal: registering a client', () => {
     const res = await browser.postForm('/portal/clients', { name: '', redirect_uris: 'ftp://a.example/cb\nhttps://ok.example/cb\n/relative', ...scopeFields(['messaging.v1.read']) });
     expect(res.status).toBe(400);
     // One message per wrong redirect URI, under the field and in the summary (docs/decisions/0157).
-    const ftp = 'Use https:// in “ftp://a.example/cb” (http:// only on localhost or 127.0.0.1)';
+    const ftp = 'Use https:// in “ftp://a.example/cb” (http:// only on localhost, 127.0.0.1 or [::1])';
     const relative = '“/relative” is not a full address: start it with https://';
     expect(res.text).toContain(`<ul class="field-error" id="redirect_uris-error" role="alert"><li>${ftp}</li><li>${relative}</li></ul>`);
     expect(res.text).toContain('<div class="error-summary" role="alert" tabindex="-1" autofocus aria-labelledby="error-summary-title">');

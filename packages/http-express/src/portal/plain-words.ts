@@ -14,10 +14,12 @@ function redirectUriAdvice(uri: string): string | undefined {
   if (problem.includes('absolute')) return `“${uri}” is not a full address: start it with https://`;
   if (problem.includes('fragment')) return `Remove the # part from “${uri}”`;
   if (problem.includes('user information')) return `Remove the user name or password from “${uri}”`;
+  if (problem.includes('wildcards')) return `Name one host in “${uri}”: redirect URIs are compared exactly, so * matches nothing`;
+  if (problem.includes('at most')) return `Shorten “${uri.slice(0, 60)}…”: a redirect URI has at most 1000 characters`;
   // The core names the spelling to use (docs/decisions/0197-redirect-uris-canonical.md).
   const canonical = /write it as (\S+)$/.exec(problem)?.[1];
   if (canonical !== undefined) return `Write “${uri}” as “${canonical}”`;
-  return `Use https:// in “${uri}” (http:// only on localhost or 127.0.0.1)`;
+  return `Use https:// in “${uri}” (http:// only on localhost, 127.0.0.1 or [::1])`;
 }
 
 /** What to do about the name; the core's own words where they already say it (an invisible character, too many clients). */

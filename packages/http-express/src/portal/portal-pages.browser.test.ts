@@ -88,11 +88,11 @@ describe('portal pages (headless Chromium)', () => {
       await page.getByLabel(/Read the messages sent from your phone numbers/).check();
       await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Register client' }).click()]);
       expect(await page.locator('#redirect_uris-error li').allTextContents()).toEqual([
-        'Use https:// in “http://billing.example/cb” (http:// only on localhost or 127.0.0.1)',
+        'Use https:// in “http://billing.example/cb” (http:// only on localhost, 127.0.0.1 or [::1])',
         '“billing.example/cb#x” is not a full address: start it with https://',
       ]);
       expect(await page.locator('.error-summary li').allTextContents()).toEqual([
-        'Use https:// in “http://billing.example/cb” (http:// only on localhost or 127.0.0.1)',
+        'Use https:// in “http://billing.example/cb” (http:// only on localhost, 127.0.0.1 or [::1])',
         '“billing.example/cb#x” is not a full address: start it with https://',
       ]);
     } finally {

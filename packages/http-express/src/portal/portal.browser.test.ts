@@ -85,7 +85,7 @@ describe('developer portal in headless Chromium', () => {
     await page.getByLabel('Redirect URIs').fill('http://billing.example/callback');
     await page.getByRole('button', { name: 'Register client' }).click();
     await page.waitForURL(`${base}/portal/clients`);
-    await expect(page.locator('#redirect_uris-error').textContent()).resolves.toBe('Use https:// in “http://billing.example/callback” (http:// only on localhost or 127.0.0.1)');
+    await expect(page.locator('#redirect_uris-error').textContent()).resolves.toBe('Use https:// in “http://billing.example/callback” (http:// only on localhost, 127.0.0.1 or [::1])');
     // The error summary has the focus, is announced, and its link moves the focus to the field.
     await expect(page.evaluate<string>('document.activeElement.className')).resolves.toBe('error-summary');
     await expect(page.locator('.error-summary').getAttribute('role')).resolves.toBe('alert');
