@@ -97,9 +97,11 @@ describe('RP-initiated logout (end_session_endpoint)', SLOW, () => {
     const res = await browser.postForm('/oauth/logout', { client_id: client.clientId, post_logout_redirect_uri: 'https://evil.example/' }).expect(400);
     expect(res.headers.location).toBeUndefined();
     expect(await stillSignedIn(browser)).toBe(true);
-    // And without the CSRF token, the form is a relying party's request: confirmation again, nobody signed out.
-    const unsigned = await browser.postForm('/oauth/logout', { client_id: client.clientId, post_logout_redirect_uri: BYE }, { csrf: false }).expect(200);
-    expect(unsigned.text).toContain('<h1>Sign out?</h1>');
+    // And without the CSRF token, the form is a relying party's request: sent to the GET, which
+    // asks again; nobody signed out.
+    const unsigned = await browser.postForm('/oauth/logout', { client_id: client.clientId, post_logout_redirect_uri: BYE }, { csrf: false }).expect(303);
+    const asked = await browser.get(unsigned.headers.location as string).expect(200);
+    expect(asked.text).toContain('<h1>Sign out?</h1>');
     expect(await stillSignedIn(browser)).toBe(true);
   });
 
@@ -141,11 +143,19 @@ describe('RP-initiated logout (end_session_endpoint)', SLOW, () => {
     expect(await stillSignedIn(browser)).toBe(false);
   });
 
-  it('a relying party may POST the request too (RP-Initiated Logout §2)', async () => {
+  it('a relying party may POST the request too (RP-Initiated Logout §2): a 303 to the same request as a GET, which ends the sign-in', async () => {
     const { t, client, clientSecret } = await setup();
     const { browser, idToken } = await signInWithIdToken(t, client, clientSecret);
-    const res = await browser.postForm('/oauth/logout', { id_token_hint: idToken, post_logout_redirect_uri: BYE }, { csrf: false }).expect(303);
-    expect(res.headers.location).toBe(BYE);
+    const form = { id_token_hint: idToken, post_logout_redirect_uri: BYE, state: 'a b&c' };
+    // Sent from the relying party's site, the POST carries no session cookie (SameSite=Lax): it
+    // must not answer "nobody signed in" and send the browser back with the sign-in still alive.
+    const crossSite = await request(t.app).post('/oauth/logout').type('form').send(form).expect(303);
+    const location = crossSite.headers.location as string;
+    expect(location).toBe(`/oauth/logout?${new URLSearchParams(form).toString()}`);
+    expect(await stillSignedIn(browser)).toBe(true);
+    // The browser follows it as a top-level GET, with its cookie: signed out, back with the state.
+    const followed = await browser.get(location).expect(303);
+    expect(followed.headers.location).toBe(`${BYE}?state=a+b%26c`);
     expect(await stillSignedIn(browser)).toBe(false);
   });
 

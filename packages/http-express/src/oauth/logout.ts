@@ -45,14 +45,22 @@ export function logoutForm(ctx: OAuthContext) {
  * under it (their refresh and access tokens stop working), clears the cookie, renews the CSRF
  * token. The confirmation of an RP-initiated logout then goes back to the relying party's
  * post-logout redirect URI (checked again), with its `state`. A POST without a CSRF token that
- * carries RP-initiated logout parameters is a relying party's request (§2: GET and POST), answered as the GET is.
+ * carries RP-initiated logout parameters is a relying party's request (§2: GET and POST): a 303 to
+ * the same request as a GET (docs/decisions/0205).
  */
 export function logoutSubmit(ctx: OAuthContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const form = req.body as FormFields;
     const { [CSRF_FIELD]: csrfToken, return_to: returnTo, ...rest } = form;
     const rpInitiated = endSessionParameters(ctx, rest);
-    if (rpInitiated && csrfToken === undefined) return endSession(ctx, req, res, rest);
+    if (rpInitiated && csrfToken === undefined) {
+      // A relying party's POST (§2: GET and POST) is the same request as the GET with its
+      // parameters: a 303 to it, which a browser follows as a top-level GET carrying the session
+      // cookie (SameSite=Lax), which a POST from the relying party's site does not carry — so
+      // the sign-in it asks to end is seen, and ended (docs/decisions/0205).
+      res.setHeader('Cache-Control', 'no-store');
+      return void res.redirect(303, `${ctx.paths.logout}?${new URLSearchParams(rest as Record<string, string>).toString()}`);
+    }
     if (!csrfTokenMatches(req, res, ctx.csrf, csrfToken)) {
       requestLogger(ctx.logger, res).warn({ event: 'csrf_refused', form: 'logout' }, 'logout form without a valid CSRF token');
       return sendCsrfFailure(res, { href: ctx.paths.logout, label: 'Back to sign out' }, ctx.paths);
