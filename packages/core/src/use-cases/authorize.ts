@@ -172,7 +172,11 @@ export async function checkAuthorizationRequest(
     // without openid in its scope parameter is an OAuth request (docs/decisions/0130).
     scopes = client.scopes.filter((scope) => isCataloguedScope(deps.settings.scopes, scope) && !isOpenIdConnectScope(scope));
   } else {
-    const requested = parseScope(scopeParameter);
+    const parsed = parseScope(scopeParameter);
+    // OIDC Core §3.1.2.1: in an OpenID Connect request, scope values the server does not know are
+    // ignored (a relying party may send another provider's); an OAuth request naming one is refused,
+    // a mistake to see at once (docs/decisions/0206).
+    const requested = openidRequested ? parsed.filter((scope) => !isValidScopeToken(scope) || isCataloguedScope(deps.settings.scopes, scope)) : parsed;
     const unknown = requested.find((scope) => !isValidScopeToken(scope) || !isCataloguedScope(deps.settings.scopes, scope));
     if (unknown !== undefined) return fail('invalid_scope', `The scope ${JSON.stringify(unknown)} is not available to this client.`);
     // RFC 6749 §3.3: the server may grant fewer scopes than asked. A client nobody vouched for had

@@ -62,6 +62,15 @@ describe('OpenID Connect request parameters', SLOW, () => {
     expect(idToken).not.toHaveProperty('email');
   });
 
+  it('ignores scope values it does not know in an OpenID request (OIDC Core §3.1.2.1), still refuses a known one the client lacks, and refuses unknown ones in an OAuth request (docs/decisions/0206)', async () => {
+    const { check } = await setup();
+    const ignoring = await check({ scope: 'openid another-providers-scope profile https://other.example/scope' });
+    if (ignoring.kind !== 'valid') throw new Error(`expected a valid request, got ${ignoring.kind}`);
+    expect(ignoring.request.scopes).toEqual(['openid', 'profile']);
+    expect(await check({ scope: 'openid messaging.v1.send' })).toMatchObject({ kind: 'redirect-error', error: { code: 'invalid_scope' } });
+    expect(await check({ scope: 'messaging.v1.read bogus' })).toMatchObject({ kind: 'redirect-error', error: { code: 'invalid_scope' } });
+  });
+
   it('prompt=select_account is account_selection_required for an OpenID request, invalid_request (as before) for an OAuth one', async () => {
     const { check } = await setup();
     expect(await check({ scope: 'openid', prompt: 'select_account' })).toMatchObject({ kind: 'redirect-error', error: { code: 'account_selection_required' } });
