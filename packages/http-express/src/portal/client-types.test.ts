@@ -46,6 +46,9 @@ describe('portal: client types and grant types', () => {
     expect(page.text).toContain('The public client “Phone app” was registered.');
     expect(page.text).not.toContain('/rotate-secret');
     await browser.get(`/portal/clients/${client?.clientId}/rotate-secret`).expect(404);
+    // The words are the public client's: a link with ?done=created to a confidential client shows none.
+    const { clientId: confidential } = await registerThroughPortal(browser, { name: 'Web app' });
+    expect((await browser.get(`/portal/clients/${confidential}?done=created`).expect(200)).text).not.toContain('was registered');
     const rotate = await browser.postForm(`/portal/clients/${client?.clientId}/rotate-secret`, {});
     expect(rotate.status).toBe(404);
     expect((await t.gatehouse.findOwnedClient(user.userKey, client?.clientId as string)).clientSecretHash).toBeNull();

@@ -111,7 +111,7 @@ export function clientDetailPage(input: { paths: PortalPaths; email: string; cli
     withCopyScript: true,
     body: html`<p class="muted"><a href="${input.paths.clients}">← OAuth Clients</a></p>
 <h1>${client.name}</h1>
-${doneNotice(DETAIL_NOTICES, input.done, client.name)}
+${doneNotice(DETAIL_NOTICES, isPublic || input.done !== 'created' ? input.done : undefined, client.name)}
 <dl class="details">
 <dt><label for="client_id">Client ID</label></dt><dd><div class="copy-row"><input id="client_id" name="client_id" type="text" value="${client.clientId}" readonly data-select spellcheck="false" autocomplete="off"><button type="button" class="secondary small" data-copy="client_id" hidden>Copy</button></div></dd>
 <dt>Type</dt><dd>${clientTypeLabel(client)}</dd>
