@@ -56,10 +56,15 @@ export function judgeRefreshToken(
   return { kind: 'usable', rotate: settings.rotate || isPublicClient(client) || token.rotatedAt !== null };
 }
 
+/** Later than any time a token is rotated at: with no grace, no rotated token is within it. */
+const NO_GRACE = new Date(8.64e15);
+
 /**
  * The grace's start: a token rotated at or after it may be presented again as a retry (RFC 9700
- * §4.14.2, docs/decisions/0106); `refreshTokens.rotate`'s `graceSince`.
+ * §4.14.2, docs/decisions/0106); `refreshTokens.rotate`'s `graceSince`. With no grace
+ * (`reuseGraceSeconds: 0`) none may: not even one rotated in the same millisecond, or by a
+ * concurrent request whose clock read came a moment after this one's (another worker's).
  */
 export function rotationGraceSince(settings: Pick<GatehouseSettings['refreshToken'], 'reuseGraceSeconds'>, now: Date): Date {
-  return secondsAfter(now, -settings.reuseGraceSeconds);
+  return settings.reuseGraceSeconds === 0 ? NO_GRACE : secondsAfter(now, -settings.reuseGraceSeconds);
 }

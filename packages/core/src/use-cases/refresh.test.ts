@@ -211,6 +211,14 @@ describe('refresh with rotation', () => {
     expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
     expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
   });
+
+  it('with no grace period, a reuse in the same millisecond is a reuse too, not a retry: one answer, the grant revoked', async () => {
+    const { t, client, tokens } = await setup({ rotate: true, reuseGraceSeconds: 0 });
+    const first = await t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined });
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: tokens.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
+    expect((await expectOAuthError(t.gatehouse.refresh({ client, refreshToken: first.refresh_token as string, scope: undefined }))).code).toBe('invalid_grant');
+    expect(t.audit.ofType('refresh_token.reused')).toHaveLength(1);
+  });
 });
 
 describe('a rotation\'s tokens after rotation is turned off (RFC 9700 §4.14.2, docs/decisions/0179)', () => {
