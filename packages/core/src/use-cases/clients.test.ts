@@ -314,6 +314,17 @@ describe('updateClient', () => {
     expect(t.audit.ofType('client.updated').at(-1)).toMatchObject({ clientId: client.clientId, reason: 'remembered consents forgotten' });
   });
 
+  it('the audit says who edited and who deleted a client: its owner in the portal, nobody for the operator', async () => {
+    const t = await createTestGatehouse();
+    const owner = await t.seedUser();
+    const { client } = await t.seedClient({ ownerUserKey: owner.userKey });
+    await t.gatehouse.updateClient({ ownerUserKey: owner.userKey, clientId: client.clientId, ...valid });
+    await t.gatehouse.updateClient({ ownerUserKey: null, clientId: client.clientId, ...valid });
+    expect(t.audit.ofType('client.updated').map((event) => event.userKey)).toEqual([owner.userKey, undefined]);
+    await t.gatehouse.deleteClient({ ownerUserKey: owner.userKey, clientId: client.clientId });
+    expect(t.audit.ofType('client.deleted')).toMatchObject([{ clientId: client.clientId, userKey: owner.userKey }]);
+  });
+
   it('keeps pkceRequired when not given, and refuses another owner', async () => {
     const t = await createTestGatehouse();
     const owner = await t.seedUser();

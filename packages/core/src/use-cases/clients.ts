@@ -226,7 +226,14 @@ export async function updateClient(deps: Pick<Deps, 'repos' | 'clock' | 'audit' 
   // update does: the next request asks again (docs/decisions/0195).
   const forgetConsents = changesWhatUsersAllowed(existing, { name: valid.name, redirectUris: valid.redirectUris, scopes: valid.scopes, ...links });
   await deps.repos.clients.update(existing.clientId, changes, forgetConsents ? { forgetConsents } : undefined);
-  deps.audit.record({ type: 'client.updated', at: deps.clock.now(), clientId: existing.clientId, ...(forgetConsents ? { reason: 'remembered consents forgotten' } : {}) });
+  deps.audit.record({
+    type: 'client.updated',
+    at: deps.clock.now(),
+    clientId: existing.clientId,
+    // Who edited it, as client.created and client.secret_rotated say: the owner in the portal; none for the operator.
+    ...(input.ownerUserKey ? { userKey: input.ownerUserKey } : {}),
+    ...(forgetConsents ? { reason: 'remembered consents forgotten' } : {}),
+  });
   const { resourceServerFor: _previous, idTokenSignedResponseAlg: _alg, postLogoutRedirectUris: _uris, defaultMaxAge: _maxAge, requireAuthTime: _authTime, clientUri: _home, logoUri: _logo, policyUri: _policy, tosUri: _terms, firstParty: _firstParty, ...unchanged } =
     existing;
   return { ...unchanged, ...valid, pkceRequired: changes.pkceRequired, ...(resourceServerFor.length === 0 ? {} : { resourceServerFor }), ...openid, ...links, ...(firstParty ? { firstParty } : {}) };
@@ -272,7 +279,7 @@ export async function deleteClient(
   if (input.ownerUserKey !== null) await findOwnedClient(deps, input.ownerUserKey, input.clientId);
   const deleted = await deps.repos.clients.delete(input.clientId);
   if (!deleted) throw new DomainError('not_found', 'No such client.');
-  deps.audit.record({ type: 'client.deleted', at: deps.clock.now(), clientId: input.clientId });
+  deps.audit.record({ type: 'client.deleted', at: deps.clock.now(), clientId: input.clientId, ...(input.ownerUserKey ? { userKey: input.ownerUserKey } : {}) });
 }
 
 /**
