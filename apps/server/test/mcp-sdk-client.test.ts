@@ -1,9 +1,9 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { describe, expect, it } from 'vitest';
 import { useServerOnEveryBackend } from './support/backends.js';
-import { Browser, formWithAction } from './support/browser.js';
+import { userAllows } from './support/browser.js';
+import { TestMcpClientProvider } from './support/mcp-provider.js';
 import { PASSWORD } from './support/fixture.js';
 
 // The MCP SDK's own client (`auth()` of @modelcontextprotocol/sdk, which an MCP client such as an
@@ -15,40 +15,6 @@ import { PASSWORD } from './support/fixture.js';
 const { workspace, backends } = useServerOnEveryBackend('mcp-sdk', 'the MCP SDK client tests');
 
 const REDIRECT = 'http://127.0.0.1:33418/callback';
-
-/** The SDK's storage of a client: in memory, the authorization URL handed to the test. */
-class Provider implements OAuthClientProvider {
-  information: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  readonly redirectUrl = REDIRECT;
-
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Agent', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 describe.each(backends)('the MCP SDK client against gatehouse serve on $name', ({ name, env }) => {
   it('discovers from the 401, registers itself, authorizes with PKCE and resource, calls the resource and refreshes', async () => {
@@ -62,7 +28,7 @@ describe.each(backends)('the MCP SDK client against gatehouse serve on $name', (
     const resourceMetadataUrl = /resource_metadata="([^"]+)"/.exec(challenge.headers.get('www-authenticate') ?? '')?.[1];
     expect(resourceMetadataUrl).toEqual(expect.any(String));
 
-    const provider = new Provider();
+    const provider = new TestMcpClientProvider(REDIRECT, undefined, 'Agent');
     expect(await auth(provider, { serverUrl: resourceUrl, resourceMetadataUrl: new URL(resourceMetadataUrl as string) })).toBe('REDIRECT');
     expect(provider.information?.client_id).toEqual(expect.any(String));
     const authorizationUrl = provider.authorizationUrl as URL;
@@ -70,16 +36,7 @@ describe.each(backends)('the MCP SDK client against gatehouse serve on $name', (
     expect(authorizationUrl.searchParams.get('resource')).toEqual(expect.any(String));
 
     // The user signs in and allows the agent.
-    const browser = new Browser(p.origin);
-    const loginPage = await browser.navigate('GET', authorizationUrl.pathname + authorizationUrl.search);
-    expect(loginPage.status).toBe(200);
-    const login = formWithAction(await loginPage.text(), '/oauth/login');
-    const consentPage = await browser.navigate('POST', login.action, { ...login.hidden, email: p.email, password: PASSWORD });
-    expect(consentPage.status).toBe(200);
-    const consent = formWithAction(await consentPage.text(), '/oauth/authorize');
-    const redirect = await browser.navigate('POST', consent.action, { ...consent.hidden, decision: 'allow' });
-    expect(redirect.status).toBe(302);
-    const callback = new URL(redirect.headers.get('location') as string);
+    const { callback } = await userAllows(p.origin, { email: p.email, password: PASSWORD }, authorizationUrl);
     expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT);
 
     expect(await auth(provider, { serverUrl: resourceUrl, resourceMetadataUrl: new URL(resourceMetadataUrl as string), authorizationCode: callback.searchParams.get('code') as string })).toBe('AUTHORIZED');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import { describe, expect, it } from 'vitest';
 import { useServerOnEveryBackend } from './support/backends.js';
-import { Browser, formWithAction } from './support/browser.js';
+import { userAllows } from './support/browser.js';
 import { PASSWORD, type Provisioned } from './support/fixture.js';
 import { gatehouseJson } from './support/processes.js';
 
@@ -33,18 +33,11 @@ async function discover(origin: string): Promise<oauth.AuthorizationServer> {
   return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...INSECURE }));
 }
 
-/** The user signs in and presses Allow; the URL the server redirected to. */
-async function userAllows(p: Provisioned, authorizationUrl: URL): Promise<URL> {
-  const browser = new Browser(p.origin);
-  const loginPage = await browser.navigate('GET', authorizationUrl.pathname + authorizationUrl.search);
-  const login = formWithAction(await loginPage.text(), '/oauth/login');
-  const consentPage = await browser.navigate('POST', login.action, { ...login.hidden, email: p.email, password: PASSWORD });
-  const consentHtml = await consentPage.text();
-  expect(consentHtml).toContain('Orders MCP');
-  const consent = formWithAction(consentHtml, '/oauth/authorize');
-  const redirect = await browser.navigate('POST', consent.action, { ...consent.hidden, decision: 'allow' });
-  expect(redirect.status).toBe(302);
-  return new URL(redirect.headers.get('location') as string);
+/** The user signs in and presses Allow (the consent page names the resource); the URL the server redirected to. */
+async function userAllowsAt(p: Provisioned, authorizationUrl: URL): Promise<URL> {
+  const { consentPage, callback } = await userAllows(p.origin, { email: p.email, password: PASSWORD }, authorizationUrl);
+  expect(consentPage).toContain('Orders MCP');
+  return callback;
 }
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as Record<string, unknown>;
@@ -82,7 +75,7 @@ describe.each(backends)('resource indicators with oauth4webapi against gatehouse
       ['resource', MCP],
       ['resource', p.origin],
     ]).toString();
-    const params = oauth.validateAuthResponse(as, client, await userAllows(p, authorizationUrl), oauth.expectNoState);
+    const params = oauth.validateAuthResponse(as, client, await userAllowsAt(p, authorizationUrl), oauth.expectNoState);
     const tokens = await oauth.processAuthorizationCodeResponse(
       as,
       client,
@@ -167,7 +160,7 @@ describe.each(backends)('resource indicators with oauth4webapi against gatehouse
       code_challenge_method: 'S256',
       resource: MCP,
     }).toString();
-    const params = oauth.validateAuthResponse(as, client, await userAllows(p, authorizationUrl), oauth.expectNoState);
+    const params = oauth.validateAuthResponse(as, client, await userAllowsAt(p, authorizationUrl), oauth.expectNoState);
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT_URI, codeVerifier, { ...INSECURE, additionalParameters: { resource: MCP } }));
     expect(claimsOf(tokens.access_token)).toMatchObject({ aud: MCP, client_id: client.client_id });
 

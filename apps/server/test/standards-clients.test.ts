@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { describe, expect, it } from 'vitest';
 import { useServerOnEveryBackend } from './support/backends.js';
-import { Browser, formWithAction } from './support/browser.js';
+import { userAllows } from './support/browser.js';
 import { PASSWORD, type Provisioned } from './support/fixture.js';
 import { gatehouseJson } from './support/processes.js';
 
@@ -25,17 +25,8 @@ async function discover(origin: string): Promise<oauth.AuthorizationServer> {
 }
 
 /** A user in a browser: sign in on the login page, press Allow; returns the URL the server redirected to. */
-async function userAllows(p: Provisioned, authorizationUrl: URL): Promise<URL> {
-  const browser = new Browser(p.origin);
-  const loginPage = await browser.navigate('GET', authorizationUrl.pathname + authorizationUrl.search);
-  expect(loginPage.status).toBe(200);
-  const login = formWithAction(await loginPage.text(), '/oauth/login');
-  const consentPage = await browser.navigate('POST', login.action, { ...login.hidden, email: p.email, password: PASSWORD });
-  expect(consentPage.status).toBe(200);
-  const consent = formWithAction(await consentPage.text(), '/oauth/authorize');
-  const redirect = await browser.navigate('POST', consent.action, { ...consent.hidden, decision: 'allow' });
-  expect(redirect.status).toBe(302);
-  return new URL(redirect.headers.get('location') as string);
+async function userAllowsAt(p: Provisioned, authorizationUrl: URL): Promise<URL> {
+  return (await userAllows(p.origin, { email: p.email, password: PASSWORD }, authorizationUrl)).callback;
 }
 
 /** oauth4webapi turns a 401 with a Bearer challenge into an error carrying the challenge (RFC 6750 §3). */
@@ -77,7 +68,7 @@ describe.each(backends)('oauth4webapi against gatehouse serve on $name', ({ name
       code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
       code_challenge_method: 'S256',
     }).toString();
-    const callback = await userAllows(p, authorizationUrl);
+    const callback = await userAllowsAt(p, authorizationUrl);
     expect(`${callback.origin}${callback.pathname}`).toBe(LISTENING_LOOPBACK);
 
     // RFC 9207: oauth4webapi checks iss (the metadata says it is always sent) and state.
@@ -124,7 +115,7 @@ describe.each(backends)('oauth4webapi against gatehouse serve on $name', ({ name
       code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
       code_challenge_method: 'S256',
     }).toString();
-    const params = oauth.validateAuthResponse(as, client, await userAllows(p, authorizationUrl), oauth.expectNoState);
+    const params = oauth.validateAuthResponse(as, client, await userAllowsAt(p, authorizationUrl), oauth.expectNoState);
     const tokens = await oauth.processAuthorizationCodeResponse(
       as,
       client,

@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packAll } from '../../../../scripts/pack-all.mjs';
 import { makeTestCertificates, startTestHttpsServer, type TestHttpsServer } from '../../../../packages/http-express/src/test-support/test-tls.js';
 import { Browser, formWithAction } from '../support/browser.js';
 import { expectBuilt, installExample, killExampleServer, run, startExampleServer, succeed, type ExampleServer } from '../support/examples.js';
+import { TestMcpClientProvider } from '../support/mcp-provider.js';
 import { freePort } from '../support/processes.js';
 
 // Issue #34 item 6: examples/mcp-server — an MCP server built with @modelcontextprotocol/sdk that
@@ -23,44 +23,6 @@ import { freePort } from '../support/processes.js';
 
 const ADA = { email: 'ada@notes.example', password: 'ada-password-123' };
 const REGISTRATION_TOKEN = 'notes-initial-access-token-0123456789abcdef';
-
-/** An OAuthClientProvider that keeps everything in memory and hands the authorization URL to the test. */
-class TestProvider implements OAuthClientProvider {
-  information: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-
-  constructor(
-    readonly redirectUrl: string,
-    readonly clientMetadataUrl?: string,
-  ) {}
-
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Notes agent', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 /** The JWT's claims (the test reads them; the server checks them). */
 function claimsOf(jwt: string): Record<string, unknown> {
@@ -124,7 +86,7 @@ describe('examples/mcp-server, installed from the npm pack tarballs, driven by t
   }
 
   /** connect → 401 → discovery, registration (or a metadata document), authorization → the user allows → finishAuth → connect again. */
-  async function connect(provider: TestProvider, browser: Browser, check?: (consentHtml: string) => void): Promise<Client> {
+  async function connect(provider: TestMcpClientProvider, browser: Browser, check?: (consentHtml: string) => void): Promise<Client> {
     const first = new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { authProvider: provider });
     await expect(new Client({ name: 'notes-agent', version: '1.0.0' }).connect(first)).rejects.toThrow(/Unauthorized/);
     const authorizationUrl = provider.authorizationUrl as URL;
@@ -146,12 +108,12 @@ describe('examples/mcp-server, installed from the npm pack tarballs, driven by t
     expect(check.code, `${check.stdout}\n${check.stderr}`).toBe(0);
   }, 300_000);
 
-  let provider: TestProvider;
+  let provider: TestMcpClientProvider;
   let browser: Browser;
   let mcp: Client;
 
   it('discovers, registers itself, authorizes with PKCE and resource, and calls the tools as the signed-in user', async () => {
-    provider = new TestProvider('http://127.0.0.1:33418/callback');
+    provider = new TestMcpClientProvider('http://127.0.0.1:33418/callback');
     browser = new Browser(origin);
     mcp = await connect(provider, browser, (html) => expect(html).toContain('Add notes for you'));
     // Registered by RFC 7591, a public client.
@@ -178,7 +140,7 @@ describe('examples/mcp-server, installed from the npm pack tarballs, driven by t
 
   it('does it again as the client of a Client ID Metadata Document, whose host the consent page shows', async () => {
     const documentUrl = `${documents?.origin}/agents/notes-agent.json`;
-    const cimd = new TestProvider('http://127.0.0.1:33419/callback', documentUrl);
+    const cimd = new TestMcpClientProvider('http://127.0.0.1:33419/callback', documentUrl);
     documents?.handle((req, res) => {
       if (req.url !== '/agents/notes-agent.json') return void res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });

@@ -97,3 +97,26 @@ export function formWithAction(html: string, prefix: string): Form {
   if (found.length !== 1) throw new Error(`expected one form posting to ${prefix}, found ${found.length} in:\n${html}`);
   return found[0] as Form;
 }
+
+/**
+ * A user in a fresh browser on `origin`: signs in on the login page the authorization URL leads
+ * to, then presses Allow on the consent page; returns the consent page's text and the URL the
+ * server redirected to (the client's redirect URI with the code).
+ *
+ * @example
+ * const { callback } = await userAllows(p.origin, { email: p.email, password: PASSWORD }, authorizationUrl);
+ */
+export async function userAllows(origin: string, user: { email: string; password: string }, authorizationUrl: URL): Promise<{ consentPage: string; callback: URL }> {
+  const browser = new Browser(origin);
+  const loginPage = await browser.navigate('GET', authorizationUrl.pathname + authorizationUrl.search);
+  if (loginPage.status !== 200) throw new Error(`the authorization URL answered ${loginPage.status}, not the login page`);
+  const login = formWithAction(await loginPage.text(), '/oauth/login');
+  const consentResponse = await browser.navigate('POST', login.action, { ...login.hidden, email: user.email, password: user.password });
+  if (consentResponse.status !== 200) throw new Error(`signing in answered ${consentResponse.status}, not the consent page`);
+  const consentPage = await consentResponse.text();
+  const consent = formWithAction(consentPage, '/oauth/authorize');
+  const redirect = await browser.navigate('POST', consent.action, { ...consent.hidden, decision: 'allow' });
+  if (redirect.status !== 302) throw new Error(`Allow answered ${redirect.status}, not a redirect to the client`);
+  return { consentPage, callback: new URL(redirect.headers.get('location') as string) };
+}
+
