@@ -29,6 +29,16 @@ function expectConsentPage(res: request.Response): void {
   expect(formAction(res.text, '/oauth/authorize/decision')).toBeDefined();
 }
 
+/** A signed-out browser asks with prompt=login and signs in as Ada; the marked request it comes back to. */
+async function signedInForPromptLogin(t: Awaited<ReturnType<typeof setup>>['t'], client: Awaited<ReturnType<typeof setup>>['client']) {
+  const browser = t.browser();
+  const first = await browser.get(authorizePath(client, { prompt: 'login' }));
+  const returnTo = new URL(first.headers.location as string, 'http://x').searchParams.get('return_to') as string;
+  t.clock.advance(1);
+  expect((await browser.signIn('ada@example.com', 'password123', returnTo)).status).toBe(303);
+  return { browser, returnTo };
+}
+
 async function allow(browser: TestBrowser, path: string): Promise<URLSearchParams> {
   const page = await browser.get(path);
   expectConsentPage(page);
@@ -170,11 +180,7 @@ describe('prompt', () => {
 
   it('prompt=login through the consent page: Allow issues one code; the same form posted again (the back button) goes back to the request and asks for a sign-in', async () => {
     const { t, client } = await setup();
-    const browser = t.browser();
-    const first = await browser.get(authorizePath(client, { prompt: 'login' }));
-    const returnTo = new URL(first.headers.location as string, 'http://x').searchParams.get('return_to') as string;
-    t.clock.advance(1);
-    expect((await browser.signIn('ada@example.com', 'password123', returnTo)).status).toBe(303);
+    const { browser, returnTo } = await signedInForPromptLogin(t, client);
     const page = await browser.get(returnTo);
     expectConsentPage(page);
     const action = formAction(page.text, '/oauth/authorize/decision') as string;
@@ -189,11 +195,7 @@ describe('prompt', () => {
 
   it('prompt=login for a signed-out browser: one sign-in is enough', async () => {
     const { t, client } = await setup();
-    const browser = t.browser();
-    const first = await browser.get(authorizePath(client, { prompt: 'login' }));
-    const returnTo = new URL(first.headers.location as string, 'http://x').searchParams.get('return_to') as string;
-    t.clock.advance(1);
-    expect((await browser.signIn('ada@example.com', 'password123', returnTo)).status).toBe(303);
+    const { browser, returnTo } = await signedInForPromptLogin(t, client);
     expectConsentPage(await browser.get(returnTo));
   });
 
